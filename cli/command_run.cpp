@@ -1,0 +1,86 @@
+// pipesim run [SCENARIO] [--schedules a,b] [--json F] [--csv F] [--set key=value]
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/report.h"
+#include "cli/simulation.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::string schedules;
+  std::string json_path;
+  std::string csv_path;
+  std::vector<std::string> overrides;
+  bool memory_timeline = false;
+};
+
+// "--schedules a,b:chunks=4": names from the scenario keep the scenario's parameters unless given here.
+std::vector<ScheduleRequest> select_schedules(const Scenario& scenario, const std::string& list) {
+  if (list.empty()) return requested_schedules(scenario);
+  std::vector<ScheduleRequest> selected;
+  std::stringstream stream(list);
+  for (std::string item; std::getline(stream, item, ',');) {
+    if (item.empty()) throw InputError(fmt::format("--schedules '{}': empty schedule name", list));
+    std::stringstream parts(item);
+    std::string name;
+    std::getline(parts, name, ':');
+    ScheduleRequest request{name, ScheduleParams(fmt::format("--schedules {}", item))};
+    bool has_params = false;
+    for (std::string kv; std::getline(parts, kv, ':');) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) {
+        throw InputError(fmt::format("--schedules {}: expected name:key=value, got '{}'", item, kv));
+      }
+      request.params.set(kv.substr(0, eq), kv.substr(eq + 1));
+      has_params = true;
+    }
+    if (!has_params) {
+      for (const ScheduleRequest& listed : scenario.schedules) {
+        if (listed.name == name) {
+          request = listed;
+          break;
+        }
+      }
+    }
+    selected.push_back(std::move(request));
+  }
+  return selected;
+}
+
+void run(const RunArgs& args) {
+  const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
+  const Scenario scenario = load_scenario(path, args.overrides);
+  std::vector<SimulationResult> results;
+  for (const ScheduleRequest& request : select_schedules(scenario, args.schedules)) {
+    results.push_back(simulate_schedule(scenario, request));
+  }
+  std::cout << render_results_table(scenario.name, results);
+  const ReportOptions options{args.memory_timeline};
+  if (!args.json_path.empty()) write_file(args.json_path, results_to_json(scenario.name, results, options));
+  if (!args.csv_path.empty()) write_file(args.csv_path, results_to_csv(results));
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "simulate a scenario's schedules and print a comparison table");
+  cmd->add_option("scenario", args->scenario, "scenario YAML file (default: scenarios/default.yaml)");
+  cmd->add_option("--schedules", args->schedules,
+                  "comma-separated schedules to run instead of the scenario's (name or name:key=value)");
+  cmd->add_option("--json", args->json_path, "write the results as JSON to this file");
+  cmd->add_option("--csv", args->csv_path, "write one CSV row per schedule to this file");
+  cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16")
+      ->allow_extra_args(false);
+  cmd->add_flag("--memory-timeline", args->memory_timeline, "include each device's memory timeline in the JSON");
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace pipesim

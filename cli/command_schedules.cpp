@@ -1,0 +1,19 @@
+// pipesim schedules: the registered schedules with a one-line description.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "schedules/registry.h"
+
+namespace pipesim {
+
+void add_schedules_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("schedules", "list the schedules pipesim can simulate");
+  cmd->callback([] {
+    std::vector<std::vector<std::string>> rows;
+    for (const ScheduleInfo& info : registered_schedules()) rows.push_back({info.name, info.description});
+    std::cout << render_table({"schedule", "description"}, rows);
+  });
+}
+
+}  // namespace pipesim

@@ -1,0 +1,21 @@
+// The pipesim command. Every error becomes one line on stderr and a non-zero exit.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pipesim: a discrete-event simulator of pipeline-parallel training schedules"};
+  app.require_subcommand(1);
+  pipesim::add_run_command(app);
+  pipesim::add_schedules_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "pipesim: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,175 @@
+#include "cli/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cli/format.h"
+
+namespace pipesim {
+namespace {
+
+template <typename T, typename F>
+std::vector<T> per_device(const SimulationResult& r, F f) {
+  std::vector<T> values;
+  for (const DeviceMetrics& d : r.metrics.devices) values.push_back(f(d));
+  return values;
+}
+
+Bytes max_peak_bytes(const SimulationResult& r) {
+  Bytes peak = 0;
+  for (const auto& d : r.metrics.devices) peak = std::max(peak, d.peak_activation_bytes);
+  return peak;
+}
+
+// Peak activation memory in units of the device's per-microbatch activations (M_B), the largest over devices.
+double max_peak_microbatches(const SimulationResult& r) {
+  double peak = 0;
+  for (size_t d = 0; d < r.metrics.devices.size(); ++d) {
+    const Bytes per_microbatch = r.activation_bytes_per_microbatch[d];
+    if (per_microbatch > 0) {
+      peak = std::max(peak, static_cast<double>(r.metrics.devices[d].peak_activation_bytes) / per_microbatch);
+    }
+  }
+  return peak;
+}
+
+int max_in_flight(const SimulationResult& r) {
+  int peak = 0;
+  for (const auto& d : r.metrics.devices) peak = std::max(peak, d.peak_in_flight);
+  return peak;
+}
+
+std::string csv_escape(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results) {
+  if (results.empty()) return "";
+  const SimulationResult& first = results.front();
+  const bool tokens = first.seq_len > 0;
+  std::string out = fmt::format("scenario {}: N={} stages, m={} microbatches of {} sample(s), {} batches simulated\n\n",
+                                scenario_name, first.spec.devices, first.spec.microbatches, first.microbatch_size,
+                                first.spec.batches);
+  std::vector<std::string> header = {"schedule", "sync", "period (ms)", "throughput (samples/s)",
+                                     "per GPU (samples/s)"};
+  if (tokens) header.push_back("tokens/s");
+  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak activations", "peak act. (x M_B)",
+                        "critical path (ms)", "ops"}) {
+    header.push_back(h);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const SimulationResult& r : results) {
+    const RunMetrics& m = r.metrics;
+    std::vector<std::string> row = {r.schedule, sync_name(r.spec.sync), fmt::format("{:.3f}", ns_to_ms(m.period_ns)),
+                                    fmt::format("{:.3f}", m.throughput_samples_per_s),
+                                    fmt::format("{:.4f}", m.throughput_samples_per_gpu_s)};
+    if (tokens) row.push_back(fmt::format("{:.0f}", m.throughput_tokens_per_s));
+    row.push_back(fmt::format("{:.2f}", 100 * m.bubble_fraction));
+    row.push_back(fmt::format("{:.2f}", 100 * m.bubble_rate_zb));
+    row.push_back(format_bytes(max_peak_bytes(r)));
+    row.push_back(fmt::format("{:.1f}", max_peak_microbatches(r)));
+    row.push_back(fmt::format("{:.3f}", ns_to_ms(r.graph.critical_path_ns)));
+    row.push_back(fmt::format("{}", m.simulated_ops));
+    rows.push_back(std::move(row));
+  }
+  return out + render_table(header, rows);
+}
+
+nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOptions& options) {
+  const RunMetrics& m = r.metrics;
+  nlohmann::ordered_json j;
+  j["schedule"] = r.schedule;
+  j["sync"] = sync_name(r.spec.sync);
+  j["stages"] = r.spec.devices;
+  j["microbatches"] = r.spec.microbatches;
+  j["microbatch_size"] = r.microbatch_size;
+  j["batches"] = r.spec.batches;
+  j["period_ms"] = ns_to_ms(m.period_ns);
+  j["throughput_samples_per_s"] = m.throughput_samples_per_s;
+  j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
+  j["throughput_samples_per_gpu_s"] = m.throughput_samples_per_gpu_s;
+  j["bubble_fraction"] = m.bubble_fraction;
+  j["bubble_rate_zb"] = m.bubble_rate_zb;
+  j["zb_batch_cost_ms"] = ns_to_ms(m.zb_batch_cost_ns);
+  j["makespan_ms"] = ns_to_ms(m.makespan_ns);
+  j["critical_path_ms"] = ns_to_ms(r.graph.critical_path_ns);
+  j["simulated_ops"] = m.simulated_ops;
+  j["peak_activation_bytes"] = per_device<Bytes>(r, [](const DeviceMetrics& d) { return d.peak_activation_bytes; });
+  j["activation_bytes_per_microbatch"] = r.activation_bytes_per_microbatch;
+  j["peak_in_flight"] = per_device<int>(r, [](const DeviceMetrics& d) { return d.peak_in_flight; });
+  j["busy_ms_per_batch"] =
+      per_device<double>(r, [](const DeviceMetrics& d) { return ns_to_ms(d.busy_ns_per_batch); });
+  j["idle_ms_per_batch"] =
+      per_device<double>(r, [](const DeviceMetrics& d) { return ns_to_ms(d.idle_ns_per_batch); });
+  j["work_ms_per_microbatch"] =
+      per_device<double>(r, [](const DeviceMetrics& d) { return ns_to_ms(d.work_ns_per_microbatch); });
+  if (options.memory_timeline) {
+    nlohmann::ordered_json timeline = nlohmann::ordered_json::array();
+    for (const auto& samples : r.trace.memory) {
+      nlohmann::ordered_json device = nlohmann::ordered_json::array();
+      for (const MemorySample& s : samples) {
+        device.push_back({ns_to_ms(s.time_ns), s.activation_bytes, s.in_flight});
+      }
+      timeline.push_back(std::move(device));
+    }
+    j["memory_timeline"] = {{"columns", {"time_ms", "activation_bytes", "in_flight"}}, {"devices", timeline}};
+  }
+  return j;
+}
+
+std::string results_to_json(const std::string& scenario_name, const std::vector<SimulationResult>& results,
+                            const ReportOptions& options) {
+  nlohmann::ordered_json doc;
+  doc["format"] = "pipesim-results-1";
+  doc["scenario"] = scenario_name;
+  doc["results"] = nlohmann::ordered_json::array();
+  for (const auto& r : results) doc["results"].push_back(result_to_json(r, options));
+  return doc.dump(2) + "\n";
+}
+
+std::vector<std::string> csv_header() {
+  return {"schedule", "sync", "stages", "microbatches", "microbatch_size", "batches", "period_ms",
+          "throughput_samples_per_s", "throughput_tokens_per_s", "throughput_samples_per_gpu_s", "bubble_fraction",
+          "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_activation_bytes_max", "peak_in_flight_max",
+          "simulated_ops"};
+}
+
+std::vector<std::string> csv_row(const SimulationResult& r) {
+  const RunMetrics& m = r.metrics;
+  return {csv_escape(r.schedule),
+          sync_name(r.spec.sync),
+          fmt::format("{}", r.spec.devices),
+          fmt::format("{}", r.spec.microbatches),
+          fmt::format("{}", r.microbatch_size),
+          fmt::format("{}", r.spec.batches),
+          fmt::format("{:.6f}", ns_to_ms(m.period_ns)),
+          fmt::format("{:.6f}", m.throughput_samples_per_s),
+          fmt::format("{:.3f}", m.throughput_tokens_per_s),
+          fmt::format("{:.6f}", m.throughput_samples_per_gpu_s),
+          fmt::format("{:.6f}", m.bubble_fraction),
+          fmt::format("{:.6f}", m.bubble_rate_zb),
+          fmt::format("{:.6f}", ns_to_ms(m.makespan_ns)),
+          fmt::format("{:.6f}", ns_to_ms(r.graph.critical_path_ns)),
+          fmt::format("{}", max_peak_bytes(r)),
+          fmt::format("{}", max_in_flight(r)),
+          fmt::format("{}", m.simulated_ops)};
+}
+
+std::string results_to_csv(const std::vector<SimulationResult>& results) {
+  auto join = [](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + cells[i];
+    return line + "\n";
+  };
+  std::string out = join(csv_header());
+  for (const auto& r : results) out += join(csv_row(r));
+  return out;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,26 @@
+#pragma once
+// Reports of simulated runs: the terminal table, the JSON document (stable format, see README) and CSV rows.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/simulation.h"
+
+namespace pipesim {
+
+struct ReportOptions {
+  bool memory_timeline = false;  // include each device's activation memory over time in the JSON
+};
+
+std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results);
+
+nlohmann::ordered_json result_to_json(const SimulationResult& result, const ReportOptions& options);
+std::string results_to_json(const std::string& scenario_name, const std::vector<SimulationResult>& results,
+                            const ReportOptions& options);
+
+// One header line and one row per result; every column carries its unit.
+std::vector<std::string> csv_header();
+std::vector<std::string> csv_row(const SimulationResult& result);
+std::string results_to_csv(const std::vector<SimulationResult>& results);
+
+}  // namespace pipesim

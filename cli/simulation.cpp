@@ -1,0 +1,64 @@
+#include "cli/simulation.h"
+
+#include <fmt/format.h>
+
+#include "schedules/registry.h"
+#include "sim/engine.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
+  return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
+}
+
+std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout) {
+  if (scenario.comm.model == CommSpec::Model::kLink) {
+    return std::make_unique<LinkComm>(layout.devices, scenario.comm.bandwidth_bytes_per_ns,
+                                      scenario.comm.latency_ns.at(0));
+  }
+  return std::make_unique<FixedLatencyComm>(scenario.comm.latency_ns);
+}
+
+SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
+                                   const SimulationOptions& options) {
+  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+  SimulationResult result;
+  result.schedule = schedule->label();
+  result.spec.devices = scenario.stages;
+  result.spec.microbatches = scenario.microbatches;
+  result.spec.batches = scenario.batches;
+  result.spec.sync = scenario.sync.value_or(schedule->default_sync());
+  result.microbatch_size = scenario.microbatch_size;
+  result.seq_len = scenario.seq_len;
+  schedule->check(result.spec);
+  if (schedule->splits_backward() && !scenario.backward_split_given) {
+    throw InputError(fmt::format("{}: schedule '{}' splits the backward into I and W, so costs need "
+                                 "backward_input_ms and backward_weight_ms (not backward_ms)",
+                                 scenario.source, result.schedule));
+  }
+  const PipelineLayout layout = schedule->layout(scenario.stages);
+  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+  const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+  result.activation_bytes_per_microbatch.assign(layout.devices, 0);
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    result.activation_bytes_per_microbatch[layout.device(stage)] += costs->activation_bytes(stage);
+  }
+  ExecutionPlan plan = schedule->plan(result.spec, *costs);
+  result.trace = simulate(plan, *costs, *comm);
+  if (options.analyze_graph) result.graph = analyze_task_graph(result.trace);
+  result.metrics = compute_metrics(result.trace, {scenario.microbatches, scenario.batches,
+                                                  scenario.microbatch_size, scenario.seq_len});
+  return result;
+}
+
+std::vector<ScheduleRequest> requested_schedules(const Scenario& scenario) {
+  if (!scenario.schedules.empty()) return scenario.schedules;
+  std::vector<ScheduleRequest> all;
+  for (const ScheduleInfo& info : registered_schedules()) {
+    all.push_back({info.name, ScheduleParams(scenario.source)});
+  }
+  return all;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,40 @@
+#pragma once
+// The one-way data flow: scenario -> cost model + schedule -> engine -> trace -> (task graph, metrics).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.h"
+#include "sim/comm_model.h"
+#include "sim/metrics.h"
+#include "sim/task_graph.h"
+#include "sim/trace.h"
+
+namespace pipesim {
+
+struct SimulationResult {
+  std::string schedule;  // label, with parameters
+  PipelineSpec spec;
+  int microbatch_size = 1;
+  int seq_len = 0;
+  std::vector<Bytes> activation_bytes_per_microbatch;  // per device, over its chunks (M_B)
+  RunTrace trace;
+  RunMetrics metrics;
+  TaskGraphReport graph;
+};
+
+struct SimulationOptions {
+  bool analyze_graph = true;  // build and validate the task graph (critical path)
+};
+
+// The cost model the scenario describes, for the given layout.
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
+std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
+
+SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
+                                   const SimulationOptions& options = {});
+
+// Every schedule the scenario lists (all registered ones when it lists none).
+std::vector<ScheduleRequest> requested_schedules(const Scenario& scenario);
+
+}  // namespace pipesim

@@ -1,0 +1,222 @@
+#include "scenarios/scenario.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "scenarios/yaml_reader.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// Applies "a.b.c=value" to the document; returns the dotted key.
+std::string apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError(fmt::format("--set '{}': expected key=value, e.g. pipeline.microbatches=16", assignment));
+  }
+  const std::string key = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("--set {}: the value is not valid YAML: {}", key, e.msg));
+  }
+  std::vector<std::string> parts;
+  std::stringstream stream(key);
+  for (std::string part; std::getline(stream, part, '.');) parts.push_back(part);
+  // yaml-cpp nodes are handles: walk down with a list of them.
+  std::vector<YAML::Node> path{root};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node child = path.back()[parts[i]];
+    if (!child.IsDefined() || child.IsNull()) {
+      path.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      child = path.back()[parts[i]];
+    }
+    if (!child.IsMap()) throw InputError(fmt::format("--set {}: '{}' is not a map", key, parts[i]));
+    path.push_back(child);
+  }
+  path.back()[parts.back()] = value;
+  return key;
+}
+
+std::vector<TimeNs> to_ns(const std::vector<double>& ms) {
+  std::vector<TimeNs> ns;
+  for (double v : ms) ns.push_back(ms_to_ns(v));
+  return ns;
+}
+
+std::vector<Bytes> to_bytes(const std::vector<double>& values) {
+  std::vector<Bytes> bytes;
+  for (double v : values) bytes.push_back(static_cast<Bytes>(std::llround(v)));
+  return bytes;
+}
+
+void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
+  r.expect_map(node, "pipeline", {"stages", "microbatches", "microbatch_size", "batches", "seq_len"});
+  if (!node["stages"]) r.fail(node, "pipeline.stages", "a value (the number of stages N)");
+  if (!node["microbatches"]) r.fail(node, "pipeline.microbatches", "a value (microbatches m per batch)");
+  s.stages = r.get_int(node["stages"], "pipeline.stages", 1);
+  s.microbatches = r.get_int(node["microbatches"], "pipeline.microbatches", 1);
+  if (node["microbatch_size"]) s.microbatch_size = r.get_int(node["microbatch_size"], "pipeline.microbatch_size", 1);
+  if (node["batches"]) s.batches = r.get_int(node["batches"], "pipeline.batches", 1);
+  if (node["seq_len"]) s.seq_len = r.get_int(node["seq_len"], "pipeline.seq_len", 1);
+  constexpr long kMaxOps = 200'000'000;
+  if (static_cast<long>(s.stages) * s.microbatches * s.batches > kMaxOps / 4) {
+    r.fail(node, "pipeline", fmt::format("stages x microbatches x batches <= {}", kMaxOps / 4));
+  }
+}
+
+void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
+  const int n = s.stages;
+  r.expect_map(node, "costs",
+               {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms", "optimizer_ms",
+                "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes"});
+  auto list = [&](const char* key, double fallback) {
+    const YAML::Node value = node[key];
+    if (!value) return std::vector<double>(n, fallback);
+    return r.get_double_list(value, std::string("costs.") + key, n, 0.0);
+  };
+  if (!node["forward_ms"]) r.fail(node, "costs.forward_ms", "a value (forward time per microbatch)");
+  ExplicitCostTable& c = s.costs;
+  c.forward_ns = to_ns(list("forward_ms", 0));
+  const bool has_b = static_cast<bool>(node["backward_ms"]);
+  const bool has_i = static_cast<bool>(node["backward_input_ms"]);
+  const bool has_w = static_cast<bool>(node["backward_weight_ms"]);
+  if (has_b && (has_i || has_w)) {
+    r.fail(node["backward_ms"], "costs.backward_ms",
+           "either backward_ms or backward_input_ms with backward_weight_ms, not both");
+  }
+  if (has_b) {
+    c.backward_input_ns = to_ns(list("backward_ms", 0));
+    c.backward_weight_ns.assign(n, 0);
+  } else if (has_i && has_w) {
+    c.backward_input_ns = to_ns(list("backward_input_ms", 0));
+    c.backward_weight_ns = to_ns(list("backward_weight_ms", 0));
+    s.backward_split_given = true;
+  } else {
+    r.fail(node, "costs.backward_ms", "backward_ms, or backward_input_ms and backward_weight_ms");
+  }
+  c.optimizer_ns = to_ns(list("optimizer_ms", 0));
+  // Default 1 MB per microbatch: a unit, so that peaks read as microbatches held even when a device
+  // splits it over chunks.
+  c.activation_bytes = to_bytes(list("activation_bytes", 1e6));
+  c.weight_grad_activation_bytes = to_bytes(list("weight_grad_activation_bytes", 0));
+  c.transfer_bytes = to_bytes(list("transfer_bytes", 0));
+  for (int d = 0; d < n; ++d) {
+    if (c.weight_grad_activation_bytes[d] > c.activation_bytes[d]) {
+      r.fail(node["weight_grad_activation_bytes"], "costs.weight_grad_activation_bytes",
+             "at most activation_bytes (M_W is part of M_B)");
+    }
+  }
+  s.comm.latency_ns = to_ns(list("comm_ms", 0));
+}
+
+void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& costs, Scenario& s) {
+  r.expect_map(node, "comm", {"model", "bandwidth_gb_per_s", "latency_ms"});
+  const std::string model = node["model"] ? r.get_string(node["model"], "comm.model") : "latency";
+  if (model == "latency") {
+    if (node["bandwidth_gb_per_s"] || node["latency_ms"]) {
+      r.fail(node, "comm", "only 'model: latency' (the latency is costs.comm_ms) or 'model: link'");
+    }
+    return;
+  }
+  if (model != "link") r.fail(node["model"], "comm.model", "'latency' or 'link'");
+  if (costs && costs["comm_ms"]) {
+    r.fail(costs["comm_ms"], "costs.comm_ms", "no comm_ms with 'comm: {model: link}' (use comm.latency_ms)");
+  }
+  if (!node["bandwidth_gb_per_s"]) r.fail(node, "comm.bandwidth_gb_per_s", "a bandwidth in GB/s for the link model");
+  s.comm.model = CommSpec::Model::kLink;
+  s.comm.bandwidth_bytes_per_ns = r.get_double(node["bandwidth_gb_per_s"], "comm.bandwidth_gb_per_s", 1e-9);
+  const double latency_ms = node["latency_ms"] ? r.get_double(node["latency_ms"], "comm.latency_ms", 0.0) : 0.0;
+  s.comm.latency_ns.assign(1, ms_to_ns(latency_ms));
+}
+
+void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
+  if (!node.IsSequence()) r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string key = fmt::format("schedules[{}]", i);
+    ScheduleRequest request;
+    request.params = ScheduleParams(r.where(entry, key));
+    if (entry.IsScalar()) {
+      request.name = entry.Scalar();
+    } else if (entry.IsMap()) {
+      if (!entry["name"]) r.fail(entry, key + ".name", "the schedule's name");
+      for (const auto& item : entry) {
+        const std::string param = item.first.Scalar();
+        if (param == "name") {
+          request.name = r.get_string(item.second, key + ".name");
+        } else if (item.second.IsScalar()) {
+          request.params.set(param, item.second.Scalar());
+        } else {
+          r.fail(item.second, key + "." + param, "a scalar parameter value");
+        }
+      }
+    } else {
+      r.fail(entry, key, "a schedule name or a map with 'name'");
+    }
+    s.schedules.push_back(std::move(request));
+  }
+}
+
+}  // namespace
+
+OptimizerSync parse_sync(const std::string& text, const std::string& where) {
+  if (text == "barrier") return OptimizerSync::kBarrier;
+  if (text == "post-validation") return OptimizerSync::kPostValidation;
+  throw InputError(fmt::format("{}: expected 'barrier' or 'post-validation', got '{}'", where, text));
+}
+
+std::string sync_name(OptimizerSync sync) {
+  return sync == OptimizerSync::kBarrier ? "barrier" : "post-validation";
+}
+
+Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
+                        const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  std::set<std::string> overridden;
+  for (const std::string& assignment : overrides) overridden.insert(apply_override(root, assignment));
+  const YamlReader r(source, overridden);
+  r.expect_map(root, "", {"name", "pipeline", "costs", "comm", "optimizer", "schedules"});
+
+  Scenario s;
+  s.source = source;
+  s.name = root["name"] ? r.get_string(root["name"], "name") : std::filesystem::path(source).stem().string();
+  if (!root["pipeline"]) r.fail(root, "pipeline", "a map with stages and microbatches");
+  read_pipeline(r, root["pipeline"], s);
+  if (!root["costs"]) r.fail(root, "costs", "a map with forward_ms and the backward times");
+  read_costs(r, root["costs"], s);
+  if (root["comm"]) read_comm(r, root["comm"], root["costs"], s);
+  if (root["optimizer"]) {
+    const YAML::Node optimizer = root["optimizer"];
+    r.expect_map(optimizer, "optimizer", {"sync"});
+    if (optimizer["sync"]) {
+      s.sync = parse_sync(r.get_string(optimizer["sync"], "optimizer.sync"),
+                          r.where(optimizer["sync"], "optimizer.sync"));
+    }
+  }
+  if (root["schedules"]) read_schedules(r, root["schedules"], s);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream file(path);
+  if (!file) throw InputError(fmt::format("{}: cannot open the scenario file", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_scenario(text.str(), path, overrides);
+}
+
+std::string default_scenario_path() { return std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml"; }
+
+}  // namespace pipesim

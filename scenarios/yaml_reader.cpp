@@ -1,0 +1,94 @@
+#include "scenarios/yaml_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+
+std::string show_yaml(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  YAML::Emitter out;
+  out << YAML::Flow << node;
+  return out.c_str();
+}
+
+std::string YamlReader::where(const YAML::Node& node, const std::string& key) const {
+  for (const std::string& set_key : overridden_) {
+    if (key == set_key || key.rfind(set_key + ".", 0) == 0 || key.rfind(set_key + "[", 0) == 0) {
+      return fmt::format("--set {}: key '{}'", set_key, key);
+    }
+  }
+  if (node.IsDefined() && !node.Mark().is_null()) {
+    return fmt::format("{}:{}: key '{}'", source_, node.Mark().line + 1, key);
+  }
+  return fmt::format("{}: key '{}'", source_, key);
+}
+
+void YamlReader::fail(const YAML::Node& node, const std::string& key, const std::string& expected) const {
+  throw InputError(fmt::format("{}: expected {}, got {}", where(node, key), expected, show_yaml(node)));
+}
+
+void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
+                            const std::vector<std::string>& allowed) const {
+  if (!node.IsMap()) fail(node, key, "a map");
+  for (const auto& entry : node) {
+    const std::string name = entry.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      const std::string full = key.empty() ? name : key + "." + name;
+      throw InputError(fmt::format("{}: unknown key; allowed here: {}", where(entry.first, full), list));
+    }
+  }
+}
+
+int YamlReader::get_int(const YAML::Node& node, const std::string& key, int min_value) const {
+  const std::string expected = fmt::format("an integer >= {}", min_value);
+  if (!node.IsScalar()) fail(node, key, expected);
+  int value = 0;
+  try {
+    value = node.as<int>();
+  } catch (const YAML::Exception&) {
+    fail(node, key, expected);
+  }
+  if (value < min_value) fail(node, key, expected);
+  return value;
+}
+
+double YamlReader::get_double(const YAML::Node& node, const std::string& key, double min_value) const {
+  const std::string expected = fmt::format("a number >= {}", min_value);
+  if (!node.IsScalar()) fail(node, key, expected);
+  double value = 0;
+  try {
+    value = node.as<double>();
+  } catch (const YAML::Exception&) {
+    fail(node, key, expected);
+  }
+  if (!std::isfinite(value) || value < min_value) fail(node, key, expected);
+  return value;
+}
+
+std::string YamlReader::get_string(const YAML::Node& node, const std::string& key) const {
+  if (!node.IsScalar()) fail(node, key, "a string");
+  return node.Scalar();
+}
+
+std::vector<double> YamlReader::get_double_list(const YAML::Node& node, const std::string& key, int count,
+                                                double min_value) const {
+  if (node.IsScalar()) return std::vector<double>(count, get_double(node, key, min_value));
+  const std::string expected = fmt::format("a number >= {} or a list of {} such numbers (one per stage)",
+                                           min_value, count);
+  if (!node.IsSequence() || static_cast<int>(node.size()) != count) fail(node, key, expected);
+  std::vector<double> values;
+  for (size_t i = 0; i < node.size(); ++i) {
+    values.push_back(get_double(node[i], fmt::format("{}[{}]", key, i), min_value));
+  }
+  return values;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,41 @@
+#pragma once
+// Typed, checked access to a YAML document. Every error names the file, the line and the dotted key, and
+// says what was expected; keys set on the command line (--set) are reported as such.
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pipesim {
+
+class YamlReader {
+ public:
+  YamlReader(std::string source, std::set<std::string> overridden_keys = {})
+      : source_(std::move(source)), overridden_(std::move(overridden_keys)) {}
+
+  // "file.yaml:12: key 'pipeline.stages'" (or "--set pipeline.stages").
+  std::string where(const YAML::Node& node, const std::string& key) const;
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& expected) const;
+
+  // Checks that `node` is a map whose keys are all in `allowed`.
+  void expect_map(const YAML::Node& node, const std::string& key, const std::vector<std::string>& allowed) const;
+
+  int get_int(const YAML::Node& node, const std::string& key, int min_value) const;
+  double get_double(const YAML::Node& node, const std::string& key, double min_value) const;
+  std::string get_string(const YAML::Node& node, const std::string& key) const;
+  // A scalar or a list with exactly `count` entries, each >= min_value.
+  std::vector<double> get_double_list(const YAML::Node& node, const std::string& key, int count,
+                                      double min_value) const;
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+  std::set<std::string> overridden_;
+};
+
+// Shows a node's value compactly for error messages.
+std::string show_yaml(const YAML::Node& node);
+
+}  // namespace pipesim

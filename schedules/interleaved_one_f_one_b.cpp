@@ -1,0 +1,61 @@
+// Megatron's interleaved 1F1B (virtual pipeline): each device holds `chunks` stages (chunk c of device d is
+// stage c*N + d). Microbatches go through the chunks in groups of N, which is why m must be a multiple of N.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "schedules/registry.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+class InterleavedOneFOneB final : public StaticSchedule {
+ public:
+  explicit InterleavedOneFOneB(int chunks) : chunks_(chunks) {}
+
+  std::string label() const override { return fmt::format("interleaved-1f1b(chunks={})", chunks_); }
+  PipelineLayout layout(int devices) const override { return PipelineLayout::interleaved(devices, chunks_); }
+
+  void check(const PipelineSpec& spec) const override {
+    if (spec.microbatches % spec.devices != 0) {
+      throw InputError(fmt::format("{}: microbatches ({}) must be a multiple of stages ({})", label(),
+                                   spec.microbatches, spec.devices));
+    }
+  }
+
+  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    check(spec);
+    const int n = spec.devices;
+    const int v = chunks_;
+    const int slots = spec.microbatches * v;  // (microbatch, chunk) pairs per device
+    // Slot k of the forward order: groups of N microbatches sweep the chunks in order.
+    auto slot_microbatch = [&](int k) { return (k / (n * v)) * n + k % n; };
+    auto slot_chunk = [&](int k) { return (k % (n * v)) / n; };
+    DeviceActionLists lists(n);
+    for (int d = 0; d < n; ++d) {
+      auto fwd = [&](int k) { return forward(slot_chunk(k) * n + d, slot_microbatch(k)); };
+      auto bwd = [&](int k) { return backward((v - 1 - slot_chunk(k)) * n + d, slot_microbatch(k)); };
+      // Megatron's warm-up: two forwards per later device, plus one round of N per extra chunk.
+      const int warmup = v == 1 ? std::min(n - 1 - d, slots) : std::min((n - 1 - d) * 2 + (v - 1) * n, slots);
+      for (int k = 0; k < warmup; ++k) lists[d].push_back(fwd(k));
+      for (int k = 0; k < slots - warmup; ++k) {
+        lists[d].push_back(fwd(warmup + k));
+        lists[d].push_back(bwd(k));
+      }
+      for (int k = slots - warmup; k < slots; ++k) lists[d].push_back(bwd(k));
+    }
+    return lists;
+  }
+
+ private:
+  int chunks_;
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_interleaved_one_f_one_b(const ScheduleParams& params) {
+  return std::make_unique<InterleavedOneFOneB>(params.get_int("chunks", 2, 1));
+}
+
+}  // namespace pipesim

@@ -1,0 +1,36 @@
+// 1F1B with a flush (PipeDream-Flush, Megatron non-interleaved): stage i (1-based) runs N-i warm-up
+// forwards, then one F and one B in turn, then drains its remaining backwards.
+#include <algorithm>
+
+#include "schedules/registry.h"
+
+namespace pipesim {
+namespace {
+
+class OneFOneBFlush final : public StaticSchedule {
+ public:
+  std::string label() const override { return "1f1b-flush"; }
+  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    const int n = spec.devices;
+    const int m = spec.microbatches;
+    DeviceActionLists lists(n);
+    for (int d = 0; d < n; ++d) {
+      const int warmup = std::min(n - 1 - d, m);
+      for (int mb = 0; mb < warmup; ++mb) lists[d].push_back(forward(d, mb));
+      for (int k = 0; k < m - warmup; ++k) {
+        lists[d].push_back(forward(d, warmup + k));
+        lists[d].push_back(backward(d, k));
+      }
+      for (int mb = m - warmup; mb < m; ++mb) lists[d].push_back(backward(d, mb));
+    }
+    return lists;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_one_f_one_b_flush(const ScheduleParams& /*params*/) {
+  return std::make_unique<OneFOneBFlush>();
+}
+
+}  // namespace pipesim

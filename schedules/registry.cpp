@@ -1,0 +1,42 @@
+#include "schedules/registry.h"
+
+#include <fmt/format.h>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+
+// Each schedule file defines one factory.
+std::unique_ptr<Schedule> make_gpipe(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_one_f_one_b_flush(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_interleaved_one_f_one_b(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
+
+const std::vector<ScheduleInfo>& registered_schedules() {
+  static const std::vector<ScheduleInfo> schedules = {
+      {"gpipe", "all forwards, then all backwards, then the optimizer step (activation memory m)", &make_gpipe},
+      {"1f1b-flush", "PipeDream-Flush / Megatron: N-i warm-up forwards, then one F and one B in turn, flush",
+       &make_one_f_one_b_flush},
+      {"interleaved-1f1b", "Megatron virtual pipeline: 'chunks' stages per device, m a multiple of N",
+       &make_interleaved_one_f_one_b},
+      {"zb-h1", "Zero Bubble handcrafted H1: B split into I and W, W delayed; 1F1B memory", &make_zb_h1},
+      {"zb-h2", "Zero Bubble handcrafted H2: extra warm-up forwards, zero bubble once m >= 2N-1", &make_zb_h2},
+  };
+  return schedules;
+}
+
+std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleParams& params) {
+  std::string known;
+  for (const ScheduleInfo& info : registered_schedules()) {
+    if (info.name == name) {
+      std::unique_ptr<Schedule> schedule = info.make(params);
+      params.check_all_used(name);
+      return schedule;
+    }
+    known += (known.empty() ? "" : ", ") + info.name;
+  }
+  throw InputError(fmt::format("{}: unknown schedule '{}'; known schedules: {}", params.where(), name, known));
+}
+
+}  // namespace pipesim

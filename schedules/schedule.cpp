@@ -1,0 +1,38 @@
+#include "schedules/schedule.h"
+
+#include "schedules/static_list_policy.h"
+
+namespace pipesim {
+
+DeviceActionLists StaticSchedule::all_actions(const PipelineSpec& spec, const CostModel& costs) const {
+  const PipelineLayout shape = layout(spec.devices);
+  const DeviceActionLists one_batch = batch_actions(spec, costs);
+  const bool synchronized = spec.sync == OptimizerSync::kBarrier;
+  DeviceActionLists lists(spec.devices);
+  for (int d = 0; d < spec.devices; ++d) {
+    const std::vector<int> stages = shape.stages_on(d);
+    lists[d].reserve((one_batch[d].size() + stages.size()) * spec.batches);
+    for (int batch = 0; batch < spec.batches; ++batch) {
+      for (Action a : one_batch[d]) {
+        a.microbatch += batch * spec.microbatches;
+        lists[d].push_back(a);
+      }
+      for (int stage : stages) lists[d].push_back(optimizer_step(stage, batch, synchronized));
+    }
+  }
+  return lists;
+}
+
+ExecutionPlan StaticSchedule::plan(const PipelineSpec& spec, const CostModel& costs) const {
+  return plan_from_lists(layout(spec.devices), all_actions(spec, costs), spec.total_microbatches());
+}
+
+ExecutionPlan plan_from_lists(const PipelineLayout& layout, DeviceActionLists lists, int total_microbatches) {
+  ExecutionPlan plan;
+  plan.layout = layout;
+  plan.total_microbatches = total_microbatches;
+  for (auto& list : lists) plan.policies.push_back(std::make_unique<StaticListPolicy>(std::move(list)));
+  return plan;
+}
+
+}  // namespace pipesim

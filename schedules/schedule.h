@@ -1,0 +1,56 @@
+#pragma once
+// The schedule interface. A schedule turns a pipeline shape into an ExecutionPlan: either static per-device
+// action lists (StaticSchedule) or run-time rule policies. The engine never knows which schedule it runs.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cost_model.h"
+#include "sim/policy.h"
+
+namespace pipesim {
+
+// barrier: every stage's U waits for all stages' gradients (the all-reduce for gradient clipping).
+// post-validation: no barrier, so consecutive batches overlap.
+enum class OptimizerSync { kBarrier, kPostValidation };
+
+struct PipelineSpec {
+  int devices = 1;       // N
+  int microbatches = 1;  // m, per batch
+  int batches = 4;       // batches simulated (the stream length of asynchronous schedules)
+  OptimizerSync sync = OptimizerSync::kBarrier;
+  int total_microbatches() const { return microbatches * batches; }
+};
+
+using ActionList = std::vector<Action>;
+using DeviceActionLists = std::vector<ActionList>;  // one list per device
+
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  // Registered name plus parameters, e.g. "interleaved-1f1b(chunks=2)".
+  virtual std::string label() const = 0;
+  virtual PipelineLayout layout(int devices) const { return PipelineLayout::linear(devices); }
+  // True when the schedule runs I and W instead of B (and so needs the costs of both).
+  virtual bool splits_backward() const { return false; }
+  // The optimizer synchronisation the schedule is designed for when the scenario does not say.
+  virtual OptimizerSync default_sync() const { return OptimizerSync::kBarrier; }
+  // Throws InputError when the schedule cannot run this pipeline (e.g. chunks that do not divide m).
+  virtual void check(const PipelineSpec& /*spec*/) const {}
+  virtual ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const = 0;
+};
+
+// A schedule given as per-device action lists for one batch; batches repeat it with an optimizer step per stage.
+class StaticSchedule : public Schedule {
+ public:
+  // Microbatches 0..m-1 of one batch, per device, without U.
+  virtual DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& costs) const = 0;
+  // Every batch with its microbatch offset, each followed on every device by one U per stage it holds.
+  DeviceActionLists all_actions(const PipelineSpec& spec, const CostModel& costs) const;
+  ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;
+};
+
+// Wraps fixed per-device lists into an ExecutionPlan (used by static schedules and user CSV files).
+ExecutionPlan plan_from_lists(const PipelineLayout& layout, DeviceActionLists lists, int total_microbatches);
+
+}  // namespace pipesim

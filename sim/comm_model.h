@@ -1,0 +1,47 @@
+#pragma once
+// How long a cross-stage transfer takes. Transfers overlap compute; the engine asks only when a message
+// sent at a given time arrives. Sends reach a model in nondecreasing time order.
+#include <memory>
+#include <vector>
+
+#include "sim/units.h"
+
+namespace pipesim {
+
+struct TransferTiming {
+  TimeNs start_ns;    // when the transfer began moving (after queueing on its link)
+  TimeNs arrival_ns;  // when the receiver can use it
+};
+
+class CommModel {
+ public:
+  virtual ~CommModel() = default;
+  virtual TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) = 0;
+};
+
+// The Zero Bubble papers' model: a fixed latency added to every cross-stage dependency, no queueing.
+// latency_ns[d] is the latency of messages sent by device d.
+class FixedLatencyComm : public CommModel {
+ public:
+  explicit FixedLatencyComm(std::vector<TimeNs> latency_ns) : latency_ns_(std::move(latency_ns)) {}
+  TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) override;
+
+ private:
+  std::vector<TimeNs> latency_ns_;
+};
+
+// One FIFO queue per directed link: a message occupies its link for bytes/bandwidth, then arrives after
+// the latency. Links are independent of compute.
+class LinkComm : public CommModel {
+ public:
+  LinkComm(int devices, double bandwidth_bytes_per_ns, TimeNs latency_ns);
+  TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) override;
+
+ private:
+  int devices_;
+  double bandwidth_bytes_per_ns_;
+  TimeNs latency_ns_;
+  std::vector<TimeNs> link_free_ns_;  // [src * devices + dst]
+};
+
+}  // namespace pipesim

@@ -1,0 +1,22 @@
+#pragma once
+// What the engine asks about durations and memory. Cost models (explicit, transformer, profile-driven,
+// jitter decorators) implement it; schedules never see it unless they are cost-aware generators.
+#include "sim/action.h"
+#include "sim/units.h"
+
+namespace pipesim {
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // Duration of one op. Deterministic: the same action always gets the same duration.
+  virtual TimeNs duration(const Action& action) const = 0;
+  // Activation bytes a forward of this stage stores per microbatch (M_B).
+  virtual Bytes activation_bytes(int stage) const = 0;
+  // Of those, the bytes still held after I until W runs (M_W); a full B releases everything.
+  virtual Bytes weight_grad_activation_bytes(int stage) const = 0;
+  // Bytes one activation (or gradient) transfer out of this stage carries.
+  virtual Bytes transfer_bytes(int stage) const = 0;
+};
+
+}  // namespace pipesim

@@ -1,0 +1,358 @@
+#include "sim/engine.h"
+
+#include <fmt/format.h>
+
+#include <queue>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// Bits of MicrobatchState::done.
+constexpr std::uint8_t kForwardDone = 1;
+constexpr std::uint8_t kInputGradDone = 2;   // I, or the input half of B
+constexpr std::uint8_t kWeightGradDone = 4;  // W, or the weight half of B
+
+struct MicrobatchState {
+  TimeNs activation_arrival_ns = kNever;  // input activation from the previous stage is usable from then
+  TimeNs gradient_arrival_ns = kNever;    // output gradient from the next stage is usable from then
+  std::int32_t forward_version = -1;
+  std::uint8_t done = 0;
+};
+
+struct DeviceState {
+  bool busy = false;
+  bool finished = false;
+  bool dirty = true;
+  Action running{};
+  std::optional<Action> blocked_on;
+  int barrier_next_step = 0;  // lowest optimizer step this device has not yet arrived at
+  Bytes activation_bytes = 0;
+  int in_flight = 0;
+};
+
+struct Event {
+  TimeNs time_ns;
+  std::uint64_t seq;
+  std::int32_t device;
+  bool op_end;  // otherwise a wake-up: an input arrived for this device
+  bool operator>(const Event& other) const {
+    return time_ns != other.time_ns ? time_ns > other.time_ns : seq > other.seq;
+  }
+};
+
+class Engine final : public LocalView {
+ public:
+  Engine(ExecutionPlan& plan, const CostModel& costs, CommModel& comm)
+      : plan_(plan), layout_(plan.layout), costs_(costs), comm_(comm) {
+    if (static_cast<int>(plan.policies.size()) != layout_.devices) {
+      throw ScheduleError(fmt::format("plan has {} device policies for {} devices", plan.policies.size(),
+                                      layout_.devices));
+    }
+    microbatches_ = plan.total_microbatches;
+    mb_state_.resize(static_cast<size_t>(layout_.stages) * microbatches_);
+    devices_.resize(layout_.devices);
+    dirty_count_ = layout_.devices;  // every device is asked once at time 0
+    stage_version_.assign(layout_.stages, 0);
+    stage_in_flight_.assign(layout_.stages, 0);
+    trace_.layout = layout_;
+    trace_.total_microbatches = microbatches_;
+    trace_.memory.resize(layout_.devices);
+    trace_.peak_activation_bytes.assign(layout_.devices, 0);
+    trace_.peak_in_flight.assign(layout_.devices, 0);
+    for (auto& samples : trace_.memory) samples.push_back({0, 0, 0});
+  }
+
+  RunTrace run() {
+    dispatch_dirty_devices();
+    while (!events_.empty()) {
+      now_ = events_.top().time_ns;
+      while (!events_.empty() && events_.top().time_ns == now_) {
+        const Event event = events_.top();
+        events_.pop();
+        if (event.op_end) {
+          finish_op(event.device);
+        } else {
+          mark_dirty(event.device);
+        }
+      }
+      dispatch_dirty_devices();
+    }
+    check_all_finished();
+    trace_.makespan_ns = now_;
+    return std::move(trace_);
+  }
+
+  // LocalView
+  bool is_ready(const Action& a) const override {
+    if (a.kind == OpKind::U) return !a.synchronized || barrier_complete(a.microbatch);
+    const MicrobatchState& st = state(a.stage, a.microbatch);
+    switch (a.kind) {
+      case OpKind::F:
+        return a.stage == 0 || st.activation_arrival_ns <= now_;
+      case OpKind::B:
+      case OpKind::I:
+        return (st.done & kForwardDone) && (a.stage == layout_.stages - 1 || st.gradient_arrival_ns <= now_);
+      case OpKind::W:
+        return (st.done & kInputGradDone) != 0;
+      case OpKind::U:
+        break;
+    }
+    return false;
+  }
+  int weight_version(int stage) const override { return stage_version_[stage]; }
+  int in_flight(int stage) const override { return stage_in_flight_[stage]; }
+
+ private:
+  MicrobatchState& state(int stage, int mb) { return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb]; }
+  const MicrobatchState& state(int stage, int mb) const {
+    return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
+  }
+
+  bool barrier_complete(int step) const {
+    return step < static_cast<int>(barrier_arrivals_.size()) && barrier_arrivals_[step] == layout_.devices;
+  }
+
+  void mark_dirty(int device) {
+    if (!devices_[device].dirty) {
+      devices_[device].dirty = true;
+      ++dirty_count_;
+    }
+  }
+
+  void dispatch_dirty_devices() {
+    // Devices pick in index order; a start can make another device dirty at the same instant (a barrier
+    // completing), so repeat until nobody is left to ask.
+    while (dirty_count_ > 0) {
+      for (int d = 0; d < layout_.devices; ++d) {
+        if (devices_[d].dirty) {
+          devices_[d].dirty = false;
+          --dirty_count_;
+          try_start(d);
+        }
+      }
+    }
+  }
+
+  void try_start(int d) {
+    DeviceState& dev = devices_[d];
+    if (dev.busy || dev.finished) return;
+    std::optional<Action> next = plan_.policies[d]->next(*this);
+    if (!next) {
+      dev.blocked_on.reset();
+      dev.finished = plan_.policies[d]->finished();
+      return;
+    }
+    const Action a = *next;
+    validate(d, a);
+    if (a.kind == OpKind::U && a.synchronized) arrive_at_barrier(d, a.microbatch);
+    if (!is_ready(a)) {
+      dev.blocked_on = a;
+      return;
+    }
+    dev.blocked_on.reset();
+    plan_.policies[d]->started(a);
+    start(d, a);
+  }
+
+  void validate(int d, const Action& a) const {
+    if (a.stage < 0 || a.stage >= layout_.stages) {
+      throw ScheduleError(fmt::format("device {} asked for {}: the pipeline has stages 1..{}", d,
+                                      describe(a), layout_.stages));
+    }
+    if (layout_.device(a.stage) != d) {
+      throw ScheduleError(fmt::format("device {} asked for {}, but that stage lives on device {}", d,
+                                      describe(a), layout_.device(a.stage)));
+    }
+    if (a.kind == OpKind::U) {
+      if (a.microbatch < 0) throw ScheduleError(fmt::format("device {} asked for {}", d, describe(a)));
+      return;
+    }
+    if (a.microbatch < 0 || a.microbatch >= microbatches_) {
+      throw ScheduleError(fmt::format("device {} asked for {}: microbatches are 0..{}", d, describe(a),
+                                      microbatches_ - 1));
+    }
+    const std::uint8_t done = state(a.stage, a.microbatch).done;
+    const std::uint8_t writes = bits_of(a.kind);
+    if (done & writes) {
+      throw ScheduleError(fmt::format("device {} asked for {} a second time", d, describe(a)));
+    }
+  }
+
+  static std::uint8_t bits_of(OpKind kind) {
+    switch (kind) {
+      case OpKind::F: return kForwardDone;
+      case OpKind::B: return kInputGradDone | kWeightGradDone;
+      case OpKind::I: return kInputGradDone;
+      case OpKind::W: return kWeightGradDone;
+      case OpKind::U: return 0;
+    }
+    return 0;
+  }
+
+  void arrive_at_barrier(int d, int step) {
+    DeviceState& dev = devices_[d];
+    if (step < dev.barrier_next_step) return;
+    if (static_cast<int>(barrier_arrivals_.size()) <= step) barrier_arrivals_.resize(step + 1, 0);
+    dev.barrier_next_step = step + 1;
+    if (++barrier_arrivals_[step] == layout_.devices) {
+      for (int other = 0; other < layout_.devices; ++other) mark_dirty(other);
+    }
+  }
+
+  void start(int d, const Action& a) {
+    DeviceState& dev = devices_[d];
+    const TimeNs duration = costs_.duration(a);
+    if (duration < 0) {
+      throw ScheduleError(fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));
+    }
+    int version = stage_version_[a.stage];
+    if (a.kind == OpKind::F) {
+      MicrobatchState& st = state(a.stage, a.microbatch);
+      st.forward_version = version;
+      ++stage_in_flight_[a.stage];
+      ++dev.in_flight;
+      change_memory(d, costs_.activation_bytes(a.stage));
+    } else if (a.kind != OpKind::U && plan_.backward_reads == BackwardReads::kStashedWeights) {
+      version = state(a.stage, a.microbatch).forward_version;
+    }
+    dev.busy = true;
+    dev.running = a;
+    trace_.ops.push_back({a, d, version, now_, now_ + duration});
+    events_.push({now_ + duration, seq_++, d, true});
+  }
+
+  void finish_op(int d) {
+    DeviceState& dev = devices_[d];
+    const Action a = dev.running;
+    dev.busy = false;
+    mark_dirty(d);
+    if (a.kind == OpKind::U) {
+      ++stage_version_[a.stage];
+      return;
+    }
+    MicrobatchState& st = state(a.stage, a.microbatch);
+    st.done |= bits_of(a.kind);
+    switch (a.kind) {
+      case OpKind::F:
+        if (a.stage + 1 < layout_.stages) send(OpKind::F, a.stage, a.stage + 1, a.microbatch);
+        break;
+      case OpKind::B:
+      case OpKind::I: {
+        --stage_in_flight_[a.stage];
+        --dev.in_flight;
+        const Bytes kept = a.kind == OpKind::I ? costs_.weight_grad_activation_bytes(a.stage) : 0;
+        change_memory(d, kept - costs_.activation_bytes(a.stage));
+        if (a.stage > 0) send(a.kind, a.stage, a.stage - 1, a.microbatch);
+        break;
+      }
+      case OpKind::W:
+        change_memory(d, -costs_.weight_grad_activation_bytes(a.stage));
+        break;
+      case OpKind::U:
+        break;
+    }
+  }
+
+  void send(OpKind producer, int src_stage, int dst_stage, int mb) {
+    const int src = layout_.device(src_stage);
+    const int dst = layout_.device(dst_stage);
+    TimeNs arrival = now_;
+    if (src != dst) {
+      const Bytes bytes = costs_.transfer_bytes(std::min(src_stage, dst_stage));
+      const TransferTiming timing = comm_.send(src, dst, bytes, now_);
+      arrival = timing.arrival_ns;
+      trace_.transfers.push_back({producer, src_stage, dst_stage, mb, src, dst, bytes, now_, timing.start_ns,
+                                  arrival});
+    }
+    MicrobatchState& st = state(dst_stage, mb);
+    (producer == OpKind::F ? st.activation_arrival_ns : st.gradient_arrival_ns) = arrival;
+    if (arrival == now_) {
+      mark_dirty(dst);
+    } else {
+      events_.push({arrival, seq_++, dst, false});
+    }
+  }
+
+  void change_memory(int d, Bytes delta) {
+    DeviceState& dev = devices_[d];
+    dev.activation_bytes += delta;
+    auto& samples = trace_.memory[d];
+    if (samples.back().time_ns == now_) {
+      samples.back().activation_bytes = dev.activation_bytes;
+      samples.back().in_flight = dev.in_flight;
+    } else {
+      samples.push_back({now_, dev.activation_bytes, dev.in_flight});
+    }
+    trace_.peak_activation_bytes[d] = std::max(trace_.peak_activation_bytes[d], dev.activation_bytes);
+    trace_.peak_in_flight[d] = std::max(trace_.peak_in_flight[d], dev.in_flight);
+  }
+
+  std::string missing_dependency(const Action& a) const {
+    if (a.kind == OpKind::U) {
+      std::string missing;
+      for (int d = 0; d < layout_.devices; ++d) {
+        if (devices_[d].barrier_next_step <= a.microbatch) missing += fmt::format(" {}", d);
+      }
+      return fmt::format("the barrier of step {}, which devices{} have not reached", a.microbatch, missing);
+    }
+    const MicrobatchState& st = state(a.stage, a.microbatch);
+    switch (a.kind) {
+      case OpKind::F:
+        return describe(forward(a.stage - 1, a.microbatch)) + " has not run";
+      case OpKind::B:
+      case OpKind::I:
+        if (!(st.done & kForwardDone)) return describe(forward(a.stage, a.microbatch)) + " has not run";
+        return fmt::format("the gradient of mb {} from stage {} (its B or I has not run)", a.microbatch,
+                           a.stage + 2);
+      case OpKind::W:
+        return describe(backward_input(a.stage, a.microbatch)) + " has not run";
+      case OpKind::U:
+        break;
+    }
+    return "?";
+  }
+
+  void check_all_finished() const {
+    std::string blocked;
+    for (int d = 0; d < layout_.devices; ++d) {
+      const DeviceState& dev = devices_[d];
+      if (dev.finished) continue;
+      if (dev.blocked_on) {
+        blocked += fmt::format("; device {} waits to run {}: needs {}", d, describe(*dev.blocked_on),
+                               missing_dependency(*dev.blocked_on));
+      } else {
+        blocked += fmt::format("; device {} has ops left but none is ready", d);
+      }
+    }
+    if (!blocked.empty()) {
+      throw DeadlockError(fmt::format("deadlock at {:.6f} ms, no event pending{}", ns_to_ms(now_), blocked));
+    }
+  }
+
+  ExecutionPlan& plan_;
+  const PipelineLayout& layout_;
+  const CostModel& costs_;
+  CommModel& comm_;
+  int microbatches_ = 0;
+  TimeNs now_ = 0;
+  std::uint64_t seq_ = 0;
+  int dirty_count_ = 0;
+  std::vector<MicrobatchState> mb_state_;
+  std::vector<DeviceState> devices_;
+  std::vector<int> stage_version_;
+  std::vector<int> stage_in_flight_;
+  std::vector<int> barrier_arrivals_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  RunTrace trace_;
+};
+
+}  // namespace
+
+RunTrace simulate(ExecutionPlan& plan, const CostModel& costs, CommModel& comm) {
+  Engine engine(plan, costs, comm);
+  return engine.run();
+}
+
+}  // namespace pipesim

@@ -1,0 +1,26 @@
+#pragma once
+// Every user-facing failure is one of these; the CLI prints what() on one line and exits non-zero.
+#include <stdexcept>
+#include <string>
+
+namespace pipesim {
+
+// Bad input: a scenario, a parameter, a CSV cell. The message names the input and what was expected.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The simulated schedule cannot progress: the message names each blocked device and what it waits for.
+class DeadlockError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A schedule broke one of the engine's rules (an op on the wrong device, an op run twice, ...).
+class ScheduleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace pipesim

@@ -1,0 +1,45 @@
+#pragma once
+// Figures computed from a simulated run (DESIGN.md §3). Nothing here is assumed; everything is measured on
+// the trace.
+#include <vector>
+
+#include "sim/trace.h"
+
+namespace pipesim {
+
+struct MetricsInput {
+  int microbatches_per_batch = 1;  // m
+  int batches = 1;
+  int microbatch_size = 1;  // samples per microbatch (b)
+  int seq_len = 0;          // tokens per sample; 0 = unknown
+};
+
+struct DeviceMetrics {
+  TimeNs busy_ns_per_batch = 0;  // compute time in the steady-state window, per batch
+  TimeNs idle_ns_per_batch = 0;
+  TimeNs work_ns_per_microbatch = 0;  // mean F+B (or F+I+W) time of one microbatch over the device's stages
+  Bytes peak_activation_bytes = 0;
+  int peak_in_flight = 0;
+};
+
+struct RunMetrics {
+  int first_steady_batch = 0;  // the window is [first_steady_batch, last_batch)
+  int last_batch = 0;
+  TimeNs period_ns = 0;  // time between consecutive batch starts on the first device, steady state
+  double throughput_samples_per_s = 0;
+  double throughput_tokens_per_s = 0;  // 0 when the sequence length is unknown
+  double throughput_samples_per_gpu_s = 0;
+  double bubble_fraction = 0;  // 1 - m * max_i work_i / period
+  // Zero Bubble paper's convention for one batch: cost = longest per-device span of the batch,
+  // bubble = cost - m * max_i work_i, rate = bubble / cost.
+  TimeNs zb_batch_cost_ns = 0;
+  TimeNs zb_bubble_ns = 0;
+  double bubble_rate_zb = 0;
+  TimeNs makespan_ns = 0;
+  long simulated_ops = 0;
+  std::vector<DeviceMetrics> devices;
+};
+
+RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input);
+
+}  // namespace pipesim

@@ -1,0 +1,50 @@
+#pragma once
+// A device policy decides what its device runs next. It sees only local state it could observe in a
+// real run (which ops are ready, its stages' weight versions and in-flight counts), never the clock.
+// Static lists and run-time rules (PACI's flow control, async 1F1B) both implement it.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/action.h"
+#include "sim/layout.h"
+
+namespace pipesim {
+
+// What a policy may ask the engine about its own device's stages.
+class LocalView {
+ public:
+  virtual ~LocalView() = default;
+  // True when every dependency of the action is satisfied now (inputs arrived, barrier reached).
+  virtual bool is_ready(const Action& action) const = 0;
+  // Optimizer steps this stage has applied so far.
+  virtual int weight_version(int stage) const = 0;
+  // Microbatches whose F started on this stage and whose B (or I) has not yet finished.
+  virtual int in_flight(int stage) const = 0;
+};
+
+class DevicePolicy {
+ public:
+  virtual ~DevicePolicy() = default;
+  // The action this device wants next. A static list returns its next entry even when it is not ready
+  // (the device then waits for exactly that op); a rule returns a ready action, or nullopt to wait.
+  virtual std::optional<Action> next(const LocalView& view) = 0;
+  // The engine started the action that next() returned.
+  virtual void started(const Action& action) = 0;
+  // No more actions will come.
+  virtual bool finished() const = 0;
+};
+
+// Which weights a backward reads: the live ones, or the version its forward used (weight stashing).
+enum class BackwardReads { kCurrentWeights, kStashedWeights };
+
+// Everything the engine needs from a schedule to run it.
+struct ExecutionPlan {
+  PipelineLayout layout;
+  std::vector<std::unique_ptr<DevicePolicy>> policies;  // one per device
+  BackwardReads backward_reads = BackwardReads::kCurrentWeights;
+  int total_microbatches = 0;  // microbatch indices are 0..total_microbatches-1
+};
+
+}  // namespace pipesim

@@ -1,0 +1,52 @@
+#pragma once
+// What a run leaves behind: every executed op and transfer, and each device's memory timeline.
+#include <cstdint>
+#include <vector>
+
+#include "sim/action.h"
+#include "sim/layout.h"
+#include "sim/units.h"
+
+namespace pipesim {
+
+struct OpRecord {
+  Action action;
+  std::int32_t device;
+  std::int32_t weight_version;  // the version of the stage's weights this op read (U: version before it)
+  TimeNs start_ns;
+  TimeNs end_ns;
+  TimeNs duration_ns() const { return end_ns - start_ns; }
+};
+
+struct TransferRecord {
+  OpKind producer;  // F sends activations forward; B/I send gradients backward
+  std::int32_t src_stage;
+  std::int32_t dst_stage;
+  std::int32_t microbatch;
+  std::int32_t src_device;
+  std::int32_t dst_device;
+  Bytes bytes;
+  TimeNs send_ns;
+  TimeNs start_ns;
+  TimeNs arrival_ns;
+};
+
+// One change of a device's activation memory.
+struct MemorySample {
+  TimeNs time_ns;
+  Bytes activation_bytes;
+  std::int32_t in_flight;  // microbatches held over all of the device's stages
+};
+
+struct RunTrace {
+  PipelineLayout layout;
+  int total_microbatches = 0;
+  std::vector<OpRecord> ops;  // in start order (time, then device)
+  std::vector<TransferRecord> transfers;
+  std::vector<std::vector<MemorySample>> memory;  // per device
+  std::vector<Bytes> peak_activation_bytes;       // per device
+  std::vector<int> peak_in_flight;                // per device
+  TimeNs makespan_ns = 0;
+};
+
+}  // namespace pipesim
