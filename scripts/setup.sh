@@ -3,7 +3,7 @@
 # Idempotent and quiet when everything is already there.
 set -euo pipefail
 
-packages=(cmake g++ make libgtest-dev libbenchmark-dev libboost-graph-dev libfmt-dev libcli11-dev
+packages=(cmake g++ make ccache libgtest-dev libbenchmark-dev libboost-graph-dev libfmt-dev libcli11-dev
           libyaml-cpp-dev nlohmann-json3-dev python3-matplotlib)
 
 missing=()
