@@ -1,7 +1,12 @@
-// PLACEHOLDER (being replaced): 1F1B with B split into I and W, W right after I.
-#include <algorithm>
-
+// ZB-H1 (Zero Bubble, handcrafted, 1F1B memory). Stage i (1-based) of N keeps 1F1B's order and its
+// in-flight limit N-i+1: N-i+1 warm-up forwards, then I, W, F per microbatch. Only W moves: stage i
+// runs each W i-1 steps after its I. Stage 1 thus waits (N-1)I for its first gradient, as in 1F1B, but
+// never in the drain; the last stage, which finishes its I's first, is left with N-1 W's to run while
+// the last I's travel up to stage 1, so all stages end together. With no comm, uniform stages, m >= N and
+// W <= F, the Zero Bubble per-batch bubble is (N-1)(F+I-W) (1F1B's is (N-1)(F+I+W)); with W > F it is
+// (N-1)I, the wait stage 1 cannot avoid.
 #include "schedules/registry.h"
+#include "schedules/zb_handcrafted.h"
 
 namespace pipesim {
 namespace {
@@ -12,20 +17,9 @@ class ZbH1 final : public StaticSchedule {
   bool splits_backward() const override { return true; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     const int n = spec.devices;
-    const int m = spec.microbatches;
     DeviceActionLists lists(n);
     for (int d = 0; d < n; ++d) {
-      const int warmup = std::min(n - 1 - d, m);
-      for (int mb = 0; mb < warmup; ++mb) lists[d].push_back(forward(d, mb));
-      for (int k = 0; k < m - warmup; ++k) {
-        lists[d].push_back(forward(d, warmup + k));
-        lists[d].push_back(backward_input(d, k));
-        lists[d].push_back(backward_weight(d, k));
-      }
-      for (int mb = m - warmup; mb < m; ++mb) {
-        lists[d].push_back(backward_input(d, mb));
-        lists[d].push_back(backward_weight(d, mb));
-      }
+      lists[d] = zb_handcrafted_list(d, spec.microbatches, {.warmup_forwards = n - d, .deferred_weights = d});
     }
     return lists;
   }
@@ -33,6 +27,8 @@ class ZbH1 final : public StaticSchedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& /*params*/) { return std::make_unique<ZbH1>(); }
+std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& /*params*/) {
+  return std::make_unique<ZbH1>();
+}
 
 }  // namespace pipesim

@@ -1,7 +1,12 @@
-// PLACEHOLDER (being replaced): 1F1B with B split into I and W, W right after I.
-#include <algorithm>
-
+// ZB-H2 (Zero Bubble, handcrafted, about twice 1F1B's memory). Stage i (1-based) of N runs 2(N-i)+1
+// warm-up forwards: exactly what fits, at F=I, in the (N-i+1)F + (N-i)I before its first gradient
+// arrives, so no stage waits in the warm-up. Then I, W, F per microbatch, each W 2(i-1) steps behind its
+// I: the last stage runs I's as fast as forwards arrive and keeps 2N-2 W's for its tail, so the batch is
+// a parallelogram (stage i busy from (i-1)F to (i-1)F + m(F+I+W)). With no comm, uniform stages,
+// m >= 2N-1, W <= F and 2W <= F+I, the Zero Bubble per-batch bubble is (N-1)(F+I-2W) (0 at F=I=W); with
+// W <= F and 2W > F+I it is 0.
 #include "schedules/registry.h"
+#include "schedules/zb_handcrafted.h"
 
 namespace pipesim {
 namespace {
@@ -12,20 +17,10 @@ class ZbH2 final : public StaticSchedule {
   bool splits_backward() const override { return true; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     const int n = spec.devices;
-    const int m = spec.microbatches;
     DeviceActionLists lists(n);
     for (int d = 0; d < n; ++d) {
-      const int warmup = std::min(n - 1 - d, m);
-      for (int mb = 0; mb < warmup; ++mb) lists[d].push_back(forward(d, mb));
-      for (int k = 0; k < m - warmup; ++k) {
-        lists[d].push_back(forward(d, warmup + k));
-        lists[d].push_back(backward_input(d, k));
-        lists[d].push_back(backward_weight(d, k));
-      }
-      for (int mb = m - warmup; mb < m; ++mb) {
-        lists[d].push_back(backward_input(d, mb));
-        lists[d].push_back(backward_weight(d, mb));
-      }
+      lists[d] = zb_handcrafted_list(d, spec.microbatches,
+                                     {.warmup_forwards = 2 * (n - d) - 1, .deferred_weights = 2 * d});
     }
     return lists;
   }
@@ -33,6 +28,8 @@ class ZbH2 final : public StaticSchedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& /*params*/) { return std::make_unique<ZbH2>(); }
+std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& /*params*/) {
+  return std::make_unique<ZbH2>();
+}
 
 }  // namespace pipesim

@@ -1,0 +1,23 @@
+#pragma once
+// The list shape shared by the Zero Bubble handcrafted schedules ZB-H1 and ZB-H2 (Qi et al., arXiv
+// 2401.10241, section 3.1): B is split into I (input gradient, on the critical path between stages) and
+// W (weight gradient, needed by nobody but the optimizer), and W is moved to where the device would idle.
+#include "schedules/schedule.h"
+
+namespace pipesim {
+
+struct ZbDeviceShape {
+  int warmup_forwards = 1;   // forwards before the first I (the device's peak in-flight count)
+  int deferred_weights = 0;  // how many steps each W trails its I
+};
+
+// One batch (microbatches 0..m-1) on a device holding the single stage `stage`:
+//   F_0 .. F_{w-1}                       warm-up, w = min(warmup_forwards, m)
+//   for k = 0..m-1:  I_k, W_{k-d}, F_{k+w}  (each only if it exists: k-d >= 0, k+w < m)
+//   W_{m-d} .. W_{m-1}                   the deferred weight gradients fill the tail
+// with d = deferred_weights. The lists of a pipeline cannot deadlock, for any m >= 1, as long as
+// warmup_forwards does not grow from a stage to the next: each F that stage s+1 lists before its I_k,
+// stage s lists before its own I_k, so the I chain of microbatch k never waits on a later entry.
+ActionList zb_handcrafted_list(int stage, int microbatches, const ZbDeviceShape& shape);
+
+}  // namespace pipesim
