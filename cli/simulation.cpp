@@ -9,6 +9,7 @@
 namespace pipesim {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
+    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.microbatch_size, layout);
   return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "scenarios/model_section.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
 
@@ -56,7 +57,7 @@ std::vector<Bytes> to_bytes(const std::vector<double>& values) {
 }
 
 void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
-  r.expect_map(node, "pipeline", {"stages", "microbatches", "microbatch_size", "batches", "seq_len"});
+  r.expect_map(node, "pipeline", {"stages", "microbatches", "microbatch_size", "batches", "seq_len", kLayerSplitKey});
   if (!node["stages"]) r.fail(node, "pipeline.stages", "a value (the number of stages N)");
   if (!node["microbatches"]) r.fail(node, "pipeline.microbatches", "a value (microbatches m per batch)");
   s.stages = r.get_int(node["stages"], "pipeline.stages", 1);
@@ -134,6 +135,8 @@ void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& co
   const double latency_ms = node["latency_ms"] ? r.get_double(node["latency_ms"], "comm.latency_ms", 0.0) : 0.0;
   s.comm.latency_ns.assign(1, ms_to_ns(latency_ms));
 }
+void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) {
+  s.transformer = read_transformer_setup(r, root);
 
 void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   if (!node.IsSequence()) r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
@@ -187,19 +190,25 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   std::set<std::string> overridden;
   for (const std::string& assignment : overrides) overridden.insert(apply_override(root, assignment));
   const YamlReader r(source, overridden);
-  r.expect_map(root, "", {"name", "pipeline", "costs", "comm", "optimizer", "schedules"});
+  r.expect_map(root, "", {"name", "pipeline", "costs", "model", "hardware", "comm", "optimizer", "schedules"});
 
   Scenario s;
   s.source = source;
   s.name = root["name"] ? r.get_string(root["name"], "name") : std::filesystem::path(source).stem().string();
   if (!root["pipeline"]) r.fail(root, "pipeline", "a map with stages and microbatches");
   read_pipeline(r, root["pipeline"], s);
-  if (!root["costs"]) r.fail(root, "costs", "a map with forward_ms and the backward times");
-  read_costs(r, root["costs"], s);
+  if (root["costs"] && root["model"]) r.fail(root["model"], "model", "either costs: or model: (with hardware:), not both");
+  if (root["model"]) {
+    read_transformer(r, root, s);
+  } else {
+    if (!root["costs"]) r.fail(root, "costs", "a map with forward_ms and the backward times, or model: and hardware:");
+    reject_transformer_keys(r, root);
+    read_costs(r, root["costs"], s);
+  }
   if (root["comm"]) read_comm(r, root["comm"], root["costs"], s);
   if (root["optimizer"]) {
     const YAML::Node optimizer = root["optimizer"];
-    r.expect_map(optimizer, "optimizer", {"sync"});
+    r.expect_map(optimizer, "optimizer", {"sync", kOptimizerTypeKey, kOptimizerStateKey});
     if (optimizer["sync"]) {
       s.sync = parse_sync(r.get_string(optimizer["sync"], "optimizer.sync"),
                           r.where(optimizer["sync"], "optimizer.sync"));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cost_models/explicit_costs.h"
+#include "cost_models/transformer_costs.h"
 #include "schedules/schedule.h"
 #include "schedules/schedule_params.h"
 
@@ -34,7 +35,8 @@ struct Scenario {
   int batches = 4;
   int seq_len = 0;  // tokens per sample; 0 when unknown (no tokens/s then)
   std::optional<OptimizerSync> sync;  // unset: each schedule's default
-  ExplicitCostTable costs;
+  ExplicitCostTable costs;  // explicit `costs:`; empty when `model:` is given
+  std::optional<TransformerSetup> transformer;  // `model:` + `hardware:`: costs predicted (cost_models/)
   bool backward_split_given = false;  // the scenario gave I and W separately
   CommSpec comm;
   std::vector<ScheduleRequest> schedules;  // empty: every registered schedule

@@ -1,0 +1,69 @@
+#pragma once
+// A hardware profile: what one device achieves, measured by pipesim's microbenchmarks (gpu_calibration/) or
+// fitted to published timings. GEMM throughput is a grid over (m, n, k) per dtype; between grid points it is
+// interpolated, so small GEMMs (small microbatches) run at the lower rate the device really achieves.
+// Format: gpu_calibration/README.md. The writer is gpu_calibration/profile_writer.h (shared with the CUDA program).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pipesim {
+
+// Achieved throughput of C[m x n] = A[m x k] * B[k x n] over a full grid of sizes, for one dtype.
+class GemmTable {
+ public:
+  // `tflops` is indexed [(im * n.size() + in) * k.size() + ik]; each size list is strictly increasing.
+  GemmTable(std::string dtype, std::vector<double> m, std::vector<double> n, std::vector<double> k,
+            std::vector<double> tflops);
+
+  const std::string& dtype() const { return dtype_; }
+  // Trilinear in log(m), log(n), log(k); exact at grid points. Above the grid the edge rate holds; below it,
+  // the rate falls in proportion to the size (a GEMM too small to fill the device takes no less time).
+  double tflops_at(double m, double n, double k) const;
+  double seconds(double m, double n, double k) const;
+
+  const std::vector<double>& m_sizes() const { return m_; }
+  const std::vector<double>& n_sizes() const { return n_; }
+  const std::vector<double>& k_sizes() const { return k_; }
+
+ private:
+  double at(size_t im, size_t in, size_t ik) const { return tflops_[(im * n_.size() + in) * k_.size() + ik]; }
+
+  std::string dtype_;
+  std::vector<double> m_, n_, k_;
+  std::vector<double> tflops_;
+};
+
+struct LinkSpec {
+  double bandwidth_gb_per_s = 0;  // 1 GB/s = 1 byte/ns
+  double latency_us = 0;
+  std::string source;  // what was measured or assumed
+};
+
+struct HardwareProfile {
+  std::string name;    // file stem, e.g. a100-sxm4-80gb
+  std::string source;  // the file it came from
+  std::string device_name;
+  std::string device_kind;  // gpu or cpu
+  std::map<std::string, std::string> provenance;  // command, date, driver, host, notes
+  std::map<std::string, double> peak_tflops;      // datasheet, informative
+  double memory_bandwidth_gb_per_s = 0;           // achieved copy bandwidth (read + write)
+  double launch_overhead_us = 0;
+  std::optional<LinkSpec> link;  // absent when only one device was measured
+  std::vector<GemmTable> gemm;
+
+  // Throws InputError naming the profile and the dtypes it has.
+  const GemmTable& gemm_table(const std::string& dtype) const;
+};
+
+// Throws InputError with file:line:key for anything malformed (unknown keys, incomplete grid, rates <= 0).
+HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source);
+HardwareProfile load_hardware_profile(const std::string& path);
+
+// A name in gpu_calibration/profiles/ (without .yaml) or a path to a profile file. Throws InputError listing
+// the shipped profiles when neither exists.
+std::string resolve_profile_path(const std::string& name_or_path);
+std::string profiles_directory();
+
+}  // namespace pipesim

@@ -1,0 +1,112 @@
+#pragma once
+// Costs predicted from a GPT-style transformer and a hardware profile (DESIGN.md §4).
+//
+// Per layer and microbatch of b samples of s tokens, hidden h, a heads:
+//   FLOPs  F = s·b·h(24h + 4s), I = s·b·h(24h + 8s), W = 24·s·b·h²   (matmuls only)
+//   bytes  M_B = s·b(34h + 5·a·s), M_W = 32·s·b·h                   (16-bit activations)
+//   params 12h² per layer, plus vocab·h for the embedding (first stage) and for the output layer (last stage).
+// Time of an op = Σ over its GEMMs of FLOPs / the profile's achieved rate at that GEMM's shape
+//               + element-wise kernels (layer norm, softmax, dropout, GeLU, residual): passes·M_B / memory bandwidth
+//               + kernels launched · launch overhead.
+// The shape dependence is what makes small microbatches slower per FLOP; it comes from the profile.
+#include <string>
+#include <vector>
+
+#include "cost_models/hardware_profile.h"
+#include "sim/cost_model.h"
+#include "sim/layout.h"
+
+namespace pipesim {
+
+struct TransformerModel {
+  int layers = 1;
+  int hidden = 1;
+  int heads = 1;
+  int seq_len = 1;
+  int vocab = 1;
+  std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
+  // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
+  // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times
+  // (gpu_calibration/README.md, "The A100 fit").
+  double forward_elementwise_passes = 4.5;
+  double backward_elementwise_passes = 3.5;
+};
+
+// even: layers spread evenly (the first stages take the remainder). zb: as the Zero Bubble papers, the first and
+// the last stage hold one layer fewer than the others (they also hold the embedding and the loss).
+enum class LayerSplit { kEven, kZeroBubble };
+
+// adamw: mixed precision, fp32 master weights + two moments (12 bytes/param). sgd: fp32 master weights, no
+// momentum (4). muon: fp32 master + momentum (8) on the layers' matrices, with 5 Newton-Schulz iterations per
+// step; AdamW on the embedding and output layer.
+enum class OptimizerType { kAdamW, kSgd, kMuon };
+
+struct OptimizerSpec {
+  OptimizerType type = OptimizerType::kAdamW;
+  double state_bytes_per_param = -1;  // >= 0 overrides the type's figure for every parameter
+};
+
+// Everything the transformer cost model needs besides the pipeline shape.
+struct TransformerSetup {
+  TransformerModel model;
+  HardwareProfile profile;
+  LayerSplit split = LayerSplit::kEven;
+  OptimizerSpec optimizer;
+};
+
+// Per layer and microbatch (b may be fractional: the mean size when a batch does not divide evenly).
+double layer_forward_flops(const TransformerModel& model, double microbatch_size);
+double layer_backward_input_flops(const TransformerModel& model, double microbatch_size);
+double layer_backward_weight_flops(const TransformerModel& model, double microbatch_size);
+double layer_activation_bytes(const TransformerModel& model, double microbatch_size);              // M_B
+double layer_weight_grad_activation_bytes(const TransformerModel& model, double microbatch_size);  // M_W
+double layer_parameters(const TransformerModel& model);                                             // 12h²
+int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown dtype
+
+// Layers per stage; throws InputError when a stage would get none (the first and last may have none under zb).
+std::vector<int> split_layers(int layers, int stages, LayerSplit split);
+
+std::string layer_split_name(LayerSplit split);
+std::string optimizer_name(OptimizerType type);
+
+// What the model derives for one (virtual) stage, per microbatch unless said otherwise.
+struct StageCosts {
+  int layers = 0;
+  bool embedding = false;  // first stage
+  bool output = false;     // last stage: output layer and loss
+  double forward_s = 0;
+  double backward_input_s = 0;
+  double backward_weight_s = 0;
+  double optimizer_s = 0;  // one step
+  double transfer_s = 0;   // one activation (or gradient) message to the next stage
+  double parameters = 0;
+  double parameter_bytes = 0;  // one copy of the weights
+  double gradient_bytes = 0;
+  double optimizer_bytes = 0;  // optimizer state, including fp32 master weights
+  double activation_bytes = 0;              // M_B
+  double weight_grad_activation_bytes = 0;  // M_W
+  double transfer_bytes = 0;
+};
+
+std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size, int stages);
+
+// Link time of one message of `bytes` over the profile's link (0 when the profile has no link).
+double transfer_seconds(const HardwareProfile& profile, double bytes);
+
+class TransformerCostModel final : public CostModel {
+ public:
+  // One stage of costs per stage of the layout (virtual stages for interleaved schedules).
+  TransformerCostModel(const TransformerSetup& setup, double microbatch_size, const PipelineLayout& layout);
+
+  TimeNs duration(const Action& action) const override;
+  Bytes activation_bytes(int stage) const override;
+  Bytes weight_grad_activation_bytes(int stage) const override;
+  Bytes transfer_bytes(int stage) const override;
+
+  const std::vector<StageCosts>& stages() const { return stages_; }
+
+ private:
+  std::vector<StageCosts> stages_;
+};
+
+}  // namespace pipesim

@@ -1,0 +1,149 @@
+#pragma once
+// Writes a pipesim hardware profile (format: gpu_calibration/README.md) from raw benchmark timings.
+// Header-only, standard library only, C++17: it is compiled by nvcc into the CUDA calibration program, by the
+// C++ compiler into `pipesim calibrate --cpu`, and by the tests, which feed it fake timings and read the
+// result back with pipesim's profile reader. Rates are derived here, in one place, from sizes and median times.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pipesim_profile {
+
+inline constexpr const char* kFormat = "pipesim-hardware-profile-1";
+
+// The median time of one GEMM C[m x n] = A[m x k] * B[k x n] (2*m*n*k floating-point operations).
+struct GemmTiming {
+  std::string dtype;  // bf16, fp16, fp32
+  long m = 0;
+  long n = 0;
+  long k = 0;
+  double median_s = 0;
+};
+
+// A copy of `bytes` bytes that took `median_s`; bandwidth counts read + write (STREAM convention).
+struct CopyTiming {
+  double bytes = 0;
+  double median_s = 0;
+};
+
+// Device-to-device transfers: latency of a tiny message, bandwidth of a large one.
+struct LinkTiming {
+  double small_median_s = 0;  // one small message (latency)
+  double large_bytes = 0;
+  double large_median_s = 0;  // one large message
+  std::string source;         // what was measured, e.g. "cudaMemcpyPeerAsync GPU 0 -> GPU 1"
+};
+
+struct ProfileData {
+  std::string device_name;
+  std::string device_kind;  // "gpu" or "cpu"
+  std::string command;      // the command line that produced it
+  std::string date;         // ISO 8601
+  std::string driver;       // driver / runtime / compiler versions
+  std::string host;
+  std::string notes;
+  std::vector<std::pair<std::string, double>> peak_tflops;  // datasheet figures, optional
+  CopyTiming copy;
+  double launch_overhead_s = 0;  // per kernel launch (CPU: per dispatched task)
+  bool has_link = false;
+  LinkTiming link;
+  std::vector<GemmTiming> gemm;  // a full grid per dtype: every (m, n, k) of the lists used
+};
+
+inline double gemm_tflops(const GemmTiming& t) {
+  return 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * static_cast<double>(t.k) / t.median_s / 1e12;
+}
+
+inline double copy_gb_per_s(const CopyTiming& c) { return 2.0 * c.bytes / c.median_s / 1e9; }
+
+// Latency is the small message's time; bandwidth is the large message's bytes over its time beyond that latency.
+inline double link_latency_us(const LinkTiming& l) { return l.small_median_s * 1e6; }
+inline double link_gb_per_s(const LinkTiming& l) {
+  const double beyond = l.large_median_s - l.small_median_s;
+  return l.large_bytes / (beyond > 0 ? beyond : l.large_median_s) / 1e9;
+}
+
+// A YAML double-quoted scalar.
+inline std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Enough digits to read back the same value to ~1e-9 relative.
+inline std::string number(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
+}
+
+// Throws nothing; validity (full grids, positive times) is the reader's job, so a broken benchmark shows up as
+// a clear error when the profile is used.
+inline std::string profile_yaml(const ProfileData& p) {
+  std::ostringstream out;
+  out << "# pipesim hardware profile; format: gpu_calibration/README.md\n";
+  out << "format: " << kFormat << "\n";
+  out << "device: {name: " << quoted(p.device_name) << ", kind: " << p.device_kind << "}\n";
+  out << "provenance:\n";
+  out << "  command: " << quoted(p.command) << "\n";
+  out << "  date: " << quoted(p.date) << "\n";
+  out << "  driver: " << quoted(p.driver) << "\n";
+  out << "  host: " << quoted(p.host) << "\n";
+  out << "  notes: " << quoted(p.notes) << "\n";
+  if (!p.peak_tflops.empty()) {
+    out << "peak_tflops: {";
+    for (size_t i = 0; i < p.peak_tflops.size(); ++i) {
+      out << (i ? ", " : "") << p.peak_tflops[i].first << ": " << number(p.peak_tflops[i].second);
+    }
+    out << "}\n";
+  }
+  out << "memory_bandwidth_gb_per_s: " << number(copy_gb_per_s(p.copy)) << "\n";
+  out << "launch_overhead_us: " << number(p.launch_overhead_s * 1e6) << "\n";
+  if (p.has_link) {
+    out << "link: {bandwidth_gb_per_s: " << number(link_gb_per_s(p.link))
+        << ", latency_us: " << number(link_latency_us(p.link)) << ", source: " << quoted(p.link.source) << "}\n";
+  }
+  out << "gemm:  # per dtype: [m, n, k, achieved TFLOP/s]\n";
+  std::vector<std::string> dtypes;
+  for (const GemmTiming& t : p.gemm) {
+    bool seen = false;
+    for (const std::string& d : dtypes) seen = seen || d == t.dtype;
+    if (!seen) dtypes.push_back(t.dtype);
+  }
+  for (const std::string& dtype : dtypes) {
+    out << "  " << dtype << ":\n";
+    for (const GemmTiming& t : p.gemm) {
+      if (t.dtype != dtype) continue;
+      out << "    - [" << t.m << ", " << t.n << ", " << t.k << ", " << number(gemm_tflops(t)) << "]\n";
+    }
+  }
+  return out.str();
+}
+
+// Returns false with a message in `error` when the file cannot be written.
+inline bool write_profile(const ProfileData& p, const std::string& path, std::string* error) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file << profile_yaml(p);
+  if (file) file.close();
+  if (!file) {
+    if (error) *error = path + ": cannot write the profile";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pipesim_profile

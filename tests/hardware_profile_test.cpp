@@ -1,0 +1,164 @@
+// Hardware profiles: the reader rejects malformed files with file:line:key errors; GEMM interpolation is exact at
+// grid points, monotone between them, and behaves as documented outside the grid.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cost_models/hardware_profile.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// A 2 x 2 x 2 grid over {256, 4096}: the rate doubles with m, grows by half with n, by a quarter with k.
+const char* kValid = R"(format: pipesim-hardware-profile-1
+device: {name: "Test GPU", kind: gpu}
+provenance: {command: "by hand", date: "2026-01-01", driver: "none", host: "here", notes: "test"}
+peak_tflops: {bf16: 100}
+memory_bandwidth_gb_per_s: 1000
+launch_overhead_us: 5
+link: {bandwidth_gb_per_s: 50, latency_us: 10, source: "made up"}
+gemm:
+  bf16:
+    - [256, 256, 256, 10]
+    - [256, 256, 4096, 12.5]
+    - [256, 4096, 256, 15]
+    - [256, 4096, 4096, 17.5]
+    - [4096, 256, 256, 20]
+    - [4096, 256, 4096, 22.5]
+    - [4096, 4096, 256, 25]
+    - [4096, 4096, 4096, 27.5]
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_hardware_profile(yaml, "p.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(HardwareProfile, ReadsEveryField) {
+  const HardwareProfile p = parse_hardware_profile(kValid, "dir/test-gpu.yaml");
+  EXPECT_EQ(p.name, "test-gpu");
+  EXPECT_EQ(p.device_name, "Test GPU");
+  EXPECT_EQ(p.device_kind, "gpu");
+  EXPECT_EQ(p.provenance.at("command"), "by hand");
+  EXPECT_EQ(p.peak_tflops.at("bf16"), 100);
+  EXPECT_EQ(p.memory_bandwidth_gb_per_s, 1000);
+  EXPECT_EQ(p.launch_overhead_us, 5);
+  ASSERT_TRUE(p.link.has_value());
+  EXPECT_EQ(p.link->bandwidth_gb_per_s, 50);
+  EXPECT_EQ(p.link->latency_us, 10);
+  EXPECT_EQ(p.gemm_table("bf16").m_sizes(), (std::vector<double>{256, 4096}));
+}
+
+TEST(HardwareProfile, InterpolationIsExactAtGridPoints) {
+  const HardwareProfile profile = parse_hardware_profile(kValid, "p.yaml");
+  const GemmTable& t = profile.gemm_table("bf16");
+  EXPECT_DOUBLE_EQ(t.tflops_at(256, 256, 256), 10);
+  EXPECT_DOUBLE_EQ(t.tflops_at(4096, 256, 4096), 22.5);
+  EXPECT_DOUBLE_EQ(t.tflops_at(4096, 4096, 4096), 27.5);
+  EXPECT_DOUBLE_EQ(t.seconds(4096, 4096, 4096), 2.0 * 4096 * 4096 * 4096 / 27.5e12);
+}
+
+TEST(HardwareProfile, InterpolationIsLogLinearAndMonotone) {
+  const HardwareProfile profile = parse_hardware_profile(kValid, "p.yaml");
+  const GemmTable& t = profile.gemm_table("bf16");
+  // 1024 is halfway between 256 and 4096 on a log scale.
+  EXPECT_DOUBLE_EQ(t.tflops_at(1024, 256, 256), 15);
+  EXPECT_DOUBLE_EQ(t.tflops_at(1024, 1024, 1024), 10 + 5 + 2.5 + 1.25);
+  double previous = 0;
+  for (double x = 256; x <= 4096; x *= 1.07) {
+    const double rate = t.tflops_at(x, 0.5 * x + 128, 4352 - x);  // m and n grow, k shrinks by less
+    EXPECT_GE(rate, previous) << x;
+    previous = rate;
+  }
+  for (double m = 256; m <= 4096; m *= 1.1) EXPECT_LE(t.tflops_at(m, 700, 700), t.tflops_at(m * 1.1, 700, 700));
+}
+
+TEST(HardwareProfile, OutsideTheGrid) {
+  const HardwareProfile profile = parse_hardware_profile(kValid, "p.yaml");
+  const GemmTable& t = profile.gemm_table("bf16");
+  EXPECT_DOUBLE_EQ(t.tflops_at(1 << 20, 4096, 4096), 27.5);  // above: the edge rate
+  // Below: the rate falls with the size, so the time does not: a 128-row GEMM takes as long as a 256-row one.
+  EXPECT_DOUBLE_EQ(t.tflops_at(128, 256, 256), 5);
+  EXPECT_DOUBLE_EQ(t.seconds(128, 256, 256), t.seconds(256, 256, 256));
+}
+
+TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
+  EXPECT_EQ(error_of(replaced(kValid, "pipesim-hardware-profile-1", "v0")),
+            "p.yaml:1: key 'format': expected 'pipesim-hardware-profile-1', got 'v0'");
+  EXPECT_EQ(error_of(replaced(kValid, "launch_overhead_us: 5", "launch_overhead_us: 5\nspeed: 3")),
+            "p.yaml:7: key 'speed': unknown key; allowed here: format, device, provenance, peak_tflops, "
+            "memory_bandwidth_gb_per_s, launch_overhead_us, link, gemm");
+  EXPECT_EQ(error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
+            "p.yaml:10: key 'gemm.bf16': expected a full grid over m x n x k (2 x 2 x 2 rows); missing "
+            "[4096, 4096, 256, ...]");
+  EXPECT_EQ(error_of(replaced(kValid, "[256, 256, 4096, 12.5]", "[256, 256, 256, 12.5]")),
+            "p.yaml:11: key 'gemm.bf16[1]': expected each (m, n, k) once; (256, 256, 256) repeats, got "
+            "[256, 256, 256, 12.5]");
+  EXPECT_EQ(error_of(replaced(kValid, "[256, 256, 256, 10]", "[256, 256, 256, 0]")),
+            "p.yaml:10: key 'gemm.bf16[0].tflops': expected an achieved rate > 0, got '0'");
+  EXPECT_EQ(error_of(replaced(kValid, "[256, 256, 256, 10]", "[256, 256, 10]")),
+            "p.yaml:10: key 'gemm.bf16[0]': expected [m, n, k, tflops], got [256, 256, 10]");
+  EXPECT_EQ(error_of(replaced(kValid, "  bf16:", "  int8:")),
+            "p.yaml:9: key 'gemm.int8': expected a dtype: bf16, fp16 or fp32, got 'int8'");
+  EXPECT_EQ(error_of(replaced(kValid, "kind: gpu", "kind: tpu")),
+            "p.yaml:2: key 'device.kind': expected 'gpu' or 'cpu', got 'tpu'");
+  EXPECT_EQ(error_of(replaced(kValid, "memory_bandwidth_gb_per_s: 1000", "memory_bandwidth_gb_per_s: fast")),
+            "p.yaml:5: key 'memory_bandwidth_gb_per_s': expected a number >= 0.001, got 'fast'");
+  EXPECT_EQ(error_of(replaced(kValid, "host: \"here\", ", "")),
+            "p.yaml:3: key 'provenance.host': expected a string (where the profile came from), got "
+            "{command: by hand, date: 2026-01-01, driver: none, notes: test}");
+  EXPECT_EQ(error_of("format: ["), "p.yaml:1: not valid YAML: end of sequence flow not found");
+}
+
+TEST(HardwareProfile, TheLinkIsOptional) {
+  const std::string no_link = replaced(kValid, "link: {bandwidth_gb_per_s: 50, latency_us: 10, source: \"made up\"}\n", "");
+  EXPECT_FALSE(parse_hardware_profile(no_link, "p.yaml").link.has_value());
+  EXPECT_EQ(error_of(replaced(kValid, "bandwidth_gb_per_s: 50, ", "")),
+            "p.yaml:7: key 'link': expected bandwidth_gb_per_s and latency_us, got "
+            "{latency_us: 10, source: made up}");
+}
+
+TEST(HardwareProfile, MissingDtypeNamesTheProfileAndWhatItHas) {
+  const HardwareProfile p = parse_hardware_profile(kValid, "p.yaml");
+  try {
+    p.gemm_table("fp32");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "p.yaml: hardware profile has no GEMM measurements for dtype 'fp32' (it has: bf16)");
+  }
+}
+
+TEST(HardwareProfile, UnknownProfileNameListsTheShippedOnes) {
+  try {
+    resolve_profile_path("no-such-gpu");
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("hardware profile 'no-such-gpu': no such file"), std::string::npos) << message;
+    EXPECT_NE(message.find("a100-sxm4-80gb"), std::string::npos) << message;
+  }
+}
+
+TEST(HardwareProfile, ShippedA100ProfileLoads) {
+  const HardwareProfile p = load_hardware_profile(resolve_profile_path("a100-sxm4-80gb"));
+  EXPECT_EQ(p.device_name, "NVIDIA A100-SXM4-80GB");
+  for (const char* dtype : {"bf16", "fp16", "fp32"}) {
+    const GemmTable& t = p.gemm_table(dtype);
+    EXPECT_LE(t.tflops_at(1 << 16, 1 << 16, 1 << 16), p.peak_tflops.at(dtype)) << dtype;
+    EXPECT_LT(t.tflops_at(1024, 1024, 1024), t.tflops_at(8192, 8192, 8192)) << dtype;
+  }
+}
+
+}  // namespace
+}  // namespace pipesim

@@ -1,0 +1,195 @@
+// The transformer cost model: FLOP, byte and parameter counts against hand-computed values, GEMM shapes that add
+// up to the FLOP formulas, and where the time comes from (GEMMs, element-wise traffic, launches, the link).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cost_models/transformer_costs.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// h=64, 4 heads, s=32, vocab 100; b=2 below. Hand-computed:
+//   F = s·b·h(24h+4s) = 32·2·64·(1536+128) = 6,815,744      I = 4096·(1536+256) = 7,340,032
+//   W = 24·s·b·h² = 6,291,456                               M_B = s·b(34h+5·a·s) = 64·(2176+640) = 180,224
+//   M_W = 32·s·b·h = 131,072                                params/layer = 12h² = 49,152
+TransformerModel small_model() {
+  TransformerModel t;
+  t.layers = 4;
+  t.hidden = 64;
+  t.heads = 4;
+  t.seq_len = 32;
+  t.vocab = 100;
+  return t;
+}
+
+// Every GEMM runs at `tflops` whatever its shape (a flat grid from 1 to 2^20), memory moves `gb_per_s`.
+HardwareProfile flat_profile(double tflops, double gb_per_s, double launch_us, double link_gb_per_s,
+                             double link_latency_us) {
+  HardwareProfile p;
+  p.source = "flat";
+  p.memory_bandwidth_gb_per_s = gb_per_s;
+  p.launch_overhead_us = launch_us;
+  p.link = LinkSpec{link_gb_per_s, link_latency_us, "test"};
+  const std::vector<double> sizes = {1, 1 << 20};
+  p.gemm.emplace_back("bf16", sizes, sizes, sizes, std::vector<double>(8, tflops));
+  return p;
+}
+
+TransformerSetup setup_with(const HardwareProfile& profile, double fwd_passes = 0, double bwd_passes = 0) {
+  TransformerSetup s{small_model(), profile, LayerSplit::kEven, {}};
+  s.model.forward_elementwise_passes = fwd_passes;
+  s.model.backward_elementwise_passes = bwd_passes;
+  return s;
+}
+
+TEST(TransformerCosts, FlopAndByteCountsMatchHandComputedValues) {
+  const TransformerModel t = small_model();
+  EXPECT_DOUBLE_EQ(layer_forward_flops(t, 2), 6'815'744);
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(t, 2), 7'340'032);
+  EXPECT_DOUBLE_EQ(layer_backward_weight_flops(t, 2), 6'291'456);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2), 180'224);
+  EXPECT_DOUBLE_EQ(layer_weight_grad_activation_bytes(t, 2), 131'072);
+  EXPECT_DOUBLE_EQ(layer_parameters(t), 49'152);
+  TransformerModel fp32 = t;
+  fp32.dtype = "fp32";
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(fp32, 2), 2 * 180'224);
+}
+
+TEST(TransformerCosts, ZeroBubbleModelsHaveTheirNamedSizes) {
+  struct Case {
+    int layers, hidden;
+    double billions;
+  };
+  for (const Case c : {Case{22, 2304, 1.5}, Case{30, 4096, 6.2}, Case{46, 5120, 14.6}, Case{62, 6144, 28.3}}) {
+    TransformerModel t;
+    t.layers = c.layers;
+    t.hidden = c.hidden;
+    t.vocab = 32000;
+    const double params = c.layers * layer_parameters(t) + 32000.0 * c.hidden;
+    EXPECT_NEAR(params / 1e9, c.billions, 0.05) << c.layers << " layers";
+  }
+}
+
+TEST(TransformerCosts, LayerSplits) {
+  EXPECT_EQ(split_layers(10, 4, LayerSplit::kEven), (std::vector<int>{3, 3, 2, 2}));
+  EXPECT_EQ(split_layers(62, 32, LayerSplit::kZeroBubble)[0], 1);
+  EXPECT_EQ(split_layers(62, 32, LayerSplit::kZeroBubble)[1], 2);
+  EXPECT_EQ(split_layers(62, 32, LayerSplit::kZeroBubble)[31], 1);
+  EXPECT_EQ(split_layers(22, 8, LayerSplit::kZeroBubble), (std::vector<int>{2, 3, 3, 3, 3, 3, 3, 2}));
+  EXPECT_EQ(split_layers(23, 8, LayerSplit::kZeroBubble), (std::vector<int>{2, 4, 3, 3, 3, 3, 3, 2}));
+  EXPECT_EQ(split_layers(4, 4, LayerSplit::kZeroBubble), (std::vector<int>{0, 2, 2, 0}));
+  EXPECT_EQ(split_layers(5, 1, LayerSplit::kZeroBubble), (std::vector<int>{5}));
+  EXPECT_THROW(split_layers(3, 4, LayerSplit::kEven), InputError);
+  EXPECT_THROW(split_layers(1, 4, LayerSplit::kZeroBubble), InputError);
+}
+
+TEST(TransformerCosts, GemmShapesAddUpToTheFlopFormulas) {
+  // 1 TFLOP/s everywhere, no element-wise time, no launches: time = FLOPs / 1e12 exactly.
+  const TransformerSetup s = setup_with(flat_profile(1, 1e9, 0, 1, 0));
+  const std::vector<StageCosts> stages = transformer_stage_costs(s, 2, 2);
+  const TransformerModel& t = s.model;
+  // Stage 2 of 2 (even split: 2 layers) holds the output layer: 2·s·b·h·vocab per GEMM, one in F, I and W.
+  const double out = 2.0 * 64 * 64 * 100;
+  EXPECT_NEAR(stages[1].forward_s, (2 * layer_forward_flops(t, 2) + out) / 1e12 + 16.0 * 64 * 100 / 1e18, 1e-15);
+  EXPECT_NEAR(stages[1].backward_input_s, (2 * layer_backward_input_flops(t, 2) + out) / 1e12 + 8.0 * 64 * 100 / 1e18,
+              1e-15);
+  EXPECT_NEAR(stages[1].backward_weight_s, (2 * layer_backward_weight_flops(t, 2) + out) / 1e12, 1e-15);
+  // Stage 1 holds the embedding: a gather of s·b·h 16-bit values, written once (2·s·b·h·2 bytes moved).
+  EXPECT_NEAR(stages[0].forward_s, 2 * layer_forward_flops(t, 2) / 1e12 + 2.0 * 64 * 64 * 2 / 1e18, 1e-15);
+}
+
+TEST(TransformerCosts, ElementwiseTimeIsPassesTimesActivationBytesOverBandwidth) {
+  // GEMMs practically free (1e9 TFLOP/s), 1 GB/s memory, 3 forward passes and 2 backward passes.
+  const TransformerSetup s = setup_with(flat_profile(1e9, 1, 0, 1, 0), 3, 2);
+  const StageCosts c = transformer_stage_costs(s, 2, 4)[1];  // a middle stage: 1 layer
+  EXPECT_EQ(c.layers, 1);
+  EXPECT_NEAR(c.forward_s, 3 * 180'224 / 1e9, 1e-9);
+  EXPECT_NEAR(c.backward_input_s, 2 * 180'224 / 1e9, 1e-9);
+  EXPECT_NEAR(c.backward_weight_s, 0, 1e-9);
+}
+
+TEST(TransformerCosts, LaunchOverheadPerKernel) {
+  const TransformerSetup s = setup_with(flat_profile(1e9, 1e9, 10, 1, 0));
+  const StageCosts c = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_NEAR(c.forward_s, 17 * 10e-6, 1e-9);  // Megatron's GPT layer: 17 kernels forward
+  EXPECT_NEAR(c.backward_input_s, 20 * 10e-6, 1e-9);
+  EXPECT_NEAR(c.backward_weight_s, 10 * 10e-6, 1e-9);
+}
+
+TEST(TransformerCosts, StageBytesParametersAndTransfer) {
+  const TransformerSetup s = setup_with(flat_profile(1, 1, 0, 2, 5));  // link 2 GB/s, 5 us
+  const std::vector<StageCosts> stages = transformer_stage_costs(s, 2, 2);
+  EXPECT_DOUBLE_EQ(stages[0].parameters, 2 * 49'152 + 100 * 64);
+  EXPECT_DOUBLE_EQ(stages[1].parameters, 2 * 49'152 + 100 * 64);
+  EXPECT_DOUBLE_EQ(stages[0].parameter_bytes, 2 * stages[0].parameters);
+  EXPECT_DOUBLE_EQ(stages[0].gradient_bytes, 2 * stages[0].parameters);
+  EXPECT_DOUBLE_EQ(stages[0].optimizer_bytes, 12 * stages[0].parameters);  // AdamW: 2 + 2 + 12 = 16 per param
+  EXPECT_DOUBLE_EQ(stages[0].activation_bytes, 2 * 180'224);
+  EXPECT_DOUBLE_EQ(stages[0].weight_grad_activation_bytes, 2 * 131'072);
+  // The last stage also keeps the output layer's input and the fp32 softmax of the logits.
+  EXPECT_DOUBLE_EQ(stages[1].activation_bytes, 2 * 180'224 + 64 * 64 * 2 + 4 * 64 * 100);
+  EXPECT_DOUBLE_EQ(stages[1].transfer_bytes, 32 * 2 * 64 * 2);
+  EXPECT_NEAR(stages[0].transfer_s, 8192 / 2e9 + 5e-6, 1e-15);
+}
+
+TEST(TransformerCosts, OptimizerStateAndStepTime) {
+  TransformerSetup s = setup_with(flat_profile(1, 1, 0, 1, 0));  // 1 GB/s memory
+  const double params = 2 * 49'152 + 100 * 64;
+  s.optimizer.type = OptimizerType::kAdamW;
+  // Reads grad (2) + state (12), writes state (12) + weights (2): 28 bytes per parameter.
+  EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s, params * 28 / 1e9, 1e-12);
+  s.optimizer.type = OptimizerType::kSgd;
+  EXPECT_DOUBLE_EQ(transformer_stage_costs(s, 2, 2)[0].optimizer_bytes, 4 * params);
+  s.optimizer.type = OptimizerType::kMuon;  // momentum + master on the layers, AdamW on the embedding
+  const StageCosts muon = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(muon.optimizer_bytes, 8 * 2 * 49'152 + 12 * 100 * 64);
+  // 5 Newton-Schulz iterations per matrix r x c (r = h): 4r²c + 2r³ FLOPs each; c = 3h, h, 4h, 4h.
+  const double h = 64, ns_flops = 5 * ((4 * h * h * 3 * h + 2 * h * h * h) + (4 * h * h * h + 2 * h * h * h) +
+                                       2 * (4 * h * h * 4 * h + 2 * h * h * h));
+  EXPECT_NEAR(muon.optimizer_s, (2 * 49'152 * 20 + 100 * 64 * 28) / 1e9 + 2 * ns_flops / 1e12, 1e-12);
+  s.optimizer.state_bytes_per_param = 6;
+  EXPECT_DOUBLE_EQ(transformer_stage_costs(s, 2, 2)[0].optimizer_bytes, 6 * params);
+}
+
+TEST(TransformerCosts, SmallMicrobatchesAreSlowerPerSampleOnARealProfile) {
+  // A GEMM grid where small m runs at a quarter of the rate of large m.
+  HardwareProfile p = flat_profile(1, 1e9, 0, 1, 0);
+  const std::vector<double> sizes = {64, 4096};
+  p.gemm.clear();
+  p.gemm.emplace_back("bf16", sizes, sizes, sizes, std::vector<double>{25, 25, 25, 25, 100, 100, 100, 100});
+  const TransformerSetup s = setup_with(p);
+  const double per_sample_b1 = transformer_stage_costs(s, 1, 4)[1].forward_s;
+  const double per_sample_b8 = transformer_stage_costs(s, 8, 4)[1].forward_s / 8;
+  EXPECT_GT(per_sample_b1, 1.5 * per_sample_b8);
+}
+
+TEST(TransformerCosts, CostModelRoundsSecondsToNanoseconds) {
+  const TransformerSetup s = setup_with(flat_profile(1, 1e9, 0, 1, 0));
+  const PipelineLayout layout = PipelineLayout::linear(2);
+  const TransformerCostModel model(s, 2, layout);
+  const StageCosts& c = model.stages()[0];
+  EXPECT_EQ(model.duration(forward(0, 7)), std::llround(c.forward_s * 1e9));
+  EXPECT_EQ(model.duration(backward(0, 7)), std::llround((c.backward_input_s + c.backward_weight_s) * 1e9));
+  EXPECT_EQ(model.activation_bytes(0), 2 * 180'224);
+  EXPECT_EQ(model.weight_grad_activation_bytes(0), 2 * 131'072);
+}
+
+TEST(TransformerCosts, UnknownDtypeIsAnError) {
+  TransformerSetup s = setup_with(flat_profile(1, 1, 0, 1, 0));
+  s.model.dtype = "fp8";
+  EXPECT_THROW(transformer_stage_costs(s, 1, 2), InputError);
+  s.model.dtype = "fp16";  // a valid dtype the profile lacks
+  try {
+    transformer_stage_costs(s, 1, 2);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no GEMM measurements for dtype 'fp16' (it has: bf16)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pipesim
