@@ -139,6 +139,27 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
   s.transformer = read_transformer_setup(r, root);
 
 void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
+  s.backward_split_given = true;
+  const int model_seq_len = s.transformer->model.seq_len;
+  if (root["pipeline"]["seq_len"] && s.seq_len != model_seq_len) {
+    r.fail(root["pipeline"]["seq_len"], "pipeline.seq_len", fmt::format("model.seq_len ({}) or nothing", model_seq_len));
+  }
+  s.seq_len = model_seq_len;
+  const std::optional<LinkSpec>& link = s.transformer->profile.link;
+  s.comm.latency_ns.assign(s.stages, 0);
+  if (root["comm"]) {
+    if (!root["comm"]["model"] || root["comm"]["model"].as<std::string>("") != "link") {
+      r.fail(root["comm"], "comm", "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
+    }
+  } else if (link) {
+    s.comm.model = CommSpec::Model::kLink;
+    s.comm.bandwidth_bytes_per_ns = link->bandwidth_gb_per_s;
+    s.comm.latency_ns.assign(1, static_cast<TimeNs>(std::llround(link->latency_us * 1e3)));
+  } else if (s.stages > 1) {
+    r.fail(root, "comm", fmt::format("comm: {{model: link, ...}}: hardware profile {} has no link measurements",
+                                     s.transformer->profile.source));
+  }
+}
   if (!node.IsSequence()) r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
