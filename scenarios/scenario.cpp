@@ -135,10 +135,10 @@ void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& co
   const double latency_ms = node["latency_ms"] ? r.get_double(node["latency_ms"], "comm.latency_ms", 0.0) : 0.0;
   s.comm.latency_ns.assign(1, ms_to_ns(latency_ms));
 }
+
+// model: + hardware: instead of costs:. The comm defaults to the profile's link.
 void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) {
   s.transformer = read_transformer_setup(r, root);
-
-void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   s.backward_split_given = true;
   const int model_seq_len = s.transformer->model.seq_len;
   if (root["pipeline"]["seq_len"] && s.seq_len != model_seq_len) {
@@ -160,6 +160,8 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
                                      s.transformer->profile.source));
   }
 }
+
+void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   if (!node.IsSequence()) r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
