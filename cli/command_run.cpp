@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "cli/schedule_selection.h"
 #include "cli/simulation.h"
 #include "sim/errors.h"
 
@@ -20,39 +21,6 @@ struct RunArgs {
   std::vector<std::string> overrides;
   bool memory_timeline = false;
 };
-
-// "--schedules a,b:chunks=4": names from the scenario keep the scenario's parameters unless given here.
-std::vector<ScheduleRequest> select_schedules(const Scenario& scenario, const std::string& list) {
-  if (list.empty()) return requested_schedules(scenario);
-  std::vector<ScheduleRequest> selected;
-  std::stringstream stream(list);
-  for (std::string item; std::getline(stream, item, ',');) {
-    if (item.empty()) throw InputError(fmt::format("--schedules '{}': empty schedule name", list));
-    std::stringstream parts(item);
-    std::string name;
-    std::getline(parts, name, ':');
-    ScheduleRequest request{name, ScheduleParams(fmt::format("--schedules {}", item))};
-    bool has_params = false;
-    for (std::string kv; std::getline(parts, kv, ':');) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) {
-        throw InputError(fmt::format("--schedules {}: expected name:key=value, got '{}'", item, kv));
-      }
-      request.params.set(kv.substr(0, eq), kv.substr(eq + 1));
-      has_params = true;
-    }
-    if (!has_params) {
-      for (const ScheduleRequest& listed : scenario.schedules) {
-        if (listed.name == name) {
-          request = listed;
-          break;
-        }
-      }
-    }
-    selected.push_back(std::move(request));
-  }
-  return selected;
-}
 
 void run(const RunArgs& args) {
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;

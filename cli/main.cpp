@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   pipesim::add_run_command(app);
   pipesim::add_schedules_command(app);
+  pipesim::add_export_command(app);
   pipesim::add_costs_command(app);
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "schedules/pytorch_csv.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -27,6 +28,12 @@ const std::vector<ScheduleInfo>& registered_schedules() {
 }
 
 std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleParams& params) {
+  // "csv:PATH": a user's static schedule in PyTorch's CSV format.
+  if (name.rfind("csv:", 0) == 0) {
+    std::unique_ptr<Schedule> schedule = make_csv_schedule(name.substr(4), params);
+    params.check_all_used(name);
+    return schedule;
+  }
   std::string known;
   for (const ScheduleInfo& info : registered_schedules()) {
     if (info.name == name) {
@@ -36,7 +43,8 @@ std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleP
     }
     known += (known.empty() ? "" : ", ") + info.name;
   }
-  throw InputError(fmt::format("{}: unknown schedule '{}'; known schedules: {}", params.where(), name, known));
+  throw InputError(fmt::format("{}: unknown schedule '{}'; known schedules: {}, or csv:PATH (PyTorch CSV)",
+                               params.where(), name, known));
 }
 
 }  // namespace pipesim

@@ -1,0 +1,78 @@
+#include "cli/quick_scenario.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "cli/schedule_selection.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+std::vector<double> parse_costs(const std::string& text) {
+  std::vector<double> values;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) {
+    char* end = nullptr;
+    const double value = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(value >= 0)) {
+      throw InputError(fmt::format("--costs '{}': '{}' is not a time in ms >= 0", text, item));
+    }
+    values.push_back(value);
+  }
+  if (values.size() != 2 && values.size() != 3) {
+    throw InputError(fmt::format("--costs '{}': expected F,B or F,I,W in ms, e.g. 1,2 or 1,1,1", text));
+  }
+  return values;
+}
+
+}  // namespace
+
+void add_quick_scenario_options(CLI::App* cmd, QuickScenarioArgs& args) {
+  cmd->add_option("schedule", args.schedule, "schedule name, name:key=value, or csv:PATH")->required();
+  cmd->add_option("--stages,-N", args.stages, "devices N")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--microbatches,-m", args.microbatches, "microbatches per batch")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--chunks", args.chunks, "stages per device (sets the schedule's 'chunks' parameter)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--costs", args.costs, "per-microbatch times in ms: F,B or F,I,W (B = I + W)")
+      ->capture_default_str();
+  cmd->add_option("--comm", args.comm_ms, "latency of every cross-device transfer in ms")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+Scenario quick_scenario(const QuickScenarioArgs& args) {
+  const std::vector<double> costs = parse_costs(args.costs);
+  const int n = args.stages;
+  Scenario s;
+  s.name = "command line";
+  s.source = "command line";
+  s.stages = n;
+  s.microbatches = args.microbatches;
+  s.batches = args.batches;
+  ExplicitCostTable& c = s.costs;
+  c.forward_ns.assign(n, ms_to_ns(costs[0]));
+  c.backward_input_ns.assign(n, ms_to_ns(costs[1]));
+  c.backward_weight_ns.assign(n, costs.size() == 3 ? ms_to_ns(costs[2]) : 0);
+  s.backward_split_given = costs.size() == 3;
+  c.optimizer_ns.assign(n, 0);
+  c.activation_bytes.assign(n, 1'000'000);
+  c.weight_grad_activation_bytes.assign(n, 0);
+  c.transfer_bytes.assign(n, 0);
+  s.comm.latency_ns.assign(n, ms_to_ns(args.comm_ms));
+  return s;
+}
+
+ScheduleRequest quick_request(const QuickScenarioArgs& args) {
+  std::vector<ScheduleRequest> requests = select_schedules(Scenario{}, args.schedule);
+  if (requests.size() != 1) throw InputError(fmt::format("'{}': expected one schedule", args.schedule));
+  ScheduleRequest request = std::move(requests.front());
+  if (args.chunks > 0) request.params.set("chunks", std::to_string(args.chunks));
+  return request;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,137 @@
+#include "schedules/pytorch_csv.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// PyTorch's actions that move or shard data rather than compute: skipped, the engine models transfers.
+constexpr std::array<std::string_view, 7> kSkippedActions = {"REDUCE_GRAD", "UNSHARD", "RESHARD", "SEND_F",
+                                                             "RECV_F",      "SEND_B",  "RECV_B"};
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+  return text;
+}
+
+// Reads the leading decimal digits of `text` into `value`; false when there are none or they overflow.
+bool take_number(std::string_view& text, int& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data() || text.front() == '-') return false;
+  text.remove_prefix(end - text.data());
+  return true;
+}
+
+struct Cell {
+  bool compute = false;  // false: an empty or skipped cell
+  Action action;
+};
+
+// Parses "{stage}{op}{microbatch}"; returns nullopt when the cell is malformed.
+std::optional<Cell> parse_cell(std::string_view text) {
+  if (text.empty()) return Cell{};
+  Cell cell;
+  if (!take_number(text, cell.action.stage)) return std::nullopt;
+  for (std::string_view skipped : kSkippedActions) {
+    if (text.substr(0, skipped.size()) == skipped) {
+      text.remove_prefix(skipped.size());
+      int microbatch = 0;
+      if (!text.empty() && (!take_number(text, microbatch) || !text.empty())) return std::nullopt;
+      return Cell{};
+    }
+  }
+  if (text.empty() || text.front() == 'U' || !parse_op_letter(text.front(), cell.action.kind)) return std::nullopt;
+  text.remove_prefix(1);
+  if (!take_number(text, cell.action.microbatch) || !text.empty()) return std::nullopt;
+  cell.compute = true;
+  return cell;
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (size_t begin = 0;;) {
+    const size_t end = text.find(separator, begin);
+    parts.push_back(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    if (end == std::string_view::npos) return parts;
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
+PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string& source) {
+  std::vector<std::string_view> lines = split(text, '\n');
+  while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
+  if (lines.empty()) throw InputError(fmt::format("{}: empty schedule; expected one row of actions per rank", source));
+
+  PytorchCsvSchedule schedule;
+  schedule.ranks = static_cast<int>(lines.size());
+  schedule.actions.resize(lines.size());
+  for (size_t row = 0; row < lines.size(); ++row) {
+    const std::vector<std::string_view> cells = split(lines[row], ',');
+    for (size_t column = 0; column < cells.size(); ++column) {
+      const std::string_view cell_text = trim(cells[column]);
+      const std::optional<Cell> cell = parse_cell(cell_text);
+      if (!cell) {
+        throw InputError(fmt::format("{}: row {} (rank {}), column {}: '{}' is not an action; expected "
+                                     "{{stage}}{{F|B|I|W}}{{microbatch}} with the global 0-based stage, e.g. 2F0",
+                                     source, row + 1, row, column + 1, cell_text));
+      }
+      if (!cell->compute) continue;
+      const Action& a = cell->action;
+      if (a.stage % schedule.ranks != static_cast<int>(row)) {
+        throw InputError(fmt::format("{}: row {} (rank {}), column {}: '{}' names stage {}, which runs on rank {} "
+                                     "(stage s runs on rank s % N, N = {} rows)",
+                                     source, row + 1, row, column + 1, cell_text, a.stage, a.stage % schedule.ranks,
+                                     schedule.ranks));
+      }
+      schedule.stages = std::max(schedule.stages, a.stage + 1);
+      schedule.microbatches = std::max(schedule.microbatches, a.microbatch + 1);
+      schedule.actions[row].push_back(a);
+    }
+  }
+  if (schedule.stages == 0) throw InputError(fmt::format("{}: no F, B, I or W action in any cell", source));
+  if (schedule.stages % schedule.ranks != 0) {
+    throw InputError(fmt::format("{}: stages 0..{} over {} ranks; the stage count must be a multiple of the rank "
+                                 "count (stage s runs on rank s % N)",
+                                 source, schedule.stages - 1, schedule.ranks));
+  }
+  return schedule;
+}
+
+PytorchCsvSchedule read_pytorch_csv(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(fmt::format("{}: cannot open the CSV schedule", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_pytorch_csv(text.str(), path);
+}
+
+std::string format_pytorch_csv(const DeviceActionLists& lists) {
+  std::string out;
+  for (const ActionList& row : lists) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      const Action& a = row[i];
+      if (a.kind == OpKind::U) {
+        throw InputError(fmt::format("PyTorch's CSV format has no optimizer step; cannot write {}", describe(a)));
+      }
+      fmt::format_to(std::back_inserter(out), "{}{}{}{}", i ? "," : "", a.stage, op_letter(a.kind), a.microbatch);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace pipesim

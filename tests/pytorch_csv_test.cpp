@@ -1,0 +1,185 @@
+// PyTorch CSV schedules: exact parsing, errors that name row and column, a deadlock that is reported, and the
+// round trip export -> csv:PATH giving the identical run for every static schedule.
+#include <gtest/gtest.h>
+
+#include "cli/report.h"
+#include "cli/schedule_export.h"
+#include "schedules/pytorch_csv.h"
+#include "schedules/registry.h"
+#include "sim/errors.h"
+#include "test_util.h"
+
+namespace pipesim {
+namespace {
+
+using test::TempDir;
+
+// Heterogeneous split costs with a comm latency, so that every schedule (also split ones) runs and timings differ.
+constexpr const char* kScenario =
+    "pipeline: {stages: 4, microbatches: 8, batches: 3}\n"
+    "costs: {forward_ms: [1, 1.5, 1.25, 2], backward_input_ms: [1, 1.25, 1.5, 2.5],\n"
+    "        backward_weight_ms: [0.75, 1, 0.5, 1.5], comm_ms: 0.125, weight_grad_activation_bytes: 400000}\n";
+
+std::string expect_input_error(const std::string& text) {
+  try {
+    parse_pytorch_csv(text, "user.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError for:\n" << text;
+  return "";
+}
+
+TEST(PytorchCsv, ParsesCellsSkipsIdleAndCommunication) {
+  // Empty cells are PyTorch's idle slots; SEND/RECV/UNSHARD come from its compute_comms format.
+  const PytorchCsvSchedule csv = parse_pytorch_csv("0F0,0F1,,0B0, 0B1\r\n1F0,1RECV_F0,1B0,1SEND_B0,1UNSHARD,1F1,1B1\n\n",
+                                                   "user.csv");
+  EXPECT_EQ(csv.ranks, 2);
+  EXPECT_EQ(csv.stages, 2);
+  EXPECT_EQ(csv.chunks(), 1);
+  EXPECT_EQ(csv.microbatches, 2);
+  const DeviceActionLists expected = {{forward(0, 0), forward(0, 1), backward(0, 0), backward(0, 1)},
+                                      {forward(1, 0), backward(1, 0), forward(1, 1), backward(1, 1)}};
+  EXPECT_EQ(csv.actions, expected);
+}
+
+TEST(PytorchCsv, GlobalStagesGiveTheInterleavedLayout) {
+  // Stage s on rank s % N: ranks 0 and 1 hold stages {0, 2} and {1, 3}.
+  const PytorchCsvSchedule csv = parse_pytorch_csv("0F0,2F0,2I0,2W0,0I0,0W0\n1F0,3F0,3I0,1I0,3W0,1W0\n", "v.csv");
+  EXPECT_EQ(csv.stages, 4);
+  EXPECT_EQ(csv.chunks(), 2);
+  EXPECT_EQ(csv.actions[1][3], backward_input(1, 0));
+  EXPECT_EQ(csv.actions[1][4], backward_weight(3, 0));
+}
+
+TEST(PytorchCsv, WritesOneRowPerDevice) {
+  const DeviceActionLists lists = {{forward(0, 0), forward(2, 0), backward_input(2, 0), backward_weight(0, 10)},
+                                   {forward(1, 0), backward(3, 12)}};
+  EXPECT_EQ(format_pytorch_csv(lists), "0F0,2F0,2I0,0W10\n1F0,3B12\n");
+  EXPECT_THROW(format_pytorch_csv({{optimizer_step(0, 0, true)}}), InputError);
+}
+
+TEST(PytorchCsv, MalformedCellNamesFileRowAndColumn) {
+  const struct {
+    std::string text;
+    std::string where;
+  } cases[] = {
+      {"0F0,0X1\n1F0\n", "row 1 (rank 0), column 2: '0X1'"},
+      {"0F0\n1F0,F1\n", "row 2 (rank 1), column 2: 'F1'"},
+      {"0F0,0F\n1F0\n", "row 1 (rank 0), column 2: '0F'"},
+      {"0F0,0F1x\n1F0\n", "row 1 (rank 0), column 2: '0F1x'"},
+      {"0F0\n1F0,1B-1\n", "row 2 (rank 1), column 2: '1B-1'"},
+      {"-0F0\n1F0\n", "row 1 (rank 0), column 1: '-0F0'"},
+      {"0F0,0U0\n1F0\n", "row 1 (rank 0), column 2: '0U0'"},
+      {"0F0,0F99999999999\n1F0\n", "row 1 (rank 0), column 2: '0F99999999999'"},
+      {"0F0,0SEND_Fx\n1F0\n", "row 1 (rank 0), column 2: '0SEND_Fx'"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = expect_input_error(c.text);
+    EXPECT_NE(message.find("user.csv: " + c.where), std::string::npos) << message;
+    EXPECT_NE(message.find("e.g. 2F0"), std::string::npos) << message;
+  }
+}
+
+TEST(PytorchCsv, StageOnTheWrongRankOrAnUnplaceableStageCountIsAnError) {
+  EXPECT_NE(expect_input_error("0F0,1F0\n1F0\n").find("row 1 (rank 0), column 2: '1F0' names stage 1, which runs on "
+                                                      "rank 1"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error("0F0,2F0\n1F0\n").find("stages 0..2 over 2 ranks"), std::string::npos);
+  EXPECT_NE(expect_input_error("\n\n").find("empty schedule"), std::string::npos);
+}
+
+TEST(PytorchCsv, MicrobatchCountMustMatchTheScenario) {
+  TempDir dir;
+  const std::string path = dir.write("two.csv", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n");
+  const Scenario scenario = test::uniform_scenario(2, 4, 1, 2);
+  try {
+    test::run_schedule(scenario, "csv:" + path);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": the file's microbatches are 0..1 (m = 2), but the scenario has m = 4 microbatches");
+  }
+  EXPECT_THROW(test::run_schedule(test::uniform_scenario(3, 2, 1, 2), "csv:" + path), InputError);
+}
+
+TEST(PytorchCsv, DeadlockingScheduleReportsTheBlockedDevices) {
+  TempDir dir;
+  // Device 1 wants B of microbatch 0 before its F: both devices wait forever.
+  const std::string path = dir.write("stuck.csv", "0F0,0B0\n1B0,1F0\n");
+  try {
+    test::run_schedule(test::uniform_scenario(2, 1, 1, 2, 0, 1), "csv:" + path);
+    FAIL() << "expected a DeadlockError";
+  } catch (const DeadlockError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("device 0 waits to run B(stage 1, mb 0)"), std::string::npos) << message;
+    EXPECT_NE(message.find("device 1 waits to run B(stage 2, mb 0): needs F(stage 2, mb 0) has not run"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
+  TempDir dir;
+  const Scenario scenario = test::scenario_from_yaml(kScenario);
+  std::vector<std::string> tested;
+  for (const ScheduleInfo& info : registered_schedules()) {
+    const ScheduleRequest request{info.name, ScheduleParams(test::kTestSource)};
+    if (!dynamic_cast<const StaticSchedule*>(make_schedule(request.name, request.params).get())) continue;
+    SCOPED_TRACE(info.name);
+    tested.push_back(info.name);
+    const SimulationResult original = simulate_schedule(scenario, request);
+    const std::string path = dir.write(info.name + ".csv", export_schedule_csv(scenario, request));
+    Scenario same_sync = scenario;
+    same_sync.sync = original.spec.sync;
+    const SimulationResult replayed = test::run_schedule(same_sync, "csv:" + path);
+
+    ASSERT_EQ(replayed.trace.ops.size(), original.trace.ops.size());
+    for (size_t i = 0; i < original.trace.ops.size(); ++i) {
+      const OpRecord& a = original.trace.ops[i];
+      const OpRecord& b = replayed.trace.ops[i];
+      ASSERT_TRUE(a.action == b.action && a.device == b.device && a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
+                  a.weight_version == b.weight_version)
+          << "op " << i << ": " << describe(a.action) << " vs " << describe(b.action);
+    }
+    nlohmann::ordered_json expected = result_to_json(original, {true});
+    nlohmann::ordered_json actual = result_to_json(replayed, {true});
+    EXPECT_EQ(actual["schedule"], "csv:" + path);
+    expected.erase("schedule");
+    actual.erase("schedule");
+    EXPECT_EQ(actual.dump(), expected.dump());
+  }
+  for (const char* name : {"gpipe", "1f1b-flush", "interleaved-1f1b", "zb-h1", "zb-h2"}) {
+    EXPECT_NE(std::find(tested.begin(), tested.end(), name), tested.end()) << name << " was not round-tripped";
+  }
+}
+
+TEST(PytorchCsv, CommandLineExportAndRun) {
+  TempDir dir;
+  const std::string csv = dir.file("1f1b.csv");
+  const test::CommandResult exported =
+      test::run_pipesim(fmt::format("export 1f1b-flush --stages 2 --microbatches 3 --csv '{}'", csv), dir);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(test::read_file(csv), "0F0,0F1,0B0,0F2,0B1,0B2\n1F0,1B0,1F1,1B1,1F2,1B2\n");
+
+  const std::string yaml = dir.write("s.yaml", "pipeline: {stages: 2, microbatches: 3}\n"
+                                               "costs: {forward_ms: 1, backward_ms: 2}\n");
+  const test::CommandResult run =
+      test::run_pipesim(fmt::format("run '{}' --schedules 'csv:{}',1f1b-flush --csv '{}'", yaml, csv,
+                                    dir.file("out.csv")),
+                        dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string rows = test::read_file(dir.file("out.csv"));
+  const auto first = rows.find('\n') + 1;
+  const auto second = rows.find('\n', first) + 1;
+  const std::string csv_row = rows.substr(first, second - first);
+  const std::string flush_row = rows.substr(second);
+  EXPECT_EQ(csv_row.substr(csv_row.find(',')), flush_row.substr(flush_row.find(',')));
+
+  const test::CommandResult rule = test::run_pipesim("export paci --stages 2 --microbatches 2", dir);
+  EXPECT_EQ(rule.exit_code, 1);
+  EXPECT_NE(rule.err.find("decides at run time"), std::string::npos) << rule.err;
+}
+
+}  // namespace
+}  // namespace pipesim
