@@ -1,4 +1,4 @@
-// pipesim run [SCENARIO] [--schedules a,b] [--json F] [--csv F] [--set key=value]
+// pipesim run [SCENARIO] [--schedules a,b] [--json F] [--csv F] [--trace F] [--set key=value]
 #include <fmt/format.h>
 
 #include <iostream>
@@ -8,6 +8,7 @@
 #include "cli/report.h"
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
+#include "cli/trace_writer.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -18,6 +19,7 @@ struct RunArgs {
   std::string schedules;
   std::string json_path;
   std::string csv_path;
+  std::string trace_path;
   std::vector<std::string> overrides;
   bool memory_timeline = false;
 };
@@ -33,6 +35,7 @@ void run(const RunArgs& args) {
   const ReportOptions options{args.memory_timeline};
   if (!args.json_path.empty()) write_file(args.json_path, results_to_json(scenario.name, results, options));
   if (!args.csv_path.empty()) write_file(args.csv_path, results_to_csv(results));
+  if (!args.trace_path.empty()) write_file(args.trace_path, chrome_trace_json(results));
 }
 
 }  // namespace
@@ -45,6 +48,8 @@ void add_run_command(CLI::App& app) {
                   "comma-separated schedules to run instead of the scenario's (name or name:key=value)");
   cmd->add_option("--json", args->json_path, "write the results as JSON to this file");
   cmd->add_option("--csv", args->csv_path, "write one CSV row per schedule to this file");
+  cmd->add_option("--trace", args->trace_path,
+                  "write a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing) of every run to this file");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16")
       ->allow_extra_args(false);
   cmd->add_flag("--memory-timeline", args->memory_timeline, "include each device's memory timeline in the JSON");

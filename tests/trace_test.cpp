@@ -1,0 +1,190 @@
+// The Chrome/Perfetto trace: valid JSON, one complete event per op with its exact duration, a flow with both ends
+// per transfer, non-overlapping events per track, memory counters, byte-identical output for equal runs.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "cli/trace_writer.h"
+#include "test_util.h"
+
+namespace pipesim {
+namespace {
+
+using nlohmann::json;
+
+// Odd nanosecond costs (1.000001 ms = 1000.001 us) and a link whose transfers overlap (2 ms latency, longer than
+// an F), so that several send/receive lanes are needed.
+constexpr const char* kScenario =
+    "pipeline: {stages: 4, microbatches: 8, batches: 2}\n"
+    "costs: {forward_ms: [1.000001, 1.5, 1.25, 1.75], backward_input_ms: [1, 1.25, 1.5, 2.000003],\n"
+    "        backward_weight_ms: 0.75, optimizer_ms: 0.5, transfer_bytes: 1000000,\n"
+    "        weight_grad_activation_bytes: 250000}\n"
+    "comm: {model: link, bandwidth_gb_per_s: 2, latency_ms: 2}\n";
+
+SimulationResult traced_run(const std::string& schedule, const std::map<std::string, std::string>& params = {}) {
+  return test::run_schedule(test::scenario_from_yaml(kScenario), schedule, params);
+}
+
+double micros(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
+TimeNs nanos(const json& us) { return std::llround(us.get<double>() * 1000.0); }
+
+std::vector<json> events_with(const json& trace, const std::string& phase) {
+  std::vector<json> out;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] == phase) out.push_back(e);
+  }
+  return out;
+}
+
+TEST(ChromeTrace, OneCompleteEventPerOpWithItsExactTimes) {
+  const SimulationResult run = traced_run("zb-h1");
+  const std::string text = chrome_trace_json({run});
+  const json trace = json::parse(text);
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  EXPECT_EQ(trace["displayTimeUnit"], "ms");
+
+  // (pid, ts, name) -> duration of compute events.
+  std::map<std::tuple<int, double, std::string>, double> compute;
+  for (const json& e : events_with(trace, "X")) {
+    if (e["tid"] != 0) continue;
+    const auto key = std::make_tuple(e["pid"].get<int>(), e["ts"].get<double>(), e["name"].get<std::string>());
+    EXPECT_TRUE(compute.emplace(key, e["dur"].get<double>()).second) << e.dump();
+  }
+  ASSERT_EQ(compute.size(), run.trace.ops.size());
+  for (const OpRecord& op : run.trace.ops) {
+    const std::string name = fmt::format("{}{}", op_letter(op.action.kind), op.action.microbatch);
+    const auto it = compute.find(std::make_tuple(op.device, micros(op.start_ns), name));
+    ASSERT_NE(it, compute.end()) << describe(op.action) << " at " << op.start_ns << " ns";
+    EXPECT_EQ(it->second, micros(op.duration_ns())) << describe(op.action);
+  }
+  // Times are written exactly: F of microbatch 1 on device 0 starts at 1000001 ns.
+  EXPECT_NE(text.find("\"name\":\"F1\",\"cat\":\"F\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":1000.001,\"dur\":1000.001"),
+            std::string::npos);
+}
+
+TEST(ChromeTrace, EveryTransferHasASendAReceiveAndAFlowWithBothEnds) {
+  const SimulationResult run = traced_run("interleaved-1f1b", {{"chunks", "2"}});
+  ASSERT_FALSE(run.trace.transfers.empty());
+  const json trace = json::parse(chrome_trace_json({run}));
+
+  // Slices per (pid, tid) in whole ns, to find the slice each flow end binds to.
+  std::map<std::pair<int, int>, std::vector<std::pair<TimeNs, TimeNs>>> slices;
+  int sends = 0;
+  int receives = 0;
+  for (const json& e : events_with(trace, "X")) {
+    const int tid = e["tid"];
+    sends += tid >= 1000 && tid < 2000;
+    receives += tid >= 2000;
+    const TimeNs ts = nanos(e["ts"]);
+    slices[{e["pid"], tid}].push_back({ts, ts + nanos(e["dur"])});
+  }
+  EXPECT_EQ(sends, static_cast<int>(run.trace.transfers.size()));
+  EXPECT_EQ(receives, static_cast<int>(run.trace.transfers.size()));
+
+  // Events on one track never overlap (Chrome and Perfetto need proper nesting).
+  int max_lane = 0;
+  for (auto& [track, intervals] : slices) {
+    max_lane = std::max(max_lane, track.second % 1000);
+    std::sort(intervals.begin(), intervals.end());
+    for (size_t i = 1; i < intervals.size(); ++i) {
+      EXPECT_LE(intervals[i - 1].second, intervals[i].first) << "pid " << track.first << " tid " << track.second;
+    }
+  }
+  EXPECT_GT(max_lane, 0) << "the 2 ms latency should make transfers overlap";
+
+  auto inside_a_slice = [&](const json& e) {
+    const TimeNs ts = nanos(e["ts"]);
+    for (const auto& [begin, end] : slices[{e["pid"], e["tid"]}]) {
+      if (begin <= ts && ts <= end) return true;
+    }
+    return false;
+  };
+  std::map<long, int> starts;
+  std::map<long, int> finishes;
+  for (const json& e : events_with(trace, "s")) {
+    ++starts[e["id"]];
+    EXPECT_GE(e["tid"].get<int>(), 1000);
+    EXPECT_LT(e["tid"].get<int>(), 2000);
+    EXPECT_TRUE(inside_a_slice(e)) << e.dump();
+  }
+  for (const json& e : events_with(trace, "f")) {
+    ++finishes[e["id"]];
+    EXPECT_EQ(e["bp"], "e");
+    EXPECT_GE(e["tid"].get<int>(), 2000);
+    EXPECT_TRUE(inside_a_slice(e)) << e.dump();
+  }
+  EXPECT_EQ(starts.size(), run.trace.transfers.size());
+  for (const auto& [id, count] : starts) {
+    EXPECT_EQ(count, 1) << id;
+    EXPECT_EQ(finishes[id], 1) << id;
+  }
+  EXPECT_EQ(finishes.size(), starts.size());
+}
+
+TEST(ChromeTrace, ProcessesThreadsAndCounters) {
+  const SimulationResult run = traced_run("1f1b-flush");
+  const json trace = json::parse(chrome_trace_json({run}));
+  std::map<int, std::string> process_names;
+  std::map<std::pair<int, int>, std::string> thread_names;
+  for (const json& e : events_with(trace, "M")) {
+    if (e["name"] == "process_name") process_names[e["pid"]] = e["args"]["name"];
+    if (e["name"] == "thread_name") thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+  }
+  ASSERT_EQ(process_names.size(), 4u);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(process_names[d], fmt::format("device {}", d));
+    EXPECT_EQ((thread_names[{d, 0}]), "compute");
+  }
+  EXPECT_EQ((thread_names[{0, 1000}]), "send");
+  EXPECT_EQ((thread_names[{3, 2000}]), "receive");
+
+  // One memory counter sample per MemorySample, with its bytes; weight versions end at `batches` steps.
+  std::map<int, std::vector<std::pair<double, long>>> memory;
+  std::map<int, json> last_version;
+  for (const json& e : events_with(trace, "C")) {
+    if (e["name"] == "activation memory") memory[e["pid"]].push_back({e["ts"], e["args"]["bytes"]});
+    if (e["name"] == "weight version") last_version[e["pid"]] = e["args"];
+  }
+  for (int d = 0; d < 4; ++d) {
+    const auto& samples = run.trace.memory[d];
+    ASSERT_EQ(memory[d].size(), samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) {
+      EXPECT_EQ(memory[d][i].first, micros(samples[i].time_ns));
+      EXPECT_EQ(memory[d][i].second, samples[i].activation_bytes);
+    }
+    EXPECT_EQ(last_version[d][fmt::format("stage {}", d + 1)], 2);
+  }
+}
+
+TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {
+  const json trace = json::parse(chrome_trace_json({traced_run("gpipe"), traced_run("zb-h1")}));
+  std::map<int, std::string> process_names;
+  for (const json& e : events_with(trace, "M")) {
+    if (e["name"] == "process_name") process_names[e["pid"]] = e["args"]["name"];
+  }
+  ASSERT_EQ(process_names.size(), 8u);
+  EXPECT_EQ(process_names[0], "gpipe: device 0");
+  EXPECT_EQ(process_names[7], "zb-h1: device 3");
+}
+
+TEST(ChromeTrace, TwoRunsGiveByteIdenticalTraces) {
+  const std::string first = chrome_trace_json({traced_run("zb-h2")});
+  const std::string second = chrome_trace_json({traced_run("zb-h2")});
+  EXPECT_EQ(first, second);
+
+  test::TempDir dir;
+  const std::string yaml = dir.write("s.yaml", kScenario);
+  for (const char* name : {"a.json", "b.json"}) {
+    const test::CommandResult r = test::run_pipesim(
+        fmt::format("run '{}' --schedules zb-h1,1f1b-flush --trace '{}'", yaml, dir.file(name)), dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const std::string a = test::read_file(dir.file("a.json"));
+  EXPECT_EQ(a, test::read_file(dir.file("b.json")));
+  EXPECT_TRUE(json::accept(a));
+}
+
+}  // namespace
+}  // namespace pipesim
