@@ -8,6 +8,8 @@ namespace pipesim {
 void add_run_command(CLI::App& app);
 void add_schedules_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_show_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
 void add_costs_command(CLI::App& app);
 
 // Writes text to a file, or throws InputError naming the file.

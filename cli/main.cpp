@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   pipesim::add_run_command(app);
   pipesim::add_schedules_command(app);
   pipesim::add_export_command(app);
+  pipesim::add_show_command(app);
+  pipesim::add_sweep_command(app);
   pipesim::add_costs_command(app);
   try {
     app.parse(argc, argv);

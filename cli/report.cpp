@@ -40,14 +40,14 @@ int max_in_flight(const SimulationResult& r) {
   return peak;
 }
 
+}  // namespace
+
 std::string csv_escape(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
-}  // namespace
 
 std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results) {
   if (results.empty()) return "";

@@ -1,0 +1,135 @@
+// pipesim sweep: list syntax, the product in a fixed order, and rows equal to the same runs made one at a time,
+// whatever the number of threads.
+#include <gtest/gtest.h>
+
+#include "cli/report.h"
+#include "cli/sweep.h"
+#include "sim/errors.h"
+#include "test_util.h"
+
+namespace pipesim {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+constexpr const char* kScenario =
+    "pipeline: {stages: 4, microbatches: 8, batches: 3}\n"
+    "costs: {forward_ms: 1, backward_input_ms: 1.25, backward_weight_ms: 0.75, comm_ms: 0.125}\n";
+
+TEST(SweepLists, ListsAndRanges) {
+  EXPECT_EQ(expand_value_list("4,8,16", "--stages"), (Strings{"4", "8", "16"}));
+  EXPECT_EQ(expand_value_list("4:64:x2", "--m"), (Strings{"4", "8", "16", "32", "64"}));
+  EXPECT_EQ(expand_value_list("3:20:x2", "--m"), (Strings{"3", "6", "12"}));
+  EXPECT_EQ(expand_value_list("0.5:2:+0.25", "--param"), (Strings{"0.5", "0.75", "1", "1.25", "1.5", "1.75", "2"}));
+  EXPECT_EQ(expand_value_list("0:0.3:+0.1", "--param"), (Strings{"0", "0.1", "0.2", "0.3"}));
+  EXPECT_EQ(expand_value_list("1,8:32:x2,100", "--m"), (Strings{"1", "8", "16", "32", "100"}));
+  EXPECT_EQ(expand_value_list("true,false", "--param"), (Strings{"true", "false"}));
+  EXPECT_EQ(expand_int_list("2:10:+4", "--stages", 1), (std::vector<int>{2, 6, 10}));
+}
+
+TEST(SweepLists, BadListsNameTheOption) {
+  for (const char* bad : {"", "4,,8", "64:4:x2", "4:64:x1", "0:64:x2", "4:64:+0", "4:64:*2", "4:64", "a:8:x2",
+                          "1:100000000:+1"}) {
+    try {
+      expand_value_list(bad, "--microbatches");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--microbatches", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_THROW(expand_int_list("0.5:2:+0.5", "--stages", 1), InputError);
+  EXPECT_THROW(expand_int_list("0,1", "--stages", 1), InputError);
+}
+
+class SweepRuns : public ::testing::Test {
+ protected:
+  SweepConfig config() const {
+    SweepConfig c;
+    c.scenario_path = path_;
+    c.stages = {2, 4};
+    c.microbatches = {4, 6};
+    c.schedules = "gpipe,interleaved-1f1b,zb-h1";
+    return c;
+  }
+  test::TempDir dir_;
+  std::string path_ = dir_.write("sweep.yaml", kScenario);
+};
+
+TEST_F(SweepRuns, RowsEqualSingleRunsInProductOrder) {
+  SweepConfig c = config();
+  c.jobs = 3;
+  const SweepTable table = run_sweep(c);
+  const Strings metrics_header = csv_header();
+  ASSERT_EQ(table.header.size(), metrics_header.size() + 2);
+  EXPECT_EQ(table.header.front(), "schedule_name");
+  EXPECT_EQ(table.header.back(), "error");
+  ASSERT_EQ(table.rows.size(), 12u);
+
+  size_t i = 0;
+  for (const char* schedule : {"gpipe", "interleaved-1f1b", "zb-h1"}) {
+    for (int n : {2, 4}) {
+      for (int m : {4, 6}) {
+        SCOPED_TRACE(fmt::format("{} N={} m={}", schedule, n, m));
+        const Strings& row = table.rows[i++];
+        ASSERT_EQ(row.size(), table.header.size());
+        EXPECT_EQ(row[0], schedule);
+        const Strings metrics(row.begin() + 1, row.end() - 1);
+        const Scenario scenario = load_scenario(
+            path_, {fmt::format("pipeline.stages={}", n), fmt::format("pipeline.microbatches={}", m)});
+        if (std::string(schedule) == "interleaved-1f1b" && m % n != 0) {
+          // m = 6 is not a multiple of N = 4: the row stays, with the error and no metrics.
+          EXPECT_NE(row.back().find("must be a multiple of stages"), std::string::npos) << row.back();
+          EXPECT_THROW(test::run_schedule(scenario, schedule), InputError);
+          EXPECT_EQ(metrics[2], "4");  // stages
+          EXPECT_EQ(metrics[6], "");   // period_ms
+          continue;
+        }
+        EXPECT_EQ(row.back(), "");
+        EXPECT_EQ(metrics, csv_row(test::run_schedule(scenario, schedule)));
+      }
+    }
+  }
+  EXPECT_EQ(table.failed, 1);
+}
+
+TEST_F(SweepRuns, SameTableWithOneThreadOrMany) {
+  SweepConfig c = config();
+  c.jobs = 1;
+  const std::string one = sweep_to_csv(run_sweep(c));
+  c.jobs = 5;
+  EXPECT_EQ(sweep_to_csv(run_sweep(c)), one);
+}
+
+TEST_F(SweepRuns, ParameterListsBecomeColumns) {
+  SweepConfig c = config();
+  c.stages = {2};
+  c.microbatches = {4};
+  c.schedules = "interleaved-1f1b";
+  c.params = {{"chunks", {"1", "2", "4"}}};
+  const SweepTable table = run_sweep(c);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_EQ(table.header[1], "chunks");
+  const Scenario scenario = load_scenario(path_, {"pipeline.stages=2", "pipeline.microbatches=4"});
+  for (size_t i = 0; i < 3; ++i) {
+    const std::string chunks = c.params[0].second[i];
+    EXPECT_EQ(table.rows[i][1], chunks);
+    EXPECT_EQ(table.rows[i][2], fmt::format("interleaved-1f1b(chunks={})", chunks));
+    const Strings metrics(table.rows[i].begin() + 2, table.rows[i].end() - 1);
+    EXPECT_EQ(metrics, csv_row(test::run_schedule(scenario, "interleaved-1f1b", {{"chunks", chunks}})));
+  }
+}
+
+TEST_F(SweepRuns, CommandLineWritesTheSameCsv) {
+  const std::string out = dir_.file("out.csv");
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format("sweep '{}' --stages 2,4 --microbatches 4:6:+2 --schedules gpipe,interleaved-1f1b,zb-h1 -j 2 "
+                  "--out '{}'",
+                  path_, out),
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, fmt::format("12 runs written to {}; 1 failed (see the error column)\n", out));
+  EXPECT_EQ(test::read_file(out), sweep_to_csv(run_sweep(config())));
+}
+
+}  // namespace
+}  // namespace pipesim
