@@ -9,7 +9,9 @@
 namespace pipesim {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
+  if (scenario.transformer) {
     return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.microbatch_size, layout);
+  }
   return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
 }
 
