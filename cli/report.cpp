@@ -136,7 +136,8 @@ std::string results_to_json(const std::string& scenario_name, const std::vector<
 std::vector<std::string> csv_header() {
   return {"schedule", "sync", "stages", "microbatches", "microbatch_size", "batches", "period_ms",
           "throughput_samples_per_s", "throughput_tokens_per_s", "throughput_samples_per_gpu_s", "bubble_fraction",
-          "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_activation_bytes_max", "peak_in_flight_max",
+          "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_activation_bytes_max",
+          "peak_activation_x_mb_max", "peak_in_flight_max",
           "simulated_ops"};
 }
 
@@ -157,6 +158,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           fmt::format("{:.6f}", ns_to_ms(m.makespan_ns)),
           fmt::format("{:.6f}", ns_to_ms(r.graph.critical_path_ns)),
           fmt::format("{}", max_peak_bytes(r)),
+          fmt::format("{:.4f}", max_peak_microbatches(r)),
           fmt::format("{}", max_in_flight(r)),
           fmt::format("{}", m.simulated_ops)};
 }
