@@ -7,6 +7,7 @@ namespace pipesim {
 
 void add_run_command(CLI::App& app);
 void add_schedules_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);

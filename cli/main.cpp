@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   pipesim::add_run_command(app);
   pipesim::add_schedules_command(app);
+  pipesim::add_check_command(app);
   pipesim::add_export_command(app);
   pipesim::add_show_command(app);
   pipesim::add_sweep_command(app);

@@ -40,6 +40,44 @@ int max_in_flight(const SimulationResult& r) {
   return peak;
 }
 
+// Largest over stages of a per-stage figure.
+template <typename T, typename F>
+int max_over(const std::vector<T>& stages, F f) {
+  int peak = 0;
+  for (const T& s : stages) peak = std::max(peak, f(s));
+  return peak;
+}
+
+int drift_max(const SimulationResult& r) {
+  return max_over(r.drift.stages, [](const StageDrift& s) { return s.drift_max; });
+}
+int drift_bound(const SimulationResult& r) {
+  return max_over(r.guarantees, [](const StageGuarantee& g) { return g.drift_bound; });
+}
+int staleness_max(const SimulationResult& r) {
+  return max_over(r.drift.stages, [](const StageDrift& s) { return s.staleness_max; });
+}
+int weight_versions_max(const SimulationResult& r) {
+  return max_over(r.drift.stages, [](const StageDrift& s) { return s.weight_versions_max; });
+}
+
+nlohmann::ordered_json drift_to_json(const SimulationResult& r) {
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < r.drift.stages.size(); ++i) {
+    const StageDrift& s = r.drift.stages[i];
+    stages.push_back({{"stage", i + 1},
+                      {"max", s.drift_max},
+                      {"mean", s.drift_mean},
+                      {"bound", i < r.guarantees.size() ? r.guarantees[i].drift_bound : 0},
+                      {"staleness_max", s.staleness_max},
+                      {"staleness_mean", s.staleness_mean},
+                      {"weight_versions_max", s.weight_versions_max},
+                      {"in_flight_max", s.in_flight_max},
+                      {"histogram", s.drift_histogram}});
+  }
+  return stages;
+}
+
 }  // namespace
 
 std::string csv_escape(const std::string& text) {
@@ -60,7 +98,7 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
                                      "per GPU (samples/s)"};
   if (tokens) header.push_back("tokens/s");
   for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak activations", "peak act. (x M_B)",
-                        "critical path (ms)", "ops"}) {
+                        "critical path (ms)", "Δ max/bound", "versions", "ops"}) {
     header.push_back(h);
   }
   std::vector<std::vector<std::string>> rows;
@@ -75,6 +113,8 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
     row.push_back(format_bytes(max_peak_bytes(r)));
     row.push_back(fmt::format("{:.1f}", max_peak_microbatches(r)));
     row.push_back(fmt::format("{:.3f}", ns_to_ms(r.graph.critical_path_ns)));
+    row.push_back(fmt::format("{}/{}", drift_max(r), drift_bound(r)));
+    row.push_back(fmt::format("{}", weight_versions_max(r)));
     row.push_back(fmt::format("{}", m.simulated_ops));
     rows.push_back(std::move(row));
   }
@@ -109,6 +149,7 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
       per_device<double>(r, [](const DeviceMetrics& d) { return ns_to_ms(d.idle_ns_per_batch); });
   j["work_ms_per_microbatch"] =
       per_device<double>(r, [](const DeviceMetrics& d) { return ns_to_ms(d.work_ns_per_microbatch); });
+  j["drift"] = drift_to_json(r);
   if (options.memory_timeline) {
     nlohmann::ordered_json timeline = nlohmann::ordered_json::array();
     for (const auto& samples : r.trace.memory) {
@@ -138,7 +179,7 @@ std::vector<std::string> csv_header() {
           "throughput_samples_per_s", "throughput_tokens_per_s", "throughput_samples_per_gpu_s", "bubble_fraction",
           "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_activation_bytes_max",
           "peak_activation_x_mb_max", "peak_in_flight_max",
-          "simulated_ops"};
+          "simulated_ops", "drift_max", "drift_bound", "staleness_max", "weight_versions_max"};
 }
 
 std::vector<std::string> csv_row(const SimulationResult& r) {
@@ -160,7 +201,11 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           fmt::format("{}", max_peak_bytes(r)),
           fmt::format("{:.4f}", max_peak_microbatches(r)),
           fmt::format("{}", max_in_flight(r)),
-          fmt::format("{}", m.simulated_ops)};
+          fmt::format("{}", m.simulated_ops),
+          fmt::format("{}", drift_max(r)),
+          fmt::format("{}", drift_bound(r)),
+          fmt::format("{}", staleness_max(r)),
+          fmt::format("{}", weight_versions_max(r))};
 }
 
 std::string results_to_csv(const std::vector<SimulationResult>& results) {

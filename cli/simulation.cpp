@@ -41,7 +41,8 @@ SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleReque
                                  scenario.source, result.schedule));
   }
   const PipelineLayout layout = schedule->layout(scenario.stages);
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+  std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+  if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
   const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
   result.activation_bytes_per_microbatch.assign(layout.devices, 0);
   for (int stage = 0; stage < layout.stages; ++stage) {
@@ -52,6 +53,9 @@ SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleReque
   if (options.analyze_graph) result.graph = analyze_task_graph(result.trace);
   result.metrics = compute_metrics(result.trace, {scenario.microbatches, scenario.batches,
                                                   scenario.microbatch_size, scenario.seq_len});
+  result.guarantees = schedule->guarantees(result.spec);
+  result.drift = compute_drift(result.trace, {result.metrics.first_steady_batch * scenario.microbatches,
+                                              result.metrics.last_batch * scenario.microbatches});
   return result;
 }
 

@@ -1,11 +1,14 @@
 #pragma once
 // The one-way data flow: scenario -> cost model + schedule -> engine -> trace -> (task graph, metrics).
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "scenarios/scenario.h"
+#include "schedules/guarantees.h"
 #include "sim/comm_model.h"
+#include "sim/drift.h"
 #include "sim/metrics.h"
 #include "sim/task_graph.h"
 #include "sim/trace.h"
@@ -21,10 +24,14 @@ struct SimulationResult {
   RunTrace trace;
   RunMetrics metrics;
   TaskGraphReport graph;
+  DriftReport drift;              // measured on the trace; means over the metrics' steady-state batches
+  WeightGuarantees guarantees;    // what the schedule promises, per stage
 };
 
 struct SimulationOptions {
   bool analyze_graph = true;  // build and validate the task graph (critical path)
+  // Wraps the scenario's cost model, e.g. in seeded jitter for `pipesim check`; empty: none.
+  std::function<std::unique_ptr<CostModel>(std::unique_ptr<CostModel>)> decorate_costs = {};
 };
 
 // The cost model the scenario describes, for the given layout.

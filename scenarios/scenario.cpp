@@ -178,8 +178,16 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
           request.name = r.get_string(item.second, key + ".name");
         } else if (item.second.IsScalar()) {
           request.params.set(param, item.second.Scalar());
+        } else if (item.second.IsSequence() && item.second.size() > 0) {
+          // A list (e.g. PACI's per-stage max_in_flight) reaches the schedule comma-joined.
+          std::string joined;
+          for (const auto& value : item.second) {
+            if (!value.IsScalar()) r.fail(value, key + "." + param, "a scalar or a list of scalars");
+            joined += (joined.empty() ? "" : ",") + value.Scalar();
+          }
+          request.params.set(param, joined);
         } else {
-          r.fail(item.second, key + "." + param, "a scalar parameter value");
+          r.fail(item.second, key + "." + param, "a scalar or a list of scalars");
         }
       }
     } else {

@@ -13,6 +13,10 @@ std::unique_ptr<Schedule> make_one_f_one_b_flush(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_interleaved_one_f_one_b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_paci(const ScheduleParams& params);
 
 const std::vector<ScheduleInfo>& registered_schedules() {
   static const std::vector<ScheduleInfo> schedules = {
@@ -23,6 +27,14 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        &make_interleaved_one_f_one_b},
       {"zb-h1", "Zero Bubble handcrafted H1: B split into I and W, W delayed; 1F1B memory", &make_zb_h1},
       {"zb-h2", "Zero Bubble handcrafted H2: extra warm-up forwards, zero bubble once m >= 2N-1", &make_zb_h2},
+      {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
+       &make_pipedream},
+      {"async-1f1b", "async 1F1B, no flush, no stashing: backwards read current weights (drift N-i)",
+       &make_async_1f1b},
+      {"pipedream-2bw", "async 1F1B, one step per m >= N backwards, double-buffered weights (2 versions)",
+       &make_pipedream_2bw},
+      {"paci", "one weight copy, a step per 'accumulation' backwards, in-flight limit 'max_in_flight' (N+1-i)",
+       &make_paci},
   };
   return schedules;
 }

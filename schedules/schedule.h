@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "schedules/guarantees.h"
 #include "sim/cost_model.h"
 #include "sim/policy.h"
 
@@ -38,6 +39,10 @@ class Schedule {
   // Throws InputError when the schedule cannot run this pipeline (e.g. chunks that do not divide m).
   virtual void check(const PipelineSpec& /*spec*/) const {}
   virtual ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const = 0;
+  // What the schedule promises about weight versions, per stage (default: synchronous, Δ = τ = 0, one copy).
+  virtual WeightGuarantees guarantees(const PipelineSpec& spec) const {
+    return WeightGuarantees(layout(spec.devices).stages);
+  }
 };
 
 // A schedule given as per-device action lists for one batch; batches repeat it with an optimizer step per stage.

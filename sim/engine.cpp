@@ -90,7 +90,7 @@ class Engine final : public LocalView {
     const MicrobatchState& st = state(a.stage, a.microbatch);
     switch (a.kind) {
       case OpKind::F:
-        return a.stage == 0 || st.activation_arrival_ns <= now_;
+        return (a.stage == 0 || st.activation_arrival_ns <= now_) && has_forward_version(a);
       case OpKind::B:
       case OpKind::I:
         return (st.done & kForwardDone) && (a.stage == layout_.stages - 1 || st.gradient_arrival_ns <= now_);
@@ -108,6 +108,11 @@ class Engine final : public LocalView {
   MicrobatchState& state(int stage, int mb) { return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb]; }
   const MicrobatchState& state(int stage, int mb) const {
     return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
+  }
+
+  // A forward pinned to a version (double buffering) waits until its stage has made that version.
+  bool has_forward_version(const Action& a) const {
+    return plan_.forward_reads.version_of(a.microbatch) <= stage_version_[a.stage];
   }
 
   bool barrier_complete(int step) const {
@@ -209,6 +214,8 @@ class Engine final : public LocalView {
     }
     int version = stage_version_[a.stage];
     if (a.kind == OpKind::F) {
+      const int pinned = plan_.forward_reads.version_of(a.microbatch);
+      if (pinned >= 0) version = pinned;
       MicrobatchState& st = state(a.stage, a.microbatch);
       st.forward_version = version;
       ++stage_in_flight_[a.stage];
@@ -300,6 +307,11 @@ class Engine final : public LocalView {
     const MicrobatchState& st = state(a.stage, a.microbatch);
     switch (a.kind) {
       case OpKind::F:
+        if (!has_forward_version(a)) {
+          const int version = plan_.forward_reads.version_of(a.microbatch);
+          return fmt::format("version {} of stage {}'s weights ({} has not run)", version, a.stage + 1,
+                             describe(optimizer_step(a.stage, version - 1, false)));
+        }
         return describe(forward(a.stage - 1, a.microbatch)) + " has not run";
       case OpKind::B:
       case OpKind::I:

@@ -5,9 +5,23 @@
 namespace pipesim {
 namespace {
 
-int batch_of(const OpRecord& op, int m) {
-  return op.action.kind == OpKind::U ? op.action.microbatch : op.action.microbatch / m;
-}
+// An optimizer step belongs to the batch of the last gradient op its stage ran before it (a stream's steps are
+// numbered per stage, not per batch).
+class BatchOf {
+ public:
+  BatchOf(int stages, int m) : last_gradient_mb_(stages, 0), m_(m) {}
+  // Call in trace order.
+  int operator()(const OpRecord& op) {
+    const Action& a = op.action;
+    if (a.kind == OpKind::U) return last_gradient_mb_[a.stage] / m_;
+    if (is_gradient_op(a.kind)) last_gradient_mb_[a.stage] = a.microbatch;
+    return a.microbatch / m_;
+  }
+
+ private:
+  std::vector<int> last_gradient_mb_;
+  int m_;
+};
 
 // Batch starts: the first forward of each batch's first microbatch on stage 1.
 std::vector<TimeNs> batch_starts(const RunTrace& trace, int m, int batches) {
@@ -43,6 +57,14 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   } else if (batches == 2) {
     hi = 1;
   }
+  // A stream (asynchronous schedules) is still filling until the first device has run its first backward; when
+  // the first quarter is shorter than that, start at the first batch that begins afterwards.
+  const auto first_backward = std::find_if(trace.ops.begin(), trace.ops.end(), [](const OpRecord& op) {
+    return op.device == 0 && (op.action.kind == OpKind::B || op.action.kind == OpKind::I);
+  });
+  if (first_backward != trace.ops.end()) {
+    while (lo + 1 < hi && starts[lo] < first_backward->end_ns) ++lo;
+  }
   const TimeNs window_begin = starts[lo];
   const TimeNs window_end = hi < batches ? starts[hi] : trace.makespan_ns;
   const int window_batches = hi - lo;
@@ -55,13 +77,14 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   std::vector<TimeNs> busy_in_window(devices, 0);
   std::vector<TimeNs> span_begin(devices, kNever);
   std::vector<TimeNs> span_end(devices, 0);
+  BatchOf batch_of(trace.layout.stages, m);
   for (const OpRecord& op : trace.ops) {
     const int d = op.device;
     if (op.action.kind != OpKind::U) work_total[d] += op.duration_ns();
     const TimeNs overlap =
         std::min(op.end_ns, window_end) - std::max(op.start_ns, window_begin);
     if (overlap > 0) busy_in_window[d] += overlap;
-    if (batch_of(op, m) == lo) {
+    if (batch_of(op) == lo) {
       span_begin[d] = std::min(span_begin[d], op.start_ns);
       span_end[d] = std::max(span_end[d], op.end_ns);
     }

@@ -2,6 +2,7 @@
 // A device policy decides what its device runs next. It sees only local state it could observe in a
 // real run (which ops are ready, its stages' weight versions and in-flight counts), never the clock.
 // Static lists and run-time rules (PACI's flow control, async 1F1B) both implement it.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,11 +40,25 @@ class DevicePolicy {
 // Which weights a backward reads: the live ones, or the version its forward used (weight stashing).
 enum class BackwardReads { kCurrentWeights, kStashedWeights };
 
+// Which version a forward reads: by default the newest. Double buffering (PipeDream-2BW) instead moves every
+// stage to a new version at the same microbatch boundaries, so that a microbatch sees one model on all stages:
+// microbatch j reads version max(j / period - lag, 0), kept as a shadow copy once a newer one exists, and its
+// forward waits until the stage has made that version.
+struct ForwardReads {
+  int period_microbatches = 0;  // 0: the newest version
+  int lag_versions = 0;
+  // The version microbatch j reads, or -1 for the newest.
+  int version_of(int microbatch) const {
+    return period_microbatches > 0 ? std::max(microbatch / period_microbatches - lag_versions, 0) : -1;
+  }
+};
+
 // Everything the engine needs from a schedule to run it.
 struct ExecutionPlan {
   PipelineLayout layout;
   std::vector<std::unique_ptr<DevicePolicy>> policies;  // one per device
   BackwardReads backward_reads = BackwardReads::kCurrentWeights;
+  ForwardReads forward_reads;
   int total_microbatches = 0;  // microbatch indices are 0..total_microbatches-1
 };
 

@@ -1,0 +1,52 @@
+#include "cost_models/noisy_costs.h"
+
+#include <cmath>
+#include <numbers>
+
+namespace pipesim {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A uniform number in (0, 1) that depends only on the key.
+double uniform(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t salt) {
+  const std::uint64_t h = splitmix64(splitmix64(splitmix64(seed ^ salt) ^ a) ^ b);
+  return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
+}
+
+// Box-Muller: a standard normal number that depends only on the key.
+double normal(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+  const double u1 = uniform(seed, a, b, 1);
+  const double u2 = uniform(seed, a, b, 2);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+std::uint64_t action_key(const Action& a) {
+  return (static_cast<std::uint64_t>(a.kind) << 56) ^ (static_cast<std::uint64_t>(a.stage) << 32) ^
+         static_cast<std::uint32_t>(a.microbatch);
+}
+
+constexpr std::uint64_t kStageStream = 0x5354414745ULL;  // keeps stage draws apart from op draws
+
+}  // namespace
+
+NoisyCosts::NoisyCosts(std::unique_ptr<CostModel> base, const NoiseSpec& noise)
+    : base_(std::move(base)), noise_(noise) {}
+
+double NoisyCosts::stage_speed_factor(int stage) const {
+  return std::exp(noise_.stage_speed_sigma * normal(noise_.seed, kStageStream, stage));
+}
+
+TimeNs NoisyCosts::duration(const Action& action) const {
+  const std::uint64_t key = action_key(action);
+  double factor = stage_speed_factor(action.stage) * std::exp(noise_.jitter_sigma * normal(noise_.seed, key, 0));
+  if (uniform(noise_.seed, key, 0, 3) < noise_.straggler_probability) factor *= noise_.straggler_factor;
+  return static_cast<TimeNs>(std::llround(static_cast<double>(base_->duration(action)) * factor));
+}
+
+}  // namespace pipesim
