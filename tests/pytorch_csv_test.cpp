@@ -149,7 +149,7 @@ TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
     actual.erase("schedule");
     EXPECT_EQ(actual.dump(), expected.dump());
   }
-  for (const char* name : {"gpipe", "1f1b-flush", "interleaved-1f1b", "zb-h1", "zb-h2"}) {
+  for (const char* name : {"gpipe", "1f1b-flush", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-1p", "zb-2p"}) {
     EXPECT_NE(std::find(tested.begin(), tested.end(), name), tested.end()) << name << " was not round-tripped";
   }
 }
@@ -175,6 +175,12 @@ TEST(PytorchCsv, CommandLineExportAndRun) {
   const std::string csv_row = rows.substr(first, second - first);
   const std::string flush_row = rows.substr(second);
   EXPECT_EQ(csv_row.substr(csv_row.find(',')), flush_row.substr(flush_row.find(',')));
+
+  // --chunks: global stage indices, stage s on rank s % N.
+  const test::CommandResult chunked =
+      test::run_pipesim("export interleaved-1f1b --stages 2 --microbatches 2 --chunks 2", dir);
+  ASSERT_EQ(chunked.exit_code, 0) << chunked.err;
+  EXPECT_EQ(chunked.out, "0F0,0F1,2F0,2F1,2B0,2B1,0B0,0B1\n1F0,1F1,3F0,3B0,3F1,3B1,1B0,1B1\n");
 
   const test::CommandResult rule = test::run_pipesim("export paci --stages 2 --microbatches 2", dir);
   EXPECT_EQ(rule.exit_code, 1);
