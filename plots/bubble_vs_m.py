@@ -9,10 +9,7 @@ import argparse
 import csv
 from collections import OrderedDict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from plotting import plt, save
 
 MARKERS = "osD^v<>ph*"
 
@@ -60,10 +57,7 @@ def main():
         ax.grid(linestyle=":", linewidth=0.5)
     axes[0, 0].set_ylabel("bubble fraction" if args.metric == "bubble_fraction" else "bubble rate (ZB convention)")
     axes[0, -1].legend(fontsize=8)
-    if args.title:
-        fig.suptitle(args.title, fontsize=11)
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=150)
+    save(fig, args.output, args.title)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,7 @@ import argparse
 import csv
 from collections import OrderedDict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from plotting import plt, save
 
 
 def peak_in_limit_units(row):
@@ -69,10 +66,7 @@ def main():
     right.set_ylabel("measured peak activations (x N * M_B)")
     right.legend(fontsize=8)
     right.grid(linestyle=":", linewidth=0.5)
-    if args.title:
-        fig.suptitle(args.title, fontsize=11)
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=150)
+    save(fig, args.output, args.title)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,7 @@ import argparse
 import json
 from collections import OrderedDict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from plotting import plt, save
 from matplotlib.patches import Patch  # noqa: E402
 
 COLORS = {"F": "#4C72B0", "B": "#55A868", "I": "#8FBF6A", "W": "#DD8452", "U": "#8172B2"}
@@ -103,9 +100,8 @@ def main():
     fig.legend(handles=[Patch(color=COLORS[k], label=f"{k}: {NAMES[k]}") for k in kinds], loc="upper right",
                ncol=len(kinds), fontsize=8, frameon=False)
     if args.title:
-        fig.suptitle(args.title, x=0.01, ha="left", fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
-    fig.savefig(args.output, dpi=150)
+        fig.suptitle(args.title, x=0.01, ha="left", fontsize=11)  # left, clear of the legend on the right
+    save(fig, args.output, top=0.95)
 
 
 if __name__ == "__main__":
