@@ -13,6 +13,17 @@ std::string format_bytes(Bytes bytes) {
   return fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
+namespace {
+
+// Numbers line up on the right; names and text on the left.
+bool right_aligned(size_t column, const std::string& cell) {
+  if (column == 0 || cell.empty()) return false;
+  const char c = cell.front();
+  return (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+';
+}
+
+}  // namespace
+
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);
   for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
@@ -23,7 +34,8 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
     std::string out;
     for (size_t c = 0; c < cells.size(); ++c) {
       if (c > 0) out += "  ";
-      out += c == 0 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+      out += right_aligned(c, cells[c]) ? fmt::format("{:>{}}", cells[c], width[c])
+                                        : fmt::format("{:<{}}", cells[c], width[c]);
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";

@@ -10,7 +10,7 @@ namespace pipesim {
 // "512 B", "3.25 GB" (decimal units, as the papers report memory).
 std::string format_bytes(Bytes bytes);
 
-// Left-aligns the first column, right-aligns the rest; a rule under the header.
+// Right-aligns numeric cells, left-aligns text and the first column; a rule under the header.
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace pipesim
