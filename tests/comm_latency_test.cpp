@@ -1,0 +1,101 @@
+// Communication: a fixed latency on every cross-stage dependency (the Zero Bubble papers' model), and the
+// link model where messages queue on a shared directed link. Timelines worked out by hand.
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+using test::device_timeline;
+using test::run_schedule;
+using test::scenario_from_yaml;
+using test::uniform_scenario;
+
+// 1F1B-flush, N=3, m=6, F=1, B=2, c=0.5 ms. By hand: F0 reaches stage 3 at 3 (two hops of 1+0.5); its
+// gradient reaches stage 1 at 4+2+0.5+2+0.5 = 9. Ops run as soon as possible in list order, so stage 1 idles
+// whenever the round trip of the microbatch it waits for is not back yet: B2 at 16 (idle 15-16), B3 at 20
+// (idle 19-20), B4 at 23, B5 at 27. Without comm the batch takes (m+N-1)(F+B) = 24; here 29.
+const std::vector<std::vector<std::string>> kFirstBatch = {
+    {"F0@0", "F1@1", "F2@2", "B0@9", "F3@11", "B1@12", "F4@14", "B2@16", "F5@18", "B3@20", "B4@23", "B5@27",
+     "U@29"},
+    {"F0@1.5", "F1@2.5", "B0@6.5", "F2@8.5", "B1@9.5", "F3@12.5", "B2@13.5", "F4@15.5", "B3@17.5", "F5@19.5",
+     "B4@20.5", "B5@24.5", "U@29"},
+    {"F0@3", "B0@4", "F1@6", "B1@7", "F2@10", "B2@11", "F3@14", "B3@15", "F4@17", "B4@18", "F5@21", "B5@22",
+     "U@29"},
+};
+
+TEST(CommLatency, OneFOneBN3M6) {
+  const SimulationResult r = run_schedule(uniform_scenario(3, 6, 1.0, 2.0, 0.5, /*batches=*/1), "1f1b-flush");
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(device_timeline(r.trace, d, 0, 6), kFirstBatch[d]) << "device " << d;
+  // Every cross-stage dependency is one transfer that arrives exactly c after it was sent.
+  EXPECT_EQ(r.trace.transfers.size(), 2u * 2 * 6);
+  for (const TransferRecord& t : r.trace.transfers) EXPECT_EQ(t.arrival_ns - t.send_ns, ms_to_ns(0.5));
+}
+
+// Stage 1 cannot run B(j+N) before the round trip F(1,j+N) -> stage N -> B(1,j+N) is back: N(F+B) of compute
+// plus 2(N-1)c of latency. So every N more microbatches add one full round trip of latency, and the comm
+// cost grows with m instead of staying at the 2(N-1)c of a single pass.
+TEST(CommLatency, EveryNMicrobatchesAddOneRoundTrip) {
+  const double f = 1.0, b = 2.0, c = 0.5;
+  for (int n : {3, 4}) {
+    TimeNs previous = 0;
+    for (int groups = 1; groups <= 4; ++groups) {
+      const int m = groups * n;
+      SCOPED_TRACE(fmt::format("N={} m={}", n, m));
+      const SimulationResult r = run_schedule(uniform_scenario(n, m, f, b, c, /*batches=*/1), "1f1b-flush");
+      const TimeNs batch_ns = r.trace.makespan_ns;
+      if (groups > 1) {
+        EXPECT_EQ(batch_ns - previous, ms_to_ns(n * (f + b) + 2 * (n - 1) * c));
+      }
+      previous = batch_ns;
+    }
+  }
+}
+
+// Link model: GPipe, N=2, m=3, F=B=1 ms; each message is 1.5 MB on a 1 GB/s link (1.5 ms on the wire) plus
+// 0.25 ms latency. Forwards end every 1 ms, faster than the link drains, so messages queue:
+//   activation 0: sent 1,    on the wire 1-2.5,      arrives 2.75
+//   activation 1: sent 2,    queued to 2.5, wire -4, arrives 4.25
+//   activation 2: sent 3,    queued to 4, wire -5.5, arrives 5.75
+// Stage 2 runs F0 2.75, F1 4.25, F2 5.75 (ends 6.75), then B0 6.75, B1 7.75, B2 8.75. Gradients use the
+// other direction's link, which queues the same way:
+//   gradient 0: sent 7.75, wire 7.75-9.25, arrives 9.5
+//   gradient 1: sent 8.75, queued to 9.25, wire -10.75, arrives 11
+//   gradient 2: sent 9.75, queued to 10.75, wire -12.25, arrives 12.5
+// Stage 1 runs B0 9.5, B1 11, B2 12.5 (ends 13.5), and both U at 13.5.
+TEST(LinkComm, MessagesQueueOnASharedLink) {
+  const Scenario scenario = scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 3, batches: 1}\n"
+      "costs: {forward_ms: 1, backward_ms: 1, transfer_bytes: 1500000}\n"
+      "comm: {model: link, bandwidth_gb_per_s: 1, latency_ms: 0.25}\n");
+  const SimulationResult r = run_schedule(scenario, "gpipe");
+  EXPECT_EQ(device_timeline(r.trace, 0, 0, 3),
+            (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "B0@9.5", "B1@11", "B2@12.5", "U@13.5"}));
+  EXPECT_EQ(device_timeline(r.trace, 1, 0, 3),
+            (std::vector<std::string>{"F0@2.75", "F1@4.25", "F2@5.75", "B0@6.75", "B1@7.75", "B2@8.75", "U@13.5"}));
+
+  struct Expected {
+    OpKind producer;
+    int microbatch;
+    double send_ms, start_ms, arrival_ms;
+  };
+  const std::vector<Expected> expected = {
+      {OpKind::F, 0, 1, 1, 2.75},         {OpKind::F, 1, 2, 2.5, 4.25},        {OpKind::F, 2, 3, 4, 5.75},
+      {OpKind::B, 0, 7.75, 7.75, 9.5},    {OpKind::B, 1, 8.75, 9.25, 11},      {OpKind::B, 2, 9.75, 10.75, 12.5},
+  };
+  ASSERT_EQ(r.trace.transfers.size(), expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const TransferRecord& t = r.trace.transfers[k];
+    SCOPED_TRACE(k);
+    EXPECT_EQ(t.producer, expected[k].producer);
+    EXPECT_EQ(t.microbatch, expected[k].microbatch);
+    EXPECT_EQ(t.bytes, 1'500'000);
+    EXPECT_EQ(t.send_ns, ms_to_ns(expected[k].send_ms));
+    EXPECT_EQ(t.start_ns, ms_to_ns(expected[k].start_ms));
+    EXPECT_EQ(t.arrival_ns, ms_to_ns(expected[k].arrival_ms));
+  }
+}
+
+}  // namespace
+}  // namespace pipesim

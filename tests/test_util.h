@@ -1,0 +1,152 @@
+#pragma once
+// Helpers shared by the tests: scenarios from short YAML snippets, runs by schedule name, lookups and
+// printable timelines of a trace. Header-only so any test file can include it.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/simulation.h"
+#include "cost_models/explicit_costs.h"
+#include "schedules/schedule.h"
+
+namespace pipesim::test {
+
+inline constexpr const char* kTestSource = "test.yaml";
+
+// A scenario from YAML text, reported as coming from test.yaml.
+inline Scenario scenario_from_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  return parse_scenario(yaml, kTestSource, overrides);
+}
+
+// N stages, m microbatches, uniform F and B (ms), a fixed comm latency, no schedule list.
+inline Scenario uniform_scenario(int stages, int microbatches, double forward_ms, double backward_ms,
+                                 double comm_ms = 0, int batches = 4) {
+  return scenario_from_yaml(fmt::format(
+      "pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
+      "costs: {{forward_ms: {}, backward_ms: {}, comm_ms: {}}}\n",
+      stages, microbatches, batches, forward_ms, backward_ms, comm_ms));
+}
+
+inline SimulationResult run_schedule(const Scenario& scenario, const std::string& name,
+                                     const std::map<std::string, std::string>& params = {},
+                                     const SimulationOptions& options = {}) {
+  ScheduleRequest request{name, ScheduleParams(kTestSource)};
+  for (const auto& [key, value] : params) request.params.set(key, value);
+  return simulate_schedule(scenario, request, options);
+}
+
+inline int batch_of(const Action& a, int microbatches_per_batch) {
+  return a.kind == OpKind::U ? a.microbatch : a.microbatch / microbatches_per_batch;
+}
+
+// The record of one op; fails the test (and returns a dummy) when the op did not run.
+inline OpRecord find_op(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == kind && op.action.stage == stage && op.action.microbatch == microbatch) return op;
+  }
+  ADD_FAILURE() << "no " << describe({kind, false, stage, microbatch}) << " in the trace";
+  return OpRecord{};
+}
+
+inline TimeNs start_ns(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
+  return find_op(trace, kind, stage, microbatch).start_ns;
+}
+
+// One device's ops of one batch in execution order as "F3@4.5" (microbatch, start in ms); with several
+// stages on the device the stage is added, "F3s5@4.5" (1-based). U is written "U@t".
+inline std::vector<std::string> device_timeline(const RunTrace& trace, int device, int batch,
+                                                int microbatches_per_batch) {
+  std::vector<std::string> out;
+  for (const OpRecord& op : trace.ops) {
+    if (op.device != device || batch_of(op.action, microbatches_per_batch) != batch) continue;
+    const std::string stage =
+        trace.layout.chunks_per_device > 1 ? fmt::format("s{}", op.action.stage + 1) : std::string();
+    if (op.action.kind == OpKind::U) {
+      out.push_back(fmt::format("U{}@{:g}", stage, ns_to_ms(op.start_ns)));
+    } else {
+      out.push_back(fmt::format("{}{}{}@{:g}", op_letter(op.action.kind), op.action.microbatch, stage,
+                                ns_to_ms(op.start_ns)));
+    }
+  }
+  return out;
+}
+
+// Per-device costs in ms for a hand-built plan on `layout` (one value for every device).
+inline ExplicitCostModel uniform_costs(const PipelineLayout& layout, double forward_ms, double backward_ms,
+                                       double optimizer_ms = 0) {
+  const auto n = static_cast<size_t>(layout.devices);
+  ExplicitCostTable table;
+  table.forward_ns.assign(n, ms_to_ns(forward_ms));
+  table.backward_input_ns.assign(n, ms_to_ns(backward_ms));
+  table.backward_weight_ns.assign(n, 0);
+  table.optimizer_ns.assign(n, ms_to_ns(optimizer_ms));
+  table.activation_bytes.assign(n, 1);
+  table.weight_grad_activation_bytes.assign(n, 0);
+  table.transfer_bytes.assign(n, 0);
+  return ExplicitCostModel(table, layout);
+}
+
+// A fresh directory under the system temp dir, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            fmt::format("pipesim-test-{}-{}", static_cast<long>(::getpid()), counter++);
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  // Writes `text` to `name` in the directory and returns the full path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name)) << text;
+    return file(name);
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the real pipesim binary (PIPESIM_BINARY, set by CMake); `args` goes into a shell command line as is.
+inline CommandResult run_pipesim(const std::string& args, const TempDir& dir) {
+  const std::string out = dir.file("stdout.txt");
+  const std::string err = dir.file("stderr.txt");
+  const int status = std::system(fmt::format("'{}' {} >'{}' 2>'{}'", PIPESIM_BINARY, args, out, err).c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = read_file(out);
+  result.err = read_file(err);
+  return result;
+}
+
+}  // namespace pipesim::test
