@@ -3,7 +3,9 @@
 // Header-only, standard library only, C++17: it is compiled by nvcc into the CUDA calibration program, by the
 // C++ compiler into `pipesim calibrate --cpu`, and by the tests, which feed it fake timings and read the
 // result back with pipesim's profile reader. Rates are derived here, in one place, from sizes and median times.
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -52,6 +54,21 @@ struct ProfileData {
   LinkTiming link;
   std::vector<GemmTiming> gemm;  // a full grid per dtype: every (m, n, k) of the lists used
 };
+
+// The median of a benchmark's timed runs (the calibrations keep medians, robust to a stray slow run).
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Now, as ISO 8601 UTC, for the provenance.
+inline std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buffer;
+}
 
 inline double gemm_tflops(const GemmTiming& t) {
   return 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * static_cast<double>(t.k) / t.median_s / 1e12;

@@ -1,0 +1,184 @@
+#include "gpu_calibration/cpu_calibrate.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+namespace pipesim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename Body>
+double median_seconds(int warmups, int repeats, Body body) {
+  for (int i = 0; i < warmups; ++i) body();
+  std::vector<double> seconds;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = Clock::now();
+    body();
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return pipesim_profile::median(seconds);
+}
+
+// A worker thread that runs one posted message at a time: the CPU's "kernel launch" and "link".
+class Handoff {
+ public:
+  Handoff() : worker_([this] { loop(); }) {}
+  ~Handoff() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    posted_.notify_one();
+    worker_.join();
+  }
+
+  // Posts `bytes` from `src` for the worker to copy into `dst`, and waits until it has.
+  void send(const char* src, char* dst, size_t bytes) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    src_ = src;
+    dst_ = dst;
+    bytes_ = bytes;
+    pending_ = true;
+    posted_.notify_one();
+    done_.wait(lock, [this] { return !pending_; });
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      posted_.wait(lock, [this] { return pending_ || stop_; });
+      if (stop_) return;
+      if (bytes_ > 0) std::memcpy(dst_, src_, bytes_);
+      pending_ = false;
+      done_.notify_one();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable posted_, done_;
+  const char* src_ = nullptr;
+  char* dst_ = nullptr;
+  size_t bytes_ = 0;
+  bool pending_ = false;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+std::string kernel_release() {
+  std::ifstream version("/proc/sys/kernel/osrelease");
+  std::string release;
+  std::getline(version, release);
+  return release.empty() ? "unknown" : release;
+}
+
+}  // namespace
+
+CpuCalibrationOptions quick_cpu_calibration() {
+  CpuCalibrationOptions o;
+  o.sizes = {16, 64};
+  o.repeats = 3;
+  o.warmups = 0;
+  o.copy_bytes = 1 << 20;
+  return o;
+}
+
+void blocked_gemm(const float* a, const float* b, float* c, long m, long n, long k) {
+  constexpr long kBlockM = 64, kBlockN = 256, kBlockK = 128;
+  std::fill(c, c + m * n, 0.0f);
+  for (long i0 = 0; i0 < m; i0 += kBlockM) {
+    for (long p0 = 0; p0 < k; p0 += kBlockK) {
+      for (long j0 = 0; j0 < n; j0 += kBlockN) {
+        const long i1 = std::min(i0 + kBlockM, m), p1 = std::min(p0 + kBlockK, k), j1 = std::min(j0 + kBlockN, n);
+        for (long i = i0; i < i1; ++i) {
+          float* c_row = c + i * n;
+          for (long p = p0; p < p1; ++p) {
+            const float a_ip = a[i * k + p];
+            const float* b_row = b + p * n;
+            for (long j = j0; j < j1; ++j) c_row[j] += a_ip * b_row[j];  // contiguous: vectorizes
+          }
+        }
+      }
+    }
+  }
+}
+
+pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
+                                           const std::function<void(const std::string&)>& progress) {
+  pipesim_profile::ProfileData p;
+  p.device_name = cpu_model();
+  p.device_kind = "cpu";
+  p.command = o.command;
+  p.date = pipesim_profile::utc_now();
+  p.driver = fmt::format("Linux {}, {} hardware threads, compiled by {}", kernel_release(),
+                         std::thread::hardware_concurrency(), __VERSION__);
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  p.host = host;
+  p.notes = fmt::format(
+      "one thread; blocked fp32 GEMM; medians of {} runs after {} warm-up(s); copy: memcpy of {:.0f} MiB; launch: "
+      "empty task to a worker thread and back (condition variables); link: the same handoff carrying a memcpy; "
+      "times are wall clock on a machine that may be shared",
+      o.repeats, o.warmups, o.copy_bytes / (1 << 20));
+
+  progress("memcpy bandwidth");
+  const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
+  std::vector<char> src(copy_bytes, 1), dst(copy_bytes, 0);
+  p.copy = {o.copy_bytes, median_seconds(o.warmups, o.repeats, [&] {
+              std::memcpy(dst.data(), src.data(), copy_bytes);
+            })};
+
+  progress("launch overhead and thread-to-thread link");
+  {
+    Handoff handoff;
+    p.launch_overhead_s = median_seconds(o.warmups + 10, o.repeats * 20, [&] { handoff.send(nullptr, nullptr, 0); });
+    p.has_link = true;
+    // A one-way message is half the round trip of an empty handoff.
+    p.link.small_median_s = p.launch_overhead_s / 2;
+    p.link.large_bytes = o.copy_bytes;
+    p.link.large_median_s = p.link.small_median_s + median_seconds(o.warmups, o.repeats, [&] {
+                              handoff.send(src.data(), dst.data(), copy_bytes);
+                            }) - p.launch_overhead_s;
+    p.link.source = "thread to thread in one process: condition-variable handoff, memcpy of the message";
+  }
+
+  const long largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+  std::vector<float> a(largest * largest), b(largest * largest), c(largest * largest);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
+    b[i] = static_cast<float>((i * 104729) % 1000) / 500.0f - 1.0f;
+  }
+  for (long m : o.sizes) {
+    progress(fmt::format("fp32 GEMMs with m = {}", m));
+    for (long n : o.sizes) {
+      for (long k : o.sizes) {
+        const double s = median_seconds(o.warmups, o.repeats, [&] { blocked_gemm(a.data(), b.data(), c.data(), m, n, k); });
+        p.gemm.push_back({"fp32", m, n, k, s});
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace pipesim

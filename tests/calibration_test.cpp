@@ -1,0 +1,153 @@
+// Calibration: the profile writer shared with the CUDA program, fed fake timings, writes a profile pipesim reads
+// back with the same figures; the CPU microbenchmarks produce a valid profile; the CUDA program, when nvcc built
+// it, either calibrates or says clearly that there is no GPU.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cost_models/hardware_profile.h"
+#include "gpu_calibration/cpu_calibrate.h"
+#include "gpu_calibration/profile_writer.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// Rates that depend on every dimension, so a mixed-up index shows.
+double fake_tflops(long m, long n, long k) { return 100.0 + m / 64.0 + n / 128.0 + k / 256.0; }
+
+pipesim_profile::ProfileData fake_profile() {
+  pipesim_profile::ProfileData p;
+  p.device_name = "Fake \"GPU\" \\ 80GB";
+  p.device_kind = "gpu";
+  p.command = "pipesim-gpu-calibrate -o fake.yaml";
+  p.date = "2026-01-02T03:04:05Z";
+  p.driver = "CUDA driver 13.0, runtime 13.0";
+  p.host = "testhost";
+  p.notes = "fake timings\nsecond line";
+  p.peak_tflops = {{"bf16", 312}, {"fp32", 19.5}};
+  p.copy = {1e9, 0.01};  // 2 * 1e9 bytes in 10 ms: 200 GB/s
+  p.launch_overhead_s = 3.5e-6;
+  p.has_link = true;
+  p.link = {10e-6, 1e8, 10e-6 + 1e-3, "fake p2p"};  // 10 us; 1e8 bytes in 1 ms beyond that: 100 GB/s
+  for (const char* dtype : {"bf16", "fp32"}) {
+    for (long m : {256, 1024}) {
+      for (long n : {128, 512, 2048}) {
+        for (long k : {64, 4096}) {
+          const double flops = 2.0 * m * n * k;
+          p.gemm.push_back({dtype, m, n, k, flops / (fake_tflops(m, n, k) * 1e12)});
+        }
+      }
+    }
+  }
+  return p;
+}
+
+TEST(Calibration, WriterOutputReadsBackWithTheSameFigures) {
+  const HardwareProfile p = parse_hardware_profile(pipesim_profile::profile_yaml(fake_profile()), "fake.yaml");
+  EXPECT_EQ(p.device_name, "Fake \"GPU\" \\ 80GB");
+  EXPECT_EQ(p.device_kind, "gpu");
+  EXPECT_EQ(p.provenance.at("command"), "pipesim-gpu-calibrate -o fake.yaml");
+  EXPECT_EQ(p.provenance.at("date"), "2026-01-02T03:04:05Z");
+  EXPECT_EQ(p.provenance.at("notes"), "fake timings\nsecond line");
+  EXPECT_EQ(p.peak_tflops.at("fp32"), 19.5);
+  EXPECT_NEAR(p.memory_bandwidth_gb_per_s, 200, 1e-6);
+  EXPECT_NEAR(p.launch_overhead_us, 3.5, 1e-9);
+  ASSERT_TRUE(p.link.has_value());
+  EXPECT_NEAR(p.link->latency_us, 10, 1e-9);
+  EXPECT_NEAR(p.link->bandwidth_gb_per_s, 100, 1e-6);
+  EXPECT_EQ(p.link->source, "fake p2p");
+  for (const char* dtype : {"bf16", "fp32"}) {
+    const GemmTable& t = p.gemm_table(dtype);
+    EXPECT_EQ(t.m_sizes(), (std::vector<double>{256, 1024}));
+    EXPECT_EQ(t.n_sizes(), (std::vector<double>{128, 512, 2048}));
+    EXPECT_EQ(t.k_sizes(), (std::vector<double>{64, 4096}));
+    for (long m : {256, 1024}) {
+      for (long n : {128, 512, 2048}) {
+        for (long k : {64, 4096}) EXPECT_NEAR(t.tflops_at(m, n, k), fake_tflops(m, n, k), 1e-6) << m << n << k;
+      }
+    }
+  }
+}
+
+TEST(Calibration, WithoutALinkTheProfileHasNone) {
+  pipesim_profile::ProfileData data = fake_profile();
+  data.has_link = false;
+  EXPECT_FALSE(parse_hardware_profile(pipesim_profile::profile_yaml(data), "fake.yaml").link.has_value());
+}
+
+TEST(Calibration, AMissingTimingIsCaughtWhenTheProfileIsRead) {
+  pipesim_profile::ProfileData data = fake_profile();
+  data.gemm.erase(data.gemm.begin() + 3);  // bf16 (256, 512, 4096)
+  try {
+    parse_hardware_profile(pipesim_profile::profile_yaml(data), "fake.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing [256, 512, 4096, ...]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Calibration, BlockedGemmComputesTheProduct) {
+  const long m = 70, n = 300, k = 130;  // crosses every block boundary
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (long i = 0; i < m * k; ++i) a[i] = static_cast<float>(i % 7) - 3;
+  for (long i = 0; i < k * n; ++i) b[i] = static_cast<float>(i % 5) - 2;
+  blocked_gemm(a.data(), b.data(), c.data(), m, n, k);
+  for (long i = 0; i < m; ++i) {
+    for (long j = 0; j < n; ++j) {
+      float expected = 0;
+      for (long p = 0; p < k; ++p) expected += a[i * k + p] * b[p * n + j];
+      ASSERT_EQ(c[i * n + j], expected) << i << "," << j;  // small integers: exact in fp32
+    }
+  }
+}
+
+TEST(Calibration, CpuCalibrationWritesAProfilePipesimReads) {
+  CpuCalibrationOptions options = quick_cpu_calibration();
+  options.command = "calibration_test";
+  int steps = 0;
+  const pipesim_profile::ProfileData data = calibrate_cpu(options, [&](const std::string&) { ++steps; });
+  EXPECT_EQ(steps, 2 + static_cast<int>(options.sizes.size()));
+  const HardwareProfile p = parse_hardware_profile(pipesim_profile::profile_yaml(data), "cpu.yaml");
+  EXPECT_EQ(p.device_kind, "cpu");
+  EXPECT_EQ(p.provenance.at("command"), "calibration_test");
+  EXPECT_GT(p.memory_bandwidth_gb_per_s, 0);
+  EXPECT_GT(p.launch_overhead_us, 0);
+  ASSERT_TRUE(p.link.has_value());
+  const GemmTable& t = p.gemm_table("fp32");
+  EXPECT_EQ(t.m_sizes(), (std::vector<double>{16, 64}));
+  EXPECT_EQ(t.k_sizes(), (std::vector<double>{16, 64}));
+  EXPECT_THROW(p.gemm_table("bf16"), InputError);
+}
+
+#ifdef PIPESIM_GPU_CALIBRATE
+// nvcc was found, so the build compiled the CUDA program. Without a GPU it must exit 2 with a clear message; with
+// one, a quick calibration must write a profile pipesim reads.
+TEST(Calibration, CudaProgramCalibratesOrSaysThereIsNoGpu) {
+  const auto dir = std::filesystem::temp_directory_path() / "pipesim_gpu_calibration_test";
+  std::filesystem::create_directories(dir);
+  const std::string profile = (dir / "gpu.yaml").string(), log = (dir / "log.txt").string();
+  const std::string command =
+      std::string(PIPESIM_GPU_CALIBRATE) + " --quick --repeats 3 -o " + profile + " > " + log + " 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (WEXITSTATUS(status) == 2) {
+    EXPECT_NE(text.str().find("pipesim-gpu-calibrate: no CUDA GPU available"), std::string::npos) << text.str();
+    GTEST_SKIP() << "no GPU here: " << text.str();
+  }
+  ASSERT_EQ(WEXITSTATUS(status), 0) << text.str();
+  const HardwareProfile p = load_hardware_profile(profile);
+  EXPECT_EQ(p.device_kind, "gpu");
+  for (const char* dtype : {"bf16", "fp16", "fp32"}) EXPECT_GT(p.gemm_table(dtype).tflops_at(8192, 8192, 8192), 0);
+}
+#endif
+
+}  // namespace
+}  // namespace pipesim
