@@ -1,0 +1,136 @@
+// The memory model: static parts + weights × live versions + activations, on hand-made timelines; closed forms on
+// simulated runs; and the Zero Bubble paper's measured peaks (1F1B-flush and ZB-2p) within 10%.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "cli/format.h"
+#include "cli/predicted_run.h"
+#include "cost_models/memory_model.h"
+
+namespace pipesim {
+namespace {
+
+TEST(MemoryModel, SumsStaticWeightsTimesVersionsAndActivations) {
+  RunTrace trace;
+  trace.layout = PipelineLayout::linear(2);
+  trace.memory = {{{0, 0, 0}, {10, 100, 1}, {20, 300, 2}, {30, 50, 1}},  // device 0: activations
+                  {{0, 0, 0}, {15, 200, 1}, {25, 0, 0}}};
+  DriftReport drift;
+  drift.stages.resize(2);
+  drift.stages[0].versions = {{0, 0, 1}, {22, 1, 2}, {40, 1, 1}};  // a stash lives from 22 to 40
+  drift.stages[0].weight_versions_max = 2;
+  drift.stages[1].versions = {{0, 0, 1}};
+  drift.stages[1].weight_versions_max = 1;
+  const std::vector<StageStaticMemory> fixed = {{1000, 10, 20, 5}, {500, 1, 2, 3}};
+  const MemoryReport m = compute_memory(trace, drift, fixed);
+  ASSERT_EQ(m.devices.size(), 2u);
+  const DeviceMemory& d0 = m.devices[0];
+  EXPECT_EQ(d0.fixed_bytes, 35);
+  // t=22: two weight copies (2000) + 35 + 300 activations.
+  EXPECT_EQ(d0.peak_bytes, 2335);
+  EXPECT_EQ(d0.peak_time_ns, 22);
+  EXPECT_EQ(d0.peak_weight_bytes, 2000);
+  EXPECT_EQ(d0.peak_activation_bytes, 300);
+  EXPECT_EQ(d0.weight_versions_max, 2);
+  const std::vector<std::pair<TimeNs, Bytes>> expected = {{0, 1035}, {10, 1135}, {20, 1335},
+                                                         {22, 2335}, {30, 2085}, {40, 1085}};
+  ASSERT_EQ(d0.timeline.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(d0.timeline[i].time_ns, expected[i].first);
+    EXPECT_EQ(d0.timeline[i].total_bytes, expected[i].second);
+  }
+  EXPECT_EQ(m.devices[1].peak_bytes, 500 + 6 + 200);
+  EXPECT_EQ(m.peak_bytes(), 2335);
+}
+
+TEST(MemoryModel, ChangesAtOneInstantCountTogether) {
+  // At t=10 a stash is dropped (2 -> 1 versions) and activations rise: the device never holds both at once.
+  RunTrace trace;
+  trace.layout = PipelineLayout::linear(1);
+  trace.memory = {{{0, 0, 0}, {10, 700, 1}}};
+  DriftReport drift;
+  drift.stages.resize(1);
+  drift.stages[0].versions = {{0, 0, 2}, {10, 1, 1}};
+  const MemoryReport m = compute_memory(trace, drift, {{1000, 0, 0, 0}});
+  EXPECT_EQ(m.devices[0].peak_bytes, 2000);
+  EXPECT_EQ(m.devices[0].timeline.back().total_bytes, 1700);
+}
+
+TEST(MemoryModel, AnInterleavedDeviceHoldsAllItsChunks) {
+  RunTrace trace;
+  trace.layout = PipelineLayout::interleaved(2, 2);  // device 0: stages 0 and 2
+  trace.memory = {{{0, 0, 0}}, {{0, 0, 0}}};
+  DriftReport drift;
+  drift.stages.resize(4);
+  for (auto& s : drift.stages) s.versions = {{0, 0, 1}};
+  const MemoryReport m = compute_memory(trace, drift, {{1, 10, 100, 0}, {2, 20, 200, 0}, {4, 40, 400, 0}, {8, 0, 0, 0}});
+  EXPECT_EQ(m.devices[0].peak_bytes, 1 + 10 + 100 + 4 + 40 + 400);
+  EXPECT_EQ(m.devices[1].peak_bytes, 2 + 20 + 200 + 8);
+}
+
+// A small transformer on the A100 profile: the model's closed forms hold on simulated runs.
+Scenario small_scenario(const std::string& schedules) {
+  return parse_scenario(
+      "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\n"
+      "hardware: {profile: a100-sxm4-80gb}\n"
+      "pipeline: {stages: 4, microbatches: 8, microbatch_size: 2, batches: 3}\n"
+      "schedules: [" + schedules + "]\n",
+      "small.yaml");
+}
+
+TEST(MemoryModel, OneFOneBPeakIsStaticPlusNTimesMB) {
+  const Scenario s = small_scenario("1f1b-flush");
+  const PredictedRun run = run_with_memory(s, s.schedules[0]);
+  const std::vector<StageCosts> c = transformer_stage_costs(*s.transformer, 2, 4);
+  for (int d = 0; d < 4; ++d) {
+    const double fixed = c[d].parameter_bytes + c[d].gradient_bytes + c[d].optimizer_bytes;
+    // Stage i (1-based) holds N - i + 1 microbatches at its peak.
+    const double expected = fixed + (4 - d) * c[d].activation_bytes;
+    EXPECT_NEAR(static_cast<double>(run.memory.devices[d].peak_bytes), expected, 4) << "device " << d;
+    EXPECT_EQ(run.memory.devices[d].weight_versions_max, 1);
+  }
+}
+
+TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
+  const Scenario s = small_scenario("pipedream");
+  const PredictedRun run = run_with_memory(s, s.schedules[0]);
+  const std::vector<StageCosts> c = transformer_stage_costs(*s.transformer, 2, 4);
+  for (int d = 0; d < 4; ++d) {
+    const DeviceMemory& m = run.memory.devices[d];
+    EXPECT_EQ(m.weight_versions_max, 4 - d) << "device " << d;  // N - i + 1 versions
+    EXPECT_EQ(m.peak_weight_bytes % std::llround(c[d].parameter_bytes), 0);
+    EXPECT_GE(m.peak_bytes, std::llround(c[d].gradient_bytes + c[d].optimizer_bytes + (4 - d) * c[d].parameter_bytes));
+  }
+  // PACI keeps one copy whatever the drift.
+  const Scenario p = small_scenario("{name: paci, accumulation: 2}");
+  for (const DeviceMemory& m : run_with_memory(p, p.schedules[0]).memory.devices) EXPECT_EQ(m.weight_versions_max, 1);
+}
+
+// DESIGN.md §4 / issue 5: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within 10%
+// of the paper's measurements (A100 80GB, GB = 1e9 bytes).
+TEST(MemoryModel, ZeroBubblePaperPeaksWithinTenPercent) {
+  const std::string data = default_reference_data_dir();
+  const std::vector<ZbModel> models = load_zb_models(data);
+  std::vector<std::vector<std::string>> rows;
+  for (const ZbMeasured& row : load_zb_measured(data)) {
+    const Scenario s = zb_model_scenario(find_zb_model(models, row.model), row.microbatches, "a100-sxm4-80gb", 2);
+    const double flush_gb =
+        run_with_memory(s, {"1f1b-flush", ScheduleParams("test")}).memory.peak_bytes() / 1e9;
+    const double zb2p_gb = run_with_memory(s, {"zb-2p", ScheduleParams("test")}).memory.peak_bytes() / 1e9;
+    rows.push_back({row.model, std::to_string(row.microbatches), fmt::format("{:.1f}", flush_gb),
+                    fmt::format("{:.0f}", row.memory_gb_1f1b), fmt::format("{:.3f}", flush_gb / row.memory_gb_1f1b),
+                    fmt::format("{:.1f}", zb2p_gb), fmt::format("{:.0f}", row.memory_gb_zb2p),
+                    fmt::format("{:.3f}", zb2p_gb / row.memory_gb_zb2p)});
+    EXPECT_NEAR(flush_gb / row.memory_gb_1f1b, 1, 0.10) << row.model << " m=" << row.microbatches << " 1F1B";
+    EXPECT_NEAR(zb2p_gb / row.memory_gb_zb2p, 1, 0.10) << row.model << " m=" << row.microbatches << " ZB-2p";
+  }
+  std::cout << "peak memory per device (GB), predicted vs measured (Zero Bubble paper, Table 4)\n"
+            << render_table({"model", "m", "1F1B pred", "1F1B meas", "ratio", "ZB-2p pred", "ZB-2p meas", "ratio"},
+                            rows);
+}
+
+}  // namespace
+}  // namespace pipesim
