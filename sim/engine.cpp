@@ -53,7 +53,10 @@ class Engine final : public LocalView {
     microbatches_ = plan.total_microbatches;
     mb_state_.resize(static_cast<size_t>(layout_.stages) * microbatches_);
     devices_.resize(layout_.devices);
-    dirty_count_ = layout_.devices;  // every device is asked once at time 0
+    for (int d = 0; d < layout_.devices; ++d) this_pass_.push(d);  // every device is asked at time 0
+    // Most schedules run F, B (or I and W) once per stage and microbatch, plus a few U.
+    trace_.ops.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 3 + 64);
+    trace_.transfers.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 2 + 64);
     stage_version_.assign(layout_.stages, 0);
     stage_in_flight_.assign(layout_.stages, 0);
     trace_.layout = layout_;
@@ -120,23 +123,29 @@ class Engine final : public LocalView {
   }
 
   void mark_dirty(int device) {
-    if (!devices_[device].dirty) {
-      devices_[device].dirty = true;
-      ++dirty_count_;
-    }
+    if (devices_[device].dirty) return;
+    devices_[device].dirty = true;
+    // Within a pass devices pick in index order: one above the device being asked joins this pass,
+    // one at or below it waits for the next pass.
+    (device > asking_ ? this_pass_ : next_pass_).push(device);
   }
 
   void dispatch_dirty_devices() {
-    // Devices pick in index order; a start can make another device dirty at the same instant (a barrier
-    // completing), so repeat until nobody is left to ask.
-    while (dirty_count_ > 0) {
-      for (int d = 0; d < layout_.devices; ++d) {
-        if (devices_[d].dirty) {
-          devices_[d].dirty = false;
-          --dirty_count_;
-          try_start(d);
-        }
+    // A start can make other devices dirty at the same instant (a barrier completing), so passes repeat
+    // until nobody is left to ask. Only dirty devices are visited: sweeps over many devices stay cheap.
+    for (;;) {
+      if (this_pass_.empty()) {
+        if (next_pass_.empty()) break;
+        std::swap(this_pass_, next_pass_);
       }
+      while (!this_pass_.empty()) {
+        const int d = this_pass_.top();
+        this_pass_.pop();
+        asking_ = d;
+        devices_[d].dirty = false;
+        try_start(d);
+      }
+      asking_ = -1;
     }
   }
 
@@ -350,7 +359,10 @@ class Engine final : public LocalView {
   int microbatches_ = 0;
   TimeNs now_ = 0;
   std::uint64_t seq_ = 0;
-  int dirty_count_ = 0;
+  using DeviceQueue = std::priority_queue<int, std::vector<int>, std::greater<>>;
+  DeviceQueue this_pass_;  // dirty devices still to ask in the current pass, lowest index first
+  DeviceQueue next_pass_;
+  int asking_ = -1;  // the device being asked now; -1 between passes
   std::vector<MicrobatchState> mb_state_;
   std::vector<DeviceState> devices_;
   std::vector<int> stage_version_;
