@@ -15,12 +15,19 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Pipel
   return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
 }
 
-std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout) {
-  if (scenario.comm.model == CommSpec::Model::kLink) {
-    return std::make_unique<LinkComm>(layout.devices, scenario.comm.bandwidth_bytes_per_ns,
-                                      scenario.comm.latency_ns.at(0));
+namespace {
+
+std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
+  if (comm.model == CommSpec::Model::kLink) {
+    return std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
   }
-  return std::make_unique<FixedLatencyComm>(scenario.comm.latency_ns);
+  return std::make_unique<FixedLatencyComm>(comm.latency_ns);
+}
+
+}  // namespace
+
+std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout) {
+  return comm_model_of(scenario.comm, layout.devices);
 }
 
 SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
@@ -44,6 +51,9 @@ SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleReque
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
   const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+  result.spec.make_comm = [comm_spec = scenario.comm, devices = layout.devices] {
+    return comm_model_of(comm_spec, devices);
+  };
   result.activation_bytes_per_microbatch.assign(layout.devices, 0);
   for (int stage = 0; stage < layout.stages; ++stage) {
     result.activation_bytes_per_microbatch[layout.device(stage)] += costs->activation_bytes(stage);

@@ -13,6 +13,8 @@ std::unique_ptr<Schedule> make_one_f_one_b_flush(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_interleaved_one_f_one_b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
@@ -27,6 +29,10 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        &make_interleaved_one_f_one_b},
       {"zb-h1", "Zero Bubble handcrafted H1: B split into I and W, W delayed; 1F1B memory", &make_zb_h1},
       {"zb-h2", "Zero Bubble handcrafted H2: extra warm-up forwards, zero bubble once m >= 2N-1", &make_zb_h2},
+      {"zb-1p", "Zero Bubble greedy search (8 flag settings) under N*M_B activations per stage; 'memory_limit'",
+       &make_zb_1p},
+      {"zb-2p", "Zero Bubble greedy search (8 flag settings) under 2N*M_B activations per stage; 'memory_limit'",
+       &make_zb_2p},
       {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
        &make_pipedream},
       {"async-1f1b", "async 1F1B, no flush, no stashing: backwards read current weights (drift N-i)",

@@ -5,8 +5,11 @@
 namespace pipesim {
 
 DeviceActionLists StaticSchedule::all_actions(const PipelineSpec& spec, const CostModel& costs) const {
-  const PipelineLayout shape = layout(spec.devices);
-  const DeviceActionLists one_batch = batch_actions(spec, costs);
+  return repeat_batches(layout(spec.devices), batch_actions(spec, costs), spec);
+}
+
+DeviceActionLists repeat_batches(const PipelineLayout& shape, const DeviceActionLists& one_batch,
+                                 const PipelineSpec& spec) {
   const bool synchronized = spec.sync == OptimizerSync::kBarrier;
   DeviceActionLists lists(spec.devices);
   for (int d = 0; d < spec.devices; ++d) {

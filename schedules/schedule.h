@@ -1,11 +1,14 @@
 #pragma once
 // The schedule interface. A schedule turns a pipeline shape into an ExecutionPlan: either static per-device
 // action lists (StaticSchedule) or run-time rule policies. The engine never knows which schedule it runs.
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "schedules/guarantees.h"
+#include "sim/comm_model.h"
 #include "sim/cost_model.h"
 #include "sim/policy.h"
 
@@ -20,6 +23,9 @@ struct PipelineSpec {
   int microbatches = 1;  // m, per batch
   int batches = 4;       // batches simulated (the stream length of asynchronous schedules)
   OptimizerSync sync = OptimizerSync::kBarrier;
+  // A fresh comm model like the engine's. Only cost-aware generators (zb-1p/2p) use it: to plan with each
+  // boundary's latency and to simulate their candidates. Empty: no comm latency.
+  std::function<std::unique_ptr<CommModel>()> make_comm;
   int total_microbatches() const { return microbatches * batches; }
 };
 
@@ -54,6 +60,11 @@ class StaticSchedule : public Schedule {
   DeviceActionLists all_actions(const PipelineSpec& spec, const CostModel& costs) const;
   ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;
 };
+
+// One batch's lists repeated over spec.batches with microbatch offsets, each batch followed on every device
+// by one U per stage it holds (synchronized under barrier sync).
+DeviceActionLists repeat_batches(const PipelineLayout& layout, const DeviceActionLists& one_batch,
+                                 const PipelineSpec& spec);
 
 // Wraps fixed per-device lists into an ExecutionPlan (used by static schedules and user CSV files).
 ExecutionPlan plan_from_lists(const PipelineLayout& layout, DeviceActionLists lists, int total_microbatches);

@@ -1,0 +1,60 @@
+// zb-1p and zb-2p: the Zero Bubble greedy scheduler (schedules/zb_greedy.h) under a per-stage activation
+// limit of memory_limit * N * M_B, memory_limit = 1 (1p, 1F1B's memory) or 2 (2p); any value in between (or
+// beyond) gives the curve. Cost-aware: it plans with the run's cost model and comm.
+#include <fmt/format.h>
+
+#include "schedules/registry.h"
+#include "schedules/zb_greedy.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+class ZbGreedy final : public StaticSchedule {
+ public:
+  ZbGreedy(std::string name, double default_limit, double memory_limit)
+      : name_(std::move(name)), default_limit_(default_limit), memory_limit_(memory_limit) {}
+
+  std::string label() const override {
+    if (memory_limit_ == default_limit_) return name_;
+    return fmt::format("{}(memory_limit={:g})", name_, memory_limit_);
+  }
+  bool splits_backward() const override { return true; }
+  OptimizerSync default_sync() const override { return OptimizerSync::kPostValidation; }
+
+  void check(const PipelineSpec& spec) const override {
+    if (memory_limit_ * spec.devices < 1.0) {
+      throw InputError(
+          fmt::format("{}: memory_limit {:g} x {} stages holds less than one microbatch's "
+                      "activations; it must be at least 1/N = {:g}",
+                      label(), memory_limit_, spec.devices, 1.0 / spec.devices));
+    }
+  }
+
+  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& costs) const override {
+    check(spec);
+    return zb_search(spec, costs, memory_limit_).lists;
+  }
+
+ private:
+  std::string name_;
+  double default_limit_;
+  double memory_limit_;  // per-stage activation limit in units of N * M_B
+};
+
+std::unique_ptr<Schedule> make_zb_greedy(const char* name, double default_limit,
+                                         const ScheduleParams& params) {
+  return std::make_unique<ZbGreedy>(name, default_limit,
+                                    params.get_double("memory_limit", default_limit, 0.0));
+}
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params) {
+  return make_zb_greedy("zb-1p", 1.0, params);
+}
+std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params) {
+  return make_zb_greedy("zb-2p", 2.0, params);
+}
+
+}  // namespace pipesim
