@@ -84,7 +84,8 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
     const TimeNs overlap =
         std::min(op.end_ns, window_end) - std::max(op.start_ns, window_begin);
     if (overlap > 0) busy_in_window[d] += overlap;
-    if (batch_of(op) == lo) {
+    // U is left out: under a barrier it waits for the slowest stage, which is not this device's bubble.
+    if (op.action.kind != OpKind::U && batch_of(op) == lo) {
       span_begin[d] = std::min(span_begin[d], op.start_ns);
       span_end[d] = std::max(span_end[d], op.end_ns);
     }
