@@ -87,6 +87,8 @@ std::string csv_escape(const std::string& text) {
   return out + "\"";
 }
 
+bool has_batch_bubble(const SimulationResult& r) { return r.spec.sync != OptimizerSync::kNone; }
+
 std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results) {
   if (results.empty()) return "";
   const SimulationResult& first = results.front();
@@ -109,7 +111,7 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
                                     fmt::format("{:.4f}", m.throughput_samples_per_gpu_s)};
     if (tokens) row.push_back(fmt::format("{:.0f}", m.throughput_tokens_per_s));
     row.push_back(fmt::format("{:.2f}", 100 * m.bubble_fraction));
-    row.push_back(fmt::format("{:.2f}", 100 * m.bubble_rate_zb));
+    row.push_back(has_batch_bubble(r) ? fmt::format("{:.2f}", 100 * m.bubble_rate_zb) : "-");
     row.push_back(format_bytes(max_peak_bytes(r)));
     row.push_back(fmt::format("{:.1f}", max_peak_microbatches(r)));
     row.push_back(fmt::format("{:.3f}", ns_to_ms(r.graph.critical_path_ns)));
@@ -135,7 +137,7 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
   j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
   j["throughput_samples_per_gpu_s"] = m.throughput_samples_per_gpu_s;
   j["bubble_fraction"] = m.bubble_fraction;
-  j["bubble_rate_zb"] = m.bubble_rate_zb;
+  j["bubble_rate_zb"] = has_batch_bubble(r) ? nlohmann::ordered_json(m.bubble_rate_zb) : nlohmann::ordered_json();
   j["zb_batch_cost_ms"] = ns_to_ms(m.zb_batch_cost_ns);
   j["makespan_ms"] = ns_to_ms(m.makespan_ns);
   j["critical_path_ms"] = ns_to_ms(r.graph.critical_path_ns);
@@ -195,7 +197,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           fmt::format("{:.3f}", m.throughput_tokens_per_s),
           fmt::format("{:.6f}", m.throughput_samples_per_gpu_s),
           fmt::format("{:.6f}", m.bubble_fraction),
-          fmt::format("{:.6f}", m.bubble_rate_zb),
+          has_batch_bubble(r) ? fmt::format("{:.6f}", m.bubble_rate_zb) : "",
           fmt::format("{:.6f}", ns_to_ms(m.makespan_ns)),
           fmt::format("{:.6f}", ns_to_ms(r.graph.critical_path_ns)),
           fmt::format("{}", max_peak_bytes(r)),

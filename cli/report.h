@@ -12,6 +12,10 @@ struct ReportOptions {
   bool memory_timeline = false;  // include each device's activation memory over time in the JSON
 };
 
+// The Zero Bubble paper's per-batch bubble rate needs batches that end in a flush: not so for asynchronous
+// schedules, whose batches overlap (reported as "-", null, or an empty CSV cell).
+bool has_batch_bubble(const SimulationResult& result);
+
 std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results);
 
 nlohmann::ordered_json result_to_json(const SimulationResult& result, const ReportOptions& options);

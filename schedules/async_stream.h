@@ -29,7 +29,7 @@ int ceil_div(int numerator, int a);
 // A schedule that runs its rule as a stream over a linear pipeline (one stage per device).
 class AsyncStreamSchedule : public Schedule {
  public:
-  OptimizerSync default_sync() const override { return OptimizerSync::kPostValidation; }
+  OptimizerSync default_sync() const override { return OptimizerSync::kNone; }
   void check(const PipelineSpec& spec) const override { rule(spec); }
   ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;
   // From the rule: with current-weight backwards Δ = τ ≤ ⌈(L_i−1)/a⌉ (checked against ⌈(N−i)/a⌉) and one copy;

@@ -16,7 +16,8 @@ namespace pipesim {
 
 // barrier: every stage's U waits for all stages' gradients (the all-reduce for gradient clipping).
 // post-validation: no barrier, so consecutive batches overlap.
-enum class OptimizerSync { kBarrier, kPostValidation };
+// none: asynchronous schedules, whose stages step on their own and never flush.
+enum class OptimizerSync { kBarrier, kPostValidation, kNone };
 
 struct PipelineSpec {
   int devices = 1;       // N
