@@ -10,7 +10,7 @@ namespace pipesim {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
   if (scenario.transformer) {
-    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.microbatch_size, layout);
+    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(), layout);
   }
   return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
 }
@@ -30,8 +30,9 @@ std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const Pipel
   return comm_model_of(scenario.comm, layout.devices);
 }
 
-SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
+SimulationResult simulate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                    const SimulationOptions& options) {
+  const Scenario scenario = scenario_for(scenario_as_given, request);  // the entry's own pipeline: overrides
   const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
   SimulationResult result;
   result.schedule = schedule->label();
@@ -39,7 +40,8 @@ SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleReque
   result.spec.microbatches = scenario.microbatches;
   result.spec.batches = scenario.batches;
   result.spec.sync = scenario.sync.value_or(schedule->default_sync());
-  result.microbatch_size = scenario.microbatch_size;
+  result.microbatch_size = scenario.samples_per_microbatch();
+  result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
   schedule->check(result.spec);
   if (schedule->splits_backward() && !scenario.backward_split_given) {
@@ -62,7 +64,7 @@ SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleReque
   result.trace = simulate(plan, *costs, *comm);
   if (options.analyze_graph) result.graph = analyze_task_graph(result.trace);
   result.metrics = compute_metrics(result.trace, {scenario.microbatches, scenario.batches,
-                                                  scenario.microbatch_size, scenario.seq_len});
+                                                  scenario.samples_per_microbatch(), scenario.seq_len});
   result.guarantees = schedule->guarantees(result.spec);
   result.drift = compute_drift(result.trace, {result.metrics.first_steady_batch * scenario.microbatches,
                                               result.metrics.last_batch * scenario.microbatches});

@@ -18,7 +18,7 @@ namespace pipesim {
 struct SimulationResult {
   std::string schedule;  // label, with parameters
   PipelineSpec spec;
-  int microbatch_size = 1;
+  double microbatch_size = 1;  // b (a mean when the global batch does not split evenly)
   int seq_len = 0;
   std::vector<Bytes> activation_bytes_per_microbatch;  // per device, over its chunks (M_B)
   RunTrace trace;

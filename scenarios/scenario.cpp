@@ -57,12 +57,19 @@ std::vector<Bytes> to_bytes(const std::vector<double>& values) {
 }
 
 void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
-  r.expect_map(node, "pipeline", {"stages", "microbatches", "microbatch_size", "batches", "seq_len", kLayerSplitKey});
+  r.expect_map(node, "pipeline", {"stages", "microbatches", "microbatch_size", "global_batch", "batches", "seq_len",
+                                  kLayerSplitKey});
   if (!node["stages"]) r.fail(node, "pipeline.stages", "a value (the number of stages N)");
   if (!node["microbatches"]) r.fail(node, "pipeline.microbatches", "a value (microbatches m per batch)");
   s.stages = r.get_int(node["stages"], "pipeline.stages", 1);
   s.microbatches = r.get_int(node["microbatches"], "pipeline.microbatches", 1);
   if (node["microbatch_size"]) s.microbatch_size = r.get_int(node["microbatch_size"], "pipeline.microbatch_size", 1);
+  if (node["global_batch"]) {
+    if (node["microbatch_size"]) {
+      r.fail(node["global_batch"], "pipeline.global_batch", "either global_batch or microbatch_size, not both");
+    }
+    s.global_batch = r.get_int(node["global_batch"], "pipeline.global_batch", s.microbatches);
+  }
   if (node["batches"]) s.batches = r.get_int(node["batches"], "pipeline.batches", 1);
   if (node["seq_len"]) s.seq_len = r.get_int(node["seq_len"], "pipeline.seq_len", 1);
   constexpr long kMaxOps = 200'000'000;
@@ -161,6 +168,18 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
   }
 }
 
+PipelineOverride read_pipeline_override(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+  r.expect_map(node, key, {"microbatches", "microbatch_size", "global_batch"});
+  PipelineOverride o;
+  if (node["microbatches"]) o.microbatches = r.get_int(node["microbatches"], key + ".microbatches", 1);
+  if (node["microbatch_size"]) o.microbatch_size = r.get_int(node["microbatch_size"], key + ".microbatch_size", 1);
+  if (node["global_batch"]) o.global_batch = r.get_int(node["global_batch"], key + ".global_batch", 1);
+  if (o.microbatch_size && o.global_batch) {
+    r.fail(node["global_batch"], key + ".global_batch", "either global_batch or microbatch_size, not both");
+  }
+  return o;
+}
+
 void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   if (!node.IsSequence()) r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
   for (size_t i = 0; i < node.size(); ++i) {
@@ -176,6 +195,8 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
         const std::string param = item.first.Scalar();
         if (param == "name") {
           request.name = r.get_string(item.second, key + ".name");
+        } else if (param == "pipeline") {
+          request.pipeline = read_pipeline_override(r, item.second, key + ".pipeline");
         } else if (item.second.IsScalar()) {
           request.params.set(param, item.second.Scalar());
         } else if (item.second.IsSequence() && item.second.size() > 0) {
@@ -255,6 +276,33 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   std::stringstream text;
   text << file.rdbuf();
   return parse_scenario(text.str(), path, overrides);
+}
+
+double Scenario::samples_per_microbatch() const {
+  return global_batch > 0 ? static_cast<double>(global_batch) / microbatches : microbatch_size;
+}
+
+Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) {
+  const PipelineOverride& o = request.pipeline;
+  if (o.empty()) return scenario;
+  Scenario s = scenario;
+  if (o.microbatches) s.microbatches = *o.microbatches;
+  if (o.microbatch_size) {
+    s.microbatch_size = *o.microbatch_size;
+    s.global_batch = 0;
+  }
+  if (o.global_batch) s.global_batch = *o.global_batch;
+  if (s.global_batch > 0 && s.global_batch < s.microbatches) {
+    throw InputError(fmt::format("{}: global batch {} is smaller than the {} microbatches", request.params.where(),
+                                 s.global_batch, s.microbatches));
+  }
+  return s;
+}
+
+std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
+  if (request.pipeline.empty()) return "";
+  const std::string batch = s.global_batch > 0 ? fmt::format("B={} ", s.global_batch) : "";
+  return fmt::format(" [{}m={} b={:.3g}]", batch, s.microbatches, s.samples_per_microbatch());
 }
 
 std::string default_scenario_path() { return std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml"; }

@@ -14,9 +14,19 @@
 
 namespace pipesim {
 
+// A schedule entry may fix its own pipeline shape (`pipeline:` in the entry), e.g. PACI at a = m beside
+// 1F1B-flush at several m, all at one global batch.
+struct PipelineOverride {
+  std::optional<int> microbatches;
+  std::optional<int> microbatch_size;
+  std::optional<int> global_batch;
+  bool empty() const { return !microbatches && !microbatch_size && !global_batch; }
+};
+
 struct ScheduleRequest {
   std::string name;
   ScheduleParams params;
+  PipelineOverride pipeline = {};  // a default initializer keeps {name, params} initialization warning-free
 };
 
 struct CommSpec {
@@ -32,6 +42,9 @@ struct Scenario {
   int stages = 1;
   int microbatches = 1;
   int microbatch_size = 1;
+  int global_batch = 0;  // > 0: samples per batch instead of microbatch_size; b = global_batch / m (a mean)
+  // b: microbatch_size, or global_batch / m (fractional when the batch does not split evenly: the mean size).
+  double samples_per_microbatch() const;
   int batches = 4;
   int seq_len = 0;  // tokens per sample; 0 when unknown (no tokens/s then)
   std::optional<OptimizerSync> sync;  // unset: each schedule's default
@@ -46,6 +59,12 @@ struct Scenario {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});
+
+// The scenario as one schedule entry sees it: its `pipeline:` overrides applied. Throws InputError naming the
+// entry when the result is inconsistent (a global batch smaller than m).
+Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request);
+// " [B=128 m=24 b=5.33]" for an entry with `pipeline:` overrides, "" otherwise (appended to the schedule label).
+std::string pipeline_label(const Scenario& effective, const ScheduleRequest& request);
 
 // The scenario `pipesim run` uses when none is given.
 std::string default_scenario_path();

@@ -10,7 +10,7 @@ namespace pipesim {
 struct MetricsInput {
   int microbatches_per_batch = 1;  // m
   int batches = 1;
-  int microbatch_size = 1;  // samples per microbatch (b)
+  double microbatch_size = 1;  // samples per microbatch (b; a mean when a batch does not split evenly)
   int seq_len = 0;          // tokens per sample; 0 = unknown
 };
 
