@@ -135,7 +135,7 @@ void add_costs_command(CLI::App& app) {
   cmd->add_flag("--fit-report", args->fit_report,
                 "compare the transformer model on a profile with the Zero Bubble paper's profiled A100 times");
   cmd->add_option("--profile", args->profile, "hardware profile for --fit-report (name or path)");
-  cmd->add_option("--data", args->data_dir, "directory of the zb_*.csv reference data (default: ../shared/data)");
+  cmd->add_option("--data", args->data_dir, "directory of the zb_*.csv reference data (default: data/zero_bubble in the source tree)");
   cmd->callback([args] { run(*args); });
 }
 

@@ -90,7 +90,7 @@ class CsvTable {
 
 }  // namespace
 
-std::string default_reference_data_dir() { return std::string(PIPESIM_SOURCE_DIR) + "/../shared/data"; }
+std::string default_reference_data_dir() { return std::string(PIPESIM_SOURCE_DIR) + "/data/zero_bubble"; }
 
 template <typename Row, typename MakeRow>
 std::vector<Row> read_rows(const std::string& path, MakeRow make_row) {
