@@ -51,8 +51,9 @@ void run(const CalibrateArgs& args) {
       "wrote {} ({})\n  memcpy bandwidth {:.2f} GB/s (read + write), launch overhead {:.2f} us, "
       "link {:.2f} GB/s + {:.2f} us\n  fp32 GEMM: {:.2f} GFLOP/s at {}^3, {:.2f} GFLOP/s at {}^3\n",
       path, profile.device_name, profile.memory_bandwidth_gb_per_s, profile.launch_overhead_us,
-      profile.link->bandwidth_gb_per_s, profile.link->latency_us, 1e3 * gemm.tflops_at(largest, largest, largest),
-      largest, 1e3 * gemm.tflops_at(gemm.m_sizes()[0], gemm.m_sizes()[0], gemm.m_sizes()[0]), gemm.m_sizes()[0]);
+      profile.link->bandwidth_gb_per_s, profile.link->latency_us,
+      1e3 * gemm.tflops_at(largest, largest, largest), largest,
+      1e3 * gemm.tflops_at(gemm.m_sizes()[0], gemm.m_sizes()[0], gemm.m_sizes()[0]), gemm.m_sizes()[0]);
 }
 
 }  // namespace
@@ -63,7 +64,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--cpu", args->cpu, "measure the CPU (GEMM, memcpy, thread dispatch and handoff)");
   cmd->add_option("-o,--output", args->output, "profile to write (default: cpu-HOSTNAME.yaml)");
   cmd->add_flag("--quick", args->quick, "a tiny grid and few repeats (seconds; for a first look)");
-  cmd->add_option("--repeats", args->repeats, "timed runs per measurement (median kept)")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeats", args->repeats, "timed runs per measurement (median kept)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args] {
     args->argv.clear();
     if (args->quick) args->argv.push_back("--quick");

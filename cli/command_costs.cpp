@@ -1,5 +1,5 @@
-// pipesim costs [SCENARIO] [--json F] [--set key=value] | pipesim costs --fit-report [--profile P] [--data DIR]
-// Shows what the cost model derived per stage, so a user can see where a prediction comes from.
+// pipesim costs [SCENARIO] [--json F] [--set key=value] | pipesim costs --fit-report [--profile P] [--data
+// DIR] Shows what the cost model derived per stage, so a user can see where a prediction comes from.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -62,7 +62,8 @@ std::string describe_source(const Scenario& s) {
   if (!s.transformer) return "explicit costs from the scenario";
   const TransformerSetup& t = *s.transformer;
   return fmt::format(
-      "transformer: {} layers, hidden {}, {} heads, seq {}, vocab {}, {}; microbatch {} sample(s); {} layer split; "
+      "transformer: {} layers, hidden {}, {} heads, seq {}, vocab {}, {}; microbatch {} sample(s); {} layer "
+      "split; "
       "optimizer {}\nhardware profile {} ({})",
       t.model.layers, t.model.hidden, t.model.heads, t.model.seq_len, t.model.vocab, t.model.dtype,
       s.microbatch_size, layer_split_name(t.split), optimizer_name(t.optimizer.type), t.profile.source,
@@ -78,11 +79,12 @@ std::string render(const Scenario& scenario, const std::vector<StageRow>& rows) 
                      fmt::format("{:.3f}", r.forward_ms), fmt::format("{:.3f}", r.backward_input_ms),
                      fmt::format("{:.3f}", r.backward_weight_ms), fmt::format("{:.3f}", r.comm_ms),
                      fmt::format("{:.3f}", r.optimizer_ms), bytes(r.parameter_bytes), bytes(r.gradient_bytes),
-                     bytes(r.optimizer_bytes), bytes(r.activation_bytes), bytes(r.weight_grad_activation_bytes)});
+                     bytes(r.optimizer_bytes), bytes(r.activation_bytes),
+                     bytes(r.weight_grad_activation_bytes)});
   }
   return fmt::format("scenario {}: {}\n\n", scenario.name, describe_source(scenario)) +
-         render_table({"stage", "layers", "F (ms)", "I (ms)", "W (ms)", "comm (ms)", "U (ms)", "weights", "grads",
-                       "optimizer", "M_B", "M_W"},
+         render_table({"stage", "layers", "F (ms)", "I (ms)", "W (ms)", "comm (ms)", "U (ms)", "weights",
+                       "grads", "optimizer", "M_B", "M_W"},
                       table);
 }
 
@@ -99,7 +101,9 @@ std::string to_json(const std::vector<StageRow>& rows) {
     j["backward_weight_ms"] = r.backward_weight_ms;
     j["comm_ms"] = r.comm_ms;
     j["optimizer_step_ms"] = r.optimizer_ms;
-    auto optional_bytes = [](double b) { return b < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(b); };
+    auto optional_bytes = [](double b) {
+      return b < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(b);
+    };
     j["parameter_bytes"] = optional_bytes(r.parameter_bytes);
     j["activation_bytes_per_microbatch"] = r.activation_bytes;
     j["gradient_bytes"] = optional_bytes(r.gradient_bytes);
@@ -127,15 +131,18 @@ void run(const CostsArgs& args) {
 
 void add_costs_command(CLI::App& app) {
   auto args = std::make_shared<CostsArgs>();
-  CLI::App* cmd = app.add_subcommand("costs", "show the per-stage times and bytes a scenario's cost model derives");
+  CLI::App* cmd =
+      app.add_subcommand("costs", "show the per-stage times and bytes a scenario's cost model derives");
   cmd->add_option("scenario", args->scenario, "scenario YAML file (default: scenarios/default.yaml)");
   cmd->add_option("--json", args->json_path, "write the per-stage costs as JSON to this file");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatch_size=2")
       ->allow_extra_args(false);
-  cmd->add_flag("--fit-report", args->fit_report,
-                "compare the transformer model on a profile with the Zero Bubble paper's profiled A100 times");
+  cmd->add_flag(
+      "--fit-report", args->fit_report,
+      "compare the transformer model on a profile with the Zero Bubble paper's profiled A100 times");
   cmd->add_option("--profile", args->profile, "hardware profile for --fit-report (name or path)");
-  cmd->add_option("--data", args->data_dir, "directory of the zb_*.csv reference data (default: data/zero_bubble in the source tree)");
+  cmd->add_option("--data", args->data_dir,
+                  "directory of the zb_*.csv reference data (default: data/zero_bubble in the source tree)");
   cmd->callback([args] { run(*args); });
 }
 

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   pipesim::add_sweep_command(app);
   pipesim::add_costs_command(app);
   pipesim::add_calibrate_command(app);
+  pipesim::add_extrapolate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

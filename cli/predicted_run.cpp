@@ -8,8 +8,8 @@ PredictedRun run_with_memory(const Scenario& scenario, const ScheduleRequest& re
   PredictedRun run;
   run.result = simulate_schedule(scenario, request, SimulationOptions{false, {}});
   if (scenario.transformer) {
-    const std::vector<StageCosts> stages =
-        transformer_stage_costs(*scenario.transformer, scenario.microbatch_size, run.result.trace.layout.stages);
+    const std::vector<StageCosts> stages = transformer_stage_costs(
+        *scenario.transformer, scenario.microbatch_size, run.result.trace.layout.stages);
     run.memory = compute_memory(run.result.trace, run.result.drift, static_memory_of(stages));
   }
   return run;

@@ -1,6 +1,7 @@
 #pragma once
-// A simulated run of a transformer scenario with the memory model's figures (weights × live versions, gradients,
-// optimizer state, activations in flight), and the Zero Bubble paper's models as transformer scenarios.
+// A simulated run of a transformer scenario with the memory model's figures (weights × live versions,
+// gradients, optimizer state, activations in flight), and the Zero Bubble paper's models as transformer
+// scenarios.
 #include <string>
 
 #include "cli/simulation.h"

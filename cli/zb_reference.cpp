@@ -56,7 +56,8 @@ class CsvTable {
       if (used == cell.size() && std::isfinite(value)) return value;
     } catch (const std::exception&) {
     }
-    throw InputError(fmt::format("{}:{}: column '{}': expected a number, got '{}'", path_, lines_[row], column, cell));
+    throw InputError(
+        fmt::format("{}:{}: column '{}': expected a number, got '{}'", path_, lines_[row], column, cell));
   }
 
   int integer(size_t row, const std::string& column) const {
@@ -74,8 +75,8 @@ class CsvTable {
       try {
         values.push_back(std::stoi(item));
       } catch (const std::exception&) {
-        throw InputError(fmt::format("{}:{}: column '{}': expected integers separated by ';'", path_, lines_[row],
-                                     column));
+        throw InputError(fmt::format("{}:{}: column '{}': expected integers separated by ';'", path_,
+                                     lines_[row], column));
       }
     }
     return values;
@@ -127,9 +128,14 @@ std::vector<ZbProfiledTimes> load_zb_profiled_times(const std::string& data_dir)
 
 std::vector<ZbMeasured> load_zb_measured(const std::string& data_dir) {
   return read_rows<ZbMeasured>(data_dir + "/zb_measured.csv", [](const CsvTable& t, size_t i) {
-    return ZbMeasured{t.text(i, "model"),          t.integer(i, "stages"),          t.integer(i, "microbatch_size"),
-                      t.integer(i, "microbatches"), t.number(i, "throughput_1f1b"), t.number(i, "throughput_zb2p"),
-                      t.number(i, "memory_gb_1f1b"), t.number(i, "memory_gb_zb2p")};
+    return ZbMeasured{t.text(i, "model"),
+                      t.integer(i, "stages"),
+                      t.integer(i, "microbatch_size"),
+                      t.integer(i, "microbatches"),
+                      t.number(i, "throughput_1f1b"),
+                      t.number(i, "throughput_zb2p"),
+                      t.number(i, "memory_gb_1f1b"),
+                      t.number(i, "memory_gb_zb2p")};
   });
 }
 
@@ -168,11 +174,11 @@ std::string render_fit_report(const std::vector<FitRow>& rows, const std::string
   std::vector<std::vector<std::string>> table;
   double worst = 0;
   for (const FitRow& r : rows) {
-    table.push_back({r.profiled.model, fmt::format("{}", r.profiled.stages), fmt::format("{}", r.profiled.microbatches),
-                     fmt::format("{} ({} layers)", r.stage + 1, r.layers),
-                     cell(r.forward_ms, r.profiled.forward_ms),
-                     cell(r.backward_input_ms, r.profiled.backward_input_ms),
-                     cell(r.backward_weight_ms, r.profiled.backward_weight_ms), cell(r.comm_ms, r.profiled.comm_ms)});
+    table.push_back(
+        {r.profiled.model, fmt::format("{}", r.profiled.stages), fmt::format("{}", r.profiled.microbatches),
+         fmt::format("{} ({} layers)", r.stage + 1, r.layers), cell(r.forward_ms, r.profiled.forward_ms),
+         cell(r.backward_input_ms, r.profiled.backward_input_ms),
+         cell(r.backward_weight_ms, r.profiled.backward_weight_ms), cell(r.comm_ms, r.profiled.comm_ms)});
     for (double e : {r.forward_error(), r.backward_input_error(), r.backward_weight_error()}) {
       worst = std::max(worst, std::abs(e));
     }

@@ -19,8 +19,8 @@ namespace {
 
 constexpr const char* kFormat = "pipesim-hardware-profile-1";
 
-// Where x falls on a sorted grid: the lower index, the weight of the upper point (log scale), and the factor by
-// which the rate shrinks below the grid.
+// Where x falls on a sorted grid: the lower index, the weight of the upper point (log scale), and the factor
+// by which the rate shrinks below the grid.
 struct AxisPoint {
   size_t lo = 0;
   double t = 0;
@@ -88,7 +88,11 @@ void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfil
 
 GemmTable::GemmTable(std::string dtype, std::vector<double> m, std::vector<double> n, std::vector<double> k,
                      std::vector<double> tflops)
-    : dtype_(std::move(dtype)), m_(std::move(m)), n_(std::move(n)), k_(std::move(k)), tflops_(std::move(tflops)) {
+    : dtype_(std::move(dtype)),
+      m_(std::move(m)),
+      n_(std::move(n)),
+      k_(std::move(k)),
+      tflops_(std::move(tflops)) {
   if (m_.empty() || n_.empty() || k_.empty() || tflops_.size() != m_.size() * n_.size() * k_.size()) {
     throw InputError(fmt::format("GEMM table {}: the rates must fill the m x n x k grid", dtype_));
   }
@@ -124,8 +128,8 @@ const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
     if (t.dtype() == dtype) return t;
     have += (have.empty() ? "" : ", ") + t.dtype();
   }
-  throw InputError(fmt::format("{}: hardware profile has no GEMM measurements for dtype '{}' (it has: {})", source,
-                               dtype, have));
+  throw InputError(fmt::format("{}: hardware profile has no GEMM measurements for dtype '{}' (it has: {})",
+                               source, dtype, have));
 }
 
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
@@ -137,8 +141,8 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   }
   const YamlReader r(source);
   r.expect_map(root, "",
-               {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s", "launch_overhead_us",
-                "link", "gemm"});
+               {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",
+                "memory_capacity_gb", "launch_overhead_us", "link", "gemm"});
   HardwareProfile p;
   p.source = source;
   p.name = std::filesystem::path(source).stem().string();
@@ -151,7 +155,8 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   if (!device["name"]) r.fail(device, "device.name", "the device's name");
   p.device_name = r.get_string(device["name"], "device.name");
   p.device_kind = device["kind"] ? r.get_string(device["kind"], "device.kind") : "";
-  if (p.device_kind != "gpu" && p.device_kind != "cpu") r.fail(device["kind"], "device.kind", "'gpu' or 'cpu'");
+  if (p.device_kind != "gpu" && p.device_kind != "cpu")
+    r.fail(device["kind"], "device.kind", "'gpu' or 'cpu'");
   if (!root["provenance"]) r.fail(root, "provenance", "command, date, driver, host and notes");
   read_provenance(r, root["provenance"], p);
   if (const YAML::Node peak = root["peak_tflops"]) {
@@ -161,8 +166,13 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
       p.peak_tflops[dtype] = r.get_double(entry.second, "peak_tflops." + dtype, 0);
     }
   }
-  if (!root["memory_bandwidth_gb_per_s"]) r.fail(root, "memory_bandwidth_gb_per_s", "the achieved copy bandwidth");
-  p.memory_bandwidth_gb_per_s = r.get_double(root["memory_bandwidth_gb_per_s"], "memory_bandwidth_gb_per_s", 1e-3);
+  if (!root["memory_bandwidth_gb_per_s"])
+    r.fail(root, "memory_bandwidth_gb_per_s", "the achieved copy bandwidth");
+  p.memory_bandwidth_gb_per_s =
+      r.get_double(root["memory_bandwidth_gb_per_s"], "memory_bandwidth_gb_per_s", 1e-3);
+  if (root["memory_capacity_gb"]) {
+    p.memory_capacity_gb = r.get_double(root["memory_capacity_gb"], "memory_capacity_gb", 1e-3);
+  }
   if (!root["launch_overhead_us"]) r.fail(root, "launch_overhead_us", "the time to launch one kernel");
   p.launch_overhead_us = r.get_double(root["launch_overhead_us"], "launch_overhead_us", 0);
   if (const YAML::Node link = root["link"]) {

@@ -2,7 +2,8 @@
 // A hardware profile: what one device achieves, measured by pipesim's microbenchmarks (gpu_calibration/) or
 // fitted to published timings. GEMM throughput is a grid over (m, n, k) per dtype; between grid points it is
 // interpolated, so small GEMMs (small microbatches) run at the lower rate the device really achieves.
-// Format: gpu_calibration/README.md. The writer is gpu_calibration/profile_writer.h (shared with the CUDA program).
+// Format: gpu_calibration/README.md. The writer is gpu_calibration/profile_writer.h (shared with the CUDA
+// program).
 #include <map>
 #include <optional>
 #include <string>
@@ -49,6 +50,7 @@ struct HardwareProfile {
   std::map<std::string, std::string> provenance;  // command, date, driver, host, notes
   std::map<std::string, double> peak_tflops;      // datasheet, informative
   double memory_bandwidth_gb_per_s = 0;           // achieved copy bandwidth (read + write)
+  double memory_capacity_gb = 0;                  // device memory (1 GB = 1e9 bytes); 0 when unknown
   double launch_overhead_us = 0;
   std::optional<LinkSpec> link;  // absent when only one device was measured
   std::vector<GemmTable> gemm;

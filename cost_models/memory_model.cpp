@@ -38,7 +38,8 @@ Bytes MemoryReport::peak_bytes() const {
 MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
                             const std::vector<StageStaticMemory>& per_stage) {
   const PipelineLayout& layout = trace.layout;
-  if (static_cast<int>(per_stage.size()) != layout.stages || static_cast<int>(drift.stages.size()) != layout.stages) {
+  if (static_cast<int>(per_stage.size()) != layout.stages ||
+      static_cast<int>(drift.stages.size()) != layout.stages) {
     throw InputError("memory model: static memory and drift must have one entry per stage of the run");
   }
   MemoryReport report;
@@ -51,8 +52,10 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
     for (int stage : stages) {
       const StageStaticMemory& m = per_stage[stage];
       device.fixed_bytes += m.gradient_bytes + m.optimizer_bytes + m.extra_bytes;
-      for (const VersionSample& v : drift.stages[stage].versions) changes.push_back({v.time_ns, stage, 0, v.live_versions});
-      device.weight_versions_max = std::max(device.weight_versions_max, drift.stages[stage].weight_versions_max);
+      for (const VersionSample& v : drift.stages[stage].versions)
+        changes.push_back({v.time_ns, stage, 0, v.live_versions});
+      device.weight_versions_max =
+          std::max(device.weight_versions_max, drift.stages[stage].weight_versions_max);
     }
     std::stable_sort(changes.begin(), changes.end(),
                      [](const Change& a, const Change& b) { return a.time_ns < b.time_ns; });

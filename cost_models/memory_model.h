@@ -1,9 +1,9 @@
 #pragma once
 // Memory per device over a simulated run (DESIGN.md §3):
 //   weights × live versions (stashes of PipeDream, 2BW's second copy: derived from the trace, never assumed)
-//   + gradients + optimizer state + extra buffers      (static: from the cost model, per stage)
-//   + activations of the microbatches in flight         (the engine's timeline: F adds M_B, I releases M_B − M_W,
-//                                                         W releases M_W, B releases M_B)
+//   + gradients + optimizer state + extra buffers (static: from the cost model, per stage)
+//   + activations of the microbatches in flight (the engine's timeline: F adds M_B, I releases M_B − M_W,
+//     W releases M_W, B releases M_B).
 // Peak and timeline per device.
 #include <vector>
 

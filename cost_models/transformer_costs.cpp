@@ -9,8 +9,8 @@
 namespace pipesim {
 namespace {
 
-// C[m x n] = A[m x k] * B[k x n]; `count` independent copies (a strided batched GEMM) run as one GEMM with the
-// batch stacked along m, which is how they fill the device.
+// C[m x n] = A[m x k] * B[k x n]; `count` independent copies (a strided batched GEMM) run as one GEMM with
+// the batch stacked along m, which is how they fill the device.
 struct Gemm {
   double m, n, k;
   double count = 1;
@@ -73,7 +73,8 @@ OptimizerBytes optimizer_bytes(OptimizerType type, bool matrix_param) {
 // Muon orthogonalizes each r x c update (r <= c) with Newton-Schulz: per iteration X·Xᵀ, A·A and B·X.
 double newton_schulz_seconds(const GemmTable& table, double h) {
   double seconds = 0;
-  for (const auto& [rows, cols] : std::vector<std::pair<double, double>>{{h, 3 * h}, {h, h}, {h, 4 * h}, {h, 4 * h}}) {
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<double, double>>{{h, 3 * h}, {h, h}, {h, 4 * h}, {h, 4 * h}}) {
     seconds += gemm_seconds(table, {{rows, rows, cols}, {rows, rows, rows}, {rows, cols, rows}});
   }
   return kNewtonSchulzIterations * seconds;
@@ -129,8 +130,9 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
   for (int i = 0; i < stages; ++i) {
     const bool end = i == 0 || i == stages - 1;
     if (result[i] < 0 || (result[i] == 0 && !(end && zb))) {
-      throw InputError(fmt::format("{} layers cannot be split over {} stages ({} split): stage {} would get {}",
-                                   layers, stages, layer_split_name(split), i + 1, result[i]));
+      throw InputError(
+          fmt::format("{} layers cannot be split over {} stages ({} split): stage {} would get {}", layers,
+                      stages, layer_split_name(split), i + 1, result[i]));
     }
   }
   return result;
@@ -209,8 +211,10 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
     const bool override_state = setup.optimizer.state_bytes_per_param >= 0;
     c.optimizer_bytes = override_state ? c.parameters * setup.optimizer.state_bytes_per_param
                                        : matrix_params * on_matrix.state + other_params * on_other.state;
-    c.optimizer_s = (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / bandwidth + launch;
-    if (setup.optimizer.type == OptimizerType::kMuon) c.optimizer_s += c.layers * newton_schulz_seconds(gemm, h);
+    c.optimizer_s =
+        (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / bandwidth + launch;
+    if (setup.optimizer.type == OptimizerType::kMuon)
+      c.optimizer_s += c.layers * newton_schulz_seconds(gemm, h);
     c.transfer_bytes = tokens * h * bytes;
     c.transfer_s = stages > 1 ? transfer_seconds(hw, c.transfer_bytes) : 0;
   }

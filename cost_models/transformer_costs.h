@@ -4,9 +4,11 @@
 // Per layer and microbatch of b samples of s tokens, hidden h, a heads:
 //   FLOPs  F = s·b·h(24h + 4s), I = s·b·h(24h + 8s), W = 24·s·b·h²   (matmuls only)
 //   bytes  M_B = s·b(34h + 5·a·s), M_W = 32·s·b·h                   (16-bit activations)
-//   params 12h² per layer, plus vocab·h for the embedding (first stage) and for the output layer (last stage).
+//   params 12h² per layer, plus vocab·h for the embedding (first stage) and for the output layer (last
+//   stage).
 // Time of an op = Σ over its GEMMs of FLOPs / the profile's achieved rate at that GEMM's shape
-//               + element-wise kernels (layer norm, softmax, dropout, GeLU, residual): passes·M_B / memory bandwidth
+//               + element-wise kernels (layer norm, softmax, dropout, GeLU, residual): passes·M_B / memory
+//               bandwidth
 //               + kernels launched · launch overhead.
 // The shape dependence is what makes small microbatches slower per FLOP; it comes from the profile.
 #include <string>
@@ -32,8 +34,8 @@ struct TransformerModel {
   double backward_elementwise_passes = 3.5;
 };
 
-// even: layers spread evenly (the first stages take the remainder). zb: as the Zero Bubble papers, the first and
-// the last stage hold one layer fewer than the others (they also hold the embedding and the loss).
+// even: layers spread evenly (the first stages take the remainder). zb: as the Zero Bubble papers, the first
+// and the last stage hold one layer fewer than the others (they also hold the embedding and the loss).
 enum class LayerSplit { kEven, kZeroBubble };
 
 // adamw: mixed precision, fp32 master weights + two moments (12 bytes/param). sgd: fp32 master weights, no
@@ -63,7 +65,8 @@ double layer_weight_grad_activation_bytes(const TransformerModel& model, double 
 double layer_parameters(const TransformerModel& model);                                             // 12h²
 int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown dtype
 
-// Layers per stage; throws InputError when a stage would get none (the first and last may have none under zb).
+// Layers per stage; throws InputError when a stage would get none (the first and last may have none under
+// zb).
 std::vector<int> split_layers(int layers, int stages, LayerSplit split);
 
 std::string layer_split_name(LayerSplit split);
@@ -88,7 +91,8 @@ struct StageCosts {
   double transfer_bytes = 0;
 };
 
-std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size, int stages);
+std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
+                                                int stages);
 
 // Link time of one message of `bytes` over the profile's link (0 when the profile has no link).
 double transfer_seconds(const HardwareProfile& profile, double bytes);

@@ -110,7 +110,8 @@ void blocked_gemm(const float* a, const float* b, float* c, long m, long n, long
   for (long i0 = 0; i0 < m; i0 += kBlockM) {
     for (long p0 = 0; p0 < k; p0 += kBlockK) {
       for (long j0 = 0; j0 < n; j0 += kBlockN) {
-        const long i1 = std::min(i0 + kBlockM, m), p1 = std::min(p0 + kBlockK, k), j1 = std::min(j0 + kBlockN, n);
+        const long i1 = std::min(i0 + kBlockM, m), p1 = std::min(p0 + kBlockK, k),
+                   j1 = std::min(j0 + kBlockN, n);
         for (long i = i0; i < i1; ++i) {
           float* c_row = c + i * n;
           for (long p = p0; p < p1; ++p) {
@@ -137,8 +138,10 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   gethostname(host, sizeof host - 1);
   p.host = host;
   p.notes = fmt::format(
-      "one thread; blocked fp32 GEMM; medians of {} runs after {} warm-up(s); copy: memcpy of {:.0f} MiB; launch: "
-      "empty task to a worker thread and back (condition variables); link: the same handoff carrying a memcpy; "
+      "one thread; blocked fp32 GEMM; medians of {} runs after {} warm-up(s); copy: memcpy of {:.0f} MiB; "
+      "launch: "
+      "empty task to a worker thread and back (condition variables); link: the same handoff carrying a "
+      "memcpy; "
       "times are wall clock on a machine that may be shared",
       o.repeats, o.warmups, o.copy_bytes / (1 << 20));
 
@@ -152,7 +155,8 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   progress("launch overhead and thread-to-thread link");
   {
     Handoff handoff;
-    p.launch_overhead_s = median_seconds(o.warmups + 10, o.repeats * 20, [&] { handoff.send(nullptr, nullptr, 0); });
+    p.launch_overhead_s =
+        median_seconds(o.warmups + 10, o.repeats * 20, [&] { handoff.send(nullptr, nullptr, 0); });
     p.has_link = true;
     // A one-way message is half the round trip of an empty handoff.
     p.link.small_median_s = p.launch_overhead_s / 2;
@@ -173,7 +177,8 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     progress(fmt::format("fp32 GEMMs with m = {}", m));
     for (long n : o.sizes) {
       for (long k : o.sizes) {
-        const double s = median_seconds(o.warmups, o.repeats, [&] { blocked_gemm(a.data(), b.data(), c.data(), m, n, k); });
+        const double s = median_seconds(o.warmups, o.repeats,
+                                        [&] { blocked_gemm(a.data(), b.data(), c.data(), m, n, k); });
         p.gemm.push_back({"fp32", m, n, k, s});
       }
     }

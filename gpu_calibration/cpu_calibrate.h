@@ -1,6 +1,6 @@
 #pragma once
-// `pipesim calibrate --cpu`: the CUDA calibration's measurements, on the CPU, so the whole loop (measure, profile,
-// predict) runs on any machine. One thread, as one pipeline stage of a CPU executor would use:
+// `pipesim calibrate --cpu`: the CUDA calibration's measurements, on the CPU, so the whole loop (measure,
+// profile, predict) runs on any machine. One thread, as one pipeline stage of a CPU executor would use:
 //   GEMM   a simple cache-blocked fp32 GEMM over a grid of (m, n, k);
 //   copy   std::memcpy of a large buffer (bandwidth counts read + write);
 //   launch dispatching an empty task to a worker thread and waiting for it (condition variables);

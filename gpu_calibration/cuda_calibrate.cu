@@ -1,9 +1,10 @@
 // pipesim-gpu-calibrate: measures one NVIDIA GPU and writes a pipesim hardware profile.
 //
-// Measures: cuBLAS GEMM throughput in bf16, fp16 and fp32 over a grid of (m, n, k) covering transformer shapes;
-// device-to-device copy bandwidth; kernel launch overhead; and, when there are two GPUs, peer-to-peer bandwidth
-// and latency between GPU 0 and GPU 1. Every time is the median of several runs after warm-up, measured with CUDA
-// events (launch overhead: wall clock over many back-to-back launches). Every CUDA and cuBLAS call is checked.
+// Measures: cuBLAS GEMM throughput in bf16, fp16 and fp32 over a grid of (m, n, k) covering transformer
+// shapes; device-to-device copy bandwidth; kernel launch overhead; and, when there are two GPUs, peer-to-peer
+// bandwidth and latency between GPU 0 and GPU 1. Every time is the median of several runs after warm-up,
+// measured with CUDA events (launch overhead: wall clock over many back-to-back launches). Every CUDA and
+// cuBLAS call is checked.
 //
 // Needs only the CUDA toolkit (nvcc, cuBLAS). Build alone:
 //   nvcc -O2 -std=c++17 -arch=native -o pipesim-gpu-calibrate gpu_calibration/cuda_calibrate.cu -lcublas
@@ -89,7 +90,8 @@ Options parse_args(int argc, char** argv) {
   return o;
 }
 
-// Times `body` (which enqueues work on `stream`) with CUDA events: warm-ups first, then the median of repeats.
+// Times `body` (which enqueues work on `stream`) with CUDA events: warm-ups first, then the median of
+// repeats.
 template <typename Body>
 double median_seconds(cudaStream_t stream, int warmups, int repeats, Body body) {
   cudaEvent_t start, stop;
@@ -148,8 +150,8 @@ void* alloc_filled(const DtypeInfo& d, size_t count, unsigned seed) {
 }
 
 void measure_gemms(const Options& o, cudaStream_t stream, std::vector<pipesim_profile::GemmTiming>& out) {
-  const std::vector<long> sizes =
-      o.quick ? std::vector<long>{512, 2048, 8192} : std::vector<long>{256, 512, 1024, 2048, 4096, 8192, 16384};
+  const std::vector<long> sizes = o.quick ? std::vector<long>{512, 2048, 8192}
+                                          : std::vector<long>{256, 512, 1024, 2048, 4096, 8192, 16384};
   const long largest = sizes.back();
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
@@ -168,10 +170,10 @@ void measure_gemms(const Options& o, cudaStream_t stream, std::vector<pipesim_pr
         for (long k : sizes) {
           // Column-major C[m x n] = A[m x k] * B[k x n], fp32 accumulation as in mixed-precision training.
           const double s = median_seconds(stream, o.warmups, o.repeats, [&] {
-            CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n),
-                                      static_cast<int>(k), &alpha, a, d.type, static_cast<int>(m), b, d.type,
-                                      static_cast<int>(k), &beta, c, d.type, static_cast<int>(m),
-                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m),
+                                      static_cast<int>(n), static_cast<int>(k), &alpha, a, d.type,
+                                      static_cast<int>(m), b, d.type, static_cast<int>(k), &beta, c, d.type,
+                                      static_cast<int>(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
           });
           out.push_back({d.name, m, n, k, s});
         }
@@ -243,7 +245,8 @@ pipesim_profile::LinkTiming measure_p2p(const Options& o, int src_device, int ds
   t.large_median_s = median_seconds(stream, o.warmups, o.repeats, [&] {
     CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, large, stream));
   });
-  t.source = "cudaMemcpyPeerAsync GPU " + std::to_string(src_device) + " -> GPU " + std::to_string(dst_device) +
+  t.source = "cudaMemcpyPeerAsync GPU " + std::to_string(src_device) + " -> GPU " +
+             std::to_string(dst_device) +
              (can_access ? " (peer access)" : " (no peer access: staged through the host)");
   CUDA_CHECK(cudaStreamDestroy(stream));
   CUDA_CHECK(cudaFree(src));
@@ -272,10 +275,11 @@ int main(int argc, char** argv) {
   int devices = 0;
   const cudaError_t status = cudaGetDeviceCount(&devices);
   if (status != cudaSuccess || devices == 0) {
-    std::fprintf(stderr,
-                 "pipesim-gpu-calibrate: no CUDA GPU available (%s); run it on a machine with an NVIDIA GPU and "
-                 "its driver. On any machine, `pipesim calibrate --cpu` measures the CPU instead.\n",
-                 status != cudaSuccess ? cudaGetErrorString(status) : "0 devices");
+    std::fprintf(
+        stderr,
+        "pipesim-gpu-calibrate: no CUDA GPU available (%s); run it on a machine with an NVIDIA GPU and "
+        "its driver. On any machine, `pipesim calibrate --cpu` measures the CPU instead.\n",
+        status != cudaSuccess ? cudaGetErrorString(status) : "0 devices");
     return kNoGpuExit;
   }
   if (o.device < 0 || o.device >= devices) usage("--device is not a GPU index of this machine");
@@ -291,6 +295,7 @@ int main(int argc, char** argv) {
   pipesim_profile::ProfileData p;
   p.device_name = prop.name;
   p.device_kind = "gpu";
+  p.memory_capacity_bytes = static_cast<double>(prop.totalGlobalMem);
   p.command = o.command;
   p.date = pipesim_profile::utc_now();
   p.driver = "CUDA driver " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
@@ -299,9 +304,10 @@ int main(int argc, char** argv) {
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   p.host = host;
-  p.notes = "cuBLAS GemmEx (column-major, no transposes, fp32 accumulation, fp32 without TF32); medians of " +
-            std::to_string(o.repeats) + " runs after " + std::to_string(o.warmups) +
-            " warm-ups, CUDA events; copy: cudaMemcpyAsync D2D of 1 GiB; launch: 10000 empty kernels, wall clock";
+  p.notes =
+      "cuBLAS GemmEx (column-major, no transposes, fp32 accumulation, fp32 without TF32); medians of " +
+      std::to_string(o.repeats) + " runs after " + std::to_string(o.warmups) +
+      " warm-ups, CUDA events; copy: cudaMemcpyAsync D2D of 1 GiB; launch: 10000 empty kernels, wall clock";
 
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
@@ -324,7 +330,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pipesim-gpu-calibrate: %s\n", error.c_str());
     return 1;
   }
-  std::printf("wrote %s: copy %.0f GB/s, launch %.2f us%s\n", path.c_str(), pipesim_profile::copy_gb_per_s(p.copy),
-              p.launch_overhead_s * 1e6, p.has_link ? ", link measured" : ", one GPU: no link");
+  std::printf("wrote %s: copy %.0f GB/s, launch %.2f us%s\n", path.c_str(),
+              pipesim_profile::copy_gb_per_s(p.copy), p.launch_overhead_s * 1e6,
+              p.has_link ? ", link measured" : ", one GPU: no link");
   return 0;
 }

@@ -106,6 +106,7 @@ def write_profile(path, params, error):
         f'  notes: "{notes}"',
         "peak_tflops: {bf16: 312, fp16: 312, fp32: 19.5}",
         f"memory_bandwidth_gb_per_s: {MEMORY_GB_PER_S:g}",
+        "memory_capacity_gb: 80",
         f"launch_overhead_us: {LAUNCH_US:g}",
         'link: {bandwidth_gb_per_s: 80, latency_us: 250, '
         'source: "fitted to zb_profiled_times.csv comm_ms: 0.25 ms + s*b*h*2 bytes / 80 GB/s"}',
@@ -122,7 +123,7 @@ def write_profile(path, params, error):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data"))
+    parser.add_argument("--data", default=os.path.join(HERE, "..", "data", "zero_bubble"))
     parser.add_argument("-o", "--output", default=os.path.join(HERE, "profiles", "a100-sxm4-80gb.yaml"))
     args = parser.parse_args()
     models = {}

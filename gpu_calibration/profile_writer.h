@@ -2,7 +2,8 @@
 // Writes a pipesim hardware profile (format: gpu_calibration/README.md) from raw benchmark timings.
 // Header-only, standard library only, C++17: it is compiled by nvcc into the CUDA calibration program, by the
 // C++ compiler into `pipesim calibrate --cpu`, and by the tests, which feed it fake timings and read the
-// result back with pipesim's profile reader. Rates are derived here, in one place, from sizes and median times.
+// result back with pipesim's profile reader. Rates are derived here, in one place, from sizes and median
+// times.
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -49,6 +50,7 @@ struct ProfileData {
   std::string notes;
   std::vector<std::pair<std::string, double>> peak_tflops;  // datasheet figures, optional
   CopyTiming copy;
+  double memory_capacity_bytes = 0;  // device memory; 0: unknown (not written)
   double launch_overhead_s = 0;  // per kernel launch (CPU: per dispatched task)
   bool has_link = false;
   LinkTiming link;
@@ -71,12 +73,14 @@ inline std::string utc_now() {
 }
 
 inline double gemm_tflops(const GemmTiming& t) {
-  return 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * static_cast<double>(t.k) / t.median_s / 1e12;
+  return 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * static_cast<double>(t.k) / t.median_s /
+         1e12;
 }
 
 inline double copy_gb_per_s(const CopyTiming& c) { return 2.0 * c.bytes / c.median_s / 1e9; }
 
-// Latency is the small message's time; bandwidth is the large message's bytes over its time beyond that latency.
+// Latency is the small message's time; bandwidth is the large message's bytes over its time beyond that
+// latency.
 inline double link_latency_us(const LinkTiming& l) { return l.small_median_s * 1e6; }
 inline double link_gb_per_s(const LinkTiming& l) {
   const double beyond = l.large_median_s - l.small_median_s;
@@ -108,8 +112,8 @@ inline std::string number(double value) {
   return buffer;
 }
 
-// Throws nothing; validity (full grids, positive times) is the reader's job, so a broken benchmark shows up as
-// a clear error when the profile is used.
+// Throws nothing; validity (full grids, positive times) is the reader's job, so a broken benchmark shows up
+// as a clear error when the profile is used.
 inline std::string profile_yaml(const ProfileData& p) {
   std::ostringstream out;
   out << "# pipesim hardware profile; format: gpu_calibration/README.md\n";
@@ -129,10 +133,13 @@ inline std::string profile_yaml(const ProfileData& p) {
     out << "}\n";
   }
   out << "memory_bandwidth_gb_per_s: " << number(copy_gb_per_s(p.copy)) << "\n";
+  if (p.memory_capacity_bytes > 0)
+    out << "memory_capacity_gb: " << number(p.memory_capacity_bytes / 1e9) << "\n";
   out << "launch_overhead_us: " << number(p.launch_overhead_s * 1e6) << "\n";
   if (p.has_link) {
     out << "link: {bandwidth_gb_per_s: " << number(link_gb_per_s(p.link))
-        << ", latency_us: " << number(link_latency_us(p.link)) << ", source: " << quoted(p.link.source) << "}\n";
+        << ", latency_us: " << number(link_latency_us(p.link)) << ", source: " << quoted(p.link.source)
+        << "}\n";
   }
   out << "gemm:  # per dtype: [m, n, k, achieved TFLOP/s]\n";
   std::vector<std::string> dtypes;

@@ -15,7 +15,8 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
                 "backward_elementwise_passes"});
   TransformerModel t;
   for (const char* key : {"layers", "hidden", "heads", "seq_len", "vocab"}) {
-    if (!node[key]) r.fail(node, std::string("model.") + key, "a value (layers, hidden, heads, seq_len, vocab)");
+    if (!node[key])
+      r.fail(node, std::string("model.") + key, "a value (layers, hidden, heads, seq_len, vocab)");
   }
   t.layers = r.get_int(node["layers"], "model.layers", 1);
   t.hidden = r.get_int(node["hidden"], "model.hidden", 1);
@@ -30,7 +31,8 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
     }
   }
   if (node["forward_elementwise_passes"]) {
-    t.forward_elementwise_passes = r.get_double(node["forward_elementwise_passes"], "model.forward_elementwise_passes", 0);
+    t.forward_elementwise_passes =
+        r.get_double(node["forward_elementwise_passes"], "model.forward_elementwise_passes", 0);
   }
   if (node["backward_elementwise_passes"]) {
     t.backward_elementwise_passes =
@@ -41,13 +43,15 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
 
 HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "hardware", {"profile"});
-  if (!node["profile"]) r.fail(node, "hardware.profile", "a profile name in gpu_calibration/profiles/ or a path");
+  if (!node["profile"])
+    r.fail(node, "hardware.profile", "a profile name in gpu_calibration/profiles/ or a path");
   const std::string value = r.get_string(node["profile"], "hardware.profile");
   namespace fs = std::filesystem;
   const fs::path beside = fs::path(r.source()).parent_path() / value;
   std::string path;
   try {
-    path = fs::path(value).is_relative() && fs::is_regular_file(beside) ? beside.string() : resolve_profile_path(value);
+    path = fs::path(value).is_relative() && fs::is_regular_file(beside) ? beside.string()
+                                                                        : resolve_profile_path(value);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", r.where(node["profile"], "hardware.profile"), e.what()));
   }
@@ -59,7 +63,8 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
 TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root) {
   TransformerSetup setup;
   setup.model = read_model(r, root["model"]);
-  if (!root["hardware"]) r.fail(root, "hardware", "{profile: NAME} with model: (the hardware to predict times for)");
+  if (!root["hardware"])
+    r.fail(root, "hardware", "{profile: NAME} with model: (the hardware to predict times for)");
   setup.profile = read_hardware(r, root["hardware"]);
   setup.profile.gemm_table(setup.model.dtype);  // fails now, naming the profile, if it lacks the dtype
   const YAML::Node split = root["pipeline"][kLayerSplitKey];
@@ -95,7 +100,8 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
 }
 
 void reject_transformer_keys(const YamlReader& r, const YAML::Node& root) {
-  const char* why = "nothing here: it applies to transformer scenarios (model: and hardware: instead of costs:)";
+  const char* why =
+      "nothing here: it applies to transformer scenarios (model: and hardware: instead of costs:)";
   if (root["hardware"]) r.fail(root["hardware"], "hardware", why);
   if (root["pipeline"] && root["pipeline"].IsMap() && root["pipeline"][kLayerSplitKey]) {
     r.fail(root["pipeline"][kLayerSplitKey], "pipeline.layer_split", why);

@@ -149,14 +149,16 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
   s.backward_split_given = true;
   const int model_seq_len = s.transformer->model.seq_len;
   if (root["pipeline"]["seq_len"] && s.seq_len != model_seq_len) {
-    r.fail(root["pipeline"]["seq_len"], "pipeline.seq_len", fmt::format("model.seq_len ({}) or nothing", model_seq_len));
+    r.fail(root["pipeline"]["seq_len"], "pipeline.seq_len",
+           fmt::format("model.seq_len ({}) or nothing", model_seq_len));
   }
   s.seq_len = model_seq_len;
   const std::optional<LinkSpec>& link = s.transformer->profile.link;
   s.comm.latency_ns.assign(s.stages, 0);
   if (root["comm"]) {
     if (!root["comm"]["model"] || root["comm"]["model"].as<std::string>("") != "link") {
-      r.fail(root["comm"], "comm", "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
+      r.fail(root["comm"], "comm",
+             "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
     }
   } else if (link) {
     s.comm.model = CommSpec::Model::kLink;
@@ -249,11 +251,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   s.name = root["name"] ? r.get_string(root["name"], "name") : std::filesystem::path(source).stem().string();
   if (!root["pipeline"]) r.fail(root, "pipeline", "a map with stages and microbatches");
   read_pipeline(r, root["pipeline"], s);
-  if (root["costs"] && root["model"]) r.fail(root["model"], "model", "either costs: or model: (with hardware:), not both");
+  if (root["costs"] && root["model"]) {
+    r.fail(root["model"], "model", "either costs: or model: (with hardware:), not both");
+  }
   if (root["model"]) {
     read_transformer(r, root, s);
   } else {
-    if (!root["costs"]) r.fail(root, "costs", "a map with forward_ms and the backward times, or model: and hardware:");
+    if (!root["costs"]) {
+      r.fail(root, "costs", "a map with forward_ms and the backward times, or model: and hardware:");
+    }
     reject_transformer_keys(r, root);
     read_costs(r, root["costs"], s);
   }

@@ -1,6 +1,6 @@
-// Calibration: the profile writer shared with the CUDA program, fed fake timings, writes a profile pipesim reads
-// back with the same figures; the CPU microbenchmarks produce a valid profile; the CUDA program, when nvcc built
-// it, either calibrates or says clearly that there is no GPU.
+// Calibration: the profile writer shared with the CUDA program, fed fake timings, writes a profile pipesim
+// reads back with the same figures; the CPU microbenchmarks produce a valid profile; the CUDA program, when
+// nvcc built it, either calibrates or says clearly that there is no GPU.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -32,6 +32,7 @@ pipesim_profile::ProfileData fake_profile() {
   p.peak_tflops = {{"bf16", 312}, {"fp32", 19.5}};
   p.copy = {1e9, 0.01};  // 2 * 1e9 bytes in 10 ms: 200 GB/s
   p.launch_overhead_s = 3.5e-6;
+  p.memory_capacity_bytes = 80e9;
   p.has_link = true;
   p.link = {10e-6, 1e8, 10e-6 + 1e-3, "fake p2p"};  // 10 us; 1e8 bytes in 1 ms beyond that: 100 GB/s
   for (const char* dtype : {"bf16", "fp32"}) {
@@ -48,7 +49,8 @@ pipesim_profile::ProfileData fake_profile() {
 }
 
 TEST(Calibration, WriterOutputReadsBackWithTheSameFigures) {
-  const HardwareProfile p = parse_hardware_profile(pipesim_profile::profile_yaml(fake_profile()), "fake.yaml");
+  const HardwareProfile p =
+      parse_hardware_profile(pipesim_profile::profile_yaml(fake_profile()), "fake.yaml");
   EXPECT_EQ(p.device_name, "Fake \"GPU\" \\ 80GB");
   EXPECT_EQ(p.device_kind, "gpu");
   EXPECT_EQ(p.provenance.at("command"), "pipesim-gpu-calibrate -o fake.yaml");
@@ -57,6 +59,7 @@ TEST(Calibration, WriterOutputReadsBackWithTheSameFigures) {
   EXPECT_EQ(p.peak_tflops.at("fp32"), 19.5);
   EXPECT_NEAR(p.memory_bandwidth_gb_per_s, 200, 1e-6);
   EXPECT_NEAR(p.launch_overhead_us, 3.5, 1e-9);
+  EXPECT_EQ(p.memory_capacity_gb, 80);
   ASSERT_TRUE(p.link.has_value());
   EXPECT_NEAR(p.link->latency_us, 10, 1e-9);
   EXPECT_NEAR(p.link->bandwidth_gb_per_s, 100, 1e-6);
@@ -68,7 +71,8 @@ TEST(Calibration, WriterOutputReadsBackWithTheSameFigures) {
     EXPECT_EQ(t.k_sizes(), (std::vector<double>{64, 4096}));
     for (long m : {256, 1024}) {
       for (long n : {128, 512, 2048}) {
-        for (long k : {64, 4096}) EXPECT_NEAR(t.tflops_at(m, n, k), fake_tflops(m, n, k), 1e-6) << m << n << k;
+        for (long k : {64, 4096})
+          EXPECT_NEAR(t.tflops_at(m, n, k), fake_tflops(m, n, k), 1e-6) << m << n << k;
       }
     }
   }
@@ -125,8 +129,8 @@ TEST(Calibration, CpuCalibrationWritesAProfilePipesimReads) {
 }
 
 #ifdef PIPESIM_GPU_CALIBRATE
-// nvcc was found, so the build compiled the CUDA program. Without a GPU it must exit 2 with a clear message; with
-// one, a quick calibration must write a profile pipesim reads.
+// nvcc was found, so the build compiled the CUDA program. Without a GPU it must exit 2 with a clear message;
+// with one, a quick calibration must write a profile pipesim reads.
 TEST(Calibration, CudaProgramCalibratesOrSaysThereIsNoGpu) {
   const auto dir = std::filesystem::temp_directory_path() / "pipesim_gpu_calibration_test";
   std::filesystem::create_directories(dir);
@@ -139,13 +143,15 @@ TEST(Calibration, CudaProgramCalibratesOrSaysThereIsNoGpu) {
   std::stringstream text;
   text << in.rdbuf();
   if (WEXITSTATUS(status) == 2) {
-    EXPECT_NE(text.str().find("pipesim-gpu-calibrate: no CUDA GPU available"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("pipesim-gpu-calibrate: no CUDA GPU available"), std::string::npos)
+        << text.str();
     GTEST_SKIP() << "no GPU here: " << text.str();
   }
   ASSERT_EQ(WEXITSTATUS(status), 0) << text.str();
   const HardwareProfile p = load_hardware_profile(profile);
   EXPECT_EQ(p.device_kind, "gpu");
-  for (const char* dtype : {"bf16", "fp16", "fp32"}) EXPECT_GT(p.gemm_table(dtype).tflops_at(8192, 8192, 8192), 0);
+  for (const char* dtype : {"bf16", "fp16", "fp32"})
+    EXPECT_GT(p.gemm_table(dtype).tflops_at(8192, 8192, 8192), 0);
 }
 #endif
 

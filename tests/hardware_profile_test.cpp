@@ -1,5 +1,5 @@
-// Hardware profiles: the reader rejects malformed files with file:line:key errors; GEMM interpolation is exact at
-// grid points, monotone between them, and behaves as documented outside the grid.
+// Hardware profiles: the reader rejects malformed files with file:line:key errors; GEMM interpolation is
+// exact at grid points, monotone between them, and behaves as documented outside the grid.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -81,7 +81,8 @@ TEST(HardwareProfile, InterpolationIsLogLinearAndMonotone) {
     EXPECT_GE(rate, previous) << x;
     previous = rate;
   }
-  for (double m = 256; m <= 4096; m *= 1.1) EXPECT_LE(t.tflops_at(m, 700, 700), t.tflops_at(m * 1.1, 700, 700));
+  for (double m = 256; m <= 4096; m *= 1.1)
+    EXPECT_LE(t.tflops_at(m, 700, 700), t.tflops_at(m * 1.1, 700, 700));
 }
 
 TEST(HardwareProfile, OutsideTheGrid) {
@@ -98,7 +99,7 @@ TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
             "p.yaml:1: key 'format': expected 'pipesim-hardware-profile-1', got 'v0'");
   EXPECT_EQ(error_of(replaced(kValid, "launch_overhead_us: 5", "launch_overhead_us: 5\nspeed: 3")),
             "p.yaml:7: key 'speed': unknown key; allowed here: format, device, provenance, peak_tflops, "
-            "memory_bandwidth_gb_per_s, launch_overhead_us, link, gemm");
+            "memory_bandwidth_gb_per_s, memory_capacity_gb, launch_overhead_us, link, gemm");
   EXPECT_EQ(error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
             "p.yaml:10: key 'gemm.bf16': expected a full grid over m x n x k (2 x 2 x 2 rows); missing "
             "[4096, 4096, 256, ...]");
@@ -122,7 +123,8 @@ TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
 }
 
 TEST(HardwareProfile, TheLinkIsOptional) {
-  const std::string no_link = replaced(kValid, "link: {bandwidth_gb_per_s: 50, latency_us: 10, source: \"made up\"}\n", "");
+  const std::string no_link =
+      replaced(kValid, "link: {bandwidth_gb_per_s: 50, latency_us: 10, source: \"made up\"}\n", "");
   EXPECT_FALSE(parse_hardware_profile(no_link, "p.yaml").link.has_value());
   EXPECT_EQ(error_of(replaced(kValid, "bandwidth_gb_per_s: 50, ", "")),
             "p.yaml:7: key 'link': expected bandwidth_gb_per_s and latency_us, got "
@@ -135,7 +137,8 @@ TEST(HardwareProfile, MissingDtypeNamesTheProfileAndWhatItHas) {
     p.gemm_table("fp32");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "p.yaml: hardware profile has no GEMM measurements for dtype 'fp32' (it has: bf16)");
+    EXPECT_STREQ(e.what(),
+                 "p.yaml: hardware profile has no GEMM measurements for dtype 'fp32' (it has: bf16)");
   }
 }
 
@@ -153,6 +156,7 @@ TEST(HardwareProfile, UnknownProfileNameListsTheShippedOnes) {
 TEST(HardwareProfile, ShippedA100ProfileLoads) {
   const HardwareProfile p = load_hardware_profile(resolve_profile_path("a100-sxm4-80gb"));
   EXPECT_EQ(p.device_name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(p.memory_capacity_gb, 80);
   for (const char* dtype : {"bf16", "fp16", "fp32"}) {
     const GemmTable& t = p.gemm_table(dtype);
     EXPECT_LE(t.tflops_at(1 << 16, 1 << 16, 1 << 16), p.peak_tflops.at(dtype)) << dtype;

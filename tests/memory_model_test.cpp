@@ -1,5 +1,5 @@
-// The memory model: static parts + weights × live versions + activations, on hand-made timelines; closed forms on
-// simulated runs; and the Zero Bubble paper's measured peaks (1F1B-flush and ZB-2p) within 10%.
+// The memory model: static parts + weights × live versions + activations, on hand-made timelines; closed
+// forms on simulated runs; and the Zero Bubble paper's measured peaks (1F1B-flush and ZB-2p) within 10%.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -66,7 +66,8 @@ TEST(MemoryModel, AnInterleavedDeviceHoldsAllItsChunks) {
   DriftReport drift;
   drift.stages.resize(4);
   for (auto& s : drift.stages) s.versions = {{0, 0, 1}};
-  const MemoryReport m = compute_memory(trace, drift, {{1, 10, 100, 0}, {2, 20, 200, 0}, {4, 40, 400, 0}, {8, 0, 0, 0}});
+  const MemoryReport m =
+      compute_memory(trace, drift, {{1, 10, 100, 0}, {2, 20, 200, 0}, {4, 40, 400, 0}, {8, 0, 0, 0}});
   EXPECT_EQ(m.devices[0].peak_bytes, 1 + 10 + 100 + 4 + 40 + 400);
   EXPECT_EQ(m.devices[1].peak_bytes, 2 + 20 + 200 + 8);
 }
@@ -102,34 +103,39 @@ TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
     const DeviceMemory& m = run.memory.devices[d];
     EXPECT_EQ(m.weight_versions_max, 4 - d) << "device " << d;  // N - i + 1 versions
     EXPECT_EQ(m.peak_weight_bytes % std::llround(c[d].parameter_bytes), 0);
-    EXPECT_GE(m.peak_bytes, std::llround(c[d].gradient_bytes + c[d].optimizer_bytes + (4 - d) * c[d].parameter_bytes));
+    EXPECT_GE(m.peak_bytes,
+              std::llround(c[d].gradient_bytes + c[d].optimizer_bytes + (4 - d) * c[d].parameter_bytes));
   }
   // PACI keeps one copy whatever the drift.
   const Scenario p = small_scenario("{name: paci, accumulation: 2}");
-  for (const DeviceMemory& m : run_with_memory(p, p.schedules[0]).memory.devices) EXPECT_EQ(m.weight_versions_max, 1);
+  for (const DeviceMemory& m : run_with_memory(p, p.schedules[0]).memory.devices)
+    EXPECT_EQ(m.weight_versions_max, 1);
 }
 
-// DESIGN.md §4 / issue 5: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within 10%
-// of the paper's measurements (A100 80GB, GB = 1e9 bytes).
+// DESIGN.md §4 / issue 5: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within
+// 10% of the paper's measurements (A100 80GB, GB = 1e9 bytes).
 TEST(MemoryModel, ZeroBubblePaperPeaksWithinTenPercent) {
   const std::string data = default_reference_data_dir();
   const std::vector<ZbModel> models = load_zb_models(data);
   std::vector<std::vector<std::string>> rows;
   for (const ZbMeasured& row : load_zb_measured(data)) {
-    const Scenario s = zb_model_scenario(find_zb_model(models, row.model), row.microbatches, "a100-sxm4-80gb", 2);
+    const Scenario s =
+        zb_model_scenario(find_zb_model(models, row.model), row.microbatches, "a100-sxm4-80gb", 2);
     const double flush_gb =
         run_with_memory(s, {"1f1b-flush", ScheduleParams("test")}).memory.peak_bytes() / 1e9;
     const double zb2p_gb = run_with_memory(s, {"zb-2p", ScheduleParams("test")}).memory.peak_bytes() / 1e9;
     rows.push_back({row.model, std::to_string(row.microbatches), fmt::format("{:.1f}", flush_gb),
-                    fmt::format("{:.0f}", row.memory_gb_1f1b), fmt::format("{:.3f}", flush_gb / row.memory_gb_1f1b),
-                    fmt::format("{:.1f}", zb2p_gb), fmt::format("{:.0f}", row.memory_gb_zb2p),
+                    fmt::format("{:.0f}", row.memory_gb_1f1b),
+                    fmt::format("{:.3f}", flush_gb / row.memory_gb_1f1b), fmt::format("{:.1f}", zb2p_gb),
+                    fmt::format("{:.0f}", row.memory_gb_zb2p),
                     fmt::format("{:.3f}", zb2p_gb / row.memory_gb_zb2p)});
     EXPECT_NEAR(flush_gb / row.memory_gb_1f1b, 1, 0.10) << row.model << " m=" << row.microbatches << " 1F1B";
     EXPECT_NEAR(zb2p_gb / row.memory_gb_zb2p, 1, 0.10) << row.model << " m=" << row.microbatches << " ZB-2p";
   }
   std::cout << "peak memory per device (GB), predicted vs measured (Zero Bubble paper, Table 4)\n"
-            << render_table({"model", "m", "1F1B pred", "1F1B meas", "ratio", "ZB-2p pred", "ZB-2p meas", "ratio"},
-                            rows);
+            << render_table(
+                   {"model", "m", "1F1B pred", "1F1B meas", "ratio", "ZB-2p pred", "ZB-2p meas", "ratio"},
+                   rows);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// The PACI paper's setting (scenarios/paci/gpt2-medium-8stage.yaml, the default scenario) on the A100 profile:
-// small microbatches cost more per sample, so a flush gains far less from more microbatches than its bubble
-// (N-1)/(m+N-1) alone would say, and PACI beats the fastest flush at the same global batch.
+// The PACI paper's setting (scenarios/paci/gpt2-medium-8stage.yaml, the default scenario) on the A100
+// profile: small microbatches cost more per sample, so a flush gains far less from more microbatches than its
+// bubble (N-1)/(m+N-1) alone would say, and PACI beats the fastest flush at the same global batch.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -43,7 +43,8 @@ TEST(PaciScenario, ListsThePapersSetting) {
   const Results r = run_all();
   for (int batch : {128, 256}) {
     ASSERT_EQ(r.flush.at(batch).size(), 6u);
-    for (int m : {4, 8, 16, 24, 32, 40}) EXPECT_DOUBLE_EQ(r.flush.at(batch).at(m).microbatch_size, double(batch) / m);
+    for (int m : {4, 8, 16, 24, 32, 40})
+      EXPECT_DOUBLE_EQ(r.flush.at(batch).at(m).microbatch_size, double(batch) / m);
   }
 }
 
@@ -62,7 +63,8 @@ TEST(PaciScenario, SmallMicrobatchesEatTheFlushGainAndPaciBeatsTheBestFlush) {
     const double ideal = (40.0 / 47) / (32.0 / 39);
     EXPECT_LT(throughput(40) / throughput(32) - 1, (ideal - 1) / 2) << "B=" << batch;
     double best_flush = 0;
-    for (const auto& [m, result] : flush) best_flush = std::max(best_flush, result.metrics.throughput_samples_per_gpu_s);
+    for (const auto& [m, result] : flush)
+      best_flush = std::max(best_flush, result.metrics.throughput_samples_per_gpu_s);
     EXPECT_GT(r.best_paci.at(batch), 1.10 * best_flush) << "B=" << batch;
   }
 }

@@ -1,5 +1,6 @@
-// The transformer cost model: FLOP, byte and parameter counts against hand-computed values, GEMM shapes that add
-// up to the FLOP formulas, and where the time comes from (GEMMs, element-wise traffic, launches, the link).
+// The transformer cost model: FLOP, byte and parameter counts against hand-computed values, GEMM shapes that
+// add up to the FLOP formulas, and where the time comes from (GEMMs, element-wise traffic, launches, the
+// link).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -62,7 +63,8 @@ TEST(TransformerCosts, ZeroBubbleModelsHaveTheirNamedSizes) {
     int layers, hidden;
     double billions;
   };
-  for (const Case c : {Case{22, 2304, 1.5}, Case{30, 4096, 6.2}, Case{46, 5120, 14.6}, Case{62, 6144, 28.3}}) {
+  for (const Case c :
+       {Case{22, 2304, 1.5}, Case{30, 4096, 6.2}, Case{46, 5120, 14.6}, Case{62, 6144, 28.3}}) {
     TransformerModel t;
     t.layers = c.layers;
     t.hidden = c.hidden;
@@ -92,9 +94,10 @@ TEST(TransformerCosts, GemmShapesAddUpToTheFlopFormulas) {
   const TransformerModel& t = s.model;
   // Stage 2 of 2 (even split: 2 layers) holds the output layer: 2·s·b·h·vocab per GEMM, one in F, I and W.
   const double out = 2.0 * 64 * 64 * 100;
-  EXPECT_NEAR(stages[1].forward_s, (2 * layer_forward_flops(t, 2) + out) / 1e12 + 16.0 * 64 * 100 / 1e18, 1e-15);
-  EXPECT_NEAR(stages[1].backward_input_s, (2 * layer_backward_input_flops(t, 2) + out) / 1e12 + 8.0 * 64 * 100 / 1e18,
+  EXPECT_NEAR(stages[1].forward_s, (2 * layer_forward_flops(t, 2) + out) / 1e12 + 16.0 * 64 * 100 / 1e18,
               1e-15);
+  EXPECT_NEAR(stages[1].backward_input_s,
+              (2 * layer_backward_input_flops(t, 2) + out) / 1e12 + 8.0 * 64 * 100 / 1e18, 1e-15);
   EXPECT_NEAR(stages[1].backward_weight_s, (2 * layer_backward_weight_flops(t, 2) + out) / 1e12, 1e-15);
   // Stage 1 holds the embedding: a gather of s·b·h 16-bit values, written once (2·s·b·h·2 bytes moved).
   EXPECT_NEAR(stages[0].forward_s, 2 * layer_forward_flops(t, 2) / 1e12 + 2.0 * 64 * 64 * 2 / 1e18, 1e-15);

@@ -22,10 +22,11 @@ std::string error_of(const std::string& yaml) {
 }
 
 TEST(TransformerScenario, ReadsTheModelAndTakesTheLinkFromTheProfile) {
-  const Scenario s = parse_scenario(kModel +
-                                        "pipeline: {stages: 4, microbatches: 8, microbatch_size: 2, layer_split: zb}\n"
-                                        "optimizer: {type: muon, state_bytes_per_param: 6}\n",
-                                    "s.yaml");
+  const Scenario s =
+      parse_scenario(kModel +
+                         "pipeline: {stages: 4, microbatches: 8, microbatch_size: 2, layer_split: zb}\n"
+                         "optimizer: {type: muon, state_bytes_per_param: 6}\n",
+                     "s.yaml");
   ASSERT_TRUE(s.transformer.has_value());
   EXPECT_EQ(s.transformer->model.hidden, 512);
   EXPECT_EQ(s.transformer->split, LayerSplit::kZeroBubble);
@@ -39,9 +40,11 @@ TEST(TransformerScenario, ReadsTheModelAndTakesTheLinkFromTheProfile) {
 }
 
 TEST(TransformerScenario, GlobalBatchGivesAMeanMicrobatchSize) {
-  const Scenario s = parse_scenario(kModel + "pipeline: {stages: 4, microbatches: 24, global_batch: 128}\n", "s.yaml");
+  const Scenario s =
+      parse_scenario(kModel + "pipeline: {stages: 4, microbatches: 24, global_batch: 128}\n", "s.yaml");
   EXPECT_DOUBLE_EQ(s.samples_per_microbatch(), 128.0 / 24);
-  const SimulationResult r = simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
+  const SimulationResult r =
+      simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
   EXPECT_DOUBLE_EQ(r.microbatch_size, 128.0 / 24);
   // 128 samples per batch: throughput = 128 / period.
   EXPECT_NEAR(r.metrics.throughput_samples_per_s, 128 / ns_to_s(r.metrics.period_ns), 1e-9);
@@ -68,15 +71,19 @@ TEST(TransformerScenario, AnEntryMayFixItsOwnPipelineShape) {
 }
 
 TEST(TransformerScenario, MistakesNameFileLineAndKey) {
-  EXPECT_EQ(error_of(kModel + "costs: {forward_ms: 1, backward_ms: 2}\npipeline: {stages: 2, microbatches: 2}\n"),
-            "s.yaml:1: key 'model': expected either costs: or model: (with hardware:), not both, got "
-            "{layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}");
-  EXPECT_EQ(error_of("pipeline: {stages: 2, microbatches: 2, layer_split: zb}\ncosts: {forward_ms: 1, backward_ms: 2}\n"),
-            "s.yaml:1: key 'pipeline.layer_split': expected nothing here: it applies to transformer scenarios "
-            "(model: and hardware: instead of costs:), got 'zb'");
-  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 2, layer_split: odd}\n"),
-            "s.yaml:3: key 'pipeline.layer_split': expected 'even' or 'zb' (first and last stage one layer fewer), "
-            "got 'odd'");
+  EXPECT_EQ(
+      error_of(kModel + "costs: {forward_ms: 1, backward_ms: 2}\npipeline: {stages: 2, microbatches: 2}\n"),
+      "s.yaml:1: key 'model': expected either costs: or model: (with hardware:), not both, got "
+      "{layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}");
+  EXPECT_EQ(
+      error_of("pipeline: {stages: 2, microbatches: 2, layer_split: zb}\ncosts: {forward_ms: 1, backward_ms: "
+               "2}\n"),
+      "s.yaml:1: key 'pipeline.layer_split': expected nothing here: it applies to transformer scenarios "
+      "(model: and hardware: instead of costs:), got 'zb'");
+  EXPECT_EQ(
+      error_of(kModel + "pipeline: {stages: 2, microbatches: 2, layer_split: odd}\n"),
+      "s.yaml:3: key 'pipeline.layer_split': expected 'even' or 'zb' (first and last stage one layer fewer), "
+      "got 'odd'");
   EXPECT_EQ(error_of("model: {layers: 8, hidden: 512, heads: 7, seq_len: 256, vocab: 1000}\n"
                      "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
             "s.yaml:1: key 'model.heads': expected a divisor of model.hidden, got '7'");
@@ -86,18 +93,23 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
             "{layers: 8, hidden: 512, heads: 8, seq_len: 256}");
   EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: lion}\n"),
             "s.yaml:4: key 'optimizer.type': expected adamw, sgd or muon, got 'lion'");
-  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
-            "s.yaml:3: key 'pipeline.global_batch': expected either global_batch or microbatch_size, not both, got '8'");
+  EXPECT_EQ(
+      error_of(kModel + "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
+      "s.yaml:3: key 'pipeline.global_batch': expected either global_batch or microbatch_size, not both, got "
+      "'8'");
   EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 4, global_batch: 3}\n"),
             "s.yaml:3: key 'pipeline.global_batch': expected an integer >= 4, got '3'");
   EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 4}\n"
                               "schedules: [{name: gpipe, pipeline: {stages: 3}}]\n"),
-            "s.yaml:4: key 'schedules[0].pipeline.stages': unknown key; allowed here: microbatches, microbatch_size, "
+            "s.yaml:4: key 'schedules[0].pipeline.stages': unknown key; allowed here: microbatches, "
+            "microbatch_size, "
             "global_batch");
   const std::string missing_profile = error_of(
       "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\nhardware: {profile: tpu-v9}\n"
       "pipeline: {stages: 2, microbatches: 2}\n");
-  EXPECT_EQ(missing_profile.rfind("s.yaml:2: key 'hardware.profile': hardware profile 'tpu-v9': no such file", 0), 0u)
+  EXPECT_EQ(
+      missing_profile.rfind("s.yaml:2: key 'hardware.profile': hardware profile 'tpu-v9': no such file", 0),
+      0u)
       << missing_profile;
   EXPECT_EQ(error_of("model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000, dtype: fp32}\n"
                      "hardware: {profile: cpu-vm}\npipeline: {stages: 2, microbatches: 2}\n"),
@@ -105,7 +117,8 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
   const std::string no_dtype = error_of(
       "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\nhardware: {profile: cpu-vm}\n"
       "pipeline: {stages: 2, microbatches: 2}\n");
-  EXPECT_NE(no_dtype.find("has no GEMM measurements for dtype 'bf16' (it has: fp32)"), std::string::npos) << no_dtype;
+  EXPECT_NE(no_dtype.find("has no GEMM measurements for dtype 'bf16' (it has: fp32)"), std::string::npos)
+      << no_dtype;
 }
 
 TEST(TransformerScenario, AGlobalBatchSmallerThanAnEntrysMicrobatchesIsAnError) {
@@ -116,7 +129,8 @@ TEST(TransformerScenario, AGlobalBatchSmallerThanAnEntrysMicrobatchesIsAnError) 
     scenario_for(s, s.schedules[0]);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("global batch 4 is smaller than the 8 microbatches"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("global batch 4 is smaller than the 8 microbatches"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -1,0 +1,129 @@
+// pipesim extrapolate: the rows, the published figures beside them, the PACI paper's method, the CSV columns
+// of issue 5, and the predicted/measured ratios in the Markdown.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "cli/extrapolate.h"
+#include "cli/predicted_run.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+const Extrapolation& small_extrapolation() {  // the 1.5B model only: fast
+  static const Extrapolation e = [] {
+    ExtrapolateOptions options;
+    options.data_dir = default_reference_data_dir();
+    options.models = {"1.5B"};
+    return run_extrapolation(options, [](const std::string&) {});
+  }();
+  return e;
+}
+
+TEST(Extrapolate, CsvHasExactlyTheIssueColumns) {
+  const std::string csv = extrapolation_csv(small_extrapolation());
+  std::stringstream lines(csv);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header,
+            "model,stages,microbatch_size,microbatches,schedule,throughput_samples_per_gpu_s,peak_memory_gb,"
+            "bubble_fraction,drift_max,measured_throughput_samples_per_gpu_s,measured_memory_gb");
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++rows;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 10) << line;
+  }
+  EXPECT_EQ(rows, 3 * 9);  // m = 24, 32, 64; eight schedules and the PACI paper's method
+}
+
+TEST(Extrapolate, PublishedFiguresSitBesideTheirSchedules) {
+  const std::vector<ZbMeasured> measured = load_zb_measured(default_reference_data_dir());
+  const std::vector<std::string> order = {"1f1b-flush", "interleaved-1f1b", "zb-1p", "zb-2p", "pipedream",
+                                          "pipedream-2bw", "paci", "gpipe", kPaciPaperMethod};
+  const auto& rows = small_extrapolation().rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ExtrapolationRow& r = rows[i];
+    EXPECT_EQ(r.schedule, order[i % order.size()]);
+    EXPECT_EQ(r.model, "1.5B");
+    EXPECT_EQ(r.stages, 8);
+    EXPECT_EQ(r.microbatch_size, 6);
+    EXPECT_TRUE(r.error.empty()) << r.schedule << ": " << r.error;
+    const ZbMeasured* published = nullptr;
+    for (const ZbMeasured& m : measured) {
+      if (m.model == r.model && m.microbatches == r.microbatches) published = &m;
+    }
+    ASSERT_NE(published, nullptr);
+    if (r.schedule == "1f1b-flush") {
+      EXPECT_EQ(r.measured_throughput_samples_per_gpu_s, published->throughput_1f1b);
+      EXPECT_EQ(r.measured_memory_gb, published->memory_gb_1f1b);
+    } else if (r.schedule == "zb-2p") {
+      EXPECT_EQ(r.measured_throughput_samples_per_gpu_s, published->throughput_zb2p);
+      EXPECT_EQ(r.measured_memory_gb, published->memory_gb_zb2p);
+    } else if (r.schedule == kPaciPaperMethod) {
+      // The PACI paper's method: measured 1F1B throughput x (m+N-1)/m, at 1F1B's memory.
+      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s,
+                       published->throughput_1f1b * (r.microbatches + 7) / r.microbatches);
+      EXPECT_EQ(r.peak_memory_gb, published->memory_gb_1f1b);
+      EXPECT_FALSE(r.measured_throughput_samples_per_gpu_s.has_value());
+    } else {
+      EXPECT_FALSE(r.measured_throughput_samples_per_gpu_s.has_value()) << r.schedule;
+      EXPECT_FALSE(r.measured_memory_gb.has_value()) << r.schedule;
+    }
+  }
+}
+
+TEST(Extrapolate, RowsAreTheRunsOfTheSameScenario) {
+  const std::vector<ZbModel> models = load_zb_models(default_reference_data_dir());
+  const ZbModel& model = find_zb_model(models, "1.5B");
+  const Scenario s = zb_model_scenario(model, 32, "a100-sxm4-80gb", 4);
+  const PredictedRun flush = run_with_memory(s, {"1f1b-flush", ScheduleParams("t")});
+  ScheduleRequest paci{"paci", ScheduleParams("t")};
+  paci.params.set("accumulation", "32");  // a = m
+  const PredictedRun async = run_with_memory(s, paci);
+  for (const ExtrapolationRow& r : small_extrapolation().rows) {
+    if (r.microbatches != 32) continue;
+    if (r.schedule == "1f1b-flush") {
+      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, flush.result.metrics.throughput_samples_per_gpu_s);
+      EXPECT_DOUBLE_EQ(*r.peak_memory_gb, flush.memory.peak_bytes() / 1e9);
+      EXPECT_DOUBLE_EQ(*r.bubble_fraction, flush.result.metrics.bubble_fraction);
+    }
+    if (r.schedule == "paci") {
+      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, async.result.metrics.throughput_samples_per_gpu_s);
+      EXPECT_EQ(*r.drift_max, 1);  // ⌈(N-i)/a⌉ with a = m >= N
+      EXPECT_EQ(*r.drift_bound, 1);
+    }
+  }
+}
+
+TEST(Extrapolate, MarkdownPrintsEveryPredictedOverMeasuredRatio) {
+  const Extrapolation& e = small_extrapolation();
+  const std::string markdown = extrapolation_markdown(e);
+  for (const ExtrapolationRow& r : e.rows) {
+    if (!r.measured_throughput_samples_per_gpu_s) continue;
+    const std::string throughput =
+        fmt::format("{:.3f}", *r.throughput_samples_per_gpu_s / *r.measured_throughput_samples_per_gpu_s);
+    const std::string memory = fmt::format("{:.3f}", *r.peak_memory_gb / *r.measured_memory_gb);
+    EXPECT_NE(
+        markdown.find("| " + r.schedule + " | " + fmt::format("{:.3f}", *r.throughput_samples_per_gpu_s) +
+                      " | " + fmt::format("{:.2f}", *r.measured_throughput_samples_per_gpu_s) + " | " +
+                      throughput + " | "),
+        std::string::npos)
+        << r.schedule << " m=" << r.microbatches;
+    EXPECT_NE(markdown.find(" | " + memory + " | "), std::string::npos)
+        << r.schedule << " m=" << r.microbatches;
+  }
+  EXPECT_NE(markdown.find("## Predicted / measured"), std::string::npos);
+}
+
+TEST(Extrapolate, UnknownModelIsAnError) {
+  ExtrapolateOptions options;
+  options.data_dir = default_reference_data_dir();
+  options.models = {"175B"};
+  EXPECT_THROW(run_extrapolation(options, [](const std::string&) {}), InputError);
+}
+
+}  // namespace
+}  // namespace pipesim
