@@ -185,7 +185,7 @@ std::string render_fit_report(const std::vector<FitRow>& rows, const std::string
   }
   std::string out = fmt::format(
       "A100 fit: predicted / profiled per microbatch (ms), profile {}\n"
-      "against shared/data/zb_profiled_times.csv (Zero Bubble paper, Appendix D), zb layer split\n\n",
+      "against data/zero_bubble/zb_profiled_times.csv (Zero Bubble paper, Appendix D), zb layer split\n\n",
       profile_source);
   out += render_table({"model", "N", "m", "stage", "F", "I (B in the paper)", "W", "comm"}, table);
   out += fmt::format("\nlargest |error| of F, I, W: {:.1f}% (target: within 10%)\n", 100 * worst);

@@ -1,5 +1,5 @@
 #pragma once
-// The Zero Bubble paper's published figures (shared/data/zb_*.csv): its four models, the per-stage times it
+// The Zero Bubble paper's published figures (data/zero_bubble/zb_*.csv): its four models, the per-stage times it
 // profiled on A100s, and the throughput and memory it measured. pipesim's predictions are put beside them.
 #include <map>
 #include <string>
@@ -31,7 +31,7 @@ struct ZbMeasured {
   double memory_gb_1f1b = 0, memory_gb_zb2p = 0;
 };
 
-// shared/data next to the repository (PIPESIM_SOURCE_DIR/../shared/data).
+// data/zero_bubble in the source tree.
 std::string default_reference_data_dir();
 
 // Each throws InputError naming the file, line and column for a malformed row.

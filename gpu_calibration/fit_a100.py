@@ -9,7 +9,7 @@ measured profile:
 
 Together with the two element-wise constants of the transformer model (passes over the stored activations, in
 cost_models/transformer_costs.h) the five parameters are chosen to minimize the largest relative error of F, I and W
-over the rows of shared/data/zb_profiled_times.csv, each row compared with a middle stage (k layers, no embedding or
+over the rows of data/zero_bubble/zb_profiled_times.csv, each row compared with a middle stage (k layers, no embedding or
 loss) of the model. This script mirrors that part of cost_models/transformer_costs.cpp for the search only; the
 residuals that count are the C++ model's, on the written grid: `pipesim costs --fit-report` and tests/a100_fit_test.cpp.
 
@@ -90,7 +90,7 @@ def write_profile(path, params, error):
     notes = (f"Not a measurement. Datasheet peaks and HBM bandwidth; GEMM efficiency "
              f"e_max*tiles/(tiles+{tiles_half})*k/(k+{k_half}) with e_max={e_max:.2f}, tiles=m*n/128^2, fitted "
              f"with the transformer model's element-wise passes F={passes_f}, I={passes_i} to "
-             f"shared/data/zb_profiled_times.csv (largest |error| {100 * error:.1f}% in this script's search; "
+             f"data/zero_bubble/zb_profiled_times.csv (largest |error| {100 * error:.1f}% in this script's search; "
              f"see pipesim costs --fit-report). Link fitted to that file's comm_ms (Megatron p2p over NVLink/RoCE). "
              f"Launch overhead assumed ({LAUNCH_US} us).")
     lines = [
