@@ -9,13 +9,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   pipesim::add_run_command(app);
   pipesim::add_schedules_command(app);
+  pipesim::add_costs_command(app);
+  pipesim::add_calibrate_command(app);
+  pipesim::add_extrapolate_command(app);
   pipesim::add_check_command(app);
   pipesim::add_export_command(app);
   pipesim::add_show_command(app);
   pipesim::add_sweep_command(app);
-  pipesim::add_costs_command(app);
-  pipesim::add_calibrate_command(app);
-  pipesim::add_extrapolate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -39,15 +39,22 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.spec.devices = scenario.stages;
   result.spec.microbatches = scenario.microbatches;
   result.spec.batches = scenario.batches;
-  result.spec.sync = scenario.sync.value_or(schedule->default_sync());
+  // Asynchronous schedules never flush, so the scenario's optimizer synchronisation does not apply to them.
+  result.spec.sync = schedule->default_sync() == OptimizerSync::kNone ? OptimizerSync::kNone
+                                                                       : scenario.sync.value_or(schedule->default_sync());
   result.microbatch_size = scenario.samples_per_microbatch();
   result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
-  schedule->check(result.spec);
+  try {
+    schedule->check(result.spec);
+  } catch (const InputError& e) {
+    // Say where the schedule was requested: the file, line and key.
+    throw InputError(fmt::format("{}: {}", request.params.where(), e.what()));
+  }
   if (schedule->splits_backward() && !scenario.backward_split_given) {
     throw InputError(fmt::format("{}: schedule '{}' splits the backward into I and W, so costs need "
                                  "backward_input_ms and backward_weight_ms (not backward_ms)",
-                                 scenario.source, result.schedule));
+                                 request.params.where(), result.schedule));
   }
   const PipelineLayout layout = schedule->layout(scenario.stages);
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);

@@ -229,7 +229,12 @@ OptimizerSync parse_sync(const std::string& text, const std::string& where) {
 }
 
 std::string sync_name(OptimizerSync sync) {
-  return sync == OptimizerSync::kBarrier ? "barrier" : "post-validation";
+  switch (sync) {
+    case OptimizerSync::kBarrier: return "barrier";
+    case OptimizerSync::kPostValidation: return "post-validation";
+    case OptimizerSync::kNone: return "none (async)";
+  }
+  return "?";
 }
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
