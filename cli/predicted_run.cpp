@@ -7,11 +7,7 @@ namespace pipesim {
 PredictedRun run_with_memory(const Scenario& scenario, const ScheduleRequest& request) {
   PredictedRun run;
   run.result = simulate_schedule(scenario, request, SimulationOptions{false, {}});
-  if (scenario.transformer) {
-    const std::vector<StageCosts> stages = transformer_stage_costs(
-        *scenario.transformer, scenario.microbatch_size, run.result.trace.layout.stages);
-    run.memory = compute_memory(run.result.trace, run.result.drift, static_memory_of(stages));
-  }
+  if (scenario.transformer) run.memory = run.result.memory;
   return run;
 }
 

@@ -99,7 +99,7 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
   std::vector<std::string> header = {"schedule", "sync", "period (ms)", "throughput (samples/s)",
                                      "per GPU (samples/s)"};
   if (tokens) header.push_back("tokens/s");
-  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak activations", "peak act. (x M_B)",
+  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak memory", "peak activations", "peak act. (x M_B)",
                         "critical path (ms)", "Δ max/bound", "versions", "ops"}) {
     header.push_back(h);
   }
@@ -112,6 +112,7 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
     if (tokens) row.push_back(fmt::format("{:.0f}", m.throughput_tokens_per_s));
     row.push_back(fmt::format("{:.2f}", 100 * m.bubble_fraction));
     row.push_back(has_batch_bubble(r) ? fmt::format("{:.2f}", 100 * m.bubble_rate_zb) : "-");
+    row.push_back(format_bytes(r.memory.peak_bytes()));
     row.push_back(format_bytes(max_peak_bytes(r)));
     row.push_back(fmt::format("{:.1f}", max_peak_microbatches(r)));
     row.push_back(fmt::format("{:.3f}", ns_to_ms(r.graph.critical_path_ns)));
@@ -142,6 +143,15 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
   j["makespan_ms"] = ns_to_ms(m.makespan_ns);
   j["critical_path_ms"] = ns_to_ms(r.graph.critical_path_ns);
   j["simulated_ops"] = m.simulated_ops;
+  // Weights x live versions + gradients + optimizer state + activations, at each device's peak.
+  nlohmann::ordered_json peak_memory = nlohmann::ordered_json::array();
+  nlohmann::ordered_json peak_weights = nlohmann::ordered_json::array();
+  for (const DeviceMemory& d : r.memory.devices) {
+    peak_memory.push_back(d.peak_bytes);
+    peak_weights.push_back(d.peak_weight_bytes);
+  }
+  j["peak_memory_bytes"] = peak_memory;
+  j["peak_weight_bytes"] = peak_weights;
   j["peak_activation_bytes"] = per_device<Bytes>(r, [](const DeviceMetrics& d) { return d.peak_activation_bytes; });
   j["activation_bytes_per_microbatch"] = r.activation_bytes_per_microbatch;
   j["peak_in_flight"] = per_device<int>(r, [](const DeviceMetrics& d) { return d.peak_in_flight; });
@@ -179,7 +189,7 @@ std::string results_to_json(const std::string& scenario_name, const std::vector<
 std::vector<std::string> csv_header() {
   return {"schedule", "sync", "stages", "microbatches", "microbatch_size", "batches", "period_ms",
           "throughput_samples_per_s", "throughput_tokens_per_s", "throughput_samples_per_gpu_s", "bubble_fraction",
-          "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_activation_bytes_max",
+          "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_memory_bytes_max", "peak_activation_bytes_max",
           "peak_activation_x_mb_max", "peak_in_flight_max",
           "simulated_ops", "drift_max", "drift_bound", "staleness_max", "weight_versions_max"};
 }
@@ -200,6 +210,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           has_batch_bubble(r) ? fmt::format("{:.6f}", m.bubble_rate_zb) : "",
           fmt::format("{:.6f}", ns_to_ms(m.makespan_ns)),
           fmt::format("{:.6f}", ns_to_ms(r.graph.critical_path_ns)),
+          fmt::format("{}", r.memory.peak_bytes()),
           fmt::format("{}", max_peak_bytes(r)),
           fmt::format("{:.4f}", max_peak_microbatches(r)),
           fmt::format("{}", max_in_flight(r)),

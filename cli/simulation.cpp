@@ -30,6 +30,19 @@ std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const Pipel
   return comm_model_of(scenario.comm, layout.devices);
 }
 
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
+  if (scenario.transformer) {
+    return static_memory_of(
+        transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages));
+  }
+  std::vector<StageStaticMemory> stages(layout.stages);
+  if (scenario.costs.parameter_bytes.empty()) return stages;  // built in code without weights
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    stages[stage].weight_bytes = scenario.costs.parameter_bytes[layout.device(stage)] / layout.chunks_per_device;
+  }
+  return stages;
+}
+
 SimulationResult simulate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                    const SimulationOptions& options) {
   const Scenario scenario = scenario_for(scenario_as_given, request);  // the entry's own pipeline: overrides
@@ -75,6 +88,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.guarantees = schedule->guarantees(result.spec);
   result.drift = compute_drift(result.trace, {result.metrics.first_steady_batch * scenario.microbatches,
                                               result.metrics.last_batch * scenario.microbatches});
+  result.memory = compute_memory(result.trace, result.drift, static_memory(scenario, layout));
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cost_models/memory_model.h"
 #include "scenarios/scenario.h"
 #include "schedules/guarantees.h"
 #include "sim/comm_model.h"
@@ -26,6 +27,7 @@ struct SimulationResult {
   TaskGraphReport graph;
   DriftReport drift;              // measured on the trace; means over the metrics' steady-state batches
   WeightGuarantees guarantees;    // what the schedule promises, per stage
+  MemoryReport memory;            // weights x live versions + gradients + optimizer state + activations
 };
 
 struct SimulationOptions {
@@ -33,6 +35,10 @@ struct SimulationOptions {
   // Wraps the scenario's cost model, e.g. in seeded jitter for `pipesim check`; empty: none.
   std::function<std::unique_ptr<CostModel>(std::unique_ptr<CostModel>)> decorate_costs = {};
 };
+
+// Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit
+// costs' parameter_bytes (weights only).
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout);
 
 // The cost model the scenario describes, for the given layout.
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);

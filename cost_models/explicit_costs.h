@@ -18,6 +18,7 @@ struct ExplicitCostTable {
   std::vector<Bytes> activation_bytes;     // M_B per microbatch
   std::vector<Bytes> weight_grad_activation_bytes;  // M_W per microbatch
   std::vector<Bytes> transfer_bytes;       // one activation message
+  std::vector<Bytes> parameter_bytes;      // one copy of the device's weights (0: not modelled)
 };
 
 class ExplicitCostModel final : public CostModel {

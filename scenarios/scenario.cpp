@@ -82,7 +82,7 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   const int n = s.stages;
   r.expect_map(node, "costs",
                {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms", "optimizer_ms",
-                "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes"});
+                "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes", "parameter_bytes"});
   auto list = [&](const char* key, double fallback) {
     const YAML::Node value = node[key];
     if (!value) return std::vector<double>(n, fallback);
@@ -114,6 +114,7 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   c.activation_bytes = to_bytes(list("activation_bytes", 1e6));
   c.weight_grad_activation_bytes = to_bytes(list("weight_grad_activation_bytes", 0));
   c.transfer_bytes = to_bytes(list("transfer_bytes", 0));
+  c.parameter_bytes = to_bytes(list("parameter_bytes", 0));
   for (int d = 0; d < n; ++d) {
     if (c.weight_grad_activation_bytes[d] > c.activation_bytes[d]) {
       r.fail(node["weight_grad_activation_bytes"], "costs.weight_grad_activation_bytes",
