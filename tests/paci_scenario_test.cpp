@@ -22,13 +22,14 @@ Results run_all() {
   const Scenario scenario = load_scenario(kScenario);
   Results r;
   for (const ScheduleRequest& request : scenario.schedules) {
+    // The paper's setting; the scenario also lists every other schedule at one m, for the default run.
+    if (request.name != "1f1b-flush" && request.name != "paci") continue;
     const int batch = *request.pipeline.global_batch;
     const int m = *request.pipeline.microbatches;
     SimulationResult result = simulate_schedule(scenario, request, SimulationOptions{false, {}});
     if (request.name == "1f1b-flush") {
       r.flush[batch][m] = std::move(result);
     } else {
-      EXPECT_EQ(request.name, "paci");
       r.best_paci[batch] = std::max(r.best_paci[batch], result.metrics.throughput_samples_per_gpu_s);
     }
   }
