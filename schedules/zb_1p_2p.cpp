@@ -22,12 +22,13 @@ class ZbGreedy final : public StaticSchedule {
   bool splits_backward() const override { return true; }
   OptimizerSync default_sync() const override { return OptimizerSync::kPostValidation; }
 
-  void check(const PipelineSpec& spec) const override {
-    if (memory_limit_ * spec.devices < 1.0) {
-      throw InputError(
-          fmt::format("{}: memory_limit {:g} x {} stages holds less than one microbatch's "
-                      "activations; it must be at least 1/N = {:g}",
-                      label(), memory_limit_, spec.devices, 1.0 / spec.devices));
+  void check(const PipelineSpec& /*spec*/) const override {
+    // The greedy keeps stage i at least one forward ahead of stage i+1, so stage 1 must hold N microbatches:
+    // below N * M_B no list exists (1F1B's memory is the floor of the curve).
+    if (memory_limit_ < 1.0) {
+      throw InputError(fmt::format("{}: memory_limit {:g} is below 1 (N x M_B, 1F1B's activation memory); the "
+                                   "Zero Bubble greedy needs at least that much",
+                                   label(), memory_limit_));
     }
   }
 
