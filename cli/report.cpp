@@ -93,9 +93,17 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
   if (results.empty()) return "";
   const SimulationResult& first = results.front();
   const bool tokens = first.seq_len > 0;
-  std::string out = fmt::format("scenario {}: N={} stages, m={} microbatches of {} sample(s), {} batches simulated\n\n",
-                                scenario_name, first.spec.devices, first.spec.microbatches, first.microbatch_size,
-                                first.spec.batches);
+  // m and b go in the header only when every run shares them (scenario entries may set their own pipeline).
+  bool shared_shape = true;
+  for (const SimulationResult& r : results) {
+    shared_shape = shared_shape && r.spec.microbatches == first.spec.microbatches &&
+                   r.microbatch_size == first.microbatch_size;
+  }
+  const std::string shape = shared_shape ? fmt::format(", m={} microbatches of {:g} sample(s)", first.spec.microbatches,
+                                                       first.microbatch_size)
+                                         : ", m and b per row";
+  std::string out = fmt::format("scenario {}: N={} stages{}, {} batches simulated\n\n", scenario_name,
+                                first.spec.devices, shape, first.spec.batches);
   std::vector<std::string> header = {"schedule", "sync", "period (ms)", "throughput (samples/s)",
                                      "per GPU (samples/s)"};
   if (tokens) header.push_back("tokens/s");
