@@ -6,6 +6,7 @@
 
 #include "cost_models/hardware_profile.h"
 #include "sim/errors.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
@@ -37,12 +38,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse_hardware_profile(yaml, "p.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::input_error_of([&] { parse_hardware_profile(yaml, "p.yaml"); });
 }
 
 TEST(HardwareProfile, ReadsEveryField) {

@@ -18,12 +18,24 @@
 #include "cli/simulation.h"
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
+#include "sim/errors.h"
 
 namespace pipesim::test {
 
 inline constexpr const char* kTestSource = "test.yaml";
 
 // A scenario from YAML text, reported as coming from test.yaml.
+// The message of the InputError that `action` throws, or "no error".
+template <typename Action>
+std::string input_error_of(Action&& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 inline Scenario scenario_from_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   return parse_scenario(yaml, kTestSource, overrides);
 }

@@ -4,6 +4,7 @@
 
 #include "cli/simulation.h"
 #include "sim/errors.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
@@ -13,12 +14,7 @@ const std::string kModel =
     "hardware: {profile: a100-sxm4-80gb}\n";
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse_scenario(yaml, "s.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return test::input_error_of([&] { parse_scenario(yaml, "s.yaml"); });
 }
 
 TEST(TransformerScenario, ReadsTheModelAndTakesTheLinkFromTheProfile) {
