@@ -1,6 +1,7 @@
 // Weight memory = parameter bytes x live weight versions (issue 4): PipeDream's grows with depth, PACI's does not.
 #include <gtest/gtest.h>
 
+#include "cli/report.h"
 #include "cli/simulation.h"
 
 namespace pipesim {
@@ -35,6 +36,28 @@ TEST(WeightMemory, PaciAndFlushHoldOneCopy) {
       EXPECT_EQ(result.memory.devices[d].peak_bytes, 1000 + 10 * (4 - d)) << schedule << " device " << d;
     }
   }
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// Asynchronous schedules never flush: the scenario's optimizer sync must not reach them, and they have no
+// per-batch ZB bubble rate.
+TEST(AsyncSync, ScenarioSyncDoesNotApplyToAsyncSchedules) {
+  const std::string yaml =
+      "pipeline: {stages: 4, microbatches: 8, batches: 6}\n"
+      "costs: {forward_ms: 1, backward_ms: 2}\n"
+      "optimizer: {sync: barrier}\n";
+  const Scenario scenario = parse_scenario(yaml, "sync.yaml");
+  const SimulationResult paci = simulate_schedule(scenario, {"paci", ScheduleParams("sync.yaml")});
+  EXPECT_EQ(paci.spec.sync, OptimizerSync::kNone);
+  EXPECT_FALSE(has_batch_bubble(paci));
+  const SimulationResult flush = simulate_schedule(scenario, {"1f1b-flush", ScheduleParams("sync.yaml")});
+  EXPECT_EQ(flush.spec.sync, OptimizerSync::kBarrier);
+  EXPECT_TRUE(has_batch_bubble(flush));
 }
 
 }  // namespace
