@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/simulation.h"
+#include "pipesim_source_dir.h"
 
 namespace pipesim {
 namespace {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/simulation.h"
+#include "pipesim_source_dir.h"
 #include "schedules/zb_greedy.h"
 
 namespace pipesim {

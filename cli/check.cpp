@@ -76,11 +76,13 @@ Outcome run_job(const Job& job, const CheckOptions& options, bool skip_bad_input
   return outcome;
 }
 
-std::vector<Outcome> run_jobs(const std::vector<Job>& jobs, const CheckOptions& options, bool skip_bad_input) {
+std::vector<Outcome> run_jobs(const std::vector<Job>& jobs, const CheckOptions& options,
+                              bool skip_bad_input) {
   std::vector<Outcome> outcomes(jobs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t k = next++; k < jobs.size(); k = next++) outcomes[k] = run_job(jobs[k], options, skip_bad_input);
+    for (size_t k = next++; k < jobs.size(); k = next++)
+      outcomes[k] = run_job(jobs[k], options, skip_bad_input);
   };
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const size_t threads = std::min<size_t>(options.threads > 0 ? options.threads : cores, jobs.size());
@@ -175,9 +177,10 @@ std::string join_strings(const std::vector<std::string>& values) {
 }
 
 std::string noise_text(const CheckOptions& o) {
-  return fmt::format("seed 0 exact costs, seeds 1..{}: jitter sigma {}, stage speeds sigma {}, stragglers {}% x{}",
-                     std::max(1, o.seeds) - 1, o.noise.jitter_sigma, o.noise.stage_speed_sigma,
-                     100 * o.noise.straggler_probability, o.noise.straggler_factor);
+  return fmt::format(
+      "seed 0 exact costs, seeds 1..{}: jitter sigma {}, stage speeds sigma {}, stragglers {}% x{}",
+      std::max(1, o.seeds) - 1, o.noise.jitter_sigma, o.noise.stage_speed_sigma,
+      100 * o.noise.straggler_probability, o.noise.straggler_factor);
 }
 
 }  // namespace
@@ -197,7 +200,8 @@ int evaluate_term(const std::string& term, int n) {
     int offset = 0;
     const bool factor_ok = at == 0 || parse_int(begin, begin + at, factor);
     const char* rest = begin + at + 1;
-    const bool offset_ok = rest == end || ((*rest == '-' || *rest == '+') && parse_int(rest + 1, end, offset));
+    const bool offset_ok =
+        rest == end || ((*rest == '-' || *rest == '+') && parse_int(rest + 1, end, offset));
     if (factor_ok && offset_ok) return factor * n + (rest != end && *rest == '-' ? -offset : offset);
   }
   throw InputError(fmt::format("'{}': expected an integer or a term in N such as N, 2N, N-1, N+2", term));
@@ -250,7 +254,8 @@ std::vector<Violation> check_run(const SimulationResult& r, int accumulation, in
       }
     }
     if (d.weight_versions_max > g.weight_versions) {
-      add(stage, -1, "weight versions", d.weight_versions_max, g.weight_versions, "the live-version bound", false);
+      add(stage, -1, "weight versions", d.weight_versions_max, g.weight_versions, "the live-version bound",
+          false);
     }
     if (g.max_in_flight > 0 && d.in_flight_max > g.max_in_flight) {
       add(stage, -1, "in flight", d.in_flight_max, g.max_in_flight, "the in-flight limit L_i", false);
@@ -301,7 +306,8 @@ CheckReport check_scenario(const Scenario& scenario, const CheckOptions& options
   for (const ScheduleRequest& request : requested_schedules(scenario)) {
     summaries.push_back({make_schedule(request.name, request.params)->label()});
     const int a = request.params.has("accumulation") ? request.params.get_int("accumulation", 0, 1) : 0;
-    for (int seed = 0; seed < options.seeds; ++seed) jobs.push_back({shared, request, summaries.size() - 1, a, seed});
+    for (int seed = 0; seed < options.seeds; ++seed)
+      jobs.push_back({shared, request, summaries.size() - 1, a, seed});
   }
   CheckReport report = summarize(std::move(summaries), jobs, run_jobs(jobs, options, false));
   report.grid = fmt::format("scenario {}: N={}, m={}, {} batches; {}", scenario.name, scenario.stages,
@@ -313,7 +319,8 @@ std::string render_check_report(const CheckReport& report) {
   std::string out = fmt::format("pipesim check: {}\n\n", report.grid);
   std::vector<std::vector<std::string>> rows;
   for (const ScheduleCheckSummary& s : report.schedules) {
-    rows.push_back({s.schedule, std::to_string(s.runs), std::to_string(s.skipped), std::to_string(s.failed_runs)});
+    rows.push_back(
+        {s.schedule, std::to_string(s.runs), std::to_string(s.skipped), std::to_string(s.failed_runs)});
   }
   out += render_table({"schedule", "runs", "skipped (not allowed)", "failed"}, rows);
   for (const ScheduleCheckSummary& s : report.schedules) {
@@ -334,7 +341,8 @@ std::string render_check_report(const CheckReport& report) {
   if (v.what.starts_with("run failed")) return out + fmt::format(": {}\n", v.what);
   out += fmt::format(", stage {}", v.stage + 1);
   if (v.microbatch >= 0) out += fmt::format(", microbatch {}", v.microbatch);
-  out += fmt::format(": {} = {} {} {} ({})\n", v.what, v.value, v.must_equal ? "≠" : ">", v.bound, v.bound_name);
+  out +=
+      fmt::format(": {} = {} {} {} ({})\n", v.what, v.value, v.must_equal ? "≠" : ">", v.bound, v.bound_name);
   if (v.what == "Δ" && !v.general_bound_check && v.general_bound != v.bound) {
     out += fmt::format("  there the general bound ⌈(L_i−1)/a⌉ = {} {}\n", v.general_bound,
                        v.value <= v.general_bound ? "held" : "broke too");

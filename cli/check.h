@@ -35,10 +35,11 @@ struct Violation {
   std::string what;     // "Δ", "τ", "weight versions", "in flight", or "run failed: ..."
   int value = 0;
   int bound = 0;
-  std::string bound_name;  // which guarantee, e.g. "the invariant ⌈(N−i)/a⌉"
-  bool must_equal = false;           // the value had to equal the bound, not only stay below it
-  bool general_bound_check = false;  // this is the schedule's general bound where it differs from the invariant
-  int general_bound = 0;             // the general drift bound of that stage
+  std::string bound_name;   // which guarantee, e.g. "the invariant ⌈(N−i)/a⌉"
+  bool must_equal = false;  // the value had to equal the bound, not only stay below it
+  bool general_bound_check =
+      false;              // this is the schedule's general bound where it differs from the invariant
+  int general_bound = 0;  // the general drift bound of that stage
 
   auto key() const { return std::tie(stages, microbatches, accumulation, seed, stage, microbatch); }
 };

@@ -1,5 +1,6 @@
-// pipesim check [SCENARIO] [--schedules a,b] [--stages 2,4] [--microbatches 1,N] [--accumulation 1,2] [--seeds 10]
-// Exit code 1 and the smallest counterexample when a schedule breaks one of its weight-version guarantees.
+// pipesim check [SCENARIO] [--schedules a,b] [--stages 2,4] [--microbatches 1,N] [--accumulation 1,2]
+// [--seeds 10] Exit code 1 and the smallest counterexample when a schedule breaks one of its weight-version
+// guarantees.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -33,27 +34,32 @@ void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CheckOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand(
-      "check", "verify every schedule's drift, staleness, weight-version and in-flight guarantees over a grid of "
-               "N, m, a and seeds with random durations; exit 1 with the smallest counterexample on a violation");
-  cmd->add_option("scenario", args->scenario, "check this scenario's schedules (its N, m and costs) over the seeds");
+      "check",
+      "verify every schedule's drift, staleness, weight-version and in-flight guarantees over a grid of "
+      "N, m, a and seeds with random durations; exit 1 with the smallest counterexample on a violation");
+  cmd->add_option("scenario", args->scenario,
+                  "check this scenario's schedules (its N, m and costs) over the seeds");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16");
   cmd->add_option("--schedules", o.schedules, "grid: only these registered schedules")->delimiter(',');
   cmd->add_option("--stages", o.stages, "grid: values of N")->delimiter(',')->check(CLI::PositiveNumber);
   cmd->add_option("--microbatches", o.microbatches, "grid: values of m, integers or terms in N (N, 2N, N-1)")
       ->delimiter(',');
-  cmd->add_option("--accumulation", o.accumulation, "grid: values of a for schedules that take 'accumulation'")
+  cmd->add_option("--accumulation", o.accumulation,
+                  "grid: values of a for schedules that take 'accumulation'")
       ->delimiter(',');
   cmd->add_option("--seeds", o.seeds, "seeds per grid point (seed 0: the costs as given)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--jitter", o.noise.jitter_sigma, "sigma of the lognormal per-op duration factor")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--stage-speeds", o.noise.stage_speed_sigma, "sigma of the lognormal per-stage speed factor")
+  cmd->add_option("--stage-speeds", o.noise.stage_speed_sigma,
+                  "sigma of the lognormal per-stage speed factor")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--stragglers", o.noise.straggler_probability, "probability that an op is a straggler")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--straggler-factor", o.noise.straggler_factor, "a straggler's duration multiplier")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o.threads, "worker threads (default: every core)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", o.threads, "worker threads (default: every core)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args] {
     if (const int code = check(*args); code != 0) throw CLI::RuntimeError(code);
   });

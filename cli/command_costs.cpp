@@ -33,8 +33,8 @@ struct StageRow {
 std::vector<StageRow> stage_rows(const Scenario& scenario) {
   std::vector<StageRow> rows;
   if (scenario.transformer) {
-    for (const StageCosts& c : transformer_stage_costs(*scenario.transformer, scenario.microbatch_size,
-                                                       scenario.stages)) {
+    for (const StageCosts& c :
+         transformer_stage_costs(*scenario.transformer, scenario.microbatch_size, scenario.stages)) {
       rows.push_back({c.layers, c.forward_s * 1e3, c.backward_input_s * 1e3, c.backward_weight_s * 1e3,
                       c.transfer_s * 1e3, c.optimizer_s * 1e3, c.parameter_bytes, c.gradient_bytes,
                       c.optimizer_bytes, c.activation_bytes, c.weight_grad_activation_bytes});

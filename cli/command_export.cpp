@@ -45,11 +45,13 @@ struct ExportArgs {
 void add_export_command(CLI::App& app) {
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "export", "write a static schedule's per-device lists for one batch in PyTorch's pipelining CSV format");
+      "export",
+      "write a static schedule's per-device lists for one batch in PyTorch's pipelining CSV format");
   add_quick_scenario_options(cmd, args->scenario);
   cmd->add_option("--csv", args->csv_path, "write the CSV to this file (default: standard output)");
   cmd->callback([args] {
-    const std::string csv = export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario));
+    const std::string csv =
+        export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario));
     if (args->csv_path.empty()) {
       std::cout << csv;
     } else {

@@ -48,11 +48,13 @@ void add_run_command(CLI::App& app) {
                   "comma-separated schedules to run instead of the scenario's (name or name:key=value)");
   cmd->add_option("--json", args->json_path, "write the results as JSON to this file");
   cmd->add_option("--csv", args->csv_path, "write one CSV row per schedule to this file");
-  cmd->add_option("--trace", args->trace_path,
-                  "write a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing) of every run to this file");
+  cmd->add_option(
+      "--trace", args->trace_path,
+      "write a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing) of every run to this file");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16")
       ->allow_extra_args(false);
-  cmd->add_flag("--memory-timeline", args->memory_timeline, "include each device's memory timeline in the JSON");
+  cmd->add_flag("--memory-timeline", args->memory_timeline,
+                "include each device's memory timeline in the JSON");
   cmd->callback([args] { run(*args); });
 }
 

@@ -20,7 +20,8 @@ struct ShowArgs {
 
 void add_show_command(CLI::App& app) {
   auto args = std::make_shared<ShowArgs>();
-  CLI::App* cmd = app.add_subcommand("show", "draw a schedule's timeline in the terminal, one row per device");
+  CLI::App* cmd =
+      app.add_subcommand("show", "draw a schedule's timeline in the terminal, one row per device");
   add_quick_scenario_options(cmd, args->scenario);
   cmd->add_option("--batches", args->scenario.batches, "batches to simulate")
       ->check(CLI::Range(1, 1000))
@@ -28,7 +29,8 @@ void add_show_command(CLI::App& app) {
   cmd->add_option("--width", args->timeline.width, "columns of the timeline")
       ->check(CLI::Range(10, 100000))
       ->capture_default_str();
-  cmd->add_option("--color", args->color, "colour ops by kind: auto (when writing to a terminal), always, never")
+  cmd->add_option("--color", args->color,
+                  "colour ops by kind: auto (when writing to a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   cmd->callback([args] {

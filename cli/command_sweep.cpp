@@ -1,9 +1,9 @@
 // pipesim sweep SCENARIO [--stages 4,8,16] [--microbatches 4:64:x2] [--schedules a,b] [--param key=LIST]
 //               [--set key=value] --out F.csv [-j N]
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <iostream>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/sweep.h"
@@ -24,7 +24,8 @@ struct SweepArgs {
 void sweep(SweepArgs& args) {
   SweepConfig& config = args.config;
   if (!args.stages.empty()) config.stages = expand_int_list(args.stages, "--stages", 1);
-  if (!args.microbatches.empty()) config.microbatches = expand_int_list(args.microbatches, "--microbatches", 1);
+  if (!args.microbatches.empty())
+    config.microbatches = expand_int_list(args.microbatches, "--microbatches", 1);
   for (const std::string& param : args.params) {
     const auto eq = param.find('=');
     if (eq == std::string::npos || eq == 0) {
@@ -46,19 +47,23 @@ void sweep(SweepArgs& args) {
 void add_sweep_command(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "sweep", "run the product of lists of N, m, schedules and schedule parameters on all cores; one CSV row a run");
+      "sweep",
+      "run the product of lists of N, m, schedules and schedule parameters on all cores; one CSV row a run");
   cmd->add_option("scenario", args->config.scenario_path, "scenario YAML file")->required();
-  cmd->add_option("--stages,-N", args->stages, "list of N: 4,8,16 or 4:64:x2 (geometric) or 2:10:+2 (arithmetic)");
+  cmd->add_option("--stages,-N", args->stages,
+                  "list of N: 4,8,16 or 4:64:x2 (geometric) or 2:10:+2 (arithmetic)");
   cmd->add_option("--microbatches,-m", args->microbatches, "list of m, same syntax");
   cmd->add_option("--schedules", args->config.schedules,
                   "comma-separated schedules (name, name:key=value, csv:PATH); default: the scenario's");
   cmd->add_option("--param", args->params,
                   "a schedule parameter and its list, applied to every schedule, e.g. memory_limit=1:2:+0.25")
       ->allow_extra_args(false);
-  cmd->add_option("--set", args->config.overrides, "override a scenario key in every run, e.g. costs.comm_ms=0.5")
+  cmd->add_option("--set", args->config.overrides,
+                  "override a scenario key in every run, e.g. costs.comm_ms=0.5")
       ->allow_extra_args(false);
   cmd->add_option("--out,-o", args->out_path, "CSV file to write")->required();
-  cmd->add_option("-j,--jobs", args->config.jobs, "threads (default: every core)")->check(CLI::Range(1, 4096));
+  cmd->add_option("-j,--jobs", args->config.jobs, "threads (default: every core)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_flag("--quiet,-q", args->quiet, "no progress bar");
   cmd->callback([args] { sweep(*args); });
 }

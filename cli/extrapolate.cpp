@@ -19,10 +19,14 @@ struct ScheduleChoice {
 
 // The schedules of issue 5, in report order.
 const std::vector<ScheduleChoice>& schedule_choices() {
-  static const std::vector<ScheduleChoice> choices = {
-      {"1f1b-flush", {}},   {"interleaved-1f1b", {{"chunks", "2"}}}, {"zb-1p", {}}, {"zb-2p", {}},
-      {"pipedream", {}},    {"pipedream-2bw", {}},                  {"paci", {{"accumulation", "m"}}},
-      {"gpipe", {}}};
+  static const std::vector<ScheduleChoice> choices = {{"1f1b-flush", {}},
+                                                      {"interleaved-1f1b", {{"chunks", "2"}}},
+                                                      {"zb-1p", {}},
+                                                      {"zb-2p", {}},
+                                                      {"pipedream", {}},
+                                                      {"pipedream-2bw", {}},
+                                                      {"paci", {{"accumulation", "m"}}},
+                                                      {"gpipe", {}}};
   return choices;
 }
 
@@ -99,9 +103,9 @@ std::vector<std::string> table_row(const Extrapolation& e, const ExtrapolationRo
           drift_cell(r)};
 }
 
-const std::vector<std::string> kTableHeader = {
-    "schedule", "samples/GPU/s", "measured", "pred/meas", "peak GB", "measured GB", "pred/meas", "bubble %",
-    "Δ max / bound"};
+const std::vector<std::string> kTableHeader = {"schedule",  "samples/GPU/s", "measured",
+                                               "pred/meas", "peak GB",       "measured GB",
+                                               "pred/meas", "bubble %",      "Δ max / bound"};
 
 }  // namespace
 

@@ -10,10 +10,10 @@
 namespace pipesim {
 
 struct ExtrapolateOptions {
-  std::string data_dir;                     // the zb_*.csv files
-  std::string profile = "a100-sxm4-80gb";   // name or path
-  int batches = 4;  // batches simulated per run (the stream length of async schedules)
-  std::vector<std::string> models;          // empty: all of zb_models.csv
+  std::string data_dir;                    // the zb_*.csv files
+  std::string profile = "a100-sxm4-80gb";  // name or path
+  int batches = 4;                         // batches simulated per run (the stream length of async schedules)
+  std::vector<std::string> models;         // empty: all of zb_models.csv
 };
 
 // One schedule on one (model, m). Predicted values are empty when the schedule could not run (see `error`);

@@ -24,7 +24,8 @@ bool right_aligned(size_t column, const std::string& cell) {
 
 }  // namespace
 
-std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+std::string render_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);
   for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& row : rows) {

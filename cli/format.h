@@ -11,6 +11,7 @@ namespace pipesim {
 std::string format_bytes(Bytes bytes);
 
 // Right-aligns numeric cells, left-aligns text and the first column; a rule under the header.
-std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+std::string render_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace pipesim

@@ -1,6 +1,6 @@
 #pragma once
-// The small scenario `pipesim show` and `pipesim export` build from command-line options instead of a YAML file:
-// uniform per-device costs, a fixed comm latency, one schedule.
+// The small scenario `pipesim show` and `pipesim export` build from command-line options instead of a YAML
+// file: uniform per-device costs, a fixed comm latency, one schedule.
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -12,7 +12,7 @@ struct QuickScenarioArgs {
   std::string schedule;  // name, name:key=value, or csv:PATH
   int stages = 4;
   int microbatches = 8;
-  int chunks = 0;            // 0: the schedule's default
+  int chunks = 0;               // 0: the schedule's default
   std::string costs = "1,1,1";  // F,B or F,I,W in ms
   double comm_ms = 0;
   int batches = 1;

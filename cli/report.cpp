@@ -87,9 +87,12 @@ std::string csv_escape(const std::string& text) {
   return out + "\"";
 }
 
-bool has_batch_bubble(const SimulationResult& r) { return r.spec.sync != OptimizerSync::kNone; }
+bool has_batch_bubble(const SimulationResult& r) {
+  return r.spec.sync != OptimizerSync::kNone;
+}
 
-std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results) {
+std::string render_results_table(const std::string& scenario_name,
+                                 const std::vector<SimulationResult>& results) {
   if (results.empty()) return "";
   const SimulationResult& first = results.front();
   const bool tokens = first.seq_len > 0;
@@ -99,22 +102,23 @@ std::string render_results_table(const std::string& scenario_name, const std::ve
     shared_shape = shared_shape && r.spec.microbatches == first.spec.microbatches &&
                    r.microbatch_size == first.microbatch_size;
   }
-  const std::string shape = shared_shape ? fmt::format(", m={} microbatches of {:g} sample(s)", first.spec.microbatches,
-                                                       first.microbatch_size)
+  const std::string shape = shared_shape ? fmt::format(", m={} microbatches of {:g} sample(s)",
+                                                       first.spec.microbatches, first.microbatch_size)
                                          : ", m and b per row";
   std::string out = fmt::format("scenario {}: N={} stages{}, {} batches simulated\n\n", scenario_name,
                                 first.spec.devices, shape, first.spec.batches);
   std::vector<std::string> header = {"schedule", "sync", "period (ms)", "throughput (samples/s)",
                                      "per GPU (samples/s)"};
   if (tokens) header.push_back("tokens/s");
-  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak memory", "peak activations", "peak act. (x M_B)",
-                        "critical path (ms)", "Δ max/bound", "versions", "ops"}) {
+  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak memory", "peak activations",
+                        "peak act. (x M_B)", "critical path (ms)", "Δ max/bound", "versions", "ops"}) {
     header.push_back(h);
   }
   std::vector<std::vector<std::string>> rows;
   for (const SimulationResult& r : results) {
     const RunMetrics& m = r.metrics;
-    std::vector<std::string> row = {r.schedule, sync_name(r.spec.sync), fmt::format("{:.3f}", ns_to_ms(m.period_ns)),
+    std::vector<std::string> row = {r.schedule, sync_name(r.spec.sync),
+                                    fmt::format("{:.3f}", ns_to_ms(m.period_ns)),
                                     fmt::format("{:.3f}", m.throughput_samples_per_s),
                                     fmt::format("{:.4f}", m.throughput_samples_per_gpu_s)};
     if (tokens) row.push_back(fmt::format("{:.0f}", m.throughput_tokens_per_s));
@@ -146,7 +150,8 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
   j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
   j["throughput_samples_per_gpu_s"] = m.throughput_samples_per_gpu_s;
   j["bubble_fraction"] = m.bubble_fraction;
-  j["bubble_rate_zb"] = has_batch_bubble(r) ? nlohmann::ordered_json(m.bubble_rate_zb) : nlohmann::ordered_json();
+  j["bubble_rate_zb"] =
+      has_batch_bubble(r) ? nlohmann::ordered_json(m.bubble_rate_zb) : nlohmann::ordered_json();
   j["zb_batch_cost_ms"] = ns_to_ms(m.zb_batch_cost_ns);
   j["makespan_ms"] = ns_to_ms(m.makespan_ns);
   j["critical_path_ms"] = ns_to_ms(r.graph.critical_path_ns);
@@ -160,7 +165,8 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
   }
   j["peak_memory_bytes"] = peak_memory;
   j["peak_weight_bytes"] = peak_weights;
-  j["peak_activation_bytes"] = per_device<Bytes>(r, [](const DeviceMetrics& d) { return d.peak_activation_bytes; });
+  j["peak_activation_bytes"] =
+      per_device<Bytes>(r, [](const DeviceMetrics& d) { return d.peak_activation_bytes; });
   j["activation_bytes_per_microbatch"] = r.activation_bytes_per_microbatch;
   j["peak_in_flight"] = per_device<int>(r, [](const DeviceMetrics& d) { return d.peak_in_flight; });
   j["busy_ms_per_batch"] =
@@ -195,11 +201,29 @@ std::string results_to_json(const std::string& scenario_name, const std::vector<
 }
 
 std::vector<std::string> csv_header() {
-  return {"schedule", "sync", "stages", "microbatches", "microbatch_size", "batches", "period_ms",
-          "throughput_samples_per_s", "throughput_tokens_per_s", "throughput_samples_per_gpu_s", "bubble_fraction",
-          "bubble_rate_zb", "makespan_ms", "critical_path_ms", "peak_memory_bytes_max", "peak_activation_bytes_max",
-          "peak_activation_x_mb_max", "peak_in_flight_max",
-          "simulated_ops", "drift_max", "drift_bound", "staleness_max", "weight_versions_max"};
+  return {"schedule",
+          "sync",
+          "stages",
+          "microbatches",
+          "microbatch_size",
+          "batches",
+          "period_ms",
+          "throughput_samples_per_s",
+          "throughput_tokens_per_s",
+          "throughput_samples_per_gpu_s",
+          "bubble_fraction",
+          "bubble_rate_zb",
+          "makespan_ms",
+          "critical_path_ms",
+          "peak_memory_bytes_max",
+          "peak_activation_bytes_max",
+          "peak_activation_x_mb_max",
+          "peak_in_flight_max",
+          "simulated_ops",
+          "drift_max",
+          "drift_bound",
+          "staleness_max",
+          "weight_versions_max"};
 }
 
 std::vector<std::string> csv_row(const SimulationResult& r) {

@@ -16,7 +16,8 @@ struct ReportOptions {
 // schedules, whose batches overlap (reported as "-", null, or an empty CSV cell).
 bool has_batch_bubble(const SimulationResult& result);
 
-std::string render_results_table(const std::string& scenario_name, const std::vector<SimulationResult>& results);
+std::string render_results_table(const std::string& scenario_name,
+                                 const std::vector<SimulationResult>& results);
 
 nlohmann::ordered_json result_to_json(const SimulationResult& result, const ReportOptions& options);
 std::string results_to_json(const std::string& scenario_name, const std::vector<SimulationResult>& results,

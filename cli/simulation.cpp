@@ -10,7 +10,8 @@ namespace pipesim {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
   if (scenario.transformer) {
-    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(), layout);
+    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(),
+                                                  layout);
   }
   return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
 }
@@ -38,7 +39,8 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
   std::vector<StageStaticMemory> stages(layout.stages);
   if (scenario.costs.parameter_bytes.empty()) return stages;  // built in code without weights
   for (int stage = 0; stage < layout.stages; ++stage) {
-    stages[stage].weight_bytes = scenario.costs.parameter_bytes[layout.device(stage)] / layout.chunks_per_device;
+    stages[stage].weight_bytes =
+        scenario.costs.parameter_bytes[layout.device(stage)] / layout.chunks_per_device;
   }
   return stages;
 }
@@ -53,8 +55,9 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.spec.microbatches = scenario.microbatches;
   result.spec.batches = scenario.batches;
   // Asynchronous schedules never flush, so the scenario's optimizer synchronisation does not apply to them.
-  result.spec.sync = schedule->default_sync() == OptimizerSync::kNone ? OptimizerSync::kNone
-                                                                       : scenario.sync.value_or(schedule->default_sync());
+  result.spec.sync = schedule->default_sync() == OptimizerSync::kNone
+                         ? OptimizerSync::kNone
+                         : scenario.sync.value_or(schedule->default_sync());
   result.microbatch_size = scenario.samples_per_microbatch();
   result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
@@ -65,9 +68,10 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     throw InputError(fmt::format("{}: {}", request.params.where(), e.what()));
   }
   if (schedule->splits_backward() && !scenario.backward_split_given) {
-    throw InputError(fmt::format("{}: schedule '{}' splits the backward into I and W, so costs need "
-                                 "backward_input_ms and backward_weight_ms (not backward_ms)",
-                                 request.params.where(), result.schedule));
+    throw InputError(
+        fmt::format("{}: schedule '{}' splits the backward into I and W, so costs need "
+                    "backward_input_ms and backward_weight_ms (not backward_ms)",
+                    request.params.where(), result.schedule));
   }
   const PipelineLayout layout = schedule->layout(scenario.stages);
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);

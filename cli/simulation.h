@@ -25,9 +25,9 @@ struct SimulationResult {
   RunTrace trace;
   RunMetrics metrics;
   TaskGraphReport graph;
-  DriftReport drift;              // measured on the trace; means over the metrics' steady-state batches
-  WeightGuarantees guarantees;    // what the schedule promises, per stage
-  MemoryReport memory;            // weights x live versions + gradients + optimizer state + activations
+  DriftReport drift;            // measured on the trace; means over the metrics' steady-state batches
+  WeightGuarantees guarantees;  // what the schedule promises, per stage
+  MemoryReport memory;          // weights x live versions + gradients + optimizer state + activations
 };
 
 struct SimulationOptions {

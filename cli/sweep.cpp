@@ -38,9 +38,10 @@ void expand_range(const std::string& item, const std::string& option, std::vecto
   std::stringstream stream(item);
   for (std::string part; std::getline(stream, part, ':');) parts.push_back(part);
   const auto fail = [&](const std::string& why) {
-    throw InputError(fmt::format("{} '{}': {}; expected a list (4,8,16), a geometric range (4:64:x2) or an "
-                                 "arithmetic range (0.5:2:+0.25)",
-                                 option, item, why));
+    throw InputError(
+        fmt::format("{} '{}': {}; expected a list (4,8,16), a geometric range (4:64:x2) or an "
+                    "arithmetic range (0.5:2:+0.25)",
+                    option, item, why));
   };
   if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+')) {
     fail("not a range");
@@ -66,7 +67,8 @@ std::string format_duration(double seconds) {
   return fmt::format("{}:{:02}", whole / 60, whole % 60);
 }
 
-// "[#####-----] 12/48 runs (25%), 3.2s elapsed, ETA 9.6s" on one stderr line, redrawn at most 10 times a second.
+// "[#####-----] 12/48 runs (25%), 3.2s elapsed, ETA 9.6s" on one stderr line, redrawn at most 10 times a
+// second.
 class ProgressBar {
  public:
   explicit ProgressBar(size_t total) : total_(total), start_(Clock::now()) {}
@@ -81,9 +83,9 @@ class ProgressBar {
     constexpr size_t kBar = 30;
     const size_t filled = total_ ? done * kBar / total_ : kBar;
     const std::string eta = done ? format_duration(elapsed / done * (total_ - done)) : "?";
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu runs (%zu%%), %s elapsed, ETA %s   ", std::string(filled, '#').c_str(),
-                 std::string(kBar - filled, '-').c_str(), done, total_, total_ ? done * 100 / total_ : 100,
-                 format_duration(elapsed).c_str(), eta.c_str());
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu runs (%zu%%), %s elapsed, ETA %s   ",
+                 std::string(filled, '#').c_str(), std::string(kBar - filled, '-').c_str(), done, total_,
+                 total_ ? done * 100 / total_ : 100, format_duration(elapsed).c_str(), eta.c_str());
     if (done == total_) std::fputc('\n', stderr);
     std::fflush(stderr);
   }
@@ -228,7 +230,8 @@ SweepTable run_sweep(const SweepConfig& config) {
   table.rows.resize(runs.size());
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = std::min<size_t>(config.jobs > 0 ? config.jobs : cores, std::max<size_t>(runs.size(), 1));
+  const size_t threads =
+      std::min<size_t>(config.jobs > 0 ? config.jobs : cores, std::max<size_t>(runs.size(), 1));
   std::optional<ProgressBar> progress;
   if (config.progress) progress.emplace(runs.size());
   std::atomic<size_t> next{0};

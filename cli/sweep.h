@@ -8,9 +8,9 @@
 
 namespace pipesim {
 
-// Expands "4,8,16" (a list), "4:64:x2" (geometric: 4, 8, ..., up to 64) or "0.5:2:+0.25" (arithmetic); lists and
-// ranges mix: "1,2,8:32:x2". `option` names the list in errors. Numbers keep their written form in lists and
-// are printed with %g in ranges.
+// Expands "4,8,16" (a list), "4:64:x2" (geometric: 4, 8, ..., up to 64) or "0.5:2:+0.25" (arithmetic); lists
+// and ranges mix: "1,2,8:32:x2". `option` names the list in errors. Numbers keep their written form in lists
+// and are printed with %g in ranges.
 std::vector<std::string> expand_value_list(const std::string& text, const std::string& option);
 std::vector<int> expand_int_list(const std::string& text, const std::string& option, int min_value);
 
@@ -20,9 +20,10 @@ struct SweepConfig {
   std::vector<int> stages;             // empty: the scenario's
   std::vector<int> microbatches;       // empty: the scenario's
   std::string schedules;               // select_schedules syntax; empty: the scenario's
-  std::vector<std::pair<std::string, std::vector<std::string>>> params;  // --param key=list, for every schedule
-  int jobs = 0;                        // threads; 0: every core
-  bool progress = false;               // progress bar with ETA on stderr
+  std::vector<std::pair<std::string, std::vector<std::string>>>
+      params;             // --param key=list, for every schedule
+  int jobs = 0;           // threads; 0: every core
+  bool progress = false;  // progress bar with ETA on stderr
 };
 
 struct SweepTable {
@@ -31,8 +32,8 @@ struct SweepTable {
   int failed = 0;  // runs whose error column is set
 };
 
-// Columns: schedule_name, one per --param, csv_header() of cli/report.h, error. A run that fails (e.g. m not a
-// multiple of N for interleaved-1f1b) keeps its row with the message in `error` and the metrics empty.
+// Columns: schedule_name, one per --param, csv_header() of cli/report.h, error. A run that fails (e.g. m not
+// a multiple of N for interleaved-1f1b) keeps its row with the message in `error` and the metrics empty.
 SweepTable run_sweep(const SweepConfig& config);
 std::string sweep_to_csv(const SweepTable& table);
 

@@ -18,7 +18,9 @@ constexpr char kIdle = '.';
 struct Scale {
   double columns_per_ns = 0;
   int columns = 0;
-  int column(TimeNs t) const { return static_cast<int>(std::llround(static_cast<double>(t) * columns_per_ns)); }
+  int column(TimeNs t) const {
+    return static_cast<int>(std::llround(static_cast<double>(t) * columns_per_ns));
+  }
 };
 
 Scale choose_scale(const RunTrace& trace, int width) {
@@ -41,11 +43,16 @@ Scale choose_scale(const RunTrace& trace, int width) {
 
 const char* color_of(OpKind kind) {
   switch (kind) {
-    case OpKind::F: return "\x1b[30;46m";  // black on cyan
-    case OpKind::B: return "\x1b[30;42m";  // black on green
-    case OpKind::I: return "\x1b[30;42m";
-    case OpKind::W: return "\x1b[30;43m";  // black on yellow
-    case OpKind::U: return "\x1b[30;45m";  // black on magenta
+    case OpKind::F:
+      return "\x1b[30;46m";  // black on cyan
+    case OpKind::B:
+      return "\x1b[30;42m";  // black on green
+    case OpKind::I:
+      return "\x1b[30;42m";
+    case OpKind::W:
+      return "\x1b[30;43m";  // black on yellow
+    case OpKind::U:
+      return "\x1b[30;45m";  // black on magenta
   }
   return "";
 }
@@ -66,7 +73,8 @@ Row draw_device(const RunTrace& trace, int device, const Scale& scale) {
     // The letter and microbatch when they fit, else the letter alone (U has no microbatch).
     // Later chunks of an interleaved device in lowercase, so that virtual stages can be told apart.
     const bool later_chunk = trace.layout.chunk_of_stage[op.action.stage] > 0;
-    const char letter = later_chunk ? static_cast<char>(std::tolower(op_letter(op.action.kind))) : op_letter(op.action.kind);
+    const char letter =
+        later_chunk ? static_cast<char>(std::tolower(op_letter(op.action.kind))) : op_letter(op.action.kind);
     const std::string full = fmt::format("{}{}", letter, op.action.microbatch);
     const bool fits = op.action.kind != OpKind::U && static_cast<int>(full.size()) <= end - begin;
     const std::string_view label = fits ? std::string_view(full) : std::string_view(full).substr(0, 1);
@@ -131,9 +139,9 @@ std::string ruler(const Scale& scale, size_t indent) {
 std::string render_timeline(const SimulationResult& result, const TimelineTextOptions& options) {
   const RunTrace& trace = result.trace;
   const Scale scale = choose_scale(trace, std::max(options.width, 1));
-  std::string out = fmt::format("{}: N={}, m={}, {} batch(es), makespan {:g} ms", result.schedule,
-                                result.spec.devices, result.spec.microbatches, result.spec.batches,
-                                ns_to_ms(trace.makespan_ns));
+  std::string out =
+      fmt::format("{}: N={}, m={}, {} batch(es), makespan {:g} ms", result.schedule, result.spec.devices,
+                  result.spec.microbatches, result.spec.batches, ns_to_ms(trace.makespan_ns));
   if (scale.columns > 0) out += fmt::format(", 1 column = {:g} ms", 1 / scale.columns_per_ns / 1e6);
   out += "\n";
   const int devices = trace.layout.devices;
@@ -149,8 +157,9 @@ std::string render_timeline(const SimulationResult& result, const TimelineTextOp
     out += prefix + (options.color ? colorize(row) : row.text) + fmt::format("| busy {:.0f}%\n", busy);
   }
   if (scale.columns > 0) out += ruler(scale, indent);
-  out += "F3 = forward of microbatch 3; B backward, I backward for inputs, W backward for weights, "
-         "U optimizer step; . idle\n";
+  out +=
+      "F3 = forward of microbatch 3; B backward, I backward for inputs, W backward for weights, "
+      "U optimizer step; . idle\n";
   if (trace.layout.chunks_per_device > 1) out += "lowercase (f3, b3): the device's later chunks\n";
   return out;
 }

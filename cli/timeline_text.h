@@ -1,6 +1,6 @@
 #pragma once
-// A run drawn in the terminal (`pipesim show`): one row per device, time left to right, each op labelled by its
-// letter and microbatch ("F3", "B12"), idle time as dots, a time ruler and a legend.
+// A run drawn in the terminal (`pipesim show`): one row per device, time left to right, each op labelled by
+// its letter and microbatch ("F3", "B12"), idle time as dots, a time ruler and a legend.
 #include <string>
 
 #include "cli/simulation.h"

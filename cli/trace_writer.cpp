@@ -33,7 +33,9 @@ struct fmt::formatter<pipesim::Micros> : fmt::formatter<std::string_view> {
 namespace pipesim {
 namespace {
 
-std::string quoted(const std::string& text) { return nlohmann::json(text).dump(); }
+std::string quoted(const std::string& text) {
+  return nlohmann::json(text).dump();
+}
 
 // Assigns each interval the first lane whose previous interval has ended, so that events on one thread never
 // overlap. Intervals must come in nondecreasing start order per key.
@@ -71,7 +73,8 @@ class TraceBuilder {
     add_weight_versions(trace);
     for (int d = 0; d < devices; ++d) {
       const int pid = pid_base_ + d;
-      metadata(pid, kComputeTid, "process_name", fmt::format("\"name\":{}", quoted(fmt::format("{}device {}", prefix, d))));
+      metadata(pid, kComputeTid, "process_name",
+               fmt::format("\"name\":{}", quoted(fmt::format("{}device {}", prefix, d))));
       metadata(pid, kComputeTid, "process_sort_index", fmt::format("\"sort_index\":{}", pid));
       thread(pid, kComputeTid, "compute", 0);
       for (int lane = 0; lane < send_lanes.lanes(d); ++lane) {
@@ -102,8 +105,9 @@ class TraceBuilder {
   }
 
   void metadata(int pid, int tid, const char* name, const std::string& args) {
-    fmt::format_to(std::back_inserter(metadata_), "{{\"name\":\"{}\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{{}}}}},\n",
-                   name, pid, tid, args);
+    fmt::format_to(std::back_inserter(metadata_),
+                   "{{\"name\":\"{}\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{{}}}}},\n", name, pid,
+                   tid, args);
   }
   void thread(int pid, int tid, const std::string& name, int sort_index) {
     metadata(pid, tid, "thread_name", fmt::format("\"name\":{}", quoted(name)));
@@ -114,11 +118,12 @@ class TraceBuilder {
     for (const OpRecord& op : trace.ops) {
       const Action& a = op.action;
       const char letter = op_letter(a.kind);
-      event("{{\"name\":\"{}{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
-            "\"args\":{{\"stage\":{},\"{}\":{},\"weight_version\":{}}}}}",
-            letter, a.microbatch, letter, pid_base_ + op.device, kComputeTid, Micros{op.start_ns},
-            Micros{op.duration_ns()}, a.stage + 1, a.kind == OpKind::U ? "step" : "microbatch", a.microbatch,
-            op.weight_version);
+      event(
+          "{{\"name\":\"{}{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+          "\"args\":{{\"stage\":{},\"{}\":{},\"weight_version\":{}}}}}",
+          letter, a.microbatch, letter, pid_base_ + op.device, kComputeTid, Micros{op.start_ns},
+          Micros{op.duration_ns()}, a.stage + 1, a.kind == OpKind::U ? "step" : "microbatch", a.microbatch,
+          op.weight_version);
     }
   }
 
@@ -142,19 +147,27 @@ class TraceBuilder {
       const int send_tid = kSendTid + send_lanes.assign(t.src_device, t.send_ns, t.arrival_ns);
       const int receive_tid = kReceiveTid + receive_lane[i];
       const std::string args = fmt::format(
-          "\"microbatch\":{},\"src_stage\":{},\"dst_stage\":{},\"src_device\":{},\"dst_device\":{},\"bytes\":{}",
+          "\"microbatch\":{},\"src_stage\":{},\"dst_stage\":{},\"src_device\":{},\"dst_device\":{},\"bytes\":"
+          "{}",
           t.microbatch, t.src_stage + 1, t.dst_stage + 1, t.src_device, t.dst_device, t.bytes);
-      event("{{\"name\":\"send {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
-            "\"dur\":{},\"args\":{{{}}}}}",
-            what, t.microbatch, src_pid, send_tid, Micros{t.send_ns}, Micros{t.arrival_ns - t.send_ns}, args);
-      event("{{\"name\":\"recv {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
-            "\"dur\":{},\"args\":{{{}}}}}",
-            what, t.microbatch, dst_pid, receive_tid, Micros{t.start_ns}, Micros{t.arrival_ns - t.start_ns}, args);
-      event("{{\"name\":\"transfer\",\"cat\":\"transfer\",\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}}",
-            flow_id_, src_pid, send_tid, Micros{t.send_ns});
-      event("{{\"name\":\"transfer\",\"cat\":\"transfer\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"pid\":{},\"tid\":{},"
-            "\"ts\":{}}}",
-            flow_id_, dst_pid, receive_tid, Micros{t.start_ns});
+      event(
+          "{{\"name\":\"send {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
+          "\"dur\":{},\"args\":{{{}}}}}",
+          what, t.microbatch, src_pid, send_tid, Micros{t.send_ns}, Micros{t.arrival_ns - t.send_ns}, args);
+      event(
+          "{{\"name\":\"recv {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
+          "\"dur\":{},\"args\":{{{}}}}}",
+          what, t.microbatch, dst_pid, receive_tid, Micros{t.start_ns}, Micros{t.arrival_ns - t.start_ns},
+          args);
+      event(
+          "{{\"name\":\"transfer\",\"cat\":\"transfer\",\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{"
+          "}}}",
+          flow_id_, src_pid, send_tid, Micros{t.send_ns});
+      event(
+          "{{\"name\":\"transfer\",\"cat\":\"transfer\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"pid\":{},"
+          "\"tid\":{},"
+          "\"ts\":{}}}",
+          flow_id_, dst_pid, receive_tid, Micros{t.start_ns});
       ++flow_id_;
     }
   }
@@ -162,8 +175,9 @@ class TraceBuilder {
   void add_memory(const RunTrace& trace) {
     for (size_t d = 0; d < trace.memory.size(); ++d) {
       for (const MemorySample& s : trace.memory[d]) {
-        event("{{\"name\":\"activation memory\",\"ph\":\"C\",\"pid\":{},\"ts\":{},\"args\":{{\"bytes\":{}}}}}",
-              pid_base_ + d, Micros{s.time_ns}, s.activation_bytes);
+        event(
+            "{{\"name\":\"activation memory\",\"ph\":\"C\",\"pid\":{},\"ts\":{},\"args\":{{\"bytes\":{}}}}}",
+            pid_base_ + d, Micros{s.time_ns}, s.activation_bytes);
         event("{{\"name\":\"in flight\",\"ph\":\"C\",\"pid\":{},\"ts\":{},\"args\":{{\"microbatches\":{}}}}}",
               pid_base_ + d, Micros{s.time_ns}, s.in_flight);
       }
@@ -180,8 +194,8 @@ class TraceBuilder {
         fmt::format_to(std::back_inserter(args), "{}\"stage {}\":{}", args.empty() ? "" : ",", stage + 1,
                        version[stage]);
       }
-      event("{{\"name\":\"weight version\",\"ph\":\"C\",\"pid\":{},\"ts\":{},\"args\":{{{}}}}}", pid_base_ + device,
-            Micros{time_ns}, args);
+      event("{{\"name\":\"weight version\",\"ph\":\"C\",\"pid\":{},\"ts\":{},\"args\":{{{}}}}}",
+            pid_base_ + device, Micros{time_ns}, args);
     };
     for (int d = 0; d < layout.devices; ++d) sample(d, 0);
     for (const OpRecord& op : trace.ops) {

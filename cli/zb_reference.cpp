@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/format.h"
+#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -91,7 +92,9 @@ class CsvTable {
 
 }  // namespace
 
-std::string default_reference_data_dir() { return std::string(PIPESIM_SOURCE_DIR) + "/data/zero_bubble"; }
+std::string default_reference_data_dir() {
+  return std::string(PIPESIM_SOURCE_DIR) + "/data/zero_bubble";
+}
 
 template <typename Row, typename MakeRow>
 std::vector<Row> read_rows(const std::string& path, MakeRow make_row) {
@@ -119,10 +122,10 @@ std::vector<ZbModel> load_zb_models(const std::string& data_dir) {
 
 std::vector<ZbProfiledTimes> load_zb_profiled_times(const std::string& data_dir) {
   return read_rows<ZbProfiledTimes>(data_dir + "/zb_profiled_times.csv", [](const CsvTable& t, size_t i) {
-    return ZbProfiledTimes{t.text(i, "model"),           t.integer(i, "stages"),
-                           t.integer(i, "microbatches"), t.number(i, "forward_ms"),
-                           t.number(i, "backward_input_ms"), t.number(i, "backward_weight_ms"),
-                           t.number(i, "comm_ms")};
+    return ZbProfiledTimes{
+        t.text(i, "model"),        t.integer(i, "stages"),           t.integer(i, "microbatches"),
+        t.number(i, "forward_ms"), t.number(i, "backward_input_ms"), t.number(i, "backward_weight_ms"),
+        t.number(i, "comm_ms")};
   });
 }
 

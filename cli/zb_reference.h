@@ -1,6 +1,6 @@
 #pragma once
-// The Zero Bubble paper's published figures (data/zero_bubble/zb_*.csv): its four models, the per-stage times it
-// profiled on A100s, and the throughput and memory it measured. pipesim's predictions are put beside them.
+// The Zero Bubble paper's published figures (data/zero_bubble/zb_*.csv): its four models, the per-stage times
+// it profiled on A100s, and the throughput and memory it measured. pipesim's predictions are put beside them.
 #include <map>
 #include <string>
 #include <vector>

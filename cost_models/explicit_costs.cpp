@@ -8,11 +8,16 @@ ExplicitCostModel::ExplicitCostModel(ExplicitCostTable table, const PipelineLayo
 TimeNs ExplicitCostModel::duration(const Action& action) const {
   const int d = device(action.stage);
   switch (action.kind) {
-    case OpKind::F: return per_chunk(table_.forward_ns[d]);
-    case OpKind::B: return per_chunk(table_.backward_input_ns[d] + table_.backward_weight_ns[d]);
-    case OpKind::I: return per_chunk(table_.backward_input_ns[d]);
-    case OpKind::W: return per_chunk(table_.backward_weight_ns[d]);
-    case OpKind::U: return per_chunk(table_.optimizer_ns[d]);
+    case OpKind::F:
+      return per_chunk(table_.forward_ns[d]);
+    case OpKind::B:
+      return per_chunk(table_.backward_input_ns[d] + table_.backward_weight_ns[d]);
+    case OpKind::I:
+      return per_chunk(table_.backward_input_ns[d]);
+    case OpKind::W:
+      return per_chunk(table_.backward_weight_ns[d]);
+    case OpKind::U:
+      return per_chunk(table_.optimizer_ns[d]);
   }
   return 0;
 }
@@ -25,6 +30,8 @@ Bytes ExplicitCostModel::weight_grad_activation_bytes(int stage) const {
   return table_.weight_grad_activation_bytes[device(stage)] / layout_.chunks_per_device;
 }
 
-Bytes ExplicitCostModel::transfer_bytes(int stage) const { return table_.transfer_bytes[device(stage)]; }
+Bytes ExplicitCostModel::transfer_bytes(int stage) const {
+  return table_.transfer_bytes[device(stage)];
+}
 
 }  // namespace pipesim

@@ -12,13 +12,13 @@ namespace pipesim {
 // Per-device values, as given in the scenario.
 struct ExplicitCostTable {
   std::vector<TimeNs> forward_ns;
-  std::vector<TimeNs> backward_input_ns;   // I
-  std::vector<TimeNs> backward_weight_ns;  // W
-  std::vector<TimeNs> optimizer_ns;        // U
-  std::vector<Bytes> activation_bytes;     // M_B per microbatch
+  std::vector<TimeNs> backward_input_ns;            // I
+  std::vector<TimeNs> backward_weight_ns;           // W
+  std::vector<TimeNs> optimizer_ns;                 // U
+  std::vector<Bytes> activation_bytes;              // M_B per microbatch
   std::vector<Bytes> weight_grad_activation_bytes;  // M_W per microbatch
-  std::vector<Bytes> transfer_bytes;       // one activation message
-  std::vector<Bytes> parameter_bytes;      // one copy of the device's weights (0: not modelled)
+  std::vector<Bytes> transfer_bytes;                // one activation message
+  std::vector<Bytes> parameter_bytes;               // one copy of the device's weights (0: not modelled)
 };
 
 class ExplicitCostModel final : public CostModel {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "pipesim_source_dir.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
 
@@ -35,7 +36,9 @@ AxisPoint locate(const std::vector<double>& grid, double x) {
   return {lo, std::log(x / grid[lo]) / std::log(grid[hi] / grid[lo]), 1};
 }
 
-std::vector<double> sorted_unique(std::set<double> values) { return {values.begin(), values.end()}; }
+std::vector<double> sorted_unique(std::set<double> values) {
+  return {values.begin(), values.end()};
+}
 
 GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std::string& key) {
   if (!rows.IsSequence() || rows.size() == 0) r.fail(rows, key, "a list of [m, n, k, tflops] rows");
@@ -64,9 +67,10 @@ GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std
       for (double ki : k) {
         const auto it = rate.find({mi, ni, ki});
         if (it == rate.end()) {
-          throw InputError(fmt::format("{}: expected a full grid over m x n x k ({} x {} x {} rows); missing "
-                                       "[{}, {}, {}, ...]",
-                                       r.where(rows, key), m.size(), n.size(), k.size(), mi, ni, ki));
+          throw InputError(
+              fmt::format("{}: expected a full grid over m x n x k ({} x {} x {} rows); missing "
+                          "[{}, {}, {}, ...]",
+                          r.where(rows, key), m.size(), n.size(), k.size(), mi, ni, ki));
         }
         tflops.push_back(it->second);
       }
@@ -208,7 +212,9 @@ HardwareProfile load_hardware_profile(const std::string& path) {
   return parse_hardware_profile(text.str(), path);
 }
 
-std::string profiles_directory() { return std::string(PIPESIM_SOURCE_DIR) + "/gpu_calibration/profiles"; }
+std::string profiles_directory() {
+  return std::string(PIPESIM_SOURCE_DIR) + "/gpu_calibration/profiles";
+}
 
 std::string resolve_profile_path(const std::string& name_or_path) {
   namespace fs = std::filesystem;

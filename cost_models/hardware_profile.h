@@ -46,7 +46,7 @@ struct HardwareProfile {
   std::string name;    // file stem, e.g. a100-sxm4-80gb
   std::string source;  // the file it came from
   std::string device_name;
-  std::string device_kind;  // gpu or cpu
+  std::string device_kind;                        // gpu or cpu
   std::map<std::string, std::string> provenance;  // command, date, driver, host, notes
   std::map<std::string, double> peak_tflops;      // datasheet, informative
   double memory_bandwidth_gb_per_s = 0;           // achieved copy bandwidth (read + write)

@@ -8,7 +8,9 @@
 namespace pipesim {
 namespace {
 
-Bytes rounded(double bytes) { return static_cast<Bytes>(std::llround(bytes)); }
+Bytes rounded(double bytes) {
+  return static_cast<Bytes>(std::llround(bytes));
+}
 
 // One change of a device's memory: activations become `activation_bytes`, or stage `stage` now holds
 // `live_versions` copies of its weights.

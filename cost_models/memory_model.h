@@ -15,7 +15,7 @@ namespace pipesim {
 
 // What a (virtual) stage holds besides activations.
 struct StageStaticMemory {
-  Bytes weight_bytes = 0;     // one copy of the weights
+  Bytes weight_bytes = 0;  // one copy of the weights
   Bytes gradient_bytes = 0;
   Bytes optimizer_bytes = 0;  // optimizer state, with any fp32 master weights
   Bytes extra_bytes = 0;      // buffers a schedule or runtime needs besides these
@@ -32,10 +32,10 @@ struct DeviceMemory {
   Bytes peak_bytes = 0;
   TimeNs peak_time_ns = 0;
   // The parts of the peak.
-  Bytes peak_weight_bytes = 0;      // weights × live versions at the peak
-  Bytes peak_activation_bytes = 0;  // activations at the peak
-  Bytes fixed_bytes = 0;            // gradients + optimizer state + extra buffers (always held)
-  int weight_versions_max = 1;      // most versions of one of its stages held at once
+  Bytes peak_weight_bytes = 0;        // weights × live versions at the peak
+  Bytes peak_activation_bytes = 0;    // activations at the peak
+  Bytes fixed_bytes = 0;              // gradients + optimizer state + extra buffers (always held)
+  int weight_versions_max = 1;        // most versions of one of its stages held at once
   std::vector<MemoryPoint> timeline;  // one point per change
 };
 

@@ -44,7 +44,8 @@ double NoisyCosts::stage_speed_factor(int stage) const {
 
 TimeNs NoisyCosts::duration(const Action& action) const {
   const std::uint64_t key = action_key(action);
-  double factor = stage_speed_factor(action.stage) * std::exp(noise_.jitter_sigma * normal(noise_.seed, key, 0));
+  double factor =
+      stage_speed_factor(action.stage) * std::exp(noise_.jitter_sigma * normal(noise_.seed, key, 0));
   if (uniform(noise_.seed, key, 0, 3) < noise_.straggler_probability) factor *= noise_.straggler_factor;
   return static_cast<TimeNs>(std::llround(static_cast<double>(base_->duration(action)) * factor));
 }

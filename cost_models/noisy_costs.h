@@ -1,7 +1,7 @@
 #pragma once
-// A cost-model decorator for robustness checks: seeded lognormal jitter per op, heterogeneous stage speeds and
-// occasional stragglers. Deterministic: the same seed and action always get the same duration, whatever order the
-// engine asks in.
+// A cost-model decorator for robustness checks: seeded lognormal jitter per op, heterogeneous stage speeds
+// and occasional stragglers. Deterministic: the same seed and action always get the same duration, whatever
+// order the engine asks in.
 #include <cstdint>
 #include <memory>
 

@@ -40,16 +40,17 @@ struct LayerShapes {
 LayerShapes layer_shapes(const TransformerModel& t, double b) {
   const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads;
   LayerShapes shapes;
-  shapes.forward = {{tokens, 3 * h, h}, {tokens, h, h}, {tokens, 4 * h, h}, {tokens, h, 4 * h},
-                    {s, s, d, batch},   {s, d, s, batch}};
-  shapes.backward_input = {{tokens, h, 3 * h}, {tokens, h, h},    {tokens, h, 4 * h},
-                           {tokens, 4 * h, h}, {s, s, d, batch},  {s, d, s, batch},
-                           {s, d, s, batch},   {s, d, s, batch}};
+  shapes.forward = {{tokens, 3 * h, h}, {tokens, h, h},   {tokens, 4 * h, h},
+                    {tokens, h, 4 * h}, {s, s, d, batch}, {s, d, s, batch}};
+  shapes.backward_input = {{tokens, h, 3 * h}, {tokens, h, h},   {tokens, h, 4 * h}, {tokens, 4 * h, h},
+                           {s, s, d, batch},   {s, d, s, batch}, {s, d, s, batch},   {s, d, s, batch}};
   shapes.backward_weight = {{h, 3 * h, tokens}, {h, h, tokens}, {h, 4 * h, tokens}, {4 * h, h, tokens}};
   return shapes;
 }
 
-double scale_16bit(const TransformerModel& t) { return dtype_bytes(t.dtype) / 2.0; }
+double scale_16bit(const TransformerModel& t) {
+  return dtype_bytes(t.dtype) / 2.0;
+}
 
 // Optimizer state bytes per parameter and bytes one step reads and writes per parameter.
 struct OptimizerBytes {
@@ -63,9 +64,12 @@ OptimizerBytes optimizer_bytes(OptimizerType type, bool matrix_param) {
   constexpr OptimizerBytes kSgd{4, 2 + 4 + 4 + 2};
   constexpr OptimizerBytes kMuon{8, 2 + 8 + 8 + 2};
   switch (type) {
-    case OptimizerType::kAdamW: return kAdamW;
-    case OptimizerType::kSgd: return kSgd;
-    case OptimizerType::kMuon: return matrix_param ? kMuon : kAdamW;
+    case OptimizerType::kAdamW:
+      return kAdamW;
+    case OptimizerType::kSgd:
+      return kSgd;
+    case OptimizerType::kMuon:
+      return matrix_param ? kMuon : kAdamW;
   }
   return kAdamW;
 }
@@ -112,7 +116,9 @@ double layer_weight_grad_activation_bytes(const TransformerModel& t, double b) {
   return 32.0 * t.seq_len * b * t.hidden * scale_16bit(t);
 }
 
-double layer_parameters(const TransformerModel& t) { return 12.0 * t.hidden * t.hidden; }
+double layer_parameters(const TransformerModel& t) {
+  return 12.0 * t.hidden * t.hidden;
+}
 
 std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
   if (stages < 1) throw InputError("layer split: need at least one stage");
@@ -138,13 +144,18 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
   return result;
 }
 
-std::string layer_split_name(LayerSplit split) { return split == LayerSplit::kEven ? "even" : "zb"; }
+std::string layer_split_name(LayerSplit split) {
+  return split == LayerSplit::kEven ? "even" : "zb";
+}
 
 std::string optimizer_name(OptimizerType type) {
   switch (type) {
-    case OptimizerType::kAdamW: return "adamw";
-    case OptimizerType::kSgd: return "sgd";
-    case OptimizerType::kMuon: return "muon";
+    case OptimizerType::kAdamW:
+      return "adamw";
+    case OptimizerType::kSgd:
+      return "sgd";
+    case OptimizerType::kMuon:
+      return "muon";
   }
   return "adamw";
 }
@@ -229,11 +240,16 @@ TimeNs TransformerCostModel::duration(const Action& action) const {
   const StageCosts& c = stages_.at(action.stage);
   auto ns = [](double seconds) { return static_cast<TimeNs>(std::llround(seconds * 1e9)); };
   switch (action.kind) {
-    case OpKind::F: return ns(c.forward_s);
-    case OpKind::B: return ns(c.backward_input_s + c.backward_weight_s);
-    case OpKind::I: return ns(c.backward_input_s);
-    case OpKind::W: return ns(c.backward_weight_s);
-    case OpKind::U: return ns(c.optimizer_s);
+    case OpKind::F:
+      return ns(c.forward_s);
+    case OpKind::B:
+      return ns(c.backward_input_s + c.backward_weight_s);
+    case OpKind::I:
+      return ns(c.backward_input_s);
+    case OpKind::W:
+      return ns(c.backward_weight_s);
+    case OpKind::U:
+      return ns(c.optimizer_s);
   }
   return 0;
 }

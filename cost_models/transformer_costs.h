@@ -62,7 +62,7 @@ double layer_backward_input_flops(const TransformerModel& model, double microbat
 double layer_backward_weight_flops(const TransformerModel& model, double microbatch_size);
 double layer_activation_bytes(const TransformerModel& model, double microbatch_size);              // M_B
 double layer_weight_grad_activation_bytes(const TransformerModel& model, double microbatch_size);  // M_W
-double layer_parameters(const TransformerModel& model);                                             // 12h²
+double layer_parameters(const TransformerModel& model);                                            // 12h²
 int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown dtype
 
 // Layers per stage; throws InputError when a stage would get none (the first and last may have none under
@@ -85,7 +85,7 @@ struct StageCosts {
   double parameters = 0;
   double parameter_bytes = 0;  // one copy of the weights
   double gradient_bytes = 0;
-  double optimizer_bytes = 0;  // optimizer state, including fp32 master weights
+  double optimizer_bytes = 0;               // optimizer state, including fp32 master weights
   double activation_bytes = 0;              // M_B
   double weight_grad_activation_bytes = 0;  // M_W
   double transfer_bytes = 0;

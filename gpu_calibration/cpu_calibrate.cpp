@@ -148,9 +148,8 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   progress("memcpy bandwidth");
   const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
   std::vector<char> src(copy_bytes, 1), dst(copy_bytes, 0);
-  p.copy = {o.copy_bytes, median_seconds(o.warmups, o.repeats, [&] {
-              std::memcpy(dst.data(), src.data(), copy_bytes);
-            })};
+  p.copy = {o.copy_bytes,
+            median_seconds(o.warmups, o.repeats, [&] { std::memcpy(dst.data(), src.data(), copy_bytes); })};
 
   progress("launch overhead and thread-to-thread link");
   {
@@ -161,9 +160,10 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     // A one-way message is half the round trip of an empty handoff.
     p.link.small_median_s = p.launch_overhead_s / 2;
     p.link.large_bytes = o.copy_bytes;
-    p.link.large_median_s = p.link.small_median_s + median_seconds(o.warmups, o.repeats, [&] {
-                              handoff.send(src.data(), dst.data(), copy_bytes);
-                            }) - p.launch_overhead_s;
+    p.link.large_median_s =
+        p.link.small_median_s +
+        median_seconds(o.warmups, o.repeats, [&] { handoff.send(src.data(), dst.data(), copy_bytes); }) -
+        p.launch_overhead_s;
     p.link.source = "thread to thread in one process: condition-variable handoff, memcpy of the message";
   }
 

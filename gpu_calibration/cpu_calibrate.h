@@ -15,7 +15,7 @@ namespace pipesim {
 
 struct CpuCalibrationOptions {
   std::vector<long> sizes = {32, 64, 128, 256, 512, 1024};  // the grid, for m, n and k alike
-  int repeats = 5;     // timed runs per measurement; the median is kept
+  int repeats = 5;                                          // timed runs per measurement; the median is kept
   int warmups = 1;
   double copy_bytes = 64.0 * (1 << 20);
   std::string command;  // recorded in the profile's provenance

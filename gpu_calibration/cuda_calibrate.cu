@@ -260,9 +260,12 @@ std::string sanitized(const std::string& name) {
   std::string out;
   for (char c : name) {
     const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-    if (keep) out += c;
-    else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if (keep)
+      out += c;
+    else if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "gpu" : out;

@@ -51,7 +51,7 @@ struct ProfileData {
   std::vector<std::pair<std::string, double>> peak_tflops;  // datasheet figures, optional
   CopyTiming copy;
   double memory_capacity_bytes = 0;  // device memory; 0: unknown (not written)
-  double launch_overhead_s = 0;  // per kernel launch (CPU: per dispatched task)
+  double launch_overhead_s = 0;      // per kernel launch (CPU: per dispatched task)
   bool has_link = false;
   LinkTiming link;
   std::vector<GemmTiming> gemm;  // a full grid per dtype: every (m, n, k) of the lists used
@@ -77,11 +77,15 @@ inline double gemm_tflops(const GemmTiming& t) {
          1e12;
 }
 
-inline double copy_gb_per_s(const CopyTiming& c) { return 2.0 * c.bytes / c.median_s / 1e9; }
+inline double copy_gb_per_s(const CopyTiming& c) {
+  return 2.0 * c.bytes / c.median_s / 1e9;
+}
 
 // Latency is the small message's time; bandwidth is the large message's bytes over its time beyond that
 // latency.
-inline double link_latency_us(const LinkTiming& l) { return l.small_median_s * 1e6; }
+inline double link_latency_us(const LinkTiming& l) {
+  return l.small_median_s * 1e6;
+}
 inline double link_gb_per_s(const LinkTiming& l) {
   const double beyond = l.large_median_s - l.small_median_s;
   return l.large_bytes / (beyond > 0 ? beyond : l.large_median_s) / 1e9;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "pipesim_source_dir.h"
 #include "scenarios/model_section.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
@@ -17,7 +18,8 @@ namespace {
 std::string apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw InputError(fmt::format("--set '{}': expected key=value, e.g. pipeline.microbatches=16", assignment));
+    throw InputError(
+        fmt::format("--set '{}': expected key=value, e.g. pipeline.microbatches=16", assignment));
   }
   const std::string key = assignment.substr(0, eq);
   YAML::Node value;
@@ -57,16 +59,19 @@ std::vector<Bytes> to_bytes(const std::vector<double>& values) {
 }
 
 void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
-  r.expect_map(node, "pipeline", {"stages", "microbatches", "microbatch_size", "global_batch", "batches", "seq_len",
-                                  kLayerSplitKey});
+  r.expect_map(
+      node, "pipeline",
+      {"stages", "microbatches", "microbatch_size", "global_batch", "batches", "seq_len", kLayerSplitKey});
   if (!node["stages"]) r.fail(node, "pipeline.stages", "a value (the number of stages N)");
   if (!node["microbatches"]) r.fail(node, "pipeline.microbatches", "a value (microbatches m per batch)");
   s.stages = r.get_int(node["stages"], "pipeline.stages", 1);
   s.microbatches = r.get_int(node["microbatches"], "pipeline.microbatches", 1);
-  if (node["microbatch_size"]) s.microbatch_size = r.get_int(node["microbatch_size"], "pipeline.microbatch_size", 1);
+  if (node["microbatch_size"])
+    s.microbatch_size = r.get_int(node["microbatch_size"], "pipeline.microbatch_size", 1);
   if (node["global_batch"]) {
     if (node["microbatch_size"]) {
-      r.fail(node["global_batch"], "pipeline.global_batch", "either global_batch or microbatch_size, not both");
+      r.fail(node["global_batch"], "pipeline.global_batch",
+             "either global_batch or microbatch_size, not both");
     }
     s.global_batch = r.get_int(node["global_batch"], "pipeline.global_batch", s.microbatches);
   }
@@ -80,9 +85,10 @@ void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
 
 void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   const int n = s.stages;
-  r.expect_map(node, "costs",
-               {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms", "optimizer_ms",
-                "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes", "parameter_bytes"});
+  r.expect_map(
+      node, "costs",
+      {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms", "optimizer_ms",
+       "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes", "parameter_bytes"});
   auto list = [&](const char* key, double fallback) {
     const YAML::Node value = node[key];
     if (!value) return std::vector<double>(n, fallback);
@@ -137,10 +143,12 @@ void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& co
   if (costs && costs["comm_ms"]) {
     r.fail(costs["comm_ms"], "costs.comm_ms", "no comm_ms with 'comm: {model: link}' (use comm.latency_ms)");
   }
-  if (!node["bandwidth_gb_per_s"]) r.fail(node, "comm.bandwidth_gb_per_s", "a bandwidth in GB/s for the link model");
+  if (!node["bandwidth_gb_per_s"])
+    r.fail(node, "comm.bandwidth_gb_per_s", "a bandwidth in GB/s for the link model");
   s.comm.model = CommSpec::Model::kLink;
   s.comm.bandwidth_bytes_per_ns = r.get_double(node["bandwidth_gb_per_s"], "comm.bandwidth_gb_per_s", 1e-9);
-  const double latency_ms = node["latency_ms"] ? r.get_double(node["latency_ms"], "comm.latency_ms", 0.0) : 0.0;
+  const double latency_ms =
+      node["latency_ms"] ? r.get_double(node["latency_ms"], "comm.latency_ms", 0.0) : 0.0;
   s.comm.latency_ns.assign(1, ms_to_ns(latency_ms));
 }
 
@@ -158,16 +166,18 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
   s.comm.latency_ns.assign(s.stages, 0);
   if (root["comm"]) {
     if (!root["comm"]["model"] || root["comm"]["model"].as<std::string>("") != "link") {
-      r.fail(root["comm"], "comm",
-             "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
+      r.fail(
+          root["comm"], "comm",
+          "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
     }
   } else if (link) {
     s.comm.model = CommSpec::Model::kLink;
     s.comm.bandwidth_bytes_per_ns = link->bandwidth_gb_per_s;
     s.comm.latency_ns.assign(1, static_cast<TimeNs>(std::llround(link->latency_us * 1e3)));
   } else if (s.stages > 1) {
-    r.fail(root, "comm", fmt::format("comm: {{model: link, ...}}: hardware profile {} has no link measurements",
-                                     s.transformer->profile.source));
+    r.fail(root, "comm",
+           fmt::format("comm: {{model: link, ...}}: hardware profile {} has no link measurements",
+                       s.transformer->profile.source));
   }
 }
 
@@ -175,7 +185,8 @@ PipelineOverride read_pipeline_override(const YamlReader& r, const YAML::Node& n
   r.expect_map(node, key, {"microbatches", "microbatch_size", "global_batch"});
   PipelineOverride o;
   if (node["microbatches"]) o.microbatches = r.get_int(node["microbatches"], key + ".microbatches", 1);
-  if (node["microbatch_size"]) o.microbatch_size = r.get_int(node["microbatch_size"], key + ".microbatch_size", 1);
+  if (node["microbatch_size"])
+    o.microbatch_size = r.get_int(node["microbatch_size"], key + ".microbatch_size", 1);
   if (node["global_batch"]) o.global_batch = r.get_int(node["global_batch"], key + ".global_batch", 1);
   if (o.microbatch_size && o.global_batch) {
     r.fail(node["global_batch"], key + ".global_batch", "either global_batch or microbatch_size, not both");
@@ -184,7 +195,8 @@ PipelineOverride read_pipeline_override(const YamlReader& r, const YAML::Node& n
 }
 
 void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
-  if (!node.IsSequence()) r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
+  if (!node.IsSequence())
+    r.fail(node, "schedules", "a list of schedule names or {name: ..., parameter: ...} maps");
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
     const std::string key = fmt::format("schedules[{}]", i);
@@ -231,9 +243,12 @@ OptimizerSync parse_sync(const std::string& text, const std::string& where) {
 
 std::string sync_name(OptimizerSync sync) {
   switch (sync) {
-    case OptimizerSync::kBarrier: return "barrier";
-    case OptimizerSync::kPostValidation: return "post-validation";
-    case OptimizerSync::kNone: return "none (async)";
+    case OptimizerSync::kBarrier:
+      return "barrier";
+    case OptimizerSync::kPostValidation:
+      return "post-validation";
+    case OptimizerSync::kNone:
+      return "none (async)";
   }
   return "?";
 }
@@ -250,7 +265,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   std::set<std::string> overridden;
   for (const std::string& assignment : overrides) overridden.insert(apply_override(root, assignment));
   const YamlReader r(source, overridden);
-  r.expect_map(root, "", {"name", "pipeline", "costs", "model", "hardware", "comm", "optimizer", "schedules"});
+  r.expect_map(root, "",
+               {"name", "pipeline", "costs", "model", "hardware", "comm", "optimizer", "schedules"});
 
   Scenario s;
   s.source = source;
@@ -305,8 +321,8 @@ Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) 
   }
   if (o.global_batch) s.global_batch = *o.global_batch;
   if (s.global_batch > 0 && s.global_batch < s.microbatches) {
-    throw InputError(fmt::format("{}: global batch {} is smaller than the {} microbatches", request.params.where(),
-                                 s.global_batch, s.microbatches));
+    throw InputError(fmt::format("{}: global batch {} is smaller than the {} microbatches",
+                                 request.params.where(), s.global_batch, s.microbatches));
   }
   return s;
 }
@@ -317,6 +333,8 @@ std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
   return fmt::format(" [{}m={} b={:.3g}]", batch, s.microbatches, s.samples_per_microbatch());
 }
 
-std::string default_scenario_path() { return std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml"; }
+std::string default_scenario_path() {
+  return std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml";
+}
 
 }  // namespace pipesim

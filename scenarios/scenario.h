@@ -32,8 +32,8 @@ struct ScheduleRequest {
 struct CommSpec {
   enum class Model { kFixedLatency, kLink };
   Model model = Model::kFixedLatency;
-  std::vector<TimeNs> latency_ns;      // fixed latency: per sending device; link: one value for all links
-  double bandwidth_bytes_per_ns = 0;   // link only (1 GB/s = 1 byte/ns)
+  std::vector<TimeNs> latency_ns;     // fixed latency: per sending device; link: one value for all links
+  double bandwidth_bytes_per_ns = 0;  // link only (1 GB/s = 1 byte/ns)
 };
 
 struct Scenario {
@@ -46,11 +46,11 @@ struct Scenario {
   // b: microbatch_size, or global_batch / m (fractional when the batch does not split evenly: the mean size).
   double samples_per_microbatch() const;
   int batches = 4;
-  int seq_len = 0;  // tokens per sample; 0 when unknown (no tokens/s then)
-  std::optional<OptimizerSync> sync;  // unset: each schedule's default
-  ExplicitCostTable costs;  // explicit `costs:`; empty when `model:` is given
+  int seq_len = 0;                              // tokens per sample; 0 when unknown (no tokens/s then)
+  std::optional<OptimizerSync> sync;            // unset: each schedule's default
+  ExplicitCostTable costs;                      // explicit `costs:`; empty when `model:` is given
   std::optional<TransformerSetup> transformer;  // `model:` + `hardware:`: costs predicted (cost_models/)
-  bool backward_split_given = false;  // the scenario gave I and W separately
+  bool backward_split_given = false;            // the scenario gave I and W separately
   CommSpec comm;
   std::vector<ScheduleRequest> schedules;  // empty: every registered schedule
 };
@@ -63,7 +63,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
 // The scenario as one schedule entry sees it: its `pipeline:` overrides applied. Throws InputError naming the
 // entry when the result is inconsistent (a global batch smaller than m).
 Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request);
-// " [B=128 m=24 b=5.33]" for an entry with `pipeline:` overrides, "" otherwise (appended to the schedule label).
+// " [B=128 m=24 b=5.33]" for an entry with `pipeline:` overrides, "" otherwise (appended to the schedule
+// label).
 std::string pipeline_label(const Scenario& effective, const ScheduleRequest& request);
 
 // The scenario `pipesim run` uses when none is given.

@@ -81,8 +81,8 @@ std::string YamlReader::get_string(const YAML::Node& node, const std::string& ke
 std::vector<double> YamlReader::get_double_list(const YAML::Node& node, const std::string& key, int count,
                                                 double min_value) const {
   if (node.IsScalar()) return std::vector<double>(count, get_double(node, key, min_value));
-  const std::string expected = fmt::format("a number >= {} or a list of {} such numbers (one per stage)",
-                                           min_value, count);
+  const std::string expected =
+      fmt::format("a number >= {} or a list of {} such numbers (one per stage)", min_value, count);
   if (!node.IsSequence() || static_cast<int>(node.size()) != count) fail(node, key, expected);
   std::vector<double> values;
   for (size_t i = 0; i < node.size(); ++i) {

@@ -19,7 +19,8 @@ class YamlReader {
   [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& expected) const;
 
   // Checks that `node` is a map whose keys are all in `allowed`.
-  void expect_map(const YAML::Node& node, const std::string& key, const std::vector<std::string>& allowed) const;
+  void expect_map(const YAML::Node& node, const std::string& key,
+                  const std::vector<std::string>& allowed) const;
 
   int get_int(const YAML::Node& node, const std::string& key, int min_value) const;
   double get_double(const YAML::Node& node, const std::string& key, double min_value) const;

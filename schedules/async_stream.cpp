@@ -70,7 +70,9 @@ std::vector<int> one_f_one_b_limits(int stages) {
   return limits;
 }
 
-int ceil_div(int numerator, int a) { return (numerator + a - 1) / a; }
+int ceil_div(int numerator, int a) {
+  return (numerator + a - 1) / a;
+}
 
 ExecutionPlan AsyncStreamSchedule::plan(const PipelineSpec& spec, const CostModel& /*costs*/) const {
   const AsyncStreamRule r = rule(spec);
@@ -80,8 +82,8 @@ ExecutionPlan AsyncStreamSchedule::plan(const PipelineSpec& spec, const CostMode
   plan.backward_reads = r.backward_reads;
   plan.forward_reads = r.forward_reads;
   for (int d = 0; d < spec.devices; ++d) {
-    plan.policies.push_back(std::make_unique<AsyncStreamPolicy>(d, plan.total_microbatches, r.accumulation,
-                                                                r.max_in_flight[d]));
+    plan.policies.push_back(
+        std::make_unique<AsyncStreamPolicy>(d, plan.total_microbatches, r.accumulation, r.max_in_flight[d]));
   }
   return plan;
 }
@@ -120,17 +122,19 @@ std::vector<int> parse_in_flight_limits(const std::string& text, int stages, con
     while (last > first && last[-1] == ' ') --last;
     auto [ptr, ec] = std::from_chars(first, last, value);
     if (ec != std::errc() || ptr != last || value < 1) {
-      throw InputError(fmt::format("{}: parameter 'max_in_flight': expected an integer >= 1 or a list of {} "
-                                   "of them, got '{}'",
-                                   where, stages, text));
+      throw InputError(
+          fmt::format("{}: parameter 'max_in_flight': expected an integer >= 1 or a list of {} "
+                      "of them, got '{}'",
+                      where, stages, text));
     }
     limits.push_back(value);
     begin = end + 1;
   }
   if (limits.size() == 1) limits.assign(stages, limits.front());
   if (static_cast<int>(limits.size()) != stages) {
-    throw InputError(fmt::format("{}: parameter 'max_in_flight': expected one value or {} (one per stage), got {}",
-                                 where, stages, limits.size()));
+    throw InputError(
+        fmt::format("{}: parameter 'max_in_flight': expected one value or {} (one per stage), got {}", where,
+                    stages, limits.size()));
   }
   return limits;
 }

@@ -32,9 +32,9 @@ class AsyncStreamSchedule : public Schedule {
   OptimizerSync default_sync() const override { return OptimizerSync::kNone; }
   void check(const PipelineSpec& spec) const override { rule(spec); }
   ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;
-  // From the rule: with current-weight backwards Δ = τ ≤ ⌈(L_i−1)/a⌉ (checked against ⌈(N−i)/a⌉) and one copy;
-  // with stashing Δ = 0, τ ≤ ⌈(L_i−1)/a⌉ and up to 1 + ⌈(L_i−1)/a⌉ copies; with versions pinned at a lag,
-  // τ = lag after the first batch and lag + 1 copies.
+  // From the rule: with current-weight backwards Δ = τ ≤ ⌈(L_i−1)/a⌉ (checked against ⌈(N−i)/a⌉) and one
+  // copy; with stashing Δ = 0, τ ≤ ⌈(L_i−1)/a⌉ and up to 1 + ⌈(L_i−1)/a⌉ copies; with versions pinned at a
+  // lag, τ = lag after the first batch and lag + 1 copies.
   WeightGuarantees guarantees(const PipelineSpec& spec) const override;
 
   // Throws InputError when the parameters do not fit the pipeline.

@@ -1,5 +1,5 @@
-// The `csv:PATH` schedule: a user's static schedule in PyTorch's CSV format (schedules/pytorch_csv.h), run like
-// any built-in static schedule: each batch replays the rows, then every stage steps.
+// The `csv:PATH` schedule: a user's static schedule in PyTorch's CSV format (schedules/pytorch_csv.h), run
+// like any built-in static schedule: each batch replays the rows, then every stage steps.
 #include <fmt/format.h>
 
 #include "schedules/pytorch_csv.h"
@@ -31,9 +31,10 @@ class CsvSchedule final : public StaticSchedule {
                                    csv_.ranks, spec.devices));
     }
     if (spec.microbatches != csv_.microbatches) {
-      throw InputError(fmt::format("{}: the file's microbatches are 0..{} (m = {}), but the scenario has "
-                                   "m = {} microbatches",
-                                   path_, csv_.microbatches - 1, csv_.microbatches, spec.microbatches));
+      throw InputError(
+          fmt::format("{}: the file's microbatches are 0..{} (m = {}), but the scenario has "
+                      "m = {} microbatches",
+                      path_, csv_.microbatches - 1, csv_.microbatches, spec.microbatches));
     }
   }
 

@@ -19,6 +19,8 @@ class GPipe final : public StaticSchedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_gpipe(const ScheduleParams& /*params*/) { return std::make_unique<GPipe>(); }
+std::unique_ptr<Schedule> make_gpipe(const ScheduleParams& /*params*/) {
+  return std::make_unique<GPipe>();
+}
 
 }  // namespace pipesim

@@ -1,6 +1,7 @@
-// PACI (arXiv 2606.07881): one weight copy; each stage steps after every a-th backward it runs, independently of
-// the others; backwards have priority; a forward may start on stage i only while q_i < L_i (default N+1−i).
-// The backward reads the current weights, so Δ_i ≤ ⌈(L_i−1)/a⌉, which is the paper's ⌈(N−i)/a⌉ at the default.
+// PACI (arXiv 2606.07881): one weight copy; each stage steps after every a-th backward it runs, independently
+// of the others; backwards have priority; a forward may start on stage i only while q_i < L_i (default
+// N+1−i). The backward reads the current weights, so Δ_i ≤ ⌈(L_i−1)/a⌉, which is the paper's ⌈(N−i)/a⌉ at the
+// default.
 #include <fmt/format.h>
 
 #include "schedules/async_stream.h"

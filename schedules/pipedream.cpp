@@ -16,6 +16,8 @@ class PipeDream final : public AsyncStreamSchedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& /*params*/) { return std::make_unique<PipeDream>(); }
+std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& /*params*/) {
+  return std::make_unique<PipeDream>();
+}
 
 }  // namespace pipesim

@@ -1,7 +1,7 @@
-// PipeDream-2BW: 1F1B without a flush, gradients coalesced over the m >= N microbatches of a batch, one step per
-// m backwards on every stage, and double-buffered weights: microbatch k (1-based) reads version
-// max(⌊(k−1)/m⌋−1, 0) in its forward and (stashed) backward. At most two versions; W(t+1) = W(t) − η∇f(W(t−1)),
-// so τ = 1 after the first batch.
+// PipeDream-2BW: 1F1B without a flush, gradients coalesced over the m >= N microbatches of a batch, one step
+// per m backwards on every stage, and double-buffered weights: microbatch k (1-based) reads version
+// max(⌊(k−1)/m⌋−1, 0) in its forward and (stashed) backward. At most two versions; W(t+1) = W(t) −
+// η∇f(W(t−1)), so τ = 1 after the first batch.
 #include <fmt/format.h>
 
 #include "schedules/async_stream.h"
@@ -16,8 +16,9 @@ class PipeDream2BW final : public AsyncStreamSchedule {
   std::string label() const override { return "pipedream-2bw"; }
   AsyncStreamRule rule(const PipelineSpec& spec) const override {
     if (spec.microbatches < spec.devices) {
-      throw InputError(fmt::format("pipedream-2bw coalesces gradients over m >= N microbatches; got m={} for N={}",
-                                   spec.microbatches, spec.devices));
+      throw InputError(
+          fmt::format("pipedream-2bw coalesces gradients over m >= N microbatches; got m={} for N={}",
+                      spec.microbatches, spec.devices));
     }
     const ForwardReads double_buffered{spec.microbatches, 1};
     return {spec.microbatches, one_f_one_b_limits(spec.devices), BackwardReads::kStashedWeights,

@@ -21,7 +21,8 @@ constexpr std::array<std::string_view, 7> kSkippedActions = {"REDUCE_GRAD", "UNS
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
+    text.remove_suffix(1);
   if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
   return text;
 }
@@ -52,7 +53,8 @@ std::optional<Cell> parse_cell(std::string_view text) {
       return Cell{};
     }
   }
-  if (text.empty() || text.front() == 'U' || !parse_op_letter(text.front(), cell.action.kind)) return std::nullopt;
+  if (text.empty() || text.front() == 'U' || !parse_op_letter(text.front(), cell.action.kind))
+    return std::nullopt;
   text.remove_prefix(1);
   if (!take_number(text, cell.action.microbatch) || !text.empty()) return std::nullopt;
   cell.compute = true;
@@ -74,7 +76,8 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string& source) {
   std::vector<std::string_view> lines = split(text, '\n');
   while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
-  if (lines.empty()) throw InputError(fmt::format("{}: empty schedule; expected one row of actions per rank", source));
+  if (lines.empty())
+    throw InputError(fmt::format("{}: empty schedule; expected one row of actions per rank", source));
 
   PytorchCsvSchedule schedule;
   schedule.ranks = static_cast<int>(lines.size());
@@ -85,17 +88,18 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
       const std::string_view cell_text = trim(cells[column]);
       const std::optional<Cell> cell = parse_cell(cell_text);
       if (!cell) {
-        throw InputError(fmt::format("{}: row {} (rank {}), column {}: '{}' is not an action; expected "
-                                     "{{stage}}{{F|B|I|W}}{{microbatch}} with the global 0-based stage, e.g. 2F0",
-                                     source, row + 1, row, column + 1, cell_text));
+        throw InputError(
+            fmt::format("{}: row {} (rank {}), column {}: '{}' is not an action; expected "
+                        "{{stage}}{{F|B|I|W}}{{microbatch}} with the global 0-based stage, e.g. 2F0",
+                        source, row + 1, row, column + 1, cell_text));
       }
       if (!cell->compute) continue;
       const Action& a = cell->action;
       if (a.stage % schedule.ranks != static_cast<int>(row)) {
-        throw InputError(fmt::format("{}: row {} (rank {}), column {}: '{}' names stage {}, which runs on rank {} "
-                                     "(stage s runs on rank s % N, N = {} rows)",
-                                     source, row + 1, row, column + 1, cell_text, a.stage, a.stage % schedule.ranks,
-                                     schedule.ranks));
+        throw InputError(fmt::format(
+            "{}: row {} (rank {}), column {}: '{}' names stage {}, which runs on rank {} "
+            "(stage s runs on rank s % N, N = {} rows)",
+            source, row + 1, row, column + 1, cell_text, a.stage, a.stage % schedule.ranks, schedule.ranks));
       }
       schedule.stages = std::max(schedule.stages, a.stage + 1);
       schedule.microbatches = std::max(schedule.microbatches, a.microbatch + 1);
@@ -104,9 +108,10 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
   }
   if (schedule.stages == 0) throw InputError(fmt::format("{}: no F, B, I or W action in any cell", source));
   if (schedule.stages % schedule.ranks != 0) {
-    throw InputError(fmt::format("{}: stages 0..{} over {} ranks; the stage count must be a multiple of the rank "
-                                 "count (stage s runs on rank s % N)",
-                                 source, schedule.stages - 1, schedule.ranks));
+    throw InputError(
+        fmt::format("{}: stages 0..{} over {} ranks; the stage count must be a multiple of the rank "
+                    "count (stage s runs on rank s % N)",
+                    source, schedule.stages - 1, schedule.ranks));
   }
   return schedule;
 }
@@ -125,9 +130,11 @@ std::string format_pytorch_csv(const DeviceActionLists& lists) {
     for (size_t i = 0; i < row.size(); ++i) {
       const Action& a = row[i];
       if (a.kind == OpKind::U) {
-        throw InputError(fmt::format("PyTorch's CSV format has no optimizer step; cannot write {}", describe(a)));
+        throw InputError(
+            fmt::format("PyTorch's CSV format has no optimizer step; cannot write {}", describe(a)));
       }
-      fmt::format_to(std::back_inserter(out), "{}{}{}{}", i ? "," : "", a.stage, op_letter(a.kind), a.microbatch);
+      fmt::format_to(std::back_inserter(out), "{}{}{}{}", i ? "," : "", a.stage, op_letter(a.kind),
+                     a.microbatch);
     }
     out += '\n';
   }

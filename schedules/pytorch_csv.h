@@ -2,15 +2,18 @@
 // Static schedules in PyTorch's pipelining CSV format (torch.distributed.pipelining,
 // _PipelineScheduleRuntime._load_csv / _dump_csv, format "compute_only"):
 //   - one row per rank (device), one cell per action, in the order the rank runs them;
-//   - a cell is "{stage}{op}{microbatch}", e.g. "2F0", "1I3", "0W1", "3B2", where stage is the GLOBAL stage index
+//   - a cell is "{stage}{op}{microbatch}", e.g. "2F0", "1I3", "0W1", "3B2", where stage is the GLOBAL stage
+//   index
 //     (0-based, chunks count as stages), op is F, B (full backward), I (input grad) or W (weight grad), and
 //     microbatch is the index within one batch (0..m-1);
-//   - an empty cell is an idle slot (PyTorch writes None that way) and is skipped; the communication and sharding
-//     actions of PyTorch's "compute_comms" format (SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD, REDUCE_GRAD)
-//     are skipped too, because the engine models transfers itself.
+//   - an empty cell is an idle slot (PyTorch writes None that way) and is skipped; the communication and
+//   sharding
+//     actions of PyTorch's "compute_comms" format (SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD,
+//     REDUCE_GRAD) are skipped too, because the engine models transfers itself.
 // Layout: the number of rows is N; with S = max stage + 1 stages, stage s runs on rank s % N (Megatron's
-// interleaved placement, as in PyTorch's ScheduleInterleaved1F1B), so S must be a multiple of N. The optimizer
-// step is not part of the file: each batch repeats the rows and then steps every stage (StaticSchedule).
+// interleaved placement, as in PyTorch's ScheduleInterleaved1F1B), so S must be a multiple of N. The
+// optimizer step is not part of the file: each batch repeats the rows and then steps every stage
+// (StaticSchedule).
 #include <memory>
 #include <string>
 
@@ -20,15 +23,15 @@
 namespace pipesim {
 
 struct PytorchCsvSchedule {
-  int ranks = 0;         // rows: the number of devices N
-  int stages = 0;        // max stage index + 1
-  int microbatches = 0;  // max microbatch index + 1: the m of one batch
+  int ranks = 0;              // rows: the number of devices N
+  int stages = 0;             // max stage index + 1
+  int microbatches = 0;       // max microbatch index + 1: the m of one batch
   DeviceActionLists actions;  // per rank, one batch, without U
   int chunks() const { return ranks > 0 ? stages / ranks : 0; }
 };
 
-// Throws InputError naming `source`, the row and the column of a malformed cell, and when the layout cannot be
-// inferred (a stage on the wrong rank, a stage count that is not a multiple of the rank count).
+// Throws InputError naming `source`, the row and the column of a malformed cell, and when the layout cannot
+// be inferred (a stage on the wrong rank, a stage count that is not a multiple of the rank count).
 PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string& source);
 PytorchCsvSchedule read_pytorch_csv(const std::string& path);
 

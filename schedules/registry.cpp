@@ -22,16 +22,20 @@ std::unique_ptr<Schedule> make_paci(const ScheduleParams& params);
 
 const std::vector<ScheduleInfo>& registered_schedules() {
   static const std::vector<ScheduleInfo> schedules = {
-      {"gpipe", "all forwards, then all backwards, then the optimizer step (activation memory m)", &make_gpipe},
+      {"gpipe", "all forwards, then all backwards, then the optimizer step (activation memory m)",
+       &make_gpipe},
       {"1f1b-flush", "PipeDream-Flush / Megatron: N-i warm-up forwards, then one F and one B in turn, flush",
        &make_one_f_one_b_flush},
       {"interleaved-1f1b", "Megatron virtual pipeline: 'chunks' stages per device, m a multiple of N",
        &make_interleaved_one_f_one_b},
       {"zb-h1", "Zero Bubble handcrafted H1: B split into I and W, W delayed; 1F1B memory", &make_zb_h1},
-      {"zb-h2", "Zero Bubble handcrafted H2: extra warm-up forwards, zero bubble once m >= 2N-1", &make_zb_h2},
-      {"zb-1p", "Zero Bubble greedy search (8 flag settings) under N*M_B activations per stage; 'memory_limit'",
+      {"zb-h2", "Zero Bubble handcrafted H2: extra warm-up forwards, zero bubble once m >= 2N-1",
+       &make_zb_h2},
+      {"zb-1p",
+       "Zero Bubble greedy search (8 flag settings) under N*M_B activations per stage; 'memory_limit'",
        &make_zb_1p},
-      {"zb-2p", "Zero Bubble greedy search (8 flag settings) under 2N*M_B activations per stage; 'memory_limit'",
+      {"zb-2p",
+       "Zero Bubble greedy search (8 flag settings) under 2N*M_B activations per stage; 'memory_limit'",
        &make_zb_2p},
       {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
        &make_pipedream},
@@ -39,7 +43,8 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        &make_async_1f1b},
       {"pipedream-2bw", "async 1F1B, one step per m >= N backwards, double-buffered weights (2 versions)",
        &make_pipedream_2bw},
-      {"paci", "one weight copy, a step per 'accumulation' backwards, in-flight limit 'max_in_flight' (N+1-i)",
+      {"paci",
+       "one weight copy, a step per 'accumulation' backwards, in-flight limit 'max_in_flight' (N+1-i)",
        &make_paci},
   };
   return schedules;

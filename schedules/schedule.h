@@ -52,7 +52,8 @@ class Schedule {
   }
 };
 
-// A schedule given as per-device action lists for one batch; batches repeat it with an optimizer step per stage.
+// A schedule given as per-device action lists for one batch; batches repeat it with an optimizer step per
+// stage.
 class StaticSchedule : public Schedule {
  public:
   // Microbatches 0..m-1 of one batch, per device, without U.

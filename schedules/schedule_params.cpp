@@ -17,8 +17,8 @@ int ScheduleParams::get_int(const std::string& key, int fallback, int min_value)
   const std::string& text = it->second;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size() || value < min_value) {
-    throw InputError(fmt::format("{}: parameter '{}': expected an integer >= {}, got '{}'", where_, key,
-                                 min_value, text));
+    throw InputError(
+        fmt::format("{}: parameter '{}': expected an integer >= {}, got '{}'", where_, key, min_value, text));
   }
   return value;
 }
@@ -31,8 +31,8 @@ double ScheduleParams::get_double(const std::string& key, double fallback, doubl
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !(value >= min_value)) {
-    throw InputError(fmt::format("{}: parameter '{}': expected a number >= {}, got '{}'", where_, key,
-                                 min_value, text));
+    throw InputError(
+        fmt::format("{}: parameter '{}': expected a number >= {}, got '{}'", where_, key, min_value, text));
   }
   return value;
 }
@@ -43,7 +43,8 @@ bool ScheduleParams::get_bool(const std::string& key, bool fallback) const {
   if (it == values_.end()) return fallback;
   if (it->second == "true") return true;
   if (it->second == "false") return false;
-  throw InputError(fmt::format("{}: parameter '{}': expected true or false, got '{}'", where_, key, it->second));
+  throw InputError(
+      fmt::format("{}: parameter '{}': expected true or false, got '{}'", where_, key, it->second));
 }
 
 std::string ScheduleParams::get_string(const std::string& key, const std::string& fallback) const {

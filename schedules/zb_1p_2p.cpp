@@ -26,9 +26,10 @@ class ZbGreedy final : public StaticSchedule {
     // The greedy keeps stage i at least one forward ahead of stage i+1, so stage 1 must hold N microbatches:
     // below N * M_B no list exists (1F1B's memory is the floor of the curve).
     if (memory_limit_ < 1.0) {
-      throw InputError(fmt::format("{}: memory_limit {:g} is below 1 (N x M_B, 1F1B's activation memory); the "
-                                   "Zero Bubble greedy needs at least that much",
-                                   label(), memory_limit_));
+      throw InputError(
+          fmt::format("{}: memory_limit {:g} is below 1 (N x M_B, 1F1B's activation memory); the "
+                      "Zero Bubble greedy needs at least that much",
+                      label(), memory_limit_));
     }
   }
 

@@ -5,7 +5,8 @@
 
 namespace pipesim {
 
-// PyTorch's letters: F forward, B full backward, I backward for inputs, W backward for weights, U optimizer step.
+// PyTorch's letters: F forward, B full backward, I backward for inputs, W backward for weights, U optimizer
+// step.
 enum class OpKind : std::uint8_t { F, B, I, W, U };
 
 inline constexpr int kOpKinds = 5;
@@ -25,10 +26,18 @@ struct Action {
   friend bool operator==(const Action&, const Action&) = default;
 };
 
-inline Action forward(int stage, int microbatch) { return {OpKind::F, false, stage, microbatch}; }
-inline Action backward(int stage, int microbatch) { return {OpKind::B, false, stage, microbatch}; }
-inline Action backward_input(int stage, int microbatch) { return {OpKind::I, false, stage, microbatch}; }
-inline Action backward_weight(int stage, int microbatch) { return {OpKind::W, false, stage, microbatch}; }
+inline Action forward(int stage, int microbatch) {
+  return {OpKind::F, false, stage, microbatch};
+}
+inline Action backward(int stage, int microbatch) {
+  return {OpKind::B, false, stage, microbatch};
+}
+inline Action backward_input(int stage, int microbatch) {
+  return {OpKind::I, false, stage, microbatch};
+}
+inline Action backward_weight(int stage, int microbatch) {
+  return {OpKind::W, false, stage, microbatch};
+}
 inline Action optimizer_step(int stage, int step, bool synchronized) {
   return {OpKind::U, synchronized, stage, step};
 }

@@ -64,9 +64,8 @@ void summarize(const StageOps& ops, const DriftWindow& window, StageDrift& out) 
       ++drift_count;
     }
     // The gradient is applied by the first U that starts once the last gradient op has ended.
-    const auto applied = std::lower_bound(
-        ops.updates.begin(), ops.updates.end(), ops.gradient_end_ns[j],
-        [](const OpRecord* u, TimeNs t) { return u->start_ns < t; });
+    const auto applied = std::lower_bound(ops.updates.begin(), ops.updates.end(), ops.gradient_end_ns[j],
+                                          [](const OpRecord* u, TimeNs t) { return u->start_ns < t; });
     if (applied == ops.updates.end()) continue;
     const int staleness = (*applied)->weight_version - v_f;
     out.staleness[j] = staleness;
@@ -80,8 +79,8 @@ void summarize(const StageOps& ops, const DriftWindow& window, StageDrift& out) 
   if (staleness_count > 0) out.staleness_mean = static_cast<double>(staleness_sum) / staleness_count;
 }
 
-// Live versions over time: version v lives from the end of the U that made it (0 for v = 0) until the later of
-// the end of the U that replaced it and the end of the last op that read it.
+// Live versions over time: version v lives from the end of the U that made it (0 for v = 0) until the later
+// of the end of the U that replaced it and the end of the last op that read it.
 void version_timeline(const StageOps& ops, StageDrift& out) {
   std::vector<Change> changes;
   const int versions = static_cast<int>(ops.updates.size()) + 1;
@@ -111,15 +110,16 @@ DriftReport compute_drift(const RunTrace& trace, const DriftWindow& window) {
   for (const OpRecord& op : trace.ops) {
     const Action& a = op.action;
     StageOps& s = per_stage[a.stage];
-    if (op.weight_version < 0) throw ScheduleError(fmt::format("trace: {} read no weight version", describe(a)));
+    if (op.weight_version < 0)
+      throw ScheduleError(fmt::format("trace: {} read no weight version", describe(a)));
     if (static_cast<int>(s.last_read_ns.size()) <= op.weight_version) {
       s.last_read_ns.resize(op.weight_version + 1, 0);
     }
     s.last_read_ns[op.weight_version] = std::max(s.last_read_ns[op.weight_version], op.end_ns);
     if (a.kind == OpKind::U) {
       if (op.weight_version != static_cast<int>(s.updates.size())) {
-        throw ScheduleError(fmt::format("trace: {} read version {} after {} steps", describe(a), op.weight_version,
-                                        s.updates.size()));
+        throw ScheduleError(fmt::format("trace: {} read version {} after {} steps", describe(a),
+                                        op.weight_version, s.updates.size()));
       }
       s.updates.push_back(&op);
       continue;

@@ -47,8 +47,8 @@ class Engine final : public LocalView {
   Engine(ExecutionPlan& plan, const CostModel& costs, CommModel& comm)
       : plan_(plan), layout_(plan.layout), costs_(costs), comm_(comm) {
     if (static_cast<int>(plan.policies.size()) != layout_.devices) {
-      throw ScheduleError(fmt::format("plan has {} device policies for {} devices", plan.policies.size(),
-                                      layout_.devices));
+      throw ScheduleError(
+          fmt::format("plan has {} device policies for {} devices", plan.policies.size(), layout_.devices));
     }
     microbatches_ = plan.total_microbatches;
     mb_state_.resize(static_cast<size_t>(layout_.stages) * microbatches_);
@@ -108,7 +108,9 @@ class Engine final : public LocalView {
   int in_flight(int stage) const override { return stage_in_flight_[stage]; }
 
  private:
-  MicrobatchState& state(int stage, int mb) { return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb]; }
+  MicrobatchState& state(int stage, int mb) {
+    return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
+  }
   const MicrobatchState& state(int stage, int mb) const {
     return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
   }
@@ -172,8 +174,8 @@ class Engine final : public LocalView {
 
   void validate(int d, const Action& a) const {
     if (a.stage < 0 || a.stage >= layout_.stages) {
-      throw ScheduleError(fmt::format("device {} asked for {}: the pipeline has stages 1..{}", d,
-                                      describe(a), layout_.stages));
+      throw ScheduleError(fmt::format("device {} asked for {}: the pipeline has stages 1..{}", d, describe(a),
+                                      layout_.stages));
     }
     if (layout_.device(a.stage) != d) {
       throw ScheduleError(fmt::format("device {} asked for {}, but that stage lives on device {}", d,
@@ -184,8 +186,8 @@ class Engine final : public LocalView {
       return;
     }
     if (a.microbatch < 0 || a.microbatch >= microbatches_) {
-      throw ScheduleError(fmt::format("device {} asked for {}: microbatches are 0..{}", d, describe(a),
-                                      microbatches_ - 1));
+      throw ScheduleError(
+          fmt::format("device {} asked for {}: microbatches are 0..{}", d, describe(a), microbatches_ - 1));
     }
     const std::uint8_t done = state(a.stage, a.microbatch).done;
     const std::uint8_t writes = bits_of(a.kind);
@@ -196,11 +198,16 @@ class Engine final : public LocalView {
 
   static std::uint8_t bits_of(OpKind kind) {
     switch (kind) {
-      case OpKind::F: return kForwardDone;
-      case OpKind::B: return kInputGradDone | kWeightGradDone;
-      case OpKind::I: return kInputGradDone;
-      case OpKind::W: return kWeightGradDone;
-      case OpKind::U: return 0;
+      case OpKind::F:
+        return kForwardDone;
+      case OpKind::B:
+        return kInputGradDone | kWeightGradDone;
+      case OpKind::I:
+        return kInputGradDone;
+      case OpKind::W:
+        return kWeightGradDone;
+      case OpKind::U:
+        return 0;
     }
     return 0;
   }
@@ -219,7 +226,8 @@ class Engine final : public LocalView {
     DeviceState& dev = devices_[d];
     const TimeNs duration = costs_.duration(a);
     if (duration < 0) {
-      throw ScheduleError(fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));
+      throw ScheduleError(
+          fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));
     }
     int version = stage_version_[a.stage];
     if (a.kind == OpKind::F) {
@@ -279,8 +287,8 @@ class Engine final : public LocalView {
       const Bytes bytes = costs_.transfer_bytes(std::min(src_stage, dst_stage));
       const TransferTiming timing = comm_.send(src, dst, bytes, now_);
       arrival = timing.arrival_ns;
-      trace_.transfers.push_back({producer, src_stage, dst_stage, mb, src, dst, bytes, now_, timing.start_ns,
-                                  arrival});
+      trace_.transfers.push_back(
+          {producer, src_stage, dst_stage, mb, src, dst, bytes, now_, timing.start_ns, arrival});
     }
     MicrobatchState& st = state(dst_stage, mb);
     (producer == OpKind::F ? st.activation_arrival_ns : st.gradient_arrival_ns) = arrival;

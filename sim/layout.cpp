@@ -2,7 +2,9 @@
 
 namespace pipesim {
 
-PipelineLayout PipelineLayout::linear(int devices) { return interleaved(devices, 1); }
+PipelineLayout PipelineLayout::linear(int devices) {
+  return interleaved(devices, 1);
+}
 
 PipelineLayout PipelineLayout::interleaved(int devices, int chunks) {
   PipelineLayout layout;

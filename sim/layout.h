@@ -6,9 +6,9 @@ namespace pipesim {
 
 struct PipelineLayout {
   int devices = 0;
-  int stages = 0;                     // virtual stages = devices * chunks
-  std::vector<int> device_of_stage;   // stage -> device
-  std::vector<int> chunk_of_stage;    // stage -> chunk index on its device
+  int stages = 0;                    // virtual stages = devices * chunks
+  std::vector<int> device_of_stage;  // stage -> device
+  std::vector<int> chunk_of_stage;   // stage -> chunk index on its device
   int chunks_per_device = 1;
 
   // One stage per device.

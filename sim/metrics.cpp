@@ -5,8 +5,8 @@
 namespace pipesim {
 namespace {
 
-// An optimizer step belongs to the batch of the last gradient op its stage ran before it (a stream's steps are
-// numbered per stage, not per batch).
+// An optimizer step belongs to the batch of the last gradient op its stage ran before it (a stream's steps
+// are numbered per stage, not per batch).
 class BatchOf {
  public:
   BatchOf(int stages, int m) : last_gradient_mb_(stages, 0), m_(m) {}
@@ -57,8 +57,8 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   } else if (batches == 2) {
     hi = 1;
   }
-  // A stream (asynchronous schedules) is still filling until the first device has run its first backward; when
-  // the first quarter is shorter than that, start at the first batch that begins afterwards.
+  // A stream (asynchronous schedules) is still filling until the first device has run its first backward;
+  // when the first quarter is shorter than that, start at the first batch that begins afterwards.
   const auto first_backward = std::find_if(trace.ops.begin(), trace.ops.end(), [](const OpRecord& op) {
     return op.device == 0 && (op.action.kind == OpKind::B || op.action.kind == OpKind::I);
   });
@@ -81,8 +81,7 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   for (const OpRecord& op : trace.ops) {
     const int d = op.device;
     if (op.action.kind != OpKind::U) work_total[d] += op.duration_ns();
-    const TimeNs overlap =
-        std::min(op.end_ns, window_end) - std::max(op.start_ns, window_begin);
+    const TimeNs overlap = std::min(op.end_ns, window_end) - std::max(op.start_ns, window_begin);
     if (overlap > 0) busy_in_window[d] += overlap;
     // U is left out: under a barrier it waits for the slowest stage, which is not this device's bubble.
     if (op.action.kind != OpKind::U && batch_of(op) == lo) {

@@ -11,7 +11,7 @@ struct MetricsInput {
   int microbatches_per_batch = 1;  // m
   int batches = 1;
   double microbatch_size = 1;  // samples per microbatch (b; a mean when a batch does not split evenly)
-  int seq_len = 0;          // tokens per sample; 0 = unknown
+  int seq_len = 0;             // tokens per sample; 0 = unknown
 };
 
 struct DeviceMetrics {

@@ -41,9 +41,9 @@ class DevicePolicy {
 enum class BackwardReads { kCurrentWeights, kStashedWeights };
 
 // Which version a forward reads: by default the newest. Double buffering (PipeDream-2BW) instead moves every
-// stage to a new version at the same microbatch boundaries, so that a microbatch sees one model on all stages:
-// microbatch j reads version max(j / period - lag, 0), kept as a shadow copy once a newer one exists, and its
-// forward waits until the stage has made that version.
+// stage to a new version at the same microbatch boundaries, so that a microbatch sees one model on all
+// stages: microbatch j reads version max(j / period - lag, 0), kept as a shadow copy once a newer one exists,
+// and its forward waits until the stage has made that version.
 struct ForwardReads {
   int period_microbatches = 0;  // 0: the newest version
   int lag_versions = 0;

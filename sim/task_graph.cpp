@@ -122,18 +122,19 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
     }
   }
 
-  const Graph graph(boost::edges_are_unsorted_multi_pass, edge_list.begin(), edge_list.end(), edge_delays.begin(),
-                    ops.size());
+  const Graph graph(boost::edges_are_unsorted_multi_pass, edge_list.begin(), edge_list.end(),
+                    edge_delays.begin(), ops.size());
 
   // Every edge must be respected by the realized times.
   for (auto [e, end] = boost::edges(graph); e != end; ++e) {
     const size_t from = boost::source(*e, graph);
     const size_t to = boost::target(*e, graph);
     if (ops[from].end_ns + graph[*e].delay_ns > ops[to].start_ns) {
-      throw ScheduleError(fmt::format("task graph: {} on device {} started at {} ns before its dependency {} "
-                                      "was ready at {} ns",
-                                      describe(ops[to].action), ops[to].device, ops[to].start_ns,
-                                      describe(ops[from].action), ops[from].end_ns + graph[*e].delay_ns));
+      throw ScheduleError(
+          fmt::format("task graph: {} on device {} started at {} ns before its dependency {} "
+                      "was ready at {} ns",
+                      describe(ops[to].action), ops[to].device, ops[to].start_ns, describe(ops[from].action),
+                      ops[from].end_ns + graph[*e].delay_ns));
     }
   }
 

@@ -33,7 +33,9 @@ std::pair<int, int> window(const SimulationResult& r) {
   return {r.metrics.first_steady_batch * r.spec.microbatches, r.metrics.last_batch * r.spec.microbatches};
 }
 
-int ceil_div(int x, int a) { return (x + a - 1) / a; }
+int ceil_div(int x, int a) {
+  return (x + a - 1) / a;
+}
 
 class PaciDrift : public ::testing::TestWithParam<int> {};
 
@@ -68,8 +70,8 @@ TEST_P(PaciDrift, MaxIsCeilAndSteadyMeanIsExactWithOneCopy) {
 INSTANTIATE_TEST_SUITE_P(Accumulation, PaciDrift, ::testing::Values(1, 2, 4, 8, 16));
 
 TEST(Paci, DriftOfEveryMicrobatchCountsTheStepsBetweenItsForwardAndBackward) {
-  // In the saturated steady state stage i runs the backwards of the N−i microbatches before j between F(j) and
-  // B(j), and steps after each backward whose 1-based count is a multiple of a.
+  // In the saturated steady state stage i runs the backwards of the N−i microbatches before j between F(j)
+  // and B(j), and steps after each backward whose 1-based count is a multiple of a.
   constexpr int kN = 6;
   constexpr int kA = 4;
   const SimulationResult r = run(uniform(kN, 8, 8), "paci", kA);
@@ -96,8 +98,8 @@ TEST(Paci, ThroughputOfFlushOverPaciAtMEqualsAIsMOverMPlusNMinusOne) {
 }
 
 TEST(Paci, StreamWindowSkipsTheFillEvenWhenTheFirstQuarterIsShorter) {
-  // 16 batches of one microbatch: a quarter is 4 microbatches, less than the N = 8 the pipeline needs to fill;
-  // stage 1 starts F(8) when its first backward ends.
+  // 16 batches of one microbatch: a quarter is 4 microbatches, less than the N = 8 the pipeline needs to
+  // fill; stage 1 starts F(8) when its first backward ends.
   const SimulationResult r = run(uniform(8, 1, 16), "paci", 1);
   EXPECT_EQ(r.metrics.first_steady_batch, 8);
   EXPECT_EQ(r.metrics.period_ns, ms_to_ns(3.0));
@@ -136,10 +138,11 @@ TEST(Paci, ScenarioListParameterReachesTheSchedule) {
       "list.yaml");
   ASSERT_EQ(scenario.schedules.size(), 1u);
   EXPECT_EQ(scenario.schedules[0].params.get_string("max_in_flight", ""), "3,3,1");
-  EXPECT_THROW(parse_scenario("pipeline: {stages: 3, microbatches: 4}\ncosts: {forward_ms: 1, backward_ms: 2}\n"
-                              "schedules: [{name: paci, max_in_flight: [[3], 3, 1]}]\n",
-                              "bad.yaml"),
-               InputError);
+  EXPECT_THROW(
+      parse_scenario("pipeline: {stages: 3, microbatches: 4}\ncosts: {forward_ms: 1, backward_ms: 2}\n"
+                     "schedules: [{name: paci, max_in_flight: [[3], 3, 1]}]\n",
+                     "bad.yaml"),
+      InputError);
 }
 
 TEST(Async1F1B, DriftIsNMinusIOnEverySteadyMicrobatch) {

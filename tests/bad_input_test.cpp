@@ -12,14 +12,14 @@ namespace {
 
 // A valid scenario, one key per line so every error has its own line number.
 const std::vector<std::string> kValid = {
-    "name: bad-input",             // 1
-    "pipeline:",                   // 2
-    "  stages: 4",                 // 3
-    "  microbatches: 8",           // 4
-    "costs:",                      // 5
-    "  forward_ms: 1",             // 6
-    "  backward_ms: 2",            // 7
-    "schedules: [1f1b-flush]",     // 8
+    "name: bad-input",          // 1
+    "pipeline:",                // 2
+    "  stages: 4",              // 3
+    "  microbatches: 8",        // 4
+    "costs:",                   // 5
+    "  forward_ms: 1",          // 6
+    "  backward_ms: 2",         // 7
+    "schedules: [1f1b-flush]",  // 8
 };
 
 std::string join(const std::vector<std::string>& lines) {
@@ -75,15 +75,23 @@ TEST(BadInput, TheValidScenarioRuns) {
 }
 
 TEST(BadInput, UnknownKeys) {
-  expect_all({"top level", with_extra_line("colour: red"), {"test.yaml:9: key 'colour'", "unknown key", "pipeline"}});
-  expect_all({"nested", with_line(4, "  microbatchez: 8"),
+  expect_all({"top level",
+              with_extra_line("colour: red"),
+              {"test.yaml:9: key 'colour'", "unknown key", "pipeline"}});
+  expect_all({"nested",
+              with_line(4, "  microbatchez: 8"),
               {"test.yaml:4: key 'pipeline.microbatchez'", "unknown key", "microbatches"}});
-  expect_all({"in costs", with_line(7, "  backward_mz: 2"), {"test.yaml:7: key 'costs.backward_mz'", "unknown key"}});
+  expect_all({"in costs",
+              with_line(7, "  backward_mz: 2"),
+              {"test.yaml:7: key 'costs.backward_mz'", "unknown key"}});
 }
 
 TEST(BadInput, WrongTypes) {
-  expect_all({"int", with_line(3, "  stages: four"), {"test.yaml:3: key 'pipeline.stages'", "an integer", "'four'"}});
-  expect_all({"number", with_line(6, "  forward_ms: fast"), {"test.yaml:6: key 'costs.forward_ms'", "a number"}});
+  expect_all({"int",
+              with_line(3, "  stages: four"),
+              {"test.yaml:3: key 'pipeline.stages'", "an integer", "'four'"}});
+  expect_all(
+      {"number", with_line(6, "  forward_ms: fast"), {"test.yaml:6: key 'costs.forward_ms'", "a number"}});
   expect_all({"string", with_line(1, "name: [a, b]"), {"test.yaml:1: key 'name'", "a string"}});
   expect_all({"map", with_extra_line("optimizer: fast"), {"test.yaml:9: key 'optimizer'", "a map"}});
   expect_all({"schedules", with_line(8, "schedules: gpipe"), {"test.yaml:8: key 'schedules'", "a list"}});
@@ -91,26 +99,33 @@ TEST(BadInput, WrongTypes) {
 
 TEST(BadInput, ImpossibleValues) {
   expect_all({"N < 1", with_line(3, "  stages: 0"), {"test.yaml:3: key 'pipeline.stages'", ">= 1", "'0'"}});
-  expect_all({"m < 1", with_line(4, "  microbatches: -2"), {"test.yaml:4: key 'pipeline.microbatches'", ">= 1"}});
-  expect_all({"negative time", with_line(6, "  forward_ms: -1"), {"test.yaml:6: key 'costs.forward_ms'", ">= 0"}});
-  expect_all({"negative time in a list", with_line(7, "  backward_ms: [2, 2, -0.5, 2]"),
+  expect_all(
+      {"m < 1", with_line(4, "  microbatches: -2"), {"test.yaml:4: key 'pipeline.microbatches'", ">= 1"}});
+  expect_all(
+      {"negative time", with_line(6, "  forward_ms: -1"), {"test.yaml:6: key 'costs.forward_ms'", ">= 0"}});
+  expect_all({"negative time in a list",
+              with_line(7, "  backward_ms: [2, 2, -0.5, 2]"),
               {"test.yaml:7: key 'costs.backward_ms[2]'", ">= 0", "'-0.5'"}});
 }
 
 TEST(BadInput, WrongLengthPerStageList) {
-  expect_all({"3 values for 4 stages", with_line(6, "  forward_ms: [1, 1, 1]"),
+  expect_all({"3 values for 4 stages",
+              with_line(6, "  forward_ms: [1, 1, 1]"),
               {"test.yaml:6: key 'costs.forward_ms'", "a list of 4"}});
 }
 
 TEST(BadInput, UnknownSchedule) {
-  expect_all({"unknown schedule", with_line(8, "schedules: [1f1b-flush, 1f2b]"),
+  expect_all({"unknown schedule",
+              with_line(8, "schedules: [1f1b-flush, 1f2b]"),
               {"test.yaml:8: key 'schedules[1]'", "unknown schedule '1f2b'", "gpipe"}});
 }
 
 TEST(BadInput, UnknownScheduleParameter) {
-  expect_all({"gpipe has no chunks", with_line(8, "schedules: [{name: gpipe, chunks: 2}]"),
+  expect_all({"gpipe has no chunks",
+              with_line(8, "schedules: [{name: gpipe, chunks: 2}]"),
               {"test.yaml:8: key 'schedules[0]'", "no parameter 'chunks'"}});
-  expect_all({"chunks must be >= 1", with_line(8, "schedules: [{name: interleaved-1f1b, chunks: 0}]"),
+  expect_all({"chunks must be >= 1",
+              with_line(8, "schedules: [{name: interleaved-1f1b, chunks: 0}]"),
               {"test.yaml:8: key 'schedules[0]'", "'chunks'", ">= 1"}});
 }
 
@@ -118,27 +133,35 @@ TEST(BadInput, InterleavedNeedsMAMultipleOfN) {
   std::vector<std::string> lines = kValid;
   lines[3] = "  microbatches: 6";
   lines[7] = "schedules: [{name: interleaved-1f1b, chunks: 2}]";
-  expect_all({"m=6, N=4", join(lines),
+  expect_all({"m=6, N=4",
+              join(lines),
               {"test.yaml:8: key 'schedules[0]'", "microbatches (6) must be a multiple of stages (4)"}});
 }
 
 TEST(BadInput, BackwardGivenTwoWays) {
   std::vector<std::string> lines = kValid;
   lines.insert(lines.begin() + 7, "  backward_input_ms: 1");
-  expect_all({"backward_ms and backward_input_ms", join(lines), {"test.yaml:7: key 'costs.backward_ms'", "not both"}});
+  expect_all({"backward_ms and backward_input_ms",
+              join(lines),
+              {"test.yaml:7: key 'costs.backward_ms'", "not both"}});
 }
 
 TEST(BadInput, SplitScheduleWithOnlyBackwardMs) {
-  expect_all({"zb-h1 needs I and W", with_line(8, "schedules: [zb-h1]"),
+  expect_all({"zb-h1 needs I and W",
+              with_line(8, "schedules: [zb-h1]"),
               {"test.yaml:8: key 'schedules[0]'", "backward_input_ms", "backward_weight_ms"}});
 }
 
 TEST(BadInput, BadSetOverrides) {
   const std::string valid = join(kValid);
   expect_all({"no '='", valid, {"--set 'pipeline.stages'", "key=value"}, {"pipeline.stages"}});
-  expect_all({"bad value", valid, {"--set pipeline.stages: key 'pipeline.stages'", ">= 1", "'0'"},
+  expect_all({"bad value",
+              valid,
+              {"--set pipeline.stages: key 'pipeline.stages'", ">= 1", "'0'"},
               {"pipeline.stages=0"}});
-  expect_all({"unknown key", valid, {"--set pipeline.stagez: key 'pipeline.stagez'", "unknown key"},
+  expect_all({"unknown key",
+              valid,
+              {"--set pipeline.stagez: key 'pipeline.stagez'", "unknown key"},
               {"pipeline.stagez=2"}});
   expect_all({"not YAML", valid, {"--set pipeline.stages", "not valid YAML"}, {"pipeline.stages=[4,"}});
   expect_all({"through a scalar", valid, {"--set name.first", "'name' is not a map"}, {"name.first=1"}});

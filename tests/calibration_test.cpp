@@ -18,7 +18,9 @@ namespace pipesim {
 namespace {
 
 // Rates that depend on every dimension, so a mixed-up index shows.
-double fake_tflops(long m, long n, long k) { return 100.0 + m / 64.0 + n / 128.0 + k / 256.0; }
+double fake_tflops(long m, long n, long k) {
+  return 100.0 + m / 64.0 + n / 128.0 + k / 256.0;
+}
 
 pipesim_profile::ProfileData fake_profile() {
   pipesim_profile::ProfileData p;

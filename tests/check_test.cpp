@@ -1,14 +1,16 @@
-// `pipesim check`: it fails on PACI with raised in-flight limits (with the smallest counterexample and the general
-// bound reported), it passes on random durations and stragglers, each guarantee can trip it, and the noise it
-// uses is deterministic.
+// `pipesim check`: it fails on PACI with raised in-flight limits (with the smallest counterexample and the
+// general bound reported), it passes on random durations and stragglers, each guarantee can trip it, and the
+// noise it uses is deterministic.
+#include "cli/check.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
 
-#include "cli/check.h"
 #include "cost_models/explicit_costs.h"
+#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -37,8 +39,9 @@ TEST(Check, PaciWithRaisedLimitsBreaksThePaperBoundButNotTheGeneralOne) {
   EXPECT_FALSE(report.passed());
   ASSERT_TRUE(report.smallest.has_value());
   const Violation& v = *report.smallest;
-  // Seed 0 runs the uniform costs as given; stage 1 holds N microbatches, one more than 1F1B, so with a = 1 the
-  // drift reaches N = 4 against ⌈(N−1)/1⌉ = 3, first for microbatch 4 (the first whose forward saw 4 in flight).
+  // Seed 0 runs the uniform costs as given; stage 1 holds N microbatches, one more than 1F1B, so with a = 1
+  // the drift reaches N = 4 against ⌈(N−1)/1⌉ = 3, first for microbatch 4 (the first whose forward saw 4 in
+  // flight).
   EXPECT_EQ(v.schedule, "paci(accumulation=1,max_in_flight=5,4,3,2)");
   EXPECT_EQ(std::tie(v.stages, v.microbatches, v.accumulation, v.seed, v.stage, v.microbatch),
             std::make_tuple(4, 8, 1, 0, 0, 4));
@@ -52,9 +55,10 @@ TEST(Check, PaciWithRaisedLimitsBreaksThePaperBoundButNotTheGeneralOne) {
     EXPECT_EQ(s.runs, 4);
   }
   const std::string text = render_check_report(report);
-  EXPECT_NE(text.find("smallest counterexample: paci(accumulation=1,max_in_flight=5,4,3,2) N=4 m=8 a=1 seed=0, "
-                      "stage 1, microbatch 4: Δ = 4 > 3"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("smallest counterexample: paci(accumulation=1,max_in_flight=5,4,3,2) N=4 m=8 a=1 seed=0, "
+                "stage 1, microbatch 4: Δ = 4 > 3"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("the general bound ⌈(L_i−1)/a⌉ held on all 4 runs"), std::string::npos) << text;
 }
@@ -66,8 +70,9 @@ int exit_code(const std::string& args) {
 
 TEST(Check, CommandExitsOneOnAViolationAndZeroOtherwise) {
   EXPECT_EQ(exit_code(kViolating + " --seeds 2"), 1);
-  EXPECT_EQ(exit_code("--schedules paci,1f1b-flush --stages 2,3 --microbatches 2,N --accumulation 1,N --seeds 2"),
-            0);
+  EXPECT_EQ(
+      exit_code("--schedules paci,1f1b-flush --stages 2,3 --microbatches 2,N --accumulation 1,N --seeds 2"),
+      0);
 }
 
 TEST(Check, RandomDurationsAndStragglersNeverBreakABound) {
@@ -91,7 +96,8 @@ TEST(Check, RandomDurationsAndStragglersNeverBreakABound) {
 
 TEST(Check, EveryGuaranteeCanTrip) {
   const Scenario scenario = parse_scenario(
-      "pipeline: {stages: 4, microbatches: 4, batches: 4}\ncosts: {forward_ms: 1, backward_ms: 2}\n", "t.yaml");
+      "pipeline: {stages: 4, microbatches: 4, batches: 4}\ncosts: {forward_ms: 1, backward_ms: 2}\n",
+      "t.yaml");
   SimulationResult r = simulate_schedule(scenario, {"pipedream-2bw", ScheduleParams("t")});
   ASSERT_TRUE(check_run(r, 0, 0).empty());
   SimulationResult versions = r;
@@ -106,8 +112,11 @@ TEST(Check, EveryGuaranteeCanTrip) {
   SimulationResult drift = simulate_schedule(scenario, {"async-1f1b", ScheduleParams("t")});
   drift.guarantees[0].invariant_drift_bound = 2;
   const std::vector<std::tuple<const SimulationResult*, std::string, int, int>> cases = {
-      {&versions, "weight versions", 1, -1}, {&steady, "τ", 2, 4}, {&stale, "τ", 3, 4},
-      {&in_flight, "in flight", 0, -1},      {&drift, "Δ", 0, 3}};
+      {&versions, "weight versions", 1, -1},
+      {&steady, "τ", 2, 4},
+      {&stale, "τ", 3, 4},
+      {&in_flight, "in flight", 0, -1},
+      {&drift, "Δ", 0, 3}};
   for (const auto& [result, what, stage, microbatch] : cases) {
     const std::vector<Violation> found = check_run(*result, 0, 0);
     ASSERT_EQ(found.size(), 1u) << what;

@@ -33,7 +33,8 @@ std::vector<Shape> grid() {
 SimulationResult run_flush(const Shape& s, const std::string& schedule) {
   const SimulationResult r =
       run_schedule(uniform_scenario(s.stages, s.microbatches, kForwardMs, kBackwardMs), schedule);
-  EXPECT_NEAR(r.metrics.bubble_fraction, static_cast<double>(s.stages - 1) / (s.microbatches + s.stages - 1), 1e-9);
+  EXPECT_NEAR(r.metrics.bubble_fraction, static_cast<double>(s.stages - 1) / (s.microbatches + s.stages - 1),
+              1e-9);
   EXPECT_EQ(r.metrics.period_ns, ms_to_ns((s.microbatches + s.stages - 1) * (kForwardMs + kBackwardMs)));
   return r;
 }
@@ -62,12 +63,14 @@ TEST(ClosedForm, OneFOneBFlushBubbleAndPeakInFlight) {
 // Megatron's virtual pipeline: with v chunks per device the flush bubble time is (N-1)(F+B)/v, so the
 // bubble fraction is (N-1)/(v*m + N-1). Holds for m a multiple of N.
 TEST(ClosedForm, InterleavedBubbleShrinksByChunks) {
-  for (const Shape& s : std::vector<Shape>{{2, 2}, {2, 4}, {3, 6}, {4, 4}, {4, 8}, {4, 12}, {8, 8}, {8, 16}}) {
+  for (const Shape& s :
+       std::vector<Shape>{{2, 2}, {2, 4}, {3, 6}, {4, 4}, {4, 8}, {4, 12}, {8, 8}, {8, 16}}) {
     double previous = 1.0;
     for (int v : {1, 2, 4}) {
       SCOPED_TRACE(fmt::format("N={} m={} chunks={}", s.stages, s.microbatches, v));
-      const SimulationResult r = run_schedule(uniform_scenario(s.stages, s.microbatches, kForwardMs, kBackwardMs),
-                                              "interleaved-1f1b", {{"chunks", std::to_string(v)}});
+      const SimulationResult r =
+          run_schedule(uniform_scenario(s.stages, s.microbatches, kForwardMs, kBackwardMs),
+                       "interleaved-1f1b", {{"chunks", std::to_string(v)}});
       const double f_plus_b = kForwardMs + kBackwardMs;
       EXPECT_EQ(r.metrics.period_ns, ms_to_ns(s.microbatches * f_plus_b + (s.stages - 1) * f_plus_b / v));
       EXPECT_NEAR(r.metrics.bubble_fraction,

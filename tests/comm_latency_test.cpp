@@ -72,8 +72,9 @@ TEST(LinkComm, MessagesQueueOnASharedLink) {
   const SimulationResult r = run_schedule(scenario, "gpipe");
   EXPECT_EQ(device_timeline(r.trace, 0, 0, 3),
             (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "B0@9.5", "B1@11", "B2@12.5", "U@13.5"}));
-  EXPECT_EQ(device_timeline(r.trace, 1, 0, 3),
-            (std::vector<std::string>{"F0@2.75", "F1@4.25", "F2@5.75", "B0@6.75", "B1@7.75", "B2@8.75", "U@13.5"}));
+  EXPECT_EQ(
+      device_timeline(r.trace, 1, 0, 3),
+      (std::vector<std::string>{"F0@2.75", "F1@4.25", "F2@5.75", "B0@6.75", "B1@7.75", "B2@8.75", "U@13.5"}));
 
   struct Expected {
     OpKind producer;
@@ -81,8 +82,8 @@ TEST(LinkComm, MessagesQueueOnASharedLink) {
     double send_ms, start_ms, arrival_ms;
   };
   const std::vector<Expected> expected = {
-      {OpKind::F, 0, 1, 1, 2.75},         {OpKind::F, 1, 2, 2.5, 4.25},        {OpKind::F, 2, 3, 4, 5.75},
-      {OpKind::B, 0, 7.75, 7.75, 9.5},    {OpKind::B, 1, 8.75, 9.25, 11},      {OpKind::B, 2, 9.75, 10.75, 12.5},
+      {OpKind::F, 0, 1, 1, 2.75},      {OpKind::F, 1, 2, 2.5, 4.25},   {OpKind::F, 2, 3, 4, 5.75},
+      {OpKind::B, 0, 7.75, 7.75, 9.5}, {OpKind::B, 1, 8.75, 9.25, 11}, {OpKind::B, 2, 9.75, 10.75, 12.5},
   };
   ASSERT_EQ(r.trace.transfers.size(), expected.size());
   for (size_t k = 0; k < expected.size(); ++k) {

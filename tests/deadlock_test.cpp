@@ -32,11 +32,11 @@ std::string error_of(int devices, DeviceActionLists lists, int microbatches) {
 // device 1's B(mb 0), which device 1 runs after F(mb 1): a cycle. After F(stage 1, mb 0) ends at 1 ms nothing
 // can move.
 TEST(Deadlock, CycleNamesEachBlockedDeviceAndItsOp) {
-  const std::string message = error_of<DeadlockError>(
-      2,
-      {{forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1)},
-       {forward(1, 1), forward(1, 0), backward(1, 0), backward(1, 1)}},
-      2);
+  const std::string message =
+      error_of<DeadlockError>(2,
+                              {{forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1)},
+                               {forward(1, 1), forward(1, 0), backward(1, 0), backward(1, 1)}},
+                              2);
   EXPECT_NE(message.find("deadlock at 1.000000 ms"), std::string::npos) << message;
   EXPECT_NE(message.find("device 0 waits to run B(stage 1, mb 0)"), std::string::npos) << message;
   EXPECT_NE(message.find("gradient of mb 0 from stage 2"), std::string::npos) << message;
@@ -46,8 +46,8 @@ TEST(Deadlock, CycleNamesEachBlockedDeviceAndItsOp) {
 
 // Device 0 reaches the barrier of step 0 at once; device 1 waits for a forward that device 0 never runs.
 TEST(Deadlock, BarrierNamesTheMissingDevices) {
-  const std::string message =
-      error_of<DeadlockError>(2, {{optimizer_step(0, 0, true)}, {forward(1, 0), optimizer_step(1, 0, true)}}, 1);
+  const std::string message = error_of<DeadlockError>(
+      2, {{optimizer_step(0, 0, true)}, {forward(1, 0), optimizer_step(1, 0, true)}}, 1);
   EXPECT_NE(message.find("device 0 waits to run U(stage 1, step 0, barrier)"), std::string::npos) << message;
   EXPECT_NE(message.find("which devices 1 have not reached"), std::string::npos) << message;
   EXPECT_NE(message.find("device 1 waits to run F(stage 2, mb 0)"), std::string::npos) << message;
@@ -55,11 +55,10 @@ TEST(Deadlock, BarrierNamesTheMissingDevices) {
 
 // The same lists in a consistent order run to the end: the cycle above, not the ops, caused the deadlock.
 TEST(Deadlock, ConsistentOrderRuns) {
-  const RunTrace trace = run_lists(
-      2,
-      {{forward(0, 0), forward(0, 1), backward(0, 0), backward(0, 1)},
-       {forward(1, 0), backward(1, 0), forward(1, 1), backward(1, 1)}},
-      2);
+  const RunTrace trace = run_lists(2,
+                                   {{forward(0, 0), forward(0, 1), backward(0, 0), backward(0, 1)},
+                                    {forward(1, 0), backward(1, 0), forward(1, 1), backward(1, 1)}},
+                                   2);
   EXPECT_EQ(trace.ops.size(), 8u);
   // F0 0-1, F1 1-2 | F0 1-2, B0 2-4, F1 4-5, B1 5-7 | B0 4-6, B1 7-9.
   EXPECT_EQ(trace.makespan_ns, ms_to_ns(9));

@@ -1,10 +1,11 @@
-// Drift, staleness, live weight versions and in-flight counts derived from hand-written traces, and the engine's
-// weight-version semantics they rest on.
+// Drift, staleness, live weight versions and in-flight counts derived from hand-written traces, and the
+// engine's weight-version semantics they rest on.
+#include "sim/drift.h"
+
 #include <gtest/gtest.h>
 
 #include "schedules/schedule.h"
 #include "sim/comm_model.h"
-#include "sim/drift.h"
 #include "sim/engine.h"
 #include "sim/errors.h"
 
@@ -22,8 +23,8 @@ RunTrace one_stage_trace(int b1, int b2) {
   RunTrace t;
   t.layout = PipelineLayout::linear(1);
   t.total_microbatches = 3;
-  t.ops = {op(OpKind::F, 0, 0, 0, 1), op(OpKind::F, 1, 0, 1, 2),  op(OpKind::B, 0, 0, 2, 4),
-           op(OpKind::U, 0, 0, 4, 5), op(OpKind::F, 2, 1, 5, 6),  op(OpKind::B, 1, b1, 6, 8),
+  t.ops = {op(OpKind::F, 0, 0, 0, 1), op(OpKind::F, 1, 0, 1, 2),   op(OpKind::B, 0, 0, 2, 4),
+           op(OpKind::U, 0, 0, 4, 5), op(OpKind::F, 2, 1, 5, 6),   op(OpKind::B, 1, b1, 6, 8),
            op(OpKind::U, 1, 1, 8, 9), op(OpKind::B, 2, b2, 9, 11), op(OpKind::U, 2, 2, 11, 12)};
   t.makespan_ns = 12;
   return t;
@@ -40,7 +41,7 @@ TEST(Drift, StashedBackwardsHaveNoDriftButStalenessAndTwoLiveVersions) {
   EXPECT_DOUBLE_EQ(d.staleness_mean, 1.0);  // window: microbatches 1 and 2
   // v0 lives [0, 8) (B1 reads it), v1 [5, 11), v2 [9, ...): two at once from 5 and from 9.
   EXPECT_EQ(d.weight_versions_max, 2);
-  const std::vector<std::tuple<TimeNs, int, int>> expected = {{0, 0, 1}, {5, 1, 2}, {8, 1, 1},
+  const std::vector<std::tuple<TimeNs, int, int>> expected = {{0, 0, 1}, {5, 1, 2},  {8, 1, 1},
                                                               {9, 2, 2}, {11, 2, 1}, {12, 3, 1}};
   ASSERT_EQ(d.versions.size(), expected.size());
   for (size_t k = 0; k < expected.size(); ++k) {
@@ -102,11 +103,11 @@ class UnitCosts final : public CostModel {
 
 TEST(EngineVersions, PinnedForwardsReadTheirVersionAndWaitForIt) {
   // Period 2, lag 1: microbatches 0-3 read version 0, 4-5 version 1 even though version 2 exists by then.
-  ExecutionPlan plan = one_device_plan({forward(0, 0), forward(0, 1), backward(0, 0), backward(0, 1),
-                                        optimizer_step(0, 0, false), forward(0, 2), forward(0, 3),
-                                        backward(0, 2), backward(0, 3), optimizer_step(0, 1, false),
-                                        forward(0, 4), backward(0, 4), forward(0, 5), backward(0, 5)},
-                                       6, {2, 1});
+  ExecutionPlan plan = one_device_plan(
+      {forward(0, 0), forward(0, 1), backward(0, 0), backward(0, 1), optimizer_step(0, 0, false),
+       forward(0, 2), forward(0, 3), backward(0, 2), backward(0, 3), optimizer_step(0, 1, false),
+       forward(0, 4), backward(0, 4), forward(0, 5), backward(0, 5)},
+      6, {2, 1});
   plan.backward_reads = BackwardReads::kStashedWeights;
   FixedLatencyComm comm({0});
   const RunTrace trace = simulate(plan, UnitCosts(), comm);
@@ -117,7 +118,8 @@ TEST(EngineVersions, PinnedForwardsReadTheirVersionAndWaitForIt) {
 }
 
 TEST(EngineVersions, AForwardWaitingForAVersionNoStepMakesIsADeadlockNamingIt) {
-  ExecutionPlan plan = one_device_plan({forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1)}, 2, {1, 0});
+  ExecutionPlan plan =
+      one_device_plan({forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1)}, 2, {1, 0});
   FixedLatencyComm comm({0});
   try {
     simulate(plan, UnitCosts(), comm);

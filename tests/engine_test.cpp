@@ -1,8 +1,9 @@
 // Engine semantics (DESIGN.md §3): same-instant processing, optimizer steps with a duration, and barrier
 // versus post-validation synchronisation.
+#include "sim/engine.h"
+
 #include <gtest/gtest.h>
 
-#include "sim/engine.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -49,8 +50,8 @@ TEST(Engine, SameInstantArrivalIsSeenByTheChoice) {
             (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "F3@3", "B0@4", "F4@6", "B1@7", "F5@9", "B2@10",
                                       "B3@13", "B4@16", "B5@19"}));
   EXPECT_EQ(device_timeline(trace, 1, 0, microbatches),
-            (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "F2@7", "B2@8", "F3@10", "B3@11", "F4@13",
-                                      "B4@14", "F5@16", "B5@17"}));
+            (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "F2@7", "B2@8", "F3@10", "B3@11",
+                                      "F4@13", "B4@14", "F5@16", "B5@17"}));
 }
 
 // 1F1B-flush, N=2, m=2, F=1, B=2, U=0.5 ms. One batch: stage 1 F0@0 F1@1 B0@4 B1@7 (ends 9); stage 2 F0@1
@@ -60,8 +61,10 @@ TEST(Engine, OptimizerStepDelaysTheNextBatch) {
       "pipeline: {stages: 2, microbatches: 2, batches: 4}\n"
       "costs: {forward_ms: 1, backward_ms: 2, optimizer_ms: 0.5}\n");
   const SimulationResult r = run_schedule(scenario, "1f1b-flush");
-  EXPECT_EQ(device_timeline(r.trace, 0, 0, 2), (std::vector<std::string>{"F0@0", "F1@1", "B0@4", "B1@7", "U@9"}));
-  EXPECT_EQ(device_timeline(r.trace, 1, 0, 2), (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "U@9"}));
+  EXPECT_EQ(device_timeline(r.trace, 0, 0, 2),
+            (std::vector<std::string>{"F0@0", "F1@1", "B0@4", "B1@7", "U@9"}));
+  EXPECT_EQ(device_timeline(r.trace, 1, 0, 2),
+            (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "U@9"}));
   EXPECT_EQ(test::start_ns(r.trace, OpKind::F, 0, 2), ms_to_ns(9.5));
   EXPECT_EQ(r.metrics.period_ns, ms_to_ns(9.5));
   // Ops of batch k read the weights after k steps.
@@ -84,7 +87,8 @@ const char* const kUnevenOptimizer =
 TEST(Engine, BarrierStartsEveryUTogether) {
   const SimulationResult r = run_schedule(scenario_from_yaml(kUnevenOptimizer), "1f1b-flush");
   for (int step = 0; step < 4; ++step) {
-    EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 0, step), test::start_ns(r.trace, OpKind::U, 1, step)) << step;
+    EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 0, step), test::start_ns(r.trace, OpKind::U, 1, step))
+        << step;
   }
   EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 1, 0), ms_to_ns(9));
   EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 1, 1), ms_to_ns(20));

@@ -1,12 +1,13 @@
 // pipesim extrapolate: the rows, the published figures beside them, the PACI paper's method, the CSV columns
 // of issue 5, and the predicted/measured ratios in the Markdown.
+#include "cli/extrapolate.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <sstream>
 
-#include "cli/extrapolate.h"
 #include "cli/predicted_run.h"
 #include "sim/errors.h"
 
@@ -41,8 +42,9 @@ TEST(Extrapolate, CsvHasExactlyTheIssueColumns) {
 
 TEST(Extrapolate, PublishedFiguresSitBesideTheirSchedules) {
   const std::vector<ZbMeasured> measured = load_zb_measured(default_reference_data_dir());
-  const std::vector<std::string> order = {"1f1b-flush", "interleaved-1f1b", "zb-1p", "zb-2p", "pipedream",
-                                          "pipedream-2bw", "paci", "gpipe", kPaciPaperMethod};
+  const std::vector<std::string> order = {"1f1b-flush",    "interleaved-1f1b", "zb-1p", "zb-2p",
+                                          "pipedream",     "pipedream-2bw",    "paci",  "gpipe",
+                                          kPaciPaperMethod};
   const auto& rows = small_extrapolation().rows;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ExtrapolationRow& r = rows[i];

@@ -18,14 +18,14 @@ using test::uniform_scenario;
 // stage 1 drains B5..B7 every 3 ms as each gradient arrives. Its B7 ends at 33 = (m+N-1)(F+B), where
 // every stage's U (0 ms) meets at the barrier.
 const std::vector<std::vector<std::string>> kFirstBatch = {
-    {"F0@0", "F1@1", "F2@2", "F3@3", "B0@10", "F4@12", "B1@13", "F5@15", "B2@16", "F6@18", "B3@19", "F7@21", "B4@22",
-     "B5@25", "B6@28", "B7@31", "U@33"},
-    {"F0@1", "F1@2", "F2@3", "B0@8", "F3@10", "B1@11", "F4@13", "B2@14", "F5@16", "B3@17", "F6@19", "B4@20", "F7@22",
-     "B5@23", "B6@26", "B7@29", "U@33"},
-    {"F0@2", "F1@3", "B0@6", "F2@8", "B1@9", "F3@11", "B2@12", "F4@14", "B3@15", "F5@17", "B4@18", "F6@20", "B5@21",
-     "F7@23", "B6@24", "B7@27", "U@33"},
-    {"F0@3", "B0@4", "F1@6", "B1@7", "F2@9", "B2@10", "F3@12", "B3@13", "F4@15", "B4@16", "F5@18", "B5@19", "F6@21",
-     "B6@22", "F7@24", "B7@25", "U@33"},
+    {"F0@0", "F1@1", "F2@2", "F3@3", "B0@10", "F4@12", "B1@13", "F5@15", "B2@16", "F6@18", "B3@19", "F7@21",
+     "B4@22", "B5@25", "B6@28", "B7@31", "U@33"},
+    {"F0@1", "F1@2", "F2@3", "B0@8", "F3@10", "B1@11", "F4@13", "B2@14", "F5@16", "B3@17", "F6@19", "B4@20",
+     "F7@22", "B5@23", "B6@26", "B7@29", "U@33"},
+    {"F0@2", "F1@3", "B0@6", "F2@8", "B1@9", "F3@11", "B2@12", "F4@14", "B3@15", "F5@17", "B4@18", "F6@20",
+     "B5@21", "F7@23", "B6@24", "B7@27", "U@33"},
+    {"F0@3", "B0@4", "F1@6", "B1@7", "F2@9", "B2@10", "F3@12", "B3@13", "F4@15", "B4@16", "F5@18", "B5@19",
+     "F6@21", "B6@22", "F7@24", "B7@25", "U@33"},
 };
 
 TEST(Golden1F1B, N4M8FirstBatch) {
@@ -45,7 +45,8 @@ TEST(Golden1F1B, SecondBatchRepeatsAfterTheBarrier) {
       const std::string& first = kFirstBatch[d][k];
       const auto at = first.find('@');
       std::string expected = first.substr(0, at);
-      if (expected != "U") expected = expected.substr(0, 1) + std::to_string(std::stoi(expected.substr(1)) + 8);
+      if (expected != "U")
+        expected = expected.substr(0, 1) + std::to_string(std::stoi(expected.substr(1)) + 8);
       expected += fmt::format("@{:g}", std::stod(first.substr(at + 1)) + 33);
       EXPECT_EQ(second[k], expected) << "device " << d << " op " << k;
     }

@@ -1,5 +1,7 @@
 // The memory model: static parts + weights × live versions + activations, on hand-made timelines; closed
 // forms on simulated runs; and the Zero Bubble paper's measured peaks (1F1B-flush and ZB-2p) within 10%.
+#include "cost_models/memory_model.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +10,6 @@
 
 #include "cli/format.h"
 #include "cli/predicted_run.h"
-#include "cost_models/memory_model.h"
 
 namespace pipesim {
 namespace {
@@ -35,8 +36,8 @@ TEST(MemoryModel, SumsStaticWeightsTimesVersionsAndActivations) {
   EXPECT_EQ(d0.peak_weight_bytes, 2000);
   EXPECT_EQ(d0.peak_activation_bytes, 300);
   EXPECT_EQ(d0.weight_versions_max, 2);
-  const std::vector<std::pair<TimeNs, Bytes>> expected = {{0, 1035}, {10, 1135}, {20, 1335},
-                                                         {22, 2335}, {30, 2085}, {40, 1085}};
+  const std::vector<std::pair<TimeNs, Bytes>> expected = {{0, 1035},  {10, 1135}, {20, 1335},
+                                                          {22, 2335}, {30, 2085}, {40, 1085}};
   ASSERT_EQ(d0.timeline.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(d0.timeline[i].time_ns, expected[i].first);
@@ -78,7 +79,8 @@ Scenario small_scenario(const std::string& schedules) {
       "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\n"
       "hardware: {profile: a100-sxm4-80gb}\n"
       "pipeline: {stages: 4, microbatches: 8, microbatch_size: 2, batches: 3}\n"
-      "schedules: [" + schedules + "]\n",
+      "schedules: [" +
+          schedules + "]\n",
       "small.yaml");
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cli/simulation.h"
+#include "pipesim_source_dir.h"
 
 namespace pipesim {
 namespace {

@@ -1,11 +1,12 @@
 // PyTorch CSV schedules: exact parsing, errors that name row and column, a deadlock that is reported, and the
 // round trip export -> csv:PATH giving the identical run for every static schedule.
+#include "schedules/pytorch_csv.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "cli/report.h"
 #include "cli/schedule_export.h"
-#include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "test_util.h"
@@ -15,11 +16,13 @@ namespace {
 
 using test::TempDir;
 
-// Heterogeneous split costs with a comm latency, so that every schedule (also split ones) runs and timings differ.
+// Heterogeneous split costs with a comm latency, so that every schedule (also split ones) runs and timings
+// differ.
 constexpr const char* kScenario =
     "pipeline: {stages: 4, microbatches: 8, batches: 3}\n"
     "costs: {forward_ms: [1, 1.5, 1.25, 2], backward_input_ms: [1, 1.25, 1.5, 2.5],\n"
-    "        backward_weight_ms: [0.75, 1, 0.5, 1.5], comm_ms: 0.125, weight_grad_activation_bytes: 400000}\n";
+    "        backward_weight_ms: [0.75, 1, 0.5, 1.5], comm_ms: 0.125, weight_grad_activation_bytes: "
+    "400000}\n";
 
 std::string expect_input_error(const std::string& text) {
   try {
@@ -33,8 +36,8 @@ std::string expect_input_error(const std::string& text) {
 
 TEST(PytorchCsv, ParsesCellsSkipsIdleAndCommunication) {
   // Empty cells are PyTorch's idle slots; SEND/RECV/UNSHARD come from its compute_comms format.
-  const PytorchCsvSchedule csv = parse_pytorch_csv("0F0,0F1,,0B0, 0B1\r\n1F0,1RECV_F0,1B0,1SEND_B0,1UNSHARD,1F1,1B1\n\n",
-                                                   "user.csv");
+  const PytorchCsvSchedule csv =
+      parse_pytorch_csv("0F0,0F1,,0B0, 0B1\r\n1F0,1RECV_F0,1B0,1SEND_B0,1UNSHARD,1F1,1B1\n\n", "user.csv");
   EXPECT_EQ(csv.ranks, 2);
   EXPECT_EQ(csv.stages, 2);
   EXPECT_EQ(csv.chunks(), 1);
@@ -46,7 +49,8 @@ TEST(PytorchCsv, ParsesCellsSkipsIdleAndCommunication) {
 
 TEST(PytorchCsv, GlobalStagesGiveTheInterleavedLayout) {
   // Stage s on rank s % N: ranks 0 and 1 hold stages {0, 2} and {1, 3}.
-  const PytorchCsvSchedule csv = parse_pytorch_csv("0F0,2F0,2I0,2W0,0I0,0W0\n1F0,3F0,3I0,1I0,3W0,1W0\n", "v.csv");
+  const PytorchCsvSchedule csv =
+      parse_pytorch_csv("0F0,2F0,2I0,2W0,0I0,0W0\n1F0,3F0,3I0,1I0,3W0,1W0\n", "v.csv");
   EXPECT_EQ(csv.stages, 4);
   EXPECT_EQ(csv.chunks(), 2);
   EXPECT_EQ(csv.actions[1][3], backward_input(1, 0));
@@ -54,8 +58,9 @@ TEST(PytorchCsv, GlobalStagesGiveTheInterleavedLayout) {
 }
 
 TEST(PytorchCsv, WritesOneRowPerDevice) {
-  const DeviceActionLists lists = {{forward(0, 0), forward(2, 0), backward_input(2, 0), backward_weight(0, 10)},
-                                   {forward(1, 0), backward(3, 12)}};
+  const DeviceActionLists lists = {
+      {forward(0, 0), forward(2, 0), backward_input(2, 0), backward_weight(0, 10)},
+      {forward(1, 0), backward(3, 12)}};
   EXPECT_EQ(format_pytorch_csv(lists), "0F0,2F0,2I0,0W10\n1F0,3B12\n");
   EXPECT_THROW(format_pytorch_csv({{optimizer_step(0, 0, true)}}), InputError);
 }
@@ -83,8 +88,9 @@ TEST(PytorchCsv, MalformedCellNamesFileRowAndColumn) {
 }
 
 TEST(PytorchCsv, StageOnTheWrongRankOrAnUnplaceableStageCountIsAnError) {
-  EXPECT_NE(expect_input_error("0F0,1F0\n1F0\n").find("row 1 (rank 0), column 2: '1F0' names stage 1, which runs on "
-                                                      "rank 1"),
+  EXPECT_NE(expect_input_error("0F0,1F0\n1F0\n")
+                .find("row 1 (rank 0), column 2: '1F0' names stage 1, which runs on "
+                      "rank 1"),
             std::string::npos);
   EXPECT_NE(expect_input_error("0F0,2F0\n1F0\n").find("stages 0..2 over 2 ranks"), std::string::npos);
   EXPECT_NE(expect_input_error("\n\n").find("empty schedule"), std::string::npos);
@@ -99,9 +105,10 @@ TEST(PytorchCsv, MicrobatchCountMustMatchTheScenario) {
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     // The scenario's location comes first, then the CSV file and what it expected.
-    EXPECT_THAT(std::string(e.what()),
-                ::testing::EndsWith(path + ": the file's microbatches are 0..1 (m = 2), but the scenario has m = 4 "
-                                           "microbatches"));
+    EXPECT_THAT(
+        std::string(e.what()),
+        ::testing::EndsWith(path + ": the file's microbatches are 0..1 (m = 2), but the scenario has m = 4 "
+                                   "microbatches"));
   }
   EXPECT_THROW(test::run_schedule(test::uniform_scenario(3, 2, 1, 2), "csv:" + path), InputError);
 }
@@ -141,8 +148,8 @@ TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
     for (size_t i = 0; i < original.trace.ops.size(); ++i) {
       const OpRecord& a = original.trace.ops[i];
       const OpRecord& b = replayed.trace.ops[i];
-      ASSERT_TRUE(a.action == b.action && a.device == b.device && a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
-                  a.weight_version == b.weight_version)
+      ASSERT_TRUE(a.action == b.action && a.device == b.device && a.start_ns == b.start_ns &&
+                  a.end_ns == b.end_ns && a.weight_version == b.weight_version)
           << "op " << i << ": " << describe(a.action) << " vs " << describe(b.action);
     }
     nlohmann::ordered_json expected = result_to_json(original, {true});
@@ -153,7 +160,8 @@ TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
     EXPECT_EQ(actual.dump(), expected.dump());
   }
   for (const char* name : {"gpipe", "1f1b-flush", "interleaved-1f1b", "zb-h1", "zb-h2", "zb-1p", "zb-2p"}) {
-    EXPECT_NE(std::find(tested.begin(), tested.end(), name), tested.end()) << name << " was not round-tripped";
+    EXPECT_NE(std::find(tested.begin(), tested.end(), name), tested.end())
+        << name << " was not round-tripped";
   }
 }
 
@@ -165,12 +173,12 @@ TEST(PytorchCsv, CommandLineExportAndRun) {
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
   EXPECT_EQ(test::read_file(csv), "0F0,0F1,0B0,0F2,0B1,0B2\n1F0,1B0,1F1,1B1,1F2,1B2\n");
 
-  const std::string yaml = dir.write("s.yaml", "pipeline: {stages: 2, microbatches: 3}\n"
-                                               "costs: {forward_ms: 1, backward_ms: 2}\n");
-  const test::CommandResult run =
-      test::run_pipesim(fmt::format("run '{}' --schedules 'csv:{}',1f1b-flush --csv '{}'", yaml, csv,
-                                    dir.file("out.csv")),
-                        dir);
+  const std::string yaml = dir.write("s.yaml",
+                                     "pipeline: {stages: 2, microbatches: 3}\n"
+                                     "costs: {forward_ms: 1, backward_ms: 2}\n");
+  const test::CommandResult run = test::run_pipesim(
+      fmt::format("run '{}' --schedules 'csv:{}',1f1b-flush --csv '{}'", yaml, csv, dir.file("out.csv")),
+      dir);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string rows = test::read_file(dir.file("out.csv"));
   const auto first = rows.find('\n') + 1;

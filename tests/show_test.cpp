@@ -8,8 +8,8 @@
 namespace pipesim {
 namespace {
 
-std::string show(const std::string& schedule, int stages, int microbatches, const std::string& costs, int width,
-                 bool color = false, double comm_ms = 0) {
+std::string show(const std::string& schedule, int stages, int microbatches, const std::string& costs,
+                 int width, bool color = false, double comm_ms = 0) {
   QuickScenarioArgs args;
   args.schedule = schedule;
   args.stages = stages;
@@ -20,7 +20,8 @@ std::string show(const std::string& schedule, int stages, int microbatches, cons
 }
 
 constexpr const char* kLegend =
-    "F3 = forward of microbatch 3; B backward, I backward for inputs, W backward for weights, U optimizer step; "
+    "F3 = forward of microbatch 3; B backward, I backward for inputs, W backward for weights, U optimizer "
+    "step; "
     ". idle\n";
 
 TEST(ShowTimeline, OneFOneBTwoDevices) {
@@ -60,8 +61,8 @@ TEST(ShowTimeline, LaterChunksInLowercaseAndColours) {
 
 TEST(ShowTimeline, CommandLine) {
   test::TempDir dir;
-  const test::CommandResult r =
-      test::run_pipesim("show 1f1b-flush --stages 2 --microbatches 2 --costs 1,2 --width 18 --color never", dir);
+  const test::CommandResult r = test::run_pipesim(
+      "show 1f1b-flush --stages 2 --microbatches 2 --costs 1,2 --width 18 --color never", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, show("1f1b-flush", 2, 2, "1,2", 18));
   const test::CommandResult bad = test::run_pipesim("show gpipe --costs 1,x", dir);

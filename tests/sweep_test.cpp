@@ -1,9 +1,10 @@
-// pipesim sweep: list syntax, the product in a fixed order, and rows equal to the same runs made one at a time,
-// whatever the number of threads.
+// pipesim sweep: list syntax, the product in a fixed order, and rows equal to the same runs made one at a
+// time, whatever the number of threads.
+#include "cli/sweep.h"
+
 #include <gtest/gtest.h>
 
 #include "cli/report.h"
-#include "cli/sweep.h"
 #include "sim/errors.h"
 #include "test_util.h"
 
@@ -20,7 +21,8 @@ TEST(SweepLists, ListsAndRanges) {
   EXPECT_EQ(expand_value_list("4,8,16", "--stages"), (Strings{"4", "8", "16"}));
   EXPECT_EQ(expand_value_list("4:64:x2", "--m"), (Strings{"4", "8", "16", "32", "64"}));
   EXPECT_EQ(expand_value_list("3:20:x2", "--m"), (Strings{"3", "6", "12"}));
-  EXPECT_EQ(expand_value_list("0.5:2:+0.25", "--param"), (Strings{"0.5", "0.75", "1", "1.25", "1.5", "1.75", "2"}));
+  EXPECT_EQ(expand_value_list("0.5:2:+0.25", "--param"),
+            (Strings{"0.5", "0.75", "1", "1.25", "1.5", "1.75", "2"}));
   EXPECT_EQ(expand_value_list("0:0.3:+0.1", "--param"), (Strings{"0", "0.1", "0.2", "0.3"}));
   EXPECT_EQ(expand_value_list("1,8:32:x2,100", "--m"), (Strings{"1", "8", "16", "32", "100"}));
   EXPECT_EQ(expand_value_list("true,false", "--param"), (Strings{"true", "false"}));
@@ -122,9 +124,10 @@ TEST_F(SweepRuns, ParameterListsBecomeColumns) {
 TEST_F(SweepRuns, CommandLineWritesTheSameCsv) {
   const std::string out = dir_.file("out.csv");
   const test::CommandResult r = test::run_pipesim(
-      fmt::format("sweep '{}' --stages 2,4 --microbatches 4:6:+2 --schedules gpipe,interleaved-1f1b,zb-h1 -j 2 "
-                  "--out '{}'",
-                  path_, out),
+      fmt::format(
+          "sweep '{}' --stages 2,4 --microbatches 4:6:+2 --schedules gpipe,interleaved-1f1b,zb-h1 -j 2 "
+          "--out '{}'",
+          path_, out),
       dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, fmt::format("12 runs written to {}; 1 failed (see the error column)\n", out));

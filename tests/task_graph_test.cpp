@@ -1,9 +1,10 @@
 // The realized task graph: when every wait is a dependency its critical path is the makespan, and a trace
 // whose times break a dependency is rejected.
+#include "sim/task_graph.h"
+
 #include <gtest/gtest.h>
 
 #include "sim/errors.h"
-#include "sim/task_graph.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -63,9 +64,10 @@ TEST(TaskGraph, ForwardMovedBeforeItsInputIsRejected) {
     analyze_task_graph(trace);
     ADD_FAILURE() << "no ScheduleError";
   } catch (const ScheduleError& e) {
-    EXPECT_NE(std::string(e.what()).find("F(stage 2, mb 0) on device 1 started at 500000 ns before its dependency "
-                                         "F(stage 1, mb 0) was ready at 1000000 ns"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("F(stage 2, mb 0) on device 1 started at 500000 ns before its dependency "
+                                   "F(stage 1, mb 0) was ready at 1000000 ns"),
+        std::string::npos)
         << e.what();
   }
 }

@@ -3,7 +3,6 @@
 // printable timelines of a trace. Header-only so any test file can include it.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,10 +42,10 @@ inline Scenario scenario_from_yaml(const std::string& yaml, const std::vector<st
 // N stages, m microbatches, uniform F and B (ms), a fixed comm latency, no schedule list.
 inline Scenario uniform_scenario(int stages, int microbatches, double forward_ms, double backward_ms,
                                  double comm_ms = 0, int batches = 4) {
-  return scenario_from_yaml(fmt::format(
-      "pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
-      "costs: {{forward_ms: {}, backward_ms: {}, comm_ms: {}}}\n",
-      stages, microbatches, batches, forward_ms, backward_ms, comm_ms));
+  return scenario_from_yaml(
+      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
+                  "costs: {{forward_ms: {}, backward_ms: {}, comm_ms: {}}}\n",
+                  stages, microbatches, batches, forward_ms, backward_ms, comm_ms));
 }
 
 inline SimulationResult run_schedule(const Scenario& scenario, const std::string& name,

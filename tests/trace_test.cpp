@@ -1,5 +1,5 @@
-// The Chrome/Perfetto trace: valid JSON, one complete event per op with its exact duration, a flow with both ends
-// per transfer, non-overlapping events per track, memory counters, byte-identical output for equal runs.
+// The Chrome/Perfetto trace: valid JSON, one complete event per op with its exact duration, a flow with both
+// ends per transfer, non-overlapping events per track, memory counters, byte-identical output for equal runs.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,8 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-// Odd nanosecond costs (1.000001 ms = 1000.001 us) and a link whose transfers overlap (2 ms latency, longer than
-// an F), so that several send/receive lanes are needed.
+// Odd nanosecond costs (1.000001 ms = 1000.001 us) and a link whose transfers overlap (2 ms latency, longer
+// than an F), so that several send/receive lanes are needed.
 constexpr const char* kScenario =
     "pipeline: {stages: 4, microbatches: 8, batches: 2}\n"
     "costs: {forward_ms: [1.000001, 1.5, 1.25, 1.75], backward_input_ms: [1, 1.25, 1.5, 2.000003],\n"
@@ -23,12 +23,17 @@ constexpr const char* kScenario =
     "        weight_grad_activation_bytes: 250000}\n"
     "comm: {model: link, bandwidth_gb_per_s: 2, latency_ms: 2}\n";
 
-SimulationResult traced_run(const std::string& schedule, const std::map<std::string, std::string>& params = {}) {
+SimulationResult traced_run(const std::string& schedule,
+                            const std::map<std::string, std::string>& params = {}) {
   return test::run_schedule(test::scenario_from_yaml(kScenario), schedule, params);
 }
 
-double micros(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
-TimeNs nanos(const json& us) { return std::llround(us.get<double>() * 1000.0); }
+double micros(TimeNs ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
+TimeNs nanos(const json& us) {
+  return std::llround(us.get<double>() * 1000.0);
+}
 
 std::vector<json> events_with(const json& trace, const std::string& phase) {
   std::vector<json> out;
@@ -49,7 +54,8 @@ TEST(ChromeTrace, OneCompleteEventPerOpWithItsExactTimes) {
   std::map<std::tuple<int, double, std::string>, double> compute;
   for (const json& e : events_with(trace, "X")) {
     if (e["tid"] != 0) continue;
-    const auto key = std::make_tuple(e["pid"].get<int>(), e["ts"].get<double>(), e["name"].get<std::string>());
+    const auto key =
+        std::make_tuple(e["pid"].get<int>(), e["ts"].get<double>(), e["name"].get<std::string>());
     EXPECT_TRUE(compute.emplace(key, e["dur"].get<double>()).second) << e.dump();
   }
   ASSERT_EQ(compute.size(), run.trace.ops.size());
@@ -60,8 +66,10 @@ TEST(ChromeTrace, OneCompleteEventPerOpWithItsExactTimes) {
     EXPECT_EQ(it->second, micros(op.duration_ns())) << describe(op.action);
   }
   // Times are written exactly: F of microbatch 1 on device 0 starts at 1000001 ns.
-  EXPECT_NE(text.find("\"name\":\"F1\",\"cat\":\"F\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":1000.001,\"dur\":1000.001"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          "\"name\":\"F1\",\"cat\":\"F\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":1000.001,\"dur\":1000.001"),
+      std::string::npos);
 }
 
 TEST(ChromeTrace, EveryTransferHasASendAReceiveAndAFlowWithBothEnds) {
@@ -89,7 +97,8 @@ TEST(ChromeTrace, EveryTransferHasASendAReceiveAndAFlowWithBothEnds) {
     max_lane = std::max(max_lane, track.second % 1000);
     std::sort(intervals.begin(), intervals.end());
     for (size_t i = 1; i < intervals.size(); ++i) {
-      EXPECT_LE(intervals[i - 1].second, intervals[i].first) << "pid " << track.first << " tid " << track.second;
+      EXPECT_LE(intervals[i - 1].second, intervals[i].first)
+          << "pid " << track.first << " tid " << track.second;
     }
   }
   EXPECT_GT(max_lane, 0) << "the 2 ms latency should make transfers overlap";

@@ -1,11 +1,12 @@
 // The transformer cost model: FLOP, byte and parameter counts against hand-computed values, GEMM shapes that
 // add up to the FLOP formulas, and where the time comes from (GEMMs, element-wise traffic, launches, the
 // link).
+#include "cost_models/transformer_costs.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "cost_models/transformer_costs.h"
 #include "sim/errors.h"
 
 namespace pipesim {

@@ -31,7 +31,7 @@ TEST(TransformerScenario, ReadsTheModelAndTakesTheLinkFromTheProfile) {
   EXPECT_EQ(s.seq_len, 256);
   EXPECT_TRUE(s.backward_split_given);
   EXPECT_EQ(s.comm.model, CommSpec::Model::kLink);
-  EXPECT_EQ(s.comm.bandwidth_bytes_per_ns, 80);      // the A100 profile's link: 80 GB/s
+  EXPECT_EQ(s.comm.bandwidth_bytes_per_ns, 80);                // the A100 profile's link: 80 GB/s
   EXPECT_EQ(s.comm.latency_ns, std::vector<TimeNs>{250'000});  // and 250 us
 }
 
@@ -118,8 +118,9 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
 }
 
 TEST(TransformerScenario, AGlobalBatchSmallerThanAnEntrysMicrobatchesIsAnError) {
-  const Scenario s = parse_scenario(kModel + "pipeline: {stages: 2, microbatches: 2, global_batch: 4}\n"
-                                             "schedules: [{name: gpipe, pipeline: {microbatches: 8}}]\n",
+  const Scenario s = parse_scenario(kModel +
+                                        "pipeline: {stages: 2, microbatches: 2, global_batch: 4}\n"
+                                        "schedules: [{name: gpipe, pipeline: {microbatches: 8}}]\n",
                                     "s.yaml");
   try {
     scenario_for(s, s.schedules[0]);

@@ -1,4 +1,5 @@
-// Weight memory = parameter bytes x live weight versions (issue 4): PipeDream's grows with depth, PACI's does not.
+// Weight memory = parameter bytes x live weight versions (issue 4): PipeDream's grows with depth, PACI's does
+// not.
 #include <gtest/gtest.h>
 
 #include "cli/report.h"

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "cost_models/explicit_costs.h"
+#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 #include "test_util.h"
 
