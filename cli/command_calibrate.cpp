@@ -40,6 +40,7 @@ void run(const CalibrateArgs& args) {
   options.command = "pipesim calibrate --cpu";
   for (const std::string& a : args.argv) options.command += " " + a;
   const std::string path = args.output.empty() ? default_output() : args.output;
+  check_output_path(path);
   const pipesim_profile::ProfileData data =
       calibrate_cpu(options, [](const std::string& step) { std::cerr << "calibrate: " << step << "\n"; });
   write_file(path, pipesim_profile::profile_yaml(data));

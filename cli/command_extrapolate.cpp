@@ -31,6 +31,8 @@ void add_extrapolate_command(CLI::App& app) {
     for (std::string name; std::getline(list, name, ',');) {
       if (!name.empty()) options->models.push_back(name);
     }
+    check_output_path(*csv_path);
+    check_output_path(*markdown_path);
     const Extrapolation e = run_extrapolation(
         *options, [](const std::string& step) { std::cerr << "extrapolate: " << step << "\n"; });
     std::cout << extrapolation_summary(e);

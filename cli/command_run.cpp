@@ -25,17 +25,22 @@ struct RunArgs {
 };
 
 void run(const RunArgs& args) {
+  for (const std::string* out : {&args.json_path, &args.csv_path, &args.trace_path}) check_output_path(*out);
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
   const Scenario scenario = load_scenario(path, args.overrides);
   std::vector<SimulationResult> results;
   for (const ScheduleRequest& request : select_schedules(scenario, args.schedules)) {
     results.push_back(simulate_schedule(scenario, request));
   }
-  std::cout << render_results_table(scenario.name, results);
+  // Every output is rendered before any is written: one that fails to render leaves all files as they were.
   const ReportOptions options{args.memory_timeline};
-  if (!args.json_path.empty()) write_file(args.json_path, results_to_json(scenario.name, results, options));
-  if (!args.csv_path.empty()) write_file(args.csv_path, results_to_csv(results));
-  if (!args.trace_path.empty()) write_file(args.trace_path, chrome_trace_json(results));
+  const std::string json = args.json_path.empty() ? "" : results_to_json(scenario.name, results, options);
+  const std::string csv = args.csv_path.empty() ? "" : results_to_csv(results);
+  const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results);
+  std::cout << render_results_table(scenario.name, results);
+  if (!args.json_path.empty()) write_file(args.json_path, json);
+  if (!args.csv_path.empty()) write_file(args.csv_path, csv);
+  if (!args.trace_path.empty()) write_file(args.trace_path, trace);
 }
 
 }  // namespace

@@ -35,10 +35,15 @@ void sweep(SweepArgs& args) {
     config.params.emplace_back(key, expand_value_list(param.substr(eq + 1), "--param " + key));
   }
   config.progress = !args.quiet && isatty(STDERR_FILENO);
+  check_output_path(args.out_path);
   const SweepTable table = run_sweep(config);
   write_file(args.out_path, sweep_to_csv(table));
   std::cerr << fmt::format("{} runs written to {}", table.rows.size(), args.out_path);
-  if (table.failed > 0) std::cerr << fmt::format("; {} failed (see the error column)", table.failed);
+  if (table.failed > 0) {
+    std::cerr << fmt::format("; {} failed (see the error column)\n", table.failed);
+    // The CSV holds what succeeded; the exit status says that not everything did.
+    throw InputError(fmt::format("sweep: {} of {} runs failed", table.failed, table.rows.size()));
+  }
   std::cerr << "\n";
 }
 

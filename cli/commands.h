@@ -15,7 +15,10 @@ void add_export_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 
-// Writes text to a file, or throws InputError naming the file.
+// Writes text to a file atomically (a temporary file renamed over it), or to standard output for "-";
+// throws InputError naming the file. A failed write leaves an existing file unchanged.
 void write_file(const std::string& path, const std::string& text);
+// Throws InputError unless `path` could be written: call before the work, so a bad path fails at once.
+void check_output_path(const std::string& path);
 
 }  // namespace pipesim

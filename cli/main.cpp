@@ -24,5 +24,11 @@ int main(int argc, char** argv) {
     std::cerr << "pipesim: error: " << e.what() << "\n";
     return 1;
   }
+  // A full disk or a closed pipe on standard output is a failure, not a success with lost output.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "pipesim: error: standard output: write failed\n";
+    return 1;
+  }
   return 0;
 }

@@ -1,20 +1,61 @@
+// Outputs are never half-written: text goes to a temporary file beside the target, renamed over it only once
+// it is complete, so a failed run leaves an existing file as it was.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "cli/commands.h"
 #include "sim/errors.h"
 
 namespace pipesim {
 
+void check_output_path(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw InputError(fmt::format("{}: is a directory, not an output file", path));
+  const fs::path parent = fs::path(path).parent_path();
+  const fs::path dir = parent.empty() ? fs::path(".") : parent;
+  if (!fs::is_directory(dir, ec)) {
+    throw InputError(fmt::format("{}: cannot write here: directory '{}' does not exist", path, dir.string()));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw InputError(fmt::format("{}: cannot write here: {}", path, std::strerror(errno)));
+  }
+}
+
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
-  out << text;
-  out.close();
-  if (!out) throw InputError(fmt::format("{}: write failed", path));
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw InputError("standard output: write failed");
+    return;
+  }
+  check_output_path(path);
+  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw InputError(fmt::format("{}: cannot open for writing: {}", temporary, std::strerror(errno)));
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw InputError(fmt::format("{}: write failed (the existing file, if any, is unchanged)", path));
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw InputError(fmt::format("{}: cannot replace the file: {}", path, std::strerror(error)));
+  }
 }
 
 }  // namespace pipesim

@@ -14,6 +14,7 @@
 #include "pipesim_source_dir.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
+#include "sim/text_file.h"
 
 namespace pipesim {
 namespace {
@@ -205,11 +206,7 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
 }
 
 HardwareProfile load_hardware_profile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open the hardware profile", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_hardware_profile(text.str(), path);
+  return parse_hardware_profile(read_text_file(path, "hardware profile"), path);
 }
 
 std::string profiles_directory() {

@@ -10,6 +10,7 @@
 #include "scenarios/model_section.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
+#include "sim/text_file.h"
 
 namespace pipesim {
 namespace {
@@ -299,11 +300,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open the scenario file", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_scenario(text.str(), path, overrides);
+  return parse_scenario(read_text_file(path, "scenario file"), path, overrides);
 }
 
 double Scenario::samples_per_microbatch() const {

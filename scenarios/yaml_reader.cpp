@@ -11,10 +11,19 @@ namespace pipesim {
 
 std::string show_yaml(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
-  YAML::Emitter out;
-  out << YAML::Flow << node;
-  return out.c_str();
+  // Long values (a list of a million entries) are echoed as a short prefix, not megabytes of error.
+  constexpr size_t kMaxShown = 120;
+  std::string text;
+  if (node.IsScalar()) {
+    text = node.Scalar();
+  } else {
+    YAML::Emitter out;
+    out << YAML::Flow << node;
+    text = out.c_str();
+  }
+  if (text.size() > kMaxShown)
+    text = text.substr(0, kMaxShown) + fmt::format("... ({} characters)", text.size());
+  return node.IsScalar() ? "'" + text + "'" : text;
 }
 
 std::string YamlReader::where(const YAML::Node& node, const std::string& key) const {
@@ -36,8 +45,14 @@ void YamlReader::fail(const YAML::Node& node, const std::string& key, const std:
 void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
                             const std::vector<std::string>& allowed) const {
   if (!node.IsMap()) fail(node, key, "a map");
+  std::set<std::string> seen;
   for (const auto& entry : node) {
     const std::string name = entry.first.Scalar();
+    if (!seen.insert(name).second) {
+      // yaml-cpp keeps the first of two equal keys; a silently ignored setting is worse than an error.
+      throw InputError(fmt::format("{}: duplicate key (each key may appear once in a map)",
+                                   where(entry.first, key.empty() ? name : key + "." + name)));
+    }
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;

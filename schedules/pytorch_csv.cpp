@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "sim/errors.h"
+#include "sim/text_file.h"
 
 namespace pipesim {
 namespace {
@@ -117,11 +118,7 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
 }
 
 PytorchCsvSchedule read_pytorch_csv(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(fmt::format("{}: cannot open the CSV schedule", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_pytorch_csv(text.str(), path);
+  return parse_pytorch_csv(read_text_file(path, "CSV schedule"), path);
 }
 
 std::string format_pytorch_csv(const DeviceActionLists& lists) {

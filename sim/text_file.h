@@ -1,0 +1,14 @@
+#pragma once
+// Reading the text inputs (scenarios, profiles, CSV schedules) the same way everywhere: a UTF-8 byte-order
+// mark is dropped and CR-LF or lone CR line ends become LF, so files saved by any editor parse alike.
+#include <string>
+
+namespace pipesim {
+
+// The file's text, normalised; throws InputError "<path>: cannot open the <what>: <reason>".
+std::string read_text_file(const std::string& path, const std::string& what);
+
+// Drops a leading UTF-8 BOM and turns CR-LF and lone CR into LF.
+std::string normalize_text(std::string text);
+
+}  // namespace pipesim

@@ -1,0 +1,117 @@
+// Inputs saved by any editor parse alike, mistakes are never silently accepted, and outputs are never
+// half-written: duplicate YAML keys, BOM and CR line ends, long echoed values, atomic files, stdout errors.
+#include <gtest/gtest.h>
+
+#include "scenarios/yaml_reader.h"
+#include "sim/errors.h"
+#include "sim/text_file.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+const std::string kScenario =
+    "pipeline: {stages: 2, microbatches: 2}\n"
+    "costs: {forward_ms: 1, backward_ms: 2}\n"
+    "schedules: [1f1b-flush]\n";
+
+TEST(TextInput, ByteOrderMarkAndLineEndsAreNormalised) {
+  EXPECT_EQ(normalize_text("\xEF\xBB\xBF"
+                           "a\r\nb\rc\n"),
+            "a\nb\nc\n");
+  EXPECT_EQ(normalize_text("a\r"), "a\n");
+  EXPECT_EQ(normalize_text("plain\n"), "plain\n");
+  test::TempDir dir;
+  std::string cr_only = "\xEF\xBB\xBF" + kScenario;
+  for (char& c : cr_only) c = c == '\n' ? '\r' : c;
+  const Scenario scenario = load_scenario(dir.write("cr.yaml", cr_only));
+  EXPECT_EQ(scenario.stages, 2);
+  EXPECT_EQ(scenario.microbatches, 2);
+}
+
+TEST(TextInput, MissingFileNamesItAndTheReason) {
+  try {
+    read_text_file("/nonexistent/x.yaml", "scenario file");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/x.yaml: cannot open the scenario file: No such file or directory");
+  }
+}
+
+TEST(YamlInput, DuplicateKeyIsAnErrorWithItsLine) {
+  const std::string yaml =
+      "pipeline:\n"
+      "  stages: 2\n"
+      "  microbatches: 2\n"
+      "  stages: 4\n"
+      "costs: {forward_ms: 1, backward_ms: 2}\n";
+  try {
+    test::scenario_from_yaml(yaml);
+    FAIL() << "a duplicate key was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":4: key 'pipeline.stages': duplicate key"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(YamlInput, LongValuesAreEchoedAsAShortPrefix) {
+  std::string list = "[";
+  for (int i = 0; i < 100000; ++i) list += (i ? ", " : "") + std::to_string(i);
+  list += "]";
+  try {
+    test::scenario_from_yaml("pipeline: {stages: 2, microbatches: 2}\ncosts: {forward_ms: " + list +
+                             ", backward_ms: 2}\n");
+    FAIL();
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_LT(message.size(), 400u) << message;
+    EXPECT_NE(message.find("characters)"), std::string::npos) << message;
+  }
+}
+
+TEST(Outputs, AFailedRunLeavesExistingFilesUntouched) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string json = dir.write("out.json", "previous contents");
+  // The trace path is a directory: the run must fail before writing anything.
+  const test::CommandResult r =
+      test::run_pipesim(fmt::format("run '{}' --json '{}' --trace '{}'", scenario, json, dir.file("")), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  EXPECT_EQ(test::read_file(json), "previous contents");
+}
+
+TEST(Outputs, MissingDirectoryFailsBeforeTheWork) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  const test::CommandResult r =
+      test::run_pipesim(fmt::format("run '{}' --csv '{}'", scenario, dir.file("no/such/dir/x.csv")), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << "the table was printed although the output could not be written";
+}
+
+TEST(Outputs, WritesReplaceTheFileWhole) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string csv = dir.write("out.csv", std::string(100000, 'x'));
+  const test::CommandResult r = test::run_pipesim(fmt::format("run '{}' --csv '{}'", scenario, csv), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = test::read_file(csv);
+  EXPECT_EQ(text.find("xxxx"), std::string::npos) << "old contents survived";
+  EXPECT_EQ(text.rfind("schedule", 0), 0u);
+  EXPECT_FALSE(std::filesystem::exists(csv + ".tmp." + std::to_string(::getpid())));
+}
+
+TEST(Outputs, StdoutWriteErrorIsAFailure) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  const int status =
+      std::system(fmt::format("'{}' run '{}' >/dev/full 2>/dev/null", PIPESIM_BINARY, scenario).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+}
+
+}  // namespace
+}  // namespace pipesim
