@@ -1,5 +1,6 @@
-// pipesim costs [SCENARIO] [--json F] [--set key=value] | pipesim costs --fit-report [--profile P] [--data
-// DIR] Shows what the cost model derived per stage, so a user can see where a prediction comes from.
+// pipesim costs [SCENARIO] [--entry K] [--json F] [--set key=value] | pipesim costs --fit-report [--profile
+// P]
+// [--data DIR] Shows what the cost model derived per stage, so a user can see where a prediction comes from.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -7,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "cli/simulation.h"
+#include "cli/stage_costs.h"
 #include "cli/zb_reference.h"
 
 namespace pipesim {
@@ -17,75 +18,61 @@ struct CostsArgs {
   std::string scenario;
   std::string json_path;
   std::vector<std::string> overrides;
+  int entry = 0;
   bool fit_report = false;
   std::string profile = "a100-sxm4-80gb";
   std::string data_dir = default_reference_data_dir();
 };
 
-// One stage as the command shows it; byte figures are absent (negative) for explicit costs.
-struct StageRow {
-  int layers = -1;
-  double forward_ms = 0, backward_input_ms = 0, backward_weight_ms = 0, comm_ms = 0, optimizer_ms = 0;
-  double parameter_bytes = -1, gradient_bytes = -1, optimizer_bytes = -1;
-  double activation_bytes = 0, weight_grad_activation_bytes = 0;
-};
-
-std::vector<StageRow> stage_rows(const Scenario& scenario) {
-  std::vector<StageRow> rows;
-  if (scenario.transformer) {
-    for (const StageCosts& c :
-         transformer_stage_costs(*scenario.transformer, scenario.microbatch_size, scenario.stages)) {
-      rows.push_back({c.layers, c.forward_s * 1e3, c.backward_input_s * 1e3, c.backward_weight_s * 1e3,
-                      c.transfer_s * 1e3, c.optimizer_s * 1e3, c.parameter_bytes, c.gradient_bytes,
-                      c.optimizer_bytes, c.activation_bytes, c.weight_grad_activation_bytes});
-    }
-    return rows;
-  }
-  const PipelineLayout layout = PipelineLayout::linear(scenario.stages);
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
-  for (int stage = 0; stage < scenario.stages; ++stage) {
-    StageRow row;
-    row.forward_ms = ns_to_ms(costs->duration(forward(stage, 0)));
-    row.backward_input_ms = ns_to_ms(costs->duration(backward_input(stage, 0)));
-    row.backward_weight_ms = ns_to_ms(costs->duration(backward_weight(stage, 0)));
-    row.optimizer_ms = ns_to_ms(costs->duration(optimizer_step(stage, 0, false)));
-    const auto& latency = scenario.comm.latency_ns;
-    row.comm_ms = latency.empty() ? 0 : ns_to_ms(latency[std::min<size_t>(stage, latency.size() - 1)]);
-    row.activation_bytes = static_cast<double>(costs->activation_bytes(stage));
-    row.weight_grad_activation_bytes = static_cast<double>(costs->weight_grad_activation_bytes(stage));
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-std::string describe_source(const Scenario& s) {
-  if (!s.transformer) return "explicit costs from the scenario";
+std::string describe_source(const ResolvedStageCosts& resolved) {
+  const Scenario& s = resolved.scenario;
+  const std::string batch = s.global_batch > 0 ? fmt::format("global batch {}, ", s.global_batch) : "";
+  const std::string shape = fmt::format(
+      "{}{} microbatches of {:.4g} sample(s){}", batch, s.microbatches, s.samples_per_microbatch(),
+      resolved.entry.empty() ? " (the scenario's pipeline:)" : " (entry " + resolved.entry + ")");
+  if (!s.transformer) return "explicit costs from the scenario; " + shape;
   const TransformerSetup& t = *s.transformer;
   return fmt::format(
-      "transformer: {} layers, hidden {}, {} heads, seq {}, vocab {}, {}; microbatch {} sample(s); {} layer "
-      "split; "
-      "optimizer {}\nhardware profile {} ({})",
-      t.model.layers, t.model.hidden, t.model.heads, t.model.seq_len, t.model.vocab, t.model.dtype,
-      s.microbatch_size, layer_split_name(t.split), optimizer_name(t.optimizer.type), t.profile.source,
-      t.profile.device_name);
+      "transformer: {} layers, hidden {}, {} heads, seq {}, vocab {}, {}; {}; {} layer split; optimizer "
+      "{}\nhardware profile {} ({})",
+      t.model.layers, t.model.hidden, t.model.heads, t.model.seq_len, t.model.vocab, t.model.dtype, shape,
+      layer_split_name(t.split), optimizer_name(t.optimizer.type), t.profile.source, t.profile.device_name);
 }
 
-std::string render(const Scenario& scenario, const std::vector<StageRow>& rows) {
+// The slowest stage's compute per microbatch against the mean: 1 for perfectly balanced stages.
+std::string imbalance_line(const std::vector<StageRow>& rows) {
+  double largest = 0, total = 0;
+  size_t slowest = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const double work = rows[i].forward_ms + rows[i].backward_input_ms + rows[i].backward_weight_ms;
+    total += work;
+    if (work > largest) {
+      largest = work;
+      slowest = i;
+    }
+  }
+  return fmt::format("F+I+W per microbatch: slowest stage {} at {:.3f} ms, mean {:.3f} ms, max/mean {:.3f}\n",
+                     slowest + 1, largest, total / rows.size(), largest / (total / rows.size()));
+}
+
+std::string render(const ResolvedStageCosts& resolved) {
+  const std::vector<StageRow>& rows = resolved.rows;
   auto bytes = [](double b) { return b < 0 ? std::string("-") : format_bytes(static_cast<Bytes>(b)); };
   std::vector<std::vector<std::string>> table;
   for (size_t i = 0; i < rows.size(); ++i) {
     const StageRow& r = rows[i];
-    table.push_back({fmt::format("{}", i + 1), r.layers < 0 ? "-" : fmt::format("{}", r.layers),
-                     fmt::format("{:.3f}", r.forward_ms), fmt::format("{:.3f}", r.backward_input_ms),
-                     fmt::format("{:.3f}", r.backward_weight_ms), fmt::format("{:.3f}", r.comm_ms),
-                     fmt::format("{:.3f}", r.optimizer_ms), bytes(r.parameter_bytes), bytes(r.gradient_bytes),
-                     bytes(r.optimizer_bytes), bytes(r.activation_bytes),
-                     bytes(r.weight_grad_activation_bytes)});
+    const std::string layers = !r.units.empty() ? r.units : r.layers < 0 ? "-" : fmt::format("{}", r.layers);
+    table.push_back({fmt::format("{}", i + 1), layers, fmt::format("{:.3f}", r.forward_ms),
+                     fmt::format("{:.3f}", r.backward_input_ms), fmt::format("{:.3f}", r.backward_weight_ms),
+                     fmt::format("{:.3f}", r.comm_ms), fmt::format("{:.3f}", r.optimizer_ms),
+                     bytes(r.parameter_bytes), bytes(r.gradient_bytes), bytes(r.optimizer_bytes),
+                     bytes(r.activation_bytes), bytes(r.weight_grad_activation_bytes)});
   }
-  return fmt::format("scenario {}: {}\n\n", scenario.name, describe_source(scenario)) +
+  return fmt::format("scenario {}: {}\n\n", resolved.scenario.name, describe_source(resolved)) +
          render_table({"stage", "layers", "F (ms)", "I (ms)", "W (ms)", "comm (ms)", "U (ms)", "weights",
                        "grads", "optimizer", "M_B", "M_W"},
-                      table);
+                      table) +
+         "\n" + imbalance_line(rows);
 }
 
 std::string to_json(const std::vector<StageRow>& rows) {
@@ -96,6 +83,7 @@ std::string to_json(const std::vector<StageRow>& rows) {
     nlohmann::ordered_json j;
     j["stage"] = i + 1;
     j["layers"] = r.layers < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(r.layers);
+    if (!r.units.empty()) j["units"] = r.units;
     j["forward_ms"] = r.forward_ms;
     j["backward_input_ms"] = r.backward_input_ms;
     j["backward_weight_ms"] = r.backward_weight_ms;
@@ -122,9 +110,9 @@ void run(const CostsArgs& args) {
   }
   const Scenario scenario =
       load_scenario(args.scenario.empty() ? default_scenario_path() : args.scenario, args.overrides);
-  const std::vector<StageRow> rows = stage_rows(scenario);
-  std::cout << render(scenario, rows);
-  if (!args.json_path.empty()) write_file(args.json_path, to_json(rows));
+  const ResolvedStageCosts resolved = resolve_stage_costs(scenario, args.entry);
+  std::cout << render(resolved);
+  if (!args.json_path.empty()) write_file(args.json_path, to_json(resolved.rows));
 }
 
 }  // namespace
@@ -137,6 +125,10 @@ void add_costs_command(CLI::App& app) {
   cmd->add_option("--json", args->json_path, "write the per-stage costs as JSON to this file");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatch_size=2")
       ->allow_extra_args(false);
+  cmd->add_option(
+      "--entry", args->entry,
+      "show the costs of the scenario's K-th schedule entry (1-based): its pipeline: overrides and "
+      "its layout, as the run uses them (default: the scenario's own pipeline:)");
   cmd->add_flag(
       "--fit-report", args->fit_report,
       "compare the transformer model on a profile with the Zero Bubble paper's profiled A100 times");

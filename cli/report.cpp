@@ -91,6 +91,11 @@ bool has_batch_bubble(const SimulationResult& r) {
   return r.spec.sync != OptimizerSync::kNone;
 }
 
+std::optional<bool> fits_memory(const SimulationResult& r) {
+  if (r.memory_capacity_bytes <= 0) return std::nullopt;
+  return static_cast<double>(r.memory.peak_bytes()) <= r.memory_capacity_bytes;
+}
+
 std::string render_results_table(const std::string& scenario_name,
                                  const std::vector<SimulationResult>& results) {
   if (results.empty()) return "";
@@ -110,7 +115,7 @@ std::string render_results_table(const std::string& scenario_name,
   std::vector<std::string> header = {"schedule", "sync", "period (ms)", "throughput (samples/s)",
                                      "per GPU (samples/s)"};
   if (tokens) header.push_back("tokens/s");
-  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak memory", "peak activations",
+  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak memory", "fits", "peak activations",
                         "peak act. (x M_B)", "critical path (ms)", "Δ max/bound", "versions", "ops"}) {
     header.push_back(h);
   }
@@ -125,6 +130,8 @@ std::string render_results_table(const std::string& scenario_name,
     row.push_back(fmt::format("{:.2f}", 100 * m.bubble_fraction));
     row.push_back(has_batch_bubble(r) ? fmt::format("{:.2f}", 100 * m.bubble_rate_zb) : "-");
     row.push_back(format_bytes(r.memory.peak_bytes()));
+    const std::optional<bool> fits = fits_memory(r);
+    row.push_back(fits ? (*fits ? "yes" : "no") : "-");
     row.push_back(format_bytes(max_peak_bytes(r)));
     row.push_back(fmt::format("{:.1f}", max_peak_microbatches(r)));
     row.push_back(fmt::format("{:.3f}", ns_to_ms(r.graph.critical_path_ns)));
@@ -164,6 +171,10 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
     peak_weights.push_back(d.peak_weight_bytes);
   }
   j["peak_memory_bytes"] = peak_memory;
+  const std::optional<bool> fits = fits_memory(r);
+  j["memory_capacity_bytes"] = r.memory_capacity_bytes > 0 ? nlohmann::ordered_json(r.memory_capacity_bytes)
+                                                           : nlohmann::ordered_json();
+  j["fits_memory"] = fits ? nlohmann::ordered_json(*fits) : nlohmann::ordered_json();
   j["peak_weight_bytes"] = peak_weights;
   j["peak_activation_bytes"] =
       per_device<Bytes>(r, [](const DeviceMetrics& d) { return d.peak_activation_bytes; });
@@ -216,6 +227,7 @@ std::vector<std::string> csv_header() {
           "makespan_ms",
           "critical_path_ms",
           "peak_memory_bytes_max",
+          "fits_memory",
           "peak_activation_bytes_max",
           "peak_activation_x_mb_max",
           "peak_in_flight_max",
@@ -243,6 +255,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           fmt::format("{:.6f}", ns_to_ms(m.makespan_ns)),
           fmt::format("{:.6f}", ns_to_ms(r.graph.critical_path_ns)),
           fmt::format("{}", r.memory.peak_bytes()),
+          fits_memory(r) ? (*fits_memory(r) ? "true" : "false") : "",
           fmt::format("{}", max_peak_bytes(r)),
           fmt::format("{:.4f}", max_peak_microbatches(r)),
           fmt::format("{}", max_in_flight(r)),

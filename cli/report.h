@@ -1,6 +1,7 @@
 #pragma once
 // Reports of simulated runs: the terminal table, the JSON document (stable format, see README) and CSV rows.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ struct ReportOptions {
 // The Zero Bubble paper's per-batch bubble rate needs batches that end in a flush: not so for asynchronous
 // schedules, whose batches overlap (reported as "-", null, or an empty CSV cell).
 bool has_batch_bubble(const SimulationResult& result);
+
+// Whether every device's peak memory fits the profile's memory capacity; empty when no capacity is known
+// (explicit costs, or a profile without memory_capacity_gb). Shown as fits yes/no/- (table), true/false/empty
+// (CSV), true/false/null (JSON).
+std::optional<bool> fits_memory(const SimulationResult& result);
 
 std::string render_results_table(const std::string& scenario_name,
                                  const std::vector<SimulationResult>& results);

@@ -93,6 +93,8 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.drift = compute_drift(result.trace, {result.metrics.first_steady_batch * scenario.microbatches,
                                               result.metrics.last_batch * scenario.microbatches});
   result.memory = compute_memory(result.trace, result.drift, static_memory(scenario, layout));
+  if (scenario.transformer)
+    result.memory_capacity_bytes = scenario.transformer->profile.memory_capacity_gb * 1e9;
   return result;
 }
 

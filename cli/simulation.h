@@ -25,9 +25,10 @@ struct SimulationResult {
   RunTrace trace;
   RunMetrics metrics;
   TaskGraphReport graph;
-  DriftReport drift;            // measured on the trace; means over the metrics' steady-state batches
-  WeightGuarantees guarantees;  // what the schedule promises, per stage
-  MemoryReport memory;          // weights x live versions + gradients + optimizer state + activations
+  DriftReport drift;                 // measured on the trace; means over the metrics' steady-state batches
+  WeightGuarantees guarantees;       // what the schedule promises, per stage
+  MemoryReport memory;               // weights x live versions + gradients + optimizer state + activations
+  double memory_capacity_bytes = 0;  // one device's memory, from the hardware profile; 0 when unknown
 };
 
 struct SimulationOptions {

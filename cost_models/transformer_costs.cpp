@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "cost_models/balanced_split.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -26,6 +27,15 @@ double gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms) {
 constexpr double kForwardKernels = 17;
 constexpr double kBackwardInputKernels = 20;
 constexpr double kBackwardWeightKernels = 10;
+// Of those, the attention half's (layer norm, QKV, scores, softmax, dropout, context, projection,
+// bias-dropout-add and their backwards); the MLP half launches the rest.
+constexpr double kAttentionForwardKernels = 11;
+constexpr double kAttentionBackwardInputKernels = 13;
+constexpr double kAttentionBackwardWeightKernels = 5;
+// M_B = s·b(34h + 5·a·s) splits as Korthikanti et al. count it: the attention half stores its layer norm's
+// input (2sbh) and 11sbh + 5as²b; the MLP half its layer norm's input (2sbh) and 19sbh. (16-bit bytes.)
+constexpr double kAttentionActivationPerToken = 13;  // × h, plus 5·a·s
+constexpr double kMlpActivationPerToken = 21;        // × h
 // Output layer and cross-entropy: fp32 logits; bytes moved per logit by the loss (forward: max, exp, sum,
 // normalize; backward: softmax minus one-hot).
 constexpr double kLossForwardBytesPerLogit = 16;
@@ -36,15 +46,34 @@ struct LayerShapes {
   std::vector<Gemm> forward, backward_input, backward_weight;
 };
 
-// The GEMMs of one layer: QKV, attention projection, MLP up, MLP down, and the attention's batched GEMMs.
-LayerShapes layer_shapes(const TransformerModel& t, double b) {
+// The GEMMs of a layer's attention half: QKV, the attention's batched GEMMs, the projection.
+LayerShapes attention_shapes(const TransformerModel& t, double b) {
   const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads;
   LayerShapes shapes;
-  shapes.forward = {{tokens, 3 * h, h}, {tokens, h, h},   {tokens, 4 * h, h},
-                    {tokens, h, 4 * h}, {s, s, d, batch}, {s, d, s, batch}};
-  shapes.backward_input = {{tokens, h, 3 * h}, {tokens, h, h},   {tokens, h, 4 * h}, {tokens, 4 * h, h},
-                           {s, s, d, batch},   {s, d, s, batch}, {s, d, s, batch},   {s, d, s, batch}};
-  shapes.backward_weight = {{h, 3 * h, tokens}, {h, h, tokens}, {h, 4 * h, tokens}, {4 * h, h, tokens}};
+  shapes.forward = {{tokens, 3 * h, h}, {tokens, h, h}, {s, s, d, batch}, {s, d, s, batch}};
+  shapes.backward_input = {{tokens, h, 3 * h}, {tokens, h, h},   {s, s, d, batch},
+                           {s, d, s, batch},   {s, d, s, batch}, {s, d, s, batch}};
+  shapes.backward_weight = {{h, 3 * h, tokens}, {h, h, tokens}};
+  return shapes;
+}
+
+// The GEMMs of a layer's MLP half: up and down.
+LayerShapes mlp_shapes(const TransformerModel& t, double b) {
+  const double h = t.hidden, tokens = t.seq_len * b;
+  return {{{tokens, 4 * h, h}, {tokens, h, 4 * h}},
+          {{tokens, h, 4 * h}, {tokens, 4 * h, h}},
+          {{h, 4 * h, tokens}, {4 * h, h, tokens}}};
+}
+
+// The GEMMs of one layer: both halves.
+LayerShapes layer_shapes(const TransformerModel& t, double b) {
+  LayerShapes shapes = attention_shapes(t, b);
+  const LayerShapes mlp = mlp_shapes(t, b);
+  shapes.forward.insert(shapes.forward.end(), mlp.forward.begin(), mlp.forward.end());
+  shapes.backward_input.insert(shapes.backward_input.end(), mlp.backward_input.begin(),
+                               mlp.backward_input.end());
+  shapes.backward_weight.insert(shapes.backward_weight.end(), mlp.backward_weight.begin(),
+                                mlp.backward_weight.end());
   return shapes;
 }
 
@@ -75,13 +104,87 @@ OptimizerBytes optimizer_bytes(OptimizerType type, bool matrix_param) {
 }
 
 // Muon orthogonalizes each r x c update (r <= c) with Newton-Schulz: per iteration X·Xᵀ, A·A and B·X.
-double newton_schulz_seconds(const GemmTable& table, double h) {
+using MatrixShapes = std::vector<std::pair<double, double>>;
+MatrixShapes attention_matrices(double h) {
+  return {{h, 3 * h}, {h, h}};
+}
+MatrixShapes mlp_matrices(double h) {
+  return {{h, 4 * h}, {h, 4 * h}};
+}
+
+double newton_schulz_seconds(const GemmTable& table, const MatrixShapes& matrices) {
   double seconds = 0;
-  for (const auto& [rows, cols] :
-       std::vector<std::pair<double, double>>{{h, 3 * h}, {h, h}, {h, 4 * h}, {h, 4 * h}}) {
+  for (const auto& [rows, cols] : matrices) {
     seconds += gemm_seconds(table, {{rows, rows, cols}, {rows, rows, rows}, {rows, cols, rows}});
   }
   return kNewtonSchulzIterations * seconds;
+}
+
+double newton_schulz_seconds(const GemmTable& table, double h) {
+  MatrixShapes layer = attention_matrices(h);
+  for (const auto& m : mlp_matrices(h)) layer.push_back(m);
+  return newton_schulz_seconds(table, layer);
+}
+
+// What every part of the model needs from the setup.
+struct Device {
+  const GemmTable& gemm;
+  double bandwidth;  // bytes/s
+  double launch;     // s
+  double bytes;      // per element of the model's dtype
+  explicit Device(const TransformerSetup& setup)
+      : gemm(setup.profile.gemm_table(setup.model.dtype)),
+        bandwidth(setup.profile.memory_bandwidth_gb_per_s * 1e9),
+        launch(setup.profile.launch_overhead_us * 1e-6),
+        bytes(dtype_bytes(setup.model.dtype)) {}
+};
+
+// Gather the token rows and write the embeddings; the backward scatters their gradients (a W op).
+UnitCosts embedding_unit(const TransformerSetup& setup, const Device& d, double b) {
+  const double traffic = 2 * setup.model.seq_len * b * setup.model.hidden * d.bytes;
+  UnitCosts u;
+  u.kind = UnitKind::kEmbedding;
+  u.forward_s = traffic / d.bandwidth + 2 * d.launch;
+  u.backward_weight_s = traffic / d.bandwidth + 2 * d.launch;
+  u.other_params = static_cast<double>(setup.model.vocab) * setup.model.hidden;
+  return u;
+}
+
+// The output layer and the cross-entropy over fp32 logits.
+UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) {
+  const double tokens = static_cast<double>(setup.model.seq_len) * b, h = setup.model.hidden,
+               vocab = setup.model.vocab;
+  UnitCosts u;
+  u.kind = UnitKind::kOutput;
+  u.forward_s = d.gemm.seconds(tokens, vocab, h) + kLossForwardBytesPerLogit * tokens * vocab / d.bandwidth +
+                4 * d.launch;
+  u.backward_input_s = d.gemm.seconds(tokens, h, vocab) +
+                       kLossBackwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch;
+  u.backward_weight_s = d.gemm.seconds(h, vocab, tokens) + 2 * d.launch;
+  // The output layer's input (for its weight gradient) and the fp32 softmax of the logits.
+  u.activation_bytes = tokens * h * d.bytes + 4 * tokens * vocab;
+  u.weight_grad_activation_bytes = tokens * h * d.bytes;
+  u.other_params = vocab * h;
+  return u;
+}
+
+// Parameters, their bytes, the optimizer's state and step time, and the transfer to the next stage.
+void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, const Device& d, double b,
+                                  int stages, double matrix_params, double other_params,
+                                  double newton_schulz_s) {
+  c.parameters = matrix_params + other_params;
+  c.parameter_bytes = c.parameters * d.bytes;
+  c.gradient_bytes = c.parameters * d.bytes;
+  const OptimizerBytes on_matrix = optimizer_bytes(setup.optimizer.type, true);
+  const OptimizerBytes on_other = optimizer_bytes(setup.optimizer.type, false);
+  const bool override_state = setup.optimizer.state_bytes_per_param >= 0;
+  c.optimizer_bytes = override_state ? c.parameters * setup.optimizer.state_bytes_per_param
+                                     : matrix_params * on_matrix.state + other_params * on_other.state;
+  c.optimizer_s =
+      (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.bandwidth + d.launch;
+  if (setup.optimizer.type == OptimizerType::kMuon) c.optimizer_s += newton_schulz_s;
+  c.transfer_bytes = setup.model.seq_len * b * setup.model.hidden * d.bytes;
+  c.transfer_s = stages > 1 ? transfer_seconds(setup.profile, c.transfer_bytes) : 0;
 }
 
 }  // namespace
@@ -145,7 +248,15 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
 }
 
 std::string layer_split_name(LayerSplit split) {
-  return split == LayerSplit::kEven ? "even" : "zb";
+  switch (split) {
+    case LayerSplit::kEven:
+      return "even";
+    case LayerSplit::kZeroBubble:
+      return "zb";
+    case LayerSplit::kBalanced:
+      return "balanced";
+  }
+  return "even";
 }
 
 std::string optimizer_name(OptimizerType type) {
@@ -165,22 +276,166 @@ double transfer_seconds(const HardwareProfile& profile, double bytes) {
   return bytes / (profile.link->bandwidth_gb_per_s * 1e9) + profile.link->latency_us * 1e-6;
 }
 
-std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double b, int stages) {
-  const TransformerModel& t = setup.model;
-  const HardwareProfile& hw = setup.profile;
-  const GemmTable& gemm = hw.gemm_table(t.dtype);
-  const double bandwidth = hw.memory_bandwidth_gb_per_s * 1e9;
-  const double launch = hw.launch_overhead_us * 1e-6;
-  const double bytes = dtype_bytes(t.dtype);
-  const double tokens = static_cast<double>(t.seq_len) * b, h = t.hidden, vocab = t.vocab;
+namespace {
 
+// "emb 1-3 4a" for units [first, last): whole layers as 1-based ranges, a lone half as 4a (attention) or
+// 4m (MLP), the embedding, final norm and output layer as emb, norm, out.
+std::string unit_range_label(const std::vector<UnitCosts>& units, int first, int last) {
+  std::vector<std::string> words;
+  int range_first = -1, range_last = -1;  // the run of whole layers being collected (0-based)
+  auto flush = [&] {
+    if (range_first < 0) return;
+    words.push_back(range_first == range_last ? fmt::format("{}", range_first + 1)
+                                              : fmt::format("{}-{}", range_first + 1, range_last + 1));
+    range_first = range_last = -1;
+  };
+  for (int k = first; k < last; ++k) {
+    const UnitCosts& u = units[k];
+    const bool whole = u.kind == UnitKind::kAttention && k + 1 < last;
+    if (whole) {
+      if (range_first < 0) range_first = u.layer;
+      range_last = u.layer;
+      ++k;  // its MLP half
+      continue;
+    }
+    flush();
+    switch (u.kind) {
+      case UnitKind::kEmbedding:
+        words.push_back("emb");
+        break;
+      case UnitKind::kAttention:
+        words.push_back(fmt::format("{}a", u.layer + 1));
+        break;
+      case UnitKind::kMlp:
+        words.push_back(fmt::format("{}m", u.layer + 1));
+        break;
+      case UnitKind::kFinalNorm:
+        words.push_back("norm");
+        break;
+      case UnitKind::kOutput:
+        words.push_back("out");
+        break;
+    }
+  }
+  flush();
+  std::string label;
+  for (const std::string& w : words) label += (label.empty() ? "" : " ") + w;
+  return label;
+}
+
+// A balanced split: contiguous groups of units, by a min-max partition of F + I + W per microbatch under the
+// device's memory (cost_models/balanced_split.h).
+std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, double b, int stages) {
+  const Device d(setup);
+  const std::vector<UnitCosts> units = transformer_units(setup, b);
+  std::vector<PartitionItem> items;
+  for (const UnitCosts& u : units) {
+    StageCosts alone;
+    set_parameters_and_optimizer(alone, setup, d, b, stages, u.matrix_params, u.other_params, 0);
+    items.push_back({u.forward_s + u.backward_input_s + u.backward_weight_s,
+                     alone.parameter_bytes + alone.gradient_bytes + alone.optimizer_bytes,
+                     u.activation_bytes});
+  }
+  std::vector<int> starts;
+  try {
+    starts = min_max_partition(items, stages, setup.profile.memory_capacity_gb * 1e9);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("layer_split balanced on {}, microbatch size {:g}: {}", setup.profile.source,
+                                 b, e.what()));
+  }
+  starts.push_back(static_cast<int>(units.size()));
+  std::vector<StageCosts> result(stages);
+  for (int i = 0; i < stages; ++i) {
+    StageCosts& c = result[i];
+    double matrix_params = 0, other_params = 0, newton_schulz_s = 0;
+    for (int k = starts[i]; k < starts[i + 1]; ++k) {
+      const UnitCosts& u = units[k];
+      c.forward_s += u.forward_s;
+      c.backward_input_s += u.backward_input_s;
+      c.backward_weight_s += u.backward_weight_s;
+      c.activation_bytes += u.activation_bytes;
+      c.weight_grad_activation_bytes += u.weight_grad_activation_bytes;
+      matrix_params += u.matrix_params;
+      other_params += u.other_params;
+      newton_schulz_s += u.newton_schulz_s;
+      c.embedding = c.embedding || u.kind == UnitKind::kEmbedding;
+      c.output = c.output || u.kind == UnitKind::kOutput;
+      // A layer counts when its MLP half (the second) is here and so is its attention half.
+      if (u.kind == UnitKind::kMlp && k > starts[i]) ++c.layers;
+    }
+    c.units = unit_range_label(units, starts[i], starts[i + 1]);
+    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, newton_schulz_s);
+  }
+  return result;
+}
+
+}  // namespace
+
+std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
+  const TransformerModel& t = setup.model;
+  const Device d(setup);
+  const double s = t.seq_len, h = t.hidden, tokens = s * b, scale = scale_16bit(t);
+  const double attention_act = tokens * (kAttentionActivationPerToken * h + 5.0 * t.heads * s) * scale;
+  const double mlp_act = tokens * kMlpActivationPerToken * h * scale;
+  auto half = [&](UnitKind kind, int layer) {
+    const bool attention = kind == UnitKind::kAttention;
+    const LayerShapes shapes = attention ? attention_shapes(t, b) : mlp_shapes(t, b);
+    const double act = attention ? attention_act : mlp_act;
+    UnitCosts u;
+    u.kind = kind;
+    u.layer = layer;
+    u.forward_s =
+        gemm_seconds(d.gemm, shapes.forward) + t.forward_elementwise_passes * act / d.bandwidth +
+        (attention ? kAttentionForwardKernels : kForwardKernels - kAttentionForwardKernels) * d.launch;
+    u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input) +
+                         t.backward_elementwise_passes * act / d.bandwidth +
+                         (attention ? kAttentionBackwardInputKernels
+                                    : kBackwardInputKernels - kAttentionBackwardInputKernels) *
+                             d.launch;
+    u.backward_weight_s = gemm_seconds(d.gemm, shapes.backward_weight) +
+                          (attention ? kAttentionBackwardWeightKernels
+                                     : kBackwardWeightKernels - kAttentionBackwardWeightKernels) *
+                              d.launch;
+    u.activation_bytes = act;
+    // M_W in proportion to the half's weights (4h² of the layer's 12h² are attention's).
+    u.matrix_params = (attention ? 4.0 : 8.0) * h * h;
+    u.weight_grad_activation_bytes =
+        layer_weight_grad_activation_bytes(t, b) * u.matrix_params / layer_parameters(t);
+    u.newton_schulz_s = newton_schulz_seconds(d.gemm, attention ? attention_matrices(h) : mlp_matrices(h));
+    return u;
+  };
+  std::vector<UnitCosts> units = {embedding_unit(setup, d, b)};
+  for (int layer = 0; layer < t.layers; ++layer) {
+    units.push_back(half(UnitKind::kAttention, layer));
+    units.push_back(half(UnitKind::kMlp, layer));
+  }
+  // The final layer norm reads its input and writes its output; the backward reads both and the incoming
+  // gradient; the weight gradient reduces the normalized input times the gradient over the tokens.
+  const double row_bytes = tokens * h * d.bytes;
+  UnitCosts norm;
+  norm.kind = UnitKind::kFinalNorm;
+  norm.forward_s = 2 * row_bytes / d.bandwidth + d.launch;
+  norm.backward_input_s = 3 * row_bytes / d.bandwidth + d.launch;
+  norm.backward_weight_s = 2 * row_bytes / d.bandwidth + d.launch;
+  norm.activation_bytes = row_bytes;
+  norm.weight_grad_activation_bytes = row_bytes;
+  norm.other_params = 2 * h;
+  units.push_back(norm);
+  units.push_back(output_unit(setup, d, b));
+  return units;
+}
+
+std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double b, int stages) {
+  if (setup.split == LayerSplit::kBalanced) return balanced_stage_costs(setup, b, stages);
+  const TransformerModel& t = setup.model;
+  const Device d(setup);
   const LayerShapes shapes = layer_shapes(t, b);
   const double act = layer_activation_bytes(t, b);
-  const double layer_f = gemm_seconds(gemm, shapes.forward) + t.forward_elementwise_passes * act / bandwidth +
-                         kForwardKernels * launch;
-  const double layer_i = gemm_seconds(gemm, shapes.backward_input) +
-                         t.backward_elementwise_passes * act / bandwidth + kBackwardInputKernels * launch;
-  const double layer_w = gemm_seconds(gemm, shapes.backward_weight) + kBackwardWeightKernels * launch;
+  const double layer_f = gemm_seconds(d.gemm, shapes.forward) +
+                         t.forward_elementwise_passes * act / d.bandwidth + kForwardKernels * d.launch;
+  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input) +
+                         t.backward_elementwise_passes * act / d.bandwidth + kBackwardInputKernels * d.launch;
+  const double layer_w = gemm_seconds(d.gemm, shapes.backward_weight) + kBackwardWeightKernels * d.launch;
 
   const std::vector<int> layers = split_layers(t.layers, stages, setup.split);
   std::vector<StageCosts> result(stages);
@@ -197,37 +452,22 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
     const double matrix_params = c.layers * layer_parameters(t);
     double other_params = 0;
     if (c.embedding) {
-      // Gather the token rows and write the embeddings; the backward scatters their gradients (a W op).
-      const double traffic = 2 * tokens * h * bytes;
-      c.forward_s += traffic / bandwidth + 2 * launch;
-      c.backward_weight_s += traffic / bandwidth + 2 * launch;
-      other_params += vocab * h;
+      const UnitCosts u = embedding_unit(setup, d, b);
+      c.forward_s += u.forward_s;
+      c.backward_weight_s += u.backward_weight_s;
+      other_params += u.other_params;
     }
     if (c.output) {
-      c.forward_s += gemm.seconds(tokens, vocab, h) + kLossForwardBytesPerLogit * tokens * vocab / bandwidth +
-                     4 * launch;
-      c.backward_input_s += gemm.seconds(tokens, h, vocab) +
-                            kLossBackwardBytesPerLogit * tokens * vocab / bandwidth + 4 * launch;
-      c.backward_weight_s += gemm.seconds(h, vocab, tokens) + 2 * launch;
-      // The output layer's input (for its weight gradient) and the fp32 softmax of the logits.
-      c.activation_bytes += tokens * h * bytes + 4 * tokens * vocab;
-      c.weight_grad_activation_bytes += tokens * h * bytes;
-      other_params += vocab * h;
+      const UnitCosts u = output_unit(setup, d, b);
+      c.forward_s += u.forward_s;
+      c.backward_input_s += u.backward_input_s;
+      c.backward_weight_s += u.backward_weight_s;
+      c.activation_bytes += u.activation_bytes;
+      c.weight_grad_activation_bytes += u.weight_grad_activation_bytes;
+      other_params += u.other_params;
     }
-    c.parameters = matrix_params + other_params;
-    c.parameter_bytes = c.parameters * bytes;
-    c.gradient_bytes = c.parameters * bytes;
-    const OptimizerBytes on_matrix = optimizer_bytes(setup.optimizer.type, true);
-    const OptimizerBytes on_other = optimizer_bytes(setup.optimizer.type, false);
-    const bool override_state = setup.optimizer.state_bytes_per_param >= 0;
-    c.optimizer_bytes = override_state ? c.parameters * setup.optimizer.state_bytes_per_param
-                                       : matrix_params * on_matrix.state + other_params * on_other.state;
-    c.optimizer_s =
-        (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / bandwidth + launch;
-    if (setup.optimizer.type == OptimizerType::kMuon)
-      c.optimizer_s += c.layers * newton_schulz_seconds(gemm, h);
-    c.transfer_bytes = tokens * h * bytes;
-    c.transfer_s = stages > 1 ? transfer_seconds(hw, c.transfer_bytes) : 0;
+    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params,
+                                 c.layers * newton_schulz_seconds(d.gemm, t.hidden));
   }
   return result;
 }

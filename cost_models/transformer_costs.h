@@ -36,7 +36,9 @@ struct TransformerModel {
 
 // even: layers spread evenly (the first stages take the remainder). zb: as the Zero Bubble papers, the first
 // and the last stage hold one layer fewer than the others (they also hold the embedding and the loss).
-enum class LayerSplit { kEven, kZeroBubble };
+// balanced: stage boundaries between any two of the model's units (transformer_units below), placed by a
+// min-max partition of their predicted compute time under the device's memory (cost_models/balanced_split.h).
+enum class LayerSplit { kEven, kZeroBubble, kBalanced };
 
 // adamw: mixed precision, fp32 master weights + two moments (12 bytes/param). sgd: fp32 master weights, no
 // momentum (4). muon: fp32 master + momentum (8) on the layers' matrices, with 5 Newton-Schulz iterations per
@@ -66,7 +68,7 @@ double layer_parameters(const TransformerModel& model);                         
 int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown dtype
 
 // Layers per stage; throws InputError when a stage would get none (the first and last may have none under
-// zb).
+// zb). Not for balanced, whose stages hold units rather than whole layers.
 std::vector<int> split_layers(int layers, int stages, LayerSplit split);
 
 std::string layer_split_name(LayerSplit split);
@@ -74,7 +76,8 @@ std::string optimizer_name(OptimizerType type);
 
 // What the model derives for one (virtual) stage, per microbatch unless said otherwise.
 struct StageCosts {
-  int layers = 0;
+  int layers = 0;     // whole layers (balanced: both halves on this stage)
+  std::string units;  // balanced: the units held, e.g. "emb 1-3 4a" (a/m: attention/MLP half); else empty
   bool embedding = false;  // first stage
   bool output = false;     // last stage: output layer and loss
   double forward_s = 0;
@@ -93,6 +96,22 @@ struct StageCosts {
 
 std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
                                                 int stages);
+
+// The units a balanced split places stage boundaries between: the embedding, each layer's attention half
+// (first layer norm, QKV, attention, projection) and MLP half (second layer norm, MLP), the final layer norm
+// and the output layer with the loss: 2·layers + 3 of them, in model order. A layer's two halves add up to
+// the layer's F, I, W, M_B, M_W and parameters. Per microbatch of `microbatch_size` samples.
+enum class UnitKind { kEmbedding, kAttention, kMlp, kFinalNorm, kOutput };
+struct UnitCosts {
+  UnitKind kind = UnitKind::kEmbedding;
+  int layer = -1;  // 0-based layer of an attention or MLP half
+  double forward_s = 0, backward_input_s = 0, backward_weight_s = 0;
+  double activation_bytes = 0, weight_grad_activation_bytes = 0;
+  double matrix_params = 0;    // the layers' weight matrices (Muon orthogonalizes these)
+  double other_params = 0;     // embedding, output layer, final norm
+  double newton_schulz_s = 0;  // Muon: orthogonalizing this unit's matrices, one step
+};
+std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double microbatch_size);
 
 // Link time of one message of `bytes` over the profile's link (0 when the profile has no link).
 double transfer_seconds(const HardwareProfile& profile, double bytes);

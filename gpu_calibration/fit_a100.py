@@ -34,6 +34,17 @@ def rate_tflops(m, n, k, peak, e_max, tiles_half, k_half):
     return peak * e_max * tiles / (tiles + tiles_half) * k / (k + k_half)
 
 
+def gemm_grid_lines(peaks, e_max, tiles_half, k_half):
+    """The profile's gemm: rows, per dtype of `peaks`, sampled from the efficiency curve on GRID."""
+    lines = []
+    for dtype in ("bf16", "fp16", "fp32"):
+        lines.append(f"  {dtype}:")
+        for m, n, k in itertools.product(GRID, GRID, GRID):
+            rate = rate_tflops(m, n, k, peaks[dtype], e_max, tiles_half, k_half)
+            lines.append(f"    - [{m}, {n}, {k}, {rate:.4f}]")
+    return lines
+
+
 def read_rows(path):
     with open(path) as f:
         lines = [l for l in f if not l.startswith("#")]
@@ -112,11 +123,7 @@ def write_profile(path, params, error):
         'source: "fitted to zb_profiled_times.csv comm_ms: 0.25 ms + s*b*h*2 bytes / 80 GB/s"}',
         "gemm:  # per dtype: [m, n, k, achieved TFLOP/s]",
     ]
-    for dtype in ("bf16", "fp16", "fp32"):
-        lines.append(f"  {dtype}:")
-        for m, n, k in itertools.product(GRID, GRID, GRID):
-            rate = rate_tflops(m, n, k, PEAK[dtype], e_max, tiles_half, k_half)
-            lines.append(f"    - [{m}, {n}, {k}, {rate:.4f}]")
+    lines += gemm_grid_lines(PEAK, e_max, tiles_half, k_half)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -74,8 +74,12 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
       setup.split = LayerSplit::kEven;
     } else if (name == "zb") {
       setup.split = LayerSplit::kZeroBubble;
+    } else if (name == "balanced") {
+      setup.split = LayerSplit::kBalanced;
     } else {
-      r.fail(split, "pipeline.layer_split", "'even' or 'zb' (first and last stage one layer fewer)");
+      r.fail(split, "pipeline.layer_split",
+             "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
+             "attention and MLP halves, embedding, final norm and output layer by predicted time)");
     }
   }
   const YAML::Node optimizer = root["optimizer"];

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "sim/errors.h"
 #include "tests/test_util.h"
@@ -158,6 +159,39 @@ TEST(HardwareProfile, ShippedA100ProfileLoads) {
     const GemmTable& t = p.gemm_table(dtype);
     EXPECT_LE(t.tflops_at(1 << 16, 1 << 16, 1 << 16), p.peak_tflops.at(dtype)) << dtype;
     EXPECT_LT(t.tflops_at(1024, 1024, 1024), t.tflops_at(8192, 8192, 8192)) << dtype;
+  }
+}
+
+// The spec-derived RTX PRO 6000 Blackwell Max-Q profile agrees with the derivation its notes state
+// (gpu_calibration/spec_rtx_pro_6000.py).
+TEST(HardwareProfile, RtxPro6000MaxQProfileFollowsItsStatedDerivation) {
+  const HardwareProfile p = load_hardware_profile(resolve_profile_path("rtx-pro-6000-blackwell-maxq"));
+  EXPECT_NE(p.provenance.at("notes").find("Not a measurement"), std::string::npos);
+  // FP32: 24064 CUDA cores x 2 FLOP x 2.288 GHz. Dense BF16: 4000 AI TOPS (FP4, sparse) / 8 at the
+  // Workstation Edition's 125 TFLOPS FP32 clock, scaled to the Max-Q's; also 188 SMs x 1024 FLOP/clock.
+  const double fp32 = 24064 * 2 * 2.288e-3;
+  const double bf16 = 4000.0 / 8 * fp32 / 125;
+  EXPECT_NEAR(p.peak_tflops.at("fp32"), fp32, 0.05);
+  EXPECT_NEAR(p.peak_tflops.at("bf16"), bf16, 0.05);
+  EXPECT_NEAR(p.peak_tflops.at("fp16"), bf16, 0.05);
+  EXPECT_NEAR(bf16, 188 * 1024 * 2.288e-3, 0.5);
+  EXPECT_EQ(p.memory_capacity_gb, 96);
+  EXPECT_EQ(p.memory_bandwidth_gb_per_s, 1792);  // 512 bits x 28 Gbps / 8
+  ASSERT_TRUE(p.link.has_value());
+  EXPECT_LT(p.link->bandwidth_gb_per_s, 32 * 16 * 128.0 / 130 / 8);  // below PCIe 5.0 x16's 63 GB/s
+  // The grid is the A100 fit's curve at this peak: e_max 0.86, k_half 128, tiles_half 60 x 188/108.
+  auto curve = [&](double peak, double m, double n, double k) {
+    const double tiles = m * n / (128.0 * 128.0), tiles_half = 60.0 * 188 / 108;
+    return peak * 0.86 * tiles / (tiles + tiles_half) * k / (k + 128);
+  };
+  for (const char* dtype : {"bf16", "fp32"}) {
+    const GemmTable& t = p.gemm_table(dtype);
+    const double peak = std::string(dtype) == "bf16" ? bf16 : fp32;
+    for (const auto& [m, n, k] :
+         {std::tuple{128.0, 128.0, 128.0}, {4096.0, 1024.0, 256.0}, {65536.0, 65536.0, 65536.0}}) {
+      EXPECT_NEAR(t.tflops_at(m, n, k), curve(peak, m, n, k), 1e-3 * curve(peak, m, n, k))
+          << dtype << " " << m;
+    }
   }
 }
 
