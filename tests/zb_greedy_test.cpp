@@ -59,9 +59,10 @@ TEST(ZbGreedy, ProfiledSettingsTwoPBeatsOnePBeatsH1) {
         const Scenario scenario =
             load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file, overrides);
         SCOPED_TRACE(fmt::format("{} {} shipped M_W: {}", file, sync, shipped_weight_grad_bytes));
-        const SimulationResult h1 = run_schedule(scenario, "zb-h1");
-        const SimulationResult one_p = run_schedule(scenario, "zb-1p");
-        const SimulationResult two_p = run_schedule(scenario, "zb-2p");
+        const SimulationOptions fast{.analyze_graph = false};
+        const SimulationResult h1 = run_schedule(scenario, "zb-h1", {}, fast);
+        const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);
+        const SimulationResult two_p = run_schedule(scenario, "zb-2p", {}, fast);
         EXPECT_LE(two_p.metrics.bubble_fraction, one_p.metrics.bubble_fraction);
         EXPECT_LE(one_p.metrics.bubble_fraction, h1.metrics.bubble_fraction);
         expect_within_limit(scenario, one_p, 1.0);
@@ -149,17 +150,18 @@ TEST(ZbGreedy, MoreMemoryNeverLosesToOneP) {
     for (const char* sync : {"barrier", "post-validation"}) {
       const Scenario scenario = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file,
                                               {fmt::format("optimizer.sync={}", sync)});
-      const SimulationResult one_p = run_schedule(scenario, "zb-1p");
+      const SimulationOptions fast{.analyze_graph = false};
+      const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);
       for (int eighths = 8; eighths <= 16; eighths += 2) {
         const double limit = eighths / 8.0;
         SCOPED_TRACE(fmt::format("{} {} memory_limit={}", file, sync, limit));
         const SimulationResult result =
-            run_schedule(scenario, "zb-2p", {{"memory_limit", fmt::format("{}", limit)}});
+            run_schedule(scenario, "zb-2p", {{"memory_limit", fmt::format("{}", limit)}}, fast);
         EXPECT_LE(result.metrics.period_ns, one_p.metrics.period_ns);
         expect_within_limit(scenario, result, limit);
       }
       // The ends of the curve are zb-1p and zb-2p.
-      EXPECT_EQ(run_schedule(scenario, "zb-2p", {{"memory_limit", "1"}}).metrics.period_ns,
+      EXPECT_EQ(run_schedule(scenario, "zb-2p", {{"memory_limit", "1"}}, fast).metrics.period_ns,
                 one_p.metrics.period_ns);
     }
   }
