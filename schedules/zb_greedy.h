@@ -97,14 +97,14 @@ struct ZbScore {
 };
 
 struct ZbCandidate {
-  std::string construction;  // "greedy(...)", "zb-h1", "zb-h2" or "1f1b"
+  std::string construction;  // "greedy(...)" (+ " under memory_limit=1"), "zb-h1", "zb-h2" or "1f1b"
   DeviceActionLists lists;   // one batch
   ZbScore score;
 };
 
 // Every candidate that fits the limit (distinct lists only), simulated with spec.batches batches, spec.sync,
-// the same costs and comm; the best by ZbScore, ties to the earlier candidate (greedy by flag index, then
-// zb-h1, zb-h2, 1f1b).
+// the same costs and comm; the best by ZbScore, ties to the earlier candidate (greedy under the limit by flag
+// index, greedy under N * M_B, zb-h1, zb-h2, 1f1b).
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit);
 
 }  // namespace pipesim
