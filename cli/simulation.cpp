@@ -73,6 +73,15 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
                     "backward_input_ms and backward_weight_ms (not backward_ms)",
                     request.params.where(), result.schedule));
   }
+  if (schedule->plans_under_memory_limit() && !scenario.weight_grad_memory_missing_where.empty()) {
+    throw InputError(
+        fmt::format("{}: missing; schedule '{}' (requested at {}) orders I and W under an activation-memory "
+                    "limit, so the "
+                    "costs must state M_W, the bytes per microbatch that W still holds after I (0 up to "
+                    "activation_bytes; "
+                    "32*s*b*h per transformer layer in 16-bit, the Zero Bubble paper's figure)",
+                    scenario.weight_grad_memory_missing_where, result.schedule, request.params.where()));
+  }
   const PipelineLayout layout = schedule->layout(scenario.stages);
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));

@@ -4,7 +4,7 @@
 (other schedules, from a second sweep) are drawn as horizontal reference lines. Right panel: the measured peak
 activations in the same unit, to show that each run stays within its limit (the dotted diagonal).
 
-    pipesim sweep s.yaml --schedules zb-1p --param memory_limit=0.5:2.5:+0.125 --out zb.csv
+    pipesim sweep s.yaml --schedules zb-1p --param memory_limit=1:2.5:+0.125 --out zb.csv
     pipesim sweep s.yaml --schedules 1f1b-flush,zb-h1,zb-h2 --out ref.csv
     plots/bubble_vs_memory.py zb.csv ref.csv -o bubble_vs_memory.png
 """

@@ -120,6 +120,9 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   // splits it over chunks.
   c.activation_bytes = to_bytes(list("activation_bytes", 1e6));
   c.weight_grad_activation_bytes = to_bytes(list("weight_grad_activation_bytes", 0));
+  if (!node["weight_grad_activation_bytes"]) {
+    s.weight_grad_memory_missing_where = r.where(node, "costs.weight_grad_activation_bytes");
+  }
   c.transfer_bytes = to_bytes(list("transfer_bytes", 0));
   c.parameter_bytes = to_bytes(list("parameter_bytes", 0));
   for (int d = 0; d < n; ++d) {

@@ -51,6 +51,9 @@ struct Scenario {
   ExplicitCostTable costs;                      // explicit `costs:`; empty when `model:` is given
   std::optional<TransformerSetup> transformer;  // `model:` + `hardware:`: costs predicted (cost_models/)
   bool backward_split_given = false;            // the scenario gave I and W separately
+  // Where costs.weight_grad_activation_bytes (M_W) should have been, when explicit costs from a file leave it
+  // out; empty when given, predicted by the transformer model, or built in code.
+  std::string weight_grad_memory_missing_where;
   CommSpec comm;
   std::vector<ScheduleRequest> schedules;  // empty: every registered schedule
 };

@@ -41,6 +41,9 @@ class Schedule {
   virtual PipelineLayout layout(int devices) const { return PipelineLayout::linear(devices); }
   // True when the schedule runs I and W instead of B (and so needs the costs of both).
   virtual bool splits_backward() const { return false; }
+  // True when the schedule orders its ops under an activation-memory limit, which counts the M_W that each
+  // W frees (zb-1p, zb-2p): explicit costs must then state M_W.
+  virtual bool plans_under_memory_limit() const { return false; }
   // The optimizer synchronisation the schedule is designed for when the scenario does not say.
   virtual OptimizerSync default_sync() const { return OptimizerSync::kBarrier; }
   // Throws InputError when the schedule cannot run this pipeline (e.g. chunks that do not divide m).

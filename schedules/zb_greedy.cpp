@@ -1,13 +1,13 @@
 #include "schedules/zb_greedy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <tuple>
 
+#include "schedules/zb_handcrafted.h"
 #include "sim/engine.h"
-#include "sim/errors.h"
-#include "sim/metrics.h"
 
 namespace pipesim {
 
@@ -16,8 +16,24 @@ ZbFlags ZbFlags::from_index(int index) {
 }
 
 int ZbFlags::index() const {
-  return (fill_before_first_i ? 1 : 0) | (skip_forward_when_ahead ? 2 : 0) |
-         (bubble_from_batch_start ? 4 : 0);
+  return (allow_bubble_before_first_i ? 1 : 0) | (prioritize_input_grad ? 2 : 0) | (fill_short_gaps ? 4 : 0);
+}
+
+std::string ZbFlags::describe() const {
+  std::vector<std::string> set;
+  if (allow_bubble_before_first_i) set.emplace_back("allow_bubble");
+  if (prioritize_input_grad) set.emplace_back("prioritize_i");
+  if (fill_short_gaps) set.emplace_back("fill_short_gaps");
+  return fmt::format("greedy({})", fmt::join(set, ","));
+}
+
+ZbScore ZbScore::of(const RunMetrics& metrics) {
+  return {metrics.period_ns, metrics.zb_batch_cost_ns, metrics.makespan_ns};
+}
+
+bool ZbScore::operator<(const ZbScore& other) const {
+  return std::tie(period_ns, zb_batch_cost_ns, makespan_ns) <
+         std::tie(other.period_ns, other.zb_batch_cost_ns, other.makespan_ns);
 }
 
 namespace {
@@ -56,20 +72,26 @@ ZbProblem make_zb_problem(const PipelineSpec& spec, const CostModel& costs, doub
   return problem;
 }
 
+Bytes list_peak_activation_bytes(const ActionList& list, const ZbStage& stage) {
+  Bytes held = 0;
+  Bytes peak = 0;
+  for (const Action& a : list) {
+    if (a.kind == OpKind::F) held += stage.activation_bytes;
+    if (a.kind == OpKind::I) held -= stage.activation_bytes - stage.weight_grad_activation_bytes;
+    if (a.kind == OpKind::W) held -= stage.weight_grad_activation_bytes;
+    peak = std::max(peak, held);
+  }
+  return peak;
+}
+
 namespace {
 
-// A stage's list so far and where it leaves the predicted timeline.
-struct StageProgress {
-  int forwards = 0;  // ops placed of each kind = the next microbatch of that kind
-  int input_grads = 0;
-  int weight_grads = 0;
-  TimeNs free_ns = 0;  // when the stage finishes its last placed op
-  TimeNs first_start_ns = 0;
-  TimeNs work_left_ns = 0;  // F, I and W not placed yet
-  Bytes held_bytes = 0;     // activation memory after its last placed op
-  ActionList list;
-};
+// A list that cannot be built: memory forces a W that does not exist, or an op's input is not placed.
+struct Infeasible {};
 
+// One run of the greedy for one flag setting. State per stage, as in the reference: ops placed of each
+// kind, when the stage is free, activation memory held, and its cumulative bubble (idle time after its
+// first F).
 class GreedyBuilder {
  public:
   GreedyBuilder(const ZbProblem& problem, const ZbFlags& flags)
@@ -77,279 +99,291 @@ class GreedyBuilder {
         flags_(flags),
         n_(static_cast<int>(problem.stages.size())),
         m_(problem.microbatches),
-        progress_(n_),
+        stages_(n_),
         forward_end_ns_(static_cast<size_t>(n_) * m_, 0),
-        input_grad_end_ns_(static_cast<size_t>(n_) * m_, 0) {
-    for (int s = 0; s < n_; ++s) {
-      const ZbStage& stage = problem.stages[s];
-      for (const auto* times : {&stage.forward_ns, &stage.input_grad_ns, &stage.weight_grad_ns}) {
-        for (TimeNs t : *times) progress_[s].work_left_ns += t;
-      }
-    }
-  }
+        input_grad_end_ns_(static_cast<size_t>(n_) * m_, 0) {}
 
-  DeviceActionLists run() {
-    place_warm_up(warm_up_forwards());
-    while (!forwards_and_input_grads_placed()) {
-      bool placed = input_grad_round();
-      placed = forward_round() || placed;
-      if (!placed) throw ScheduleError("zb greedy scheduler: no F or I can be placed (internal error)");
+  ZbGreedyPlan run() {
+    first_round();
+    for (int mb = 1; mb < m_; ++mb) {
+      forward_round();
+      input_grad_round(mb);
     }
-    place_leftover_weight_grads();
-    DeviceActionLists lists;
-    for (StageProgress& p : progress_) lists.push_back(std::move(p.list));
-    return lists;
+    for (int s = 0; s < n_; ++s) {
+      while (weight_grad_pending(s)) put(s, OpKind::W);
+    }
+    ZbGreedyPlan plan;
+    for (int s = 0; s < n_; ++s) {
+      plan.predicted_cost_ns =
+          std::max(plan.predicted_cost_ns, stages_[s].free_ns - stages_[s].first_start_ns);
+      plan.lists.push_back(std::move(stages_[s].list));
+    }
+    return plan;
   }
 
  private:
-  // --- Warm-up ---------------------------------------------------------------------------------------
+  struct StageState {
+    int forwards = 0;  // ops placed of each kind = the next microbatch of that kind
+    int input_grads = 0;
+    int weight_grads = 0;
+    TimeNs free_ns = 0;
+    TimeNs first_start_ns = 0;
+    Bytes held_bytes = 0;
+    TimeNs bubble_ns = 0;
+    ActionList list;
+  };
 
-  // How many F each stage runs before its first I, decided from the last stage up. Stage i adds forwards
-  // while they fit before the gradient of microbatch 0 arrives (with the flag: while the stage would
-  // otherwise wait for it), and at least one more than stage i+1, within warm_up_caps().
+  // Round 0: F0 everywhere, the warm-up forwards, I0 everywhere.
+  void first_round() {
+    for (int s = 0; s < n_; ++s) put(s, OpKind::F);
+    const std::vector<int> extra = warm_up_forwards();
+    for (int s = 0; s < n_; ++s) {
+      for (int k = 0; k < extra[s]; ++k) put(s, OpKind::F);
+    }
+    for (int s = n_ - 1; s >= 0; --s) put(s, OpKind::I);
+  }
+
+  // Forwards each stage adds after F0, decided from the last stage up against when I0's gradient arrives
+  // (estimated from F0's end, as the reference does), then trimmed top-down so that each stage runs fewer
+  // than the one above unless it runs all m.
   std::vector<int> warm_up_forwards() const {
-    std::vector<int> counts(n_, 0);
-    if (m_ == 0) return counts;
-    const std::vector<std::vector<TimeNs>> ends = forward_only_end_ns();
-    const std::vector<int> caps = warm_up_caps();
-    counts[n_ - 1] = 1;
-    TimeNs first_input_grad_end = ends[n_ - 1][0] + problem_.stages[n_ - 1].input_grad_ns[0];
+    std::vector<int> extra(n_, 0);
+    const ZbStage& last = problem_.stages[n_ - 1];
+    TimeNs input_grad_end = forward_end(n_ - 1, 0) + last.input_grad_ns[0];
     for (int s = n_ - 2; s >= 0; --s) {
-      const TimeNs gradient_arrival = first_input_grad_end + problem_.stages[s + 1].backward_send_ns;
-      int k = 1;
-      while (k < caps[s]) {
-        const bool fits_in_time =
-            flags_.fill_before_first_i ? ends[s][k - 1] < gradient_arrival : ends[s][k] <= gradient_arrival;
-        if (!fits_in_time && k > counts[s + 1]) break;
-        ++k;
-      }
-      counts[s] = k;
-      first_input_grad_end = std::max(ends[s][k - 1], gradient_arrival) + problem_.stages[s].input_grad_ns[0];
-    }
-    return counts;
-  }
-
-  // End of F(s, k) if every stage ran only forwards: the warm-up timeline.
-  std::vector<std::vector<TimeNs>> forward_only_end_ns() const {
-    std::vector<std::vector<TimeNs>> ends(n_, std::vector<TimeNs>(m_, 0));
-    for (int s = 0; s < n_; ++s) {
-      TimeNs free_ns = 0;
-      for (int k = 0; k < m_; ++k) {
-        const TimeNs ready = s == 0 ? 0 : ends[s - 1][k] + problem_.stages[s - 1].forward_send_ns;
-        free_ns = std::max(free_ns, ready) + problem_.stages[s].forward_ns[k];
-        ends[s][k] = free_ns;
-      }
-    }
-    return ends;
-  }
-
-  // The most warm-up forwards each stage may run: what its memory holds, at most m, and one fewer than the
-  // stage above may run (so that stage i can stay one F ahead of stage i+1). At least one.
-  std::vector<int> warm_up_caps() const {
-    std::vector<int> caps(n_);
-    for (int s = 0; s < n_; ++s) {
       const ZbStage& stage = problem_.stages[s];
-      int cap = m_;
-      if (stage.activation_bytes > 0) {
-        cap = static_cast<int>(std::min<Bytes>(cap, stage.limit_bytes / stage.activation_bytes));
+      const TimeNs arrival = input_grad_end + problem_.stages[s + 1].backward_send_ns;
+      Bytes held = stages_[s].held_bytes;
+      TimeNs end = stages_[s].free_ns;
+      for (int k = stages_[s].forwards; k < m_ && held + stage.activation_bytes <= stage.limit_bytes; ++k) {
+        const bool late =
+            flags_.allow_bubble_before_first_i ? end + stage.forward_ns[k] > arrival : end >= arrival;
+        if (late) break;
+        held += stage.activation_bytes;
+        end += stage.forward_ns[k];
+        ++extra[s];
       }
-      if (s > 0) cap = std::min(cap, caps[s - 1] - 1);
-      caps[s] = std::max(cap, 1);
+      input_grad_end = std::max(end, arrival) + stage.input_grad_ns[0];
     }
-    return caps;
+    for (int s = 1; s < n_; ++s) {
+      while (extra[s] > 0 && extra[s] >= extra[s - 1] && stages_[s].forwards + extra[s] < m_) --extra[s];
+      // Not in the reference: a stage that runs all m may otherwise out-run the stage above (possible with
+      // very uneven stages), and its list would deadlock.
+      extra[s] = std::min(extra[s], extra[s - 1] + stages_[s - 1].forwards - stages_[s].forwards);
+    }
+    return extra;
   }
 
-  // Top-down, so that every F's input is placed before it; a stage never gets more than its upstream.
-  void place_warm_up(const std::vector<int>& counts) {
+  // Rounds 1..m-1, first half: which stages run an F (a stage runs none when the stage below runs none),
+  // then each of them, top-down, after the Ws memory and the gap before its input call for.
+  void forward_round() {
+    std::vector<bool> wants(n_, false);
+    for (int s = 0; s < n_; ++s) wants[s] = wants_forward(s);
+    for (int s = n_ - 2; s >= 0; --s) wants[s] = wants[s] && wants[s + 1];
     for (int s = 0; s < n_; ++s) {
-      const int upstream = s == 0 ? m_ : progress_[s - 1].forwards;
-      for (int k = 0; k < std::min(counts[s], upstream); ++k) place(s, OpKind::F, forward_ready_ns(s));
-    }
-  }
-
-  // --- Steady state: one round = one I per stage (bottom-up), then one F per stage (top-down) -------
-
-  bool input_grad_round() {
-    bool placed = false;
-    for (int s = n_ - 1; s >= 0; --s) {
-      if (!input_grad_placeable(s)) continue;
-      const TimeNs ready = input_grad_ready_ns(s);
-      weight_grads_before(s, ready, 0);
-      place(s, OpKind::I, ready);
-      placed = true;
-    }
-    return placed;
-  }
-
-  bool forward_round() {
-    bool placed = false;
-    for (int s = 0; s < n_; ++s) {
-      if (!forward_placeable(s) || skips_forward(s)) continue;
-      const TimeNs ready = forward_ready_ns(s);
+      if (!wants[s]) continue;
       const ZbStage& stage = problem_.stages[s];
-      weight_grads_before(s, ready, stage.activation_bytes);
-      if (progress_[s].held_bytes + stage.activation_bytes > stage.limit_bytes) continue;  // wait for an I
-      place(s, OpKind::F, ready);
-      placed = true;
+      weight_grads_for_memory(s, stage.activation_bytes);
+      if (s > 0) {
+        const int mb = stages_[s].forwards;
+        if (stages_[s - 1].forwards <= mb) throw Infeasible{};
+        weight_grads_into_gap(s, forward_end(s - 1, mb) + problem_.stages[s - 1].forward_send_ns);
+      }
+      put(s, OpKind::F);
     }
-    return placed;
   }
 
-  // A stage two or more forwards ahead of the next may run a pending W instead of its F.
-  bool skips_forward(int s) const {
-    return flags_.skip_forward_when_ahead && s + 1 < n_ &&
-           progress_[s].forwards >= progress_[s + 1].forwards + 2 && weight_grad_pending(s);
-  }
-
-  // --- W insertion -------------------------------------------------------------------------------------
-
-  // Runs pending Ws before an op that becomes ready at ready_ns and needs needed_bytes more memory.
-  void weight_grads_before(int s, TimeNs ready_ns, Bytes needed_bytes) {
+  bool wants_forward(int s) const {
+    const StageState& state = stages_[s];
+    if (state.forwards >= m_) return false;
+    if (!flags_.prioritize_input_grad || s + 1 >= n_ || state.forwards < stages_[s + 1].forwards + 2)
+      return true;
+    // Stage s is two forwards ahead: does its F (with the Ws memory needs first) delay the next stage?
     const ZbStage& stage = problem_.stages[s];
-    while (weight_grad_pending(s)) {
-      const StageProgress& p = progress_[s];
-      const TimeNs gap = ready_ns - p.free_ns;
-      const bool over_memory = p.held_bytes + needed_bytes > stage.limit_bytes;
-      const bool long_gap = gap >= stage.weight_grad_ns[p.weight_grads];
-      const bool bubble_raising_gap = gap > 0 && cumulative_ns(s) + gap > largest_cumulative_ns();
-      if (!over_memory && !long_gap && !bubble_raising_gap) return;
-      place(s, OpKind::W, input_grad_end(s, p.weight_grads));
+    const StageState& next = stages_[s + 1];
+    const ZbStage& next_stage = problem_.stages[s + 1];
+    const TimeNs next_plus_fw = next.free_ns + next_stage.forward_ns[next.forwards] +
+                                next_stage.input_grad_ns[next.input_grads] + next_stage.backward_send_ns;
+    if (state.free_ns >= next_plus_fw) return false;
+    TimeNs weight_grads_ns = 0;
+    Bytes held = state.held_bytes + stage.activation_bytes;
+    for (int w = state.weight_grads; held > stage.limit_bytes && w < state.input_grads; ++w) {
+      weight_grads_ns += stage.weight_grad_ns[w];
+      held -= stage.weight_grad_activation_bytes;
+    }
+    if (state.free_ns + stage.forward_ns[state.forwards] + weight_grads_ns <= next_plus_fw) return true;
+    // Skipping leaves the stage idle until next_plus_fw: only worth it while that keeps its bubble at most
+    // the largest.
+    return next_plus_fw - state.free_ns > largest_bubble_ns() - state.bubble_ns;
+  }
+
+  // Rounds 1..m-1, second half: I_mb on every stage, bottom-up.
+  void input_grad_round(int mb) {
+    for (int s = n_ - 1; s >= 0; --s) {
+      const ZbStage& stage = problem_.stages[s];
+      if (stages_[s].input_grads != mb || stages_[s].forwards <= mb) throw Infeasible{};
+      weight_grads_for_memory(s, stage.weight_grad_activation_bytes - stage.activation_bytes);
+      if (s + 1 < n_) {
+        weight_grads_into_gap(s, input_grad_end(s + 1, mb) + problem_.stages[s + 1].backward_send_ns);
+      }
+      // Stage 1 with all forwards done has nothing else to fill its waits with.
+      if (s == 0 && stages_[s].forwards == m_) {
+        while (weight_grad_pending(s)) put(s, OpKind::W);
+      }
+      put(s, OpKind::I);
     }
   }
 
-  void place_leftover_weight_grads() {
-    for (int s = 0; s < n_; ++s) {
-      while (weight_grad_pending(s)) place(s, OpKind::W, input_grad_end(s, progress_[s].weight_grads));
+  // Ws until the next op's change of memory fits the limit.
+  void weight_grads_for_memory(int s, Bytes change_bytes) {
+    while (stages_[s].held_bytes + change_bytes > problem_.stages[s].limit_bytes) {
+      if (!weight_grad_pending(s)) throw Infeasible{};
+      put(s, OpKind::W);
     }
   }
 
-  // A stage's cumulative bubble plus all its work: where it would end (or how long it would run) if it idled
-  // no more. With equal stages this ranks the stages exactly as the paper's cumulative bubble does; with
-  // unequal ones it also weighs how much work each still has to fit in.
-  TimeNs cumulative_ns(int s) const {
-    const StageProgress& p = progress_[s];
-    const TimeNs projected_end = p.free_ns + p.work_left_ns;
-    return flags_.bubble_from_batch_start ? projected_end : projected_end - p.first_start_ns;
+  // Ws before an op whose input arrives at ready_ns: every W that ends by then, and one more into the
+  // remaining shorter gap when idling it would make this stage's bubble the largest (always with
+  // fill_short_gaps).
+  void weight_grads_into_gap(int s, TimeNs ready_ns) {
+    const ZbStage& stage = problem_.stages[s];
+    while (weight_grad_pending(s) &&
+           stages_[s].free_ns + stage.weight_grad_ns[stages_[s].weight_grads] <= ready_ns) {
+      put(s, OpKind::W);
+    }
+    if (!weight_grad_pending(s) || stages_[s].free_ns >= ready_ns) return;
+    const bool keeps_bubble_at_most_largest =
+        ready_ns - stages_[s].free_ns <= largest_bubble_ns() - stages_[s].bubble_ns;
+    if (!keeps_bubble_at_most_largest || flags_.fill_short_gaps) put(s, OpKind::W);
   }
-  TimeNs largest_cumulative_ns() const {
+
+  TimeNs largest_bubble_ns() const {
     TimeNs largest = 0;
-    for (int s = 0; s < n_; ++s) largest = std::max(largest, cumulative_ns(s));
+    for (const StageState& state : stages_) largest = std::max(largest, state.bubble_ns);
     return largest;
   }
 
-  // --- Dependencies on the predicted timeline ------------------------------------------------------------
-
-  // Stage s's next F needs its input, and stage s-1 keeps one F ahead until it has run them all.
-  bool forward_placeable(int s) const {
-    const int mb = progress_[s].forwards;
-    if (mb == m_) return false;
-    if (s == 0) return true;
-    const int upstream = progress_[s - 1].forwards;
-    return upstream > mb + 1 || upstream == m_;
-  }
-  bool input_grad_placeable(int s) const {
-    const int mb = progress_[s].input_grads;
-    return mb < progress_[s].forwards && (s == n_ - 1 || progress_[s + 1].input_grads > mb);
-  }
-  bool weight_grad_pending(int s) const { return progress_[s].weight_grads < progress_[s].input_grads; }
-
-  TimeNs forward_ready_ns(int s) const {
-    if (s == 0) return 0;
-    return forward_end(s - 1, progress_[s].forwards) + problem_.stages[s - 1].forward_send_ns;
-  }
-  TimeNs input_grad_ready_ns(int s) const {
-    const int mb = progress_[s].input_grads;
-    if (s == n_ - 1) return forward_end(s, mb);
-    return std::max(forward_end(s, mb), input_grad_end(s + 1, mb) + problem_.stages[s + 1].backward_send_ns);
-  }
+  bool weight_grad_pending(int s) const { return stages_[s].weight_grads < stages_[s].input_grads; }
 
   TimeNs forward_end(int s, int mb) const { return forward_end_ns_[static_cast<size_t>(s) * m_ + mb]; }
   TimeNs input_grad_end(int s, int mb) const { return input_grad_end_ns_[static_cast<size_t>(s) * m_ + mb]; }
 
-  // Appends the stage's next op of this kind; it starts when both the stage and its inputs are ready.
-  void place(int s, OpKind kind, TimeNs ready_ns) {
-    StageProgress& p = progress_[s];
+  // Appends the stage's next op of this kind: it ends when the stage is free and its input has arrived,
+  // plus its duration; the wait counts as bubble once the stage has started.
+  void put(int s, OpKind kind) {
+    StageState& state = stages_[s];
     const ZbStage& stage = problem_.stages[s];
-    const TimeNs start = std::max(p.free_ns, ready_ns);
-    if (p.list.empty()) p.first_start_ns = start;
     const size_t slot = static_cast<size_t>(s) * m_;
+    TimeNs ready = state.free_ns;
     TimeNs duration = 0;
     switch (kind) {
       case OpKind::F: {
-        const int mb = p.forwards++;
+        const int mb = state.forwards++;
+        if (s > 0) ready = std::max(ready, forward_end(s - 1, mb) + problem_.stages[s - 1].forward_send_ns);
         duration = stage.forward_ns[mb];
-        forward_end_ns_[slot + mb] = start + duration;
-        p.held_bytes += stage.activation_bytes;
-        p.list.push_back(forward(s, mb));
+        forward_end_ns_[slot + mb] = ready + duration;
+        state.held_bytes += stage.activation_bytes;
+        state.list.push_back(forward(s, mb));
         break;
       }
       case OpKind::I: {
-        const int mb = p.input_grads++;
+        const int mb = state.input_grads++;
+        if (s + 1 < n_) {
+          ready = std::max(ready, input_grad_end(s + 1, mb) + problem_.stages[s + 1].backward_send_ns);
+        }
         duration = stage.input_grad_ns[mb];
-        input_grad_end_ns_[slot + mb] = start + duration;
-        p.held_bytes -= stage.activation_bytes - stage.weight_grad_activation_bytes;
-        p.list.push_back(backward_input(s, mb));
+        input_grad_end_ns_[slot + mb] = ready + duration;
+        state.held_bytes -= stage.activation_bytes - stage.weight_grad_activation_bytes;
+        state.list.push_back(backward_input(s, mb));
         break;
       }
       default: {  // W
-        const int mb = p.weight_grads++;
+        const int mb = state.weight_grads++;
         duration = stage.weight_grad_ns[mb];
-        p.held_bytes -= stage.weight_grad_activation_bytes;
-        p.list.push_back(backward_weight(s, mb));
+        state.held_bytes -= stage.weight_grad_activation_bytes;
+        state.list.push_back(backward_weight(s, mb));
         break;
       }
     }
-    p.free_ns = start + duration;
-    p.work_left_ns -= duration;
-  }
-
-  bool forwards_and_input_grads_placed() const {
-    return std::all_of(progress_.begin(), progress_.end(),
-                       [&](const StageProgress& p) { return p.forwards == m_ && p.input_grads == m_; });
+    if (state.list.size() == 1) {
+      state.first_start_ns = ready;
+    } else {
+      state.bubble_ns += ready - state.free_ns;
+    }
+    state.free_ns = ready + duration;
   }
 
   const ZbProblem& problem_;
   const ZbFlags flags_;
   const int n_;
   const int m_;
-  std::vector<StageProgress> progress_;
+  std::vector<StageState> stages_;
   std::vector<TimeNs> forward_end_ns_;  // [stage * m + microbatch], valid once placed
   std::vector<TimeNs> input_grad_end_ns_;
 };
 
-// Period and makespan of one batch's lists repeated over the spec's batches on the engine.
-std::pair<TimeNs, TimeNs> simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
-                                             const CostModel& costs) {
+// The engine's figures for one batch's lists repeated over the spec's batches.
+ZbScore simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
+                           const CostModel& costs) {
   const PipelineLayout layout = PipelineLayout::linear(spec.devices);
   ExecutionPlan plan =
       plan_from_lists(layout, repeat_batches(layout, one_batch, spec), spec.total_microbatches());
   const RunTrace trace = simulate(plan, costs, *fresh_comm(spec));
-  const RunMetrics metrics = compute_metrics(trace, {spec.microbatches, spec.batches});
-  return {metrics.period_ns, metrics.makespan_ns};
+  return ZbScore::of(compute_metrics(trace, {spec.microbatches, spec.batches}));
+}
+
+bool fits(const DeviceActionLists& lists, const ZbProblem& problem) {
+  for (size_t s = 0; s < lists.size(); ++s) {
+    const ZbStage& stage = problem.stages[s];
+    if (list_peak_activation_bytes(lists[s], stage) > stage.limit_bytes) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
-DeviceActionLists zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags) {
-  return GreedyBuilder(problem, flags).run();
+std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags) {
+  if (problem.stages.empty() || problem.microbatches < 1) return std::nullopt;
+  try {
+    return GreedyBuilder(problem, flags).run();
+  } catch (const Infeasible&) {
+    return std::nullopt;
+  }
 }
 
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit) {
   const ZbProblem problem = make_zb_problem(spec, costs, memory_limit);
-  std::vector<DeviceActionLists> tried;
-  std::optional<ZbCandidate> best;
-  for (int index = 0; index < kZbFlagCombinations; ++index) {
-    const ZbFlags flags = ZbFlags::from_index(index);
-    DeviceActionLists lists = zb_greedy_schedule(problem, flags);
-    // Different flags often give the same lists; those simulate the same, and the lower index wins ties.
-    if (std::find(tried.begin(), tried.end(), lists) != tried.end()) continue;
-    tried.push_back(lists);
-    ZbCandidate candidate{flags, std::move(lists)};
-    std::tie(candidate.period_ns, candidate.makespan_ns) = simulate_candidate(candidate.lists, spec, costs);
-    if (!best ||
-        std::tie(candidate.period_ns, candidate.makespan_ns) < std::tie(best->period_ns, best->makespan_ns)) {
-      best = std::move(candidate);
+  std::vector<ZbCandidate> candidates;
+  // The greedy under this limit and, when it is larger, under 1F1B's N * M_B too: a greedy heuristic can do
+  // worse with more memory, and what zb-1p finds fits any larger limit.
+  std::vector<double> limits{memory_limit};
+  if (memory_limit > 1.0) limits.push_back(1.0);
+  for (double limit : limits) {
+    const ZbProblem limited = make_zb_problem(spec, costs, limit);
+    for (int index = 0; index < kZbFlagCombinations; ++index) {
+      const ZbFlags flags = ZbFlags::from_index(index);
+      if (std::optional<ZbGreedyPlan> plan = zb_greedy_schedule(limited, flags)) {
+        const std::string under = limit == memory_limit ? "" : fmt::format(" under memory_limit={:g}", limit);
+        candidates.push_back({flags.describe() + under, std::move(plan->lists), {}});
+      }
     }
+  }
+  candidates.push_back({"zb-h1", zb_h1_lists(spec.devices, spec.microbatches), {}});
+  candidates.push_back({"zb-h2", zb_h2_lists(spec.devices, spec.microbatches), {}});
+  // 1F1B's order holds at most N * M_B, within any limit the schedules accept: always a candidate.
+  candidates.push_back({"1f1b", one_f_one_b_split_lists(spec.devices, spec.microbatches), {}});
+  const ZbCandidate* best = nullptr;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    ZbCandidate& candidate = candidates[i];
+    const bool floor = i + 1 == candidates.size();
+    if (!floor && !fits(candidate.lists, problem)) continue;
+    // Different constructions often give the same lists; those simulate the same, the earlier one wins.
+    const bool seen =
+        std::any_of(candidates.begin(), candidates.begin() + static_cast<long>(i),
+                    [&](const ZbCandidate& earlier) { return earlier.lists == candidate.lists; });
+    if (seen && !(floor && best == nullptr)) continue;
+    candidate.score = simulate_candidate(candidate.lists, spec, costs);
+    if (best == nullptr || candidate.score < best->score) best = &candidate;
   }
   return *best;
 }

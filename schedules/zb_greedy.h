@@ -1,36 +1,51 @@
 #pragma once
-// The Zero Bubble paper's automatic scheduler (Qi et al., arXiv 2401.10241, §3.2), behind zb-1p and zb-2p.
-// A greedy list scheduler: it places F, I and W ops stage by stage on a predicted timeline (the engine's
-// semantics with a fixed comm latency per boundary) under a per-stage activation-memory limit:
-//   warm-up      as many F as memory allows, as long as they fit before the first I's gradient arrives;
-//   steady state one I and one F in turn; pending Ws fill the idle gap before an op when it is >= W, when a
-//                shorter gap would raise the largest cumulative bubble of all stages, or when the next F
-//                would exceed the memory limit; stage i stays at least one F ahead of stage i+1;
-//   drain        leftover Ws at the end.
-// Three binary choices (ZbFlags) are searched: every combination is simulated on the real engine with the
-// same costs and comm, and the best kept.
+// The Zero Bubble paper's automatic scheduler (Qi et al., arXiv 2401.10241, §3.2), behind zb-1p and zb-2p: a
+// port of the authors' greedy (their `manual_order` heuristic) and a best-of search around it.
+//
+// The greedy places F, I and W stage by stage on a predicted timeline (the engine's semantics with each
+// boundary's latency) under a per-stage activation-memory limit, one round per microbatch:
+//   round 0   F0 on every stage; then, from the last stage up, as many more F as memory allows while they
+//             end before the first I's gradient arrives (or, with allow_bubble_before_first_i, while one
+//             more F does not end after it), each stage fewer than the one above unless it runs all m;
+//             then I0 on every stage, bottom-up.
+//   round k   one F per stage (top-down; a stage skips it when the stage below skips), then I_k on every
+//             stage (bottom-up). Before each F or I: Ws while memory is over the limit; Ws while one ends
+//             before the op's input arrives; one more W into a shorter gap when the gap would make this
+//             stage's cumulative bubble the largest (always, with fill_short_gaps). Stage 1 runs all its Ws
+//             before each I once its forwards are done. With prioritize_input_grad a stage >= 2 forwards
+//             ahead of the next skips its F when the next stage's F+I would otherwise wait for it.
+//   end       leftover Ws.
+// Memory: an F holds M_B, its I releases M_B - M_W, its W the remaining M_W (DESIGN.md §3).
+//
+// zb_search runs the greedy for all 8 flag settings (under the limit and under N * M_B) and adds the
+// handcrafted ZB-H1 and ZB-H2 when they fit the limit and 1F1B's order (I then W at once) as a floor; every
+// candidate runs on the engine as the final run will, and the best by ZbScore is kept, so the result is never
+// worse than any of them.
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "schedules/schedule.h"
+#include "sim/metrics.h"
 
 namespace pipesim {
 
-// The heuristic's three binary hyperparameters.
+// The greedy's three binary hyperparameters (the reference's names in brackets).
 struct ZbFlags {
-  // Warm-up: one more F even when it ends after the first I's gradient arrives (delaying that I), instead
-  // of leaving a bubble shorter than an F before it.
-  bool fill_before_first_i = false;
-  // Steady state: a stage >= 2 forwards ahead of the next one skips its F this round when it has a W to
-  // run instead (so skipping costs no idle time).
-  bool skip_forward_when_ahead = false;
-  // Where a stage's cumulative bubble counts from when a short gap is judged: its first op (the paper's
-  // per-stage bubble, which ranks stages by span; what matters when batches overlap) or the batch start
-  // (which ranks them by finish time, so a stage that starts late counts its late start; what matters when
-  // a barrier waits for the last stage).
-  bool bubble_from_batch_start = false;
+  // [allow_bubble_before_first_b] Warm-up: add an F while it starts before the first I's gradient arrives,
+  // even if it ends after it; otherwise only while the stage would still be waiting.
+  bool allow_bubble_before_first_i = false;
+  // [prioritize_b] A stage >= 2 forwards ahead of the next skips its F when running it (and the Ws memory
+  // needs first) would delay the next stage's F and I, unless idling instead would make its bubble the
+  // largest.
+  bool prioritize_input_grad = false;
+  // [no_bubble_greedy] A W goes into a gap shorter than W even when leaving the gap idle would not make this
+  // stage's cumulative bubble the largest.
+  bool fill_short_gaps = false;
 
   static ZbFlags from_index(int index);  // bits 0, 1, 2 = the fields in declaration order
   int index() const;
+  std::string describe() const;  // e.g. "greedy(allow_bubble,prioritize_i)" or "greedy()"
 };
 
 inline constexpr int kZbFlagCombinations = 8;
@@ -56,19 +71,40 @@ struct ZbProblem {
 // (spec.make_comm; none = no latency). Each stage's limit is memory_limit * N * M_B of that stage.
 ZbProblem make_zb_problem(const PipelineSpec& spec, const CostModel& costs, double memory_limit);
 
-// One batch's per-stage lists (microbatches 0..m-1, no U) for one setting of the flags.
-DeviceActionLists zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags);
-
-struct ZbCandidate {
-  ZbFlags flags;
-  DeviceActionLists lists;  // one batch
-  TimeNs period_ns = 0;
-  TimeNs makespan_ns = 0;
+struct ZbGreedyPlan {
+  DeviceActionLists lists;  // one batch: microbatches 0..m-1, no U
+  // The greedy's own objective on its predicted timeline: the longest stage span (first F's start to last
+  // op's end), the Zero Bubble batch cost.
+  TimeNs predicted_cost_ns = 0;
 };
 
-// Plans every flag combination, simulates each distinct plan with the engine (spec.batches batches,
-// spec.sync, the same costs and comm) and returns the best: smallest period, then smallest makespan, then
-// lowest flag index.
+// One batch's lists for one setting of the flags; nullopt when memory forces a W that does not exist (the
+// reference's "cannot fit memory").
+std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags);
+
+// Peak activation bytes of one device's list run in order (F adds M_B; I and W release as above).
+Bytes list_peak_activation_bytes(const ActionList& list, const ZbStage& stage);
+
+// What the search minimises, measured on the engine exactly as the run reports it: the steady-state period
+// (throughput), then the Zero Bubble batch cost (the reported ZB bubble rate's numerator plus fixed work),
+// then the makespan.
+struct ZbScore {
+  TimeNs period_ns = 0;
+  TimeNs zb_batch_cost_ns = 0;
+  TimeNs makespan_ns = 0;
+  static ZbScore of(const RunMetrics& metrics);
+  bool operator<(const ZbScore& other) const;
+};
+
+struct ZbCandidate {
+  std::string construction;  // "greedy(...)" (+ " under memory_limit=1"), "zb-h1", "zb-h2" or "1f1b"
+  DeviceActionLists lists;   // one batch
+  ZbScore score;
+};
+
+// Every candidate that fits the limit (distinct lists only), simulated with spec.batches batches, spec.sync,
+// the same costs and comm; the best by ZbScore, ties to the earlier candidate (greedy under the limit by flag
+// index, greedy under N * M_B, zb-h1, zb-h2, 1f1b).
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit);
 
 }  // namespace pipesim

@@ -16,12 +16,7 @@ class ZbH1 final : public StaticSchedule {
   std::string label() const override { return "zb-h1"; }
   bool splits_backward() const override { return true; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    const int n = spec.devices;
-    DeviceActionLists lists(n);
-    for (int d = 0; d < n; ++d) {
-      lists[d] = zb_handcrafted_list(d, spec.microbatches, {.warmup_forwards = n - d, .deferred_weights = d});
-    }
-    return lists;
+    return zb_h1_lists(spec.devices, spec.microbatches);
   }
 };
 

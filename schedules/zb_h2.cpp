@@ -16,13 +16,7 @@ class ZbH2 final : public StaticSchedule {
   std::string label() const override { return "zb-h2"; }
   bool splits_backward() const override { return true; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    const int n = spec.devices;
-    DeviceActionLists lists(n);
-    for (int d = 0; d < n; ++d) {
-      lists[d] = zb_handcrafted_list(d, spec.microbatches,
-                                     {.warmup_forwards = 2 * (n - d) - 1, .deferred_weights = 2 * d});
-    }
-    return lists;
+    return zb_h2_lists(spec.devices, spec.microbatches);
   }
 };
 

@@ -21,4 +21,33 @@ ActionList zb_handcrafted_list(int stage, int microbatches, const ZbDeviceShape&
   return list;
 }
 
+namespace {
+
+template <typename ShapeOf>
+DeviceActionLists pipeline_lists(int devices, int microbatches, ShapeOf shape_of) {
+  DeviceActionLists lists(devices);
+  for (int d = 0; d < devices; ++d) lists[d] = zb_handcrafted_list(d, microbatches, shape_of(d));
+  return lists;
+}
+
+}  // namespace
+
+DeviceActionLists zb_h1_lists(int devices, int microbatches) {
+  return pipeline_lists(devices, microbatches, [&](int d) {
+    return ZbDeviceShape{.warmup_forwards = devices - d, .deferred_weights = d};
+  });
+}
+
+DeviceActionLists zb_h2_lists(int devices, int microbatches) {
+  return pipeline_lists(devices, microbatches, [&](int d) {
+    return ZbDeviceShape{.warmup_forwards = 2 * (devices - d) - 1, .deferred_weights = 2 * d};
+  });
+}
+
+DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches) {
+  return pipeline_lists(devices, microbatches, [&](int d) {
+    return ZbDeviceShape{.warmup_forwards = devices - d, .deferred_weights = 0};
+  });
+}
+
 }  // namespace pipesim

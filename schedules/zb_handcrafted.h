@@ -20,4 +20,11 @@ struct ZbDeviceShape {
 // stage s lists before its own I_k, so the I chain of microbatch k never waits on a later entry.
 ActionList zb_handcrafted_list(int stage, int microbatches, const ZbDeviceShape& shape);
 
+// The whole pipeline's lists (one stage per device) of ZB-H1, ZB-H2 (shapes in zb_h1.cpp, zb_h2.cpp), and of
+// 1F1B's order with I and W in place of B (each W right after its I: 1F1B's timeline and memory, except that
+// the gradient leaves when I ends).
+DeviceActionLists zb_h1_lists(int devices, int microbatches);
+DeviceActionLists zb_h2_lists(int devices, int microbatches);
+DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches);
+
 }  // namespace pipesim

@@ -16,7 +16,8 @@ const char* const kScenario =
     "name: determinism\n"
     "pipeline: {stages: 4, microbatches: 8, batches: 3}\n"
     "costs: {forward_ms: [1, 1, 1.5, 1], backward_input_ms: [1, 1, 1.5, 2], backward_weight_ms: 1,\n"
-    "        comm_ms: [0.25, 0, 0.25, 0], optimizer_ms: [0.5, 0, 0, 1]}\n";
+    "        comm_ms: [0.25, 0, 0.25, 0], optimizer_ms: [0.5, 0, 0, 1],\n"
+    "        weight_grad_activation_bytes: 400000}\n";
 
 struct Outputs {
   std::string json;

@@ -3,8 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
 #include "sim/errors.h"
@@ -17,41 +15,13 @@ using test::device_timeline;
 using test::run_schedule;
 using test::scenario_from_yaml;
 
-std::string yaml_list(const std::vector<double>& values) {
-  return fmt::format("[{}]", fmt::join(values, ", "));
-}
-
-// Seeded per-stage costs: F, I, W in 2..12 ms, comm 0..1 ms, M_B 1..4 MB with M_W 50..95% of it (a
-// transformer keeps most of its activations for W: 32sbh of 34sbh + 5as^2b).
-Scenario random_scenario(unsigned seed, int stages, int microbatches, const std::string& sync) {
-  std::mt19937 rng(seed);
-  auto ms = [&](int lo_us, int hi_us) {
-    return std::uniform_int_distribution<int>(lo_us, hi_us)(rng) / 1000.0;
-  };
-  std::vector<double> f, i, w, comm, act, act_w;
-  for (int s = 0; s < stages; ++s) {
-    f.push_back(ms(2000, 12000));
-    i.push_back(ms(2000, 12000));
-    w.push_back(ms(2000, 12000));
-    comm.push_back(ms(0, 1000));
-    act.push_back(std::uniform_int_distribution<int>(1, 4)(rng) * 1e6);
-    act_w.push_back(act.back() * std::uniform_int_distribution<int>(50, 95)(rng) / 100);
-  }
-  return scenario_from_yaml(
-      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 4}}\n"
-                  "costs: {{forward_ms: {}, backward_input_ms: {}, backward_weight_ms: {}, comm_ms: {},\n"
-                  "        activation_bytes: {}, weight_grad_activation_bytes: {}}}\n"
-                  "optimizer: {{sync: {}}}\n",
-                  stages, microbatches, yaml_list(f), yaml_list(i), yaml_list(w), yaml_list(comm),
-                  yaml_list(act), yaml_list(act_w), sync));
-}
-
 // F = I = W = t ms, no comm, a barrier before each optimizer step: every batch runs on its own, and the Zero
 // Bubble bubble (longest device span without U - m(F+I+W)) is the paper's per-batch one.
 Scenario uniform_with_barrier(int stages, int microbatches, double t_ms) {
   return scenario_from_yaml(
       fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 2}}\n"
-                  "costs: {{forward_ms: {t}, backward_input_ms: {t}, backward_weight_ms: {t}}}\n"
+                  "costs: {{forward_ms: {t}, backward_input_ms: {t}, backward_weight_ms: {t},\n"
+                  "        weight_grad_activation_bytes: 500000}}\n"
                   "optimizer: {{sync: barrier}}\n",
                   stages, microbatches, fmt::arg("t", t_ms)));
 }
@@ -76,44 +46,23 @@ struct Shape {
   int microbatches;
 };
 
-// A greedy heuristic, not an optimum: on random unequal stages ZB-1p may lose a little to the handcrafted
-// ZB-H1 (measured: at most 1.6% of the period for m >= 2N over 20 seeds; up to 7% at m = N without a
-// barrier), so the random comparison with H1 allows 2%; with more memory zb-2p is never worse than zb-1p.
-constexpr double kGreedyTolerance = 1.02;
-
-TEST(ZbGreedy, RandomCostsTwoPBeatsOnePNearH1WithinMemory) {
-  const std::vector<Shape> shapes = {{2, 4}, {3, 9}, {4, 8}, {4, 13}, {6, 12}, {8, 16}, {8, 24}};
-  for (const std::string sync : {"barrier", "post-validation"}) {
-    for (const Shape& shape : shapes) {
-      for (unsigned seed = 1; seed <= 6; ++seed) {
-        const Scenario scenario = random_scenario(seed, shape.stages, shape.microbatches, sync);
-        SCOPED_TRACE(fmt::format("N={} m={} seed={} sync={}", shape.stages, shape.microbatches, seed, sync));
-        const SimulationResult h1 = run_schedule(scenario, "zb-h1");
-        const SimulationResult one_p = run_schedule(scenario, "zb-1p");
-        const SimulationResult two_p = run_schedule(scenario, "zb-2p");
-        EXPECT_LE(two_p.metrics.bubble_fraction, one_p.metrics.bubble_fraction);
-        EXPECT_LE(one_p.metrics.period_ns, h1.metrics.period_ns * kGreedyTolerance);
-        expect_within_limit(scenario, one_p, 1.0);
-        expect_within_limit(scenario, two_p, 2.0);
-      }
-    }
-  }
-}
+// Random pipelines (uneven stages, comm, M_W > 0, m < N): tests/zb_search_test.cpp.
 
 // The Zero Bubble paper's profiled settings (uniform stages, real comm latency): there the order is strict,
-// with M_W = 0 (W frees nothing, so memory never forces a W) and with M_W = 0.9 M_B (a transformer's).
+// with the shipped M_W (the paper's 32sbh per layer) and with M_W = 0 (W frees nothing).
 TEST(ZbGreedy, ProfiledSettingsTwoPBeatsOnePBeatsH1) {
   for (const char* file : {"6.2B-N8-m24.yaml", "14.6B-N16-m48.yaml", "28.3B-N32-m96.yaml"}) {
     for (const char* sync : {"barrier", "post-validation"}) {
-      for (const char* weight_grad_bytes : {"0", "900000"}) {
+      for (const bool shipped_weight_grad_bytes : {true, false}) {
+        std::vector<std::string> overrides{fmt::format("optimizer.sync={}", sync)};
+        if (!shipped_weight_grad_bytes) overrides.emplace_back("costs.weight_grad_activation_bytes=0");
         const Scenario scenario =
-            load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file,
-                          {fmt::format("optimizer.sync={}", sync),
-                           fmt::format("costs.weight_grad_activation_bytes={}", weight_grad_bytes)});
-        SCOPED_TRACE(fmt::format("{} {} M_W={}", file, sync, weight_grad_bytes));
-        const SimulationResult h1 = run_schedule(scenario, "zb-h1");
-        const SimulationResult one_p = run_schedule(scenario, "zb-1p");
-        const SimulationResult two_p = run_schedule(scenario, "zb-2p");
+            load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file, overrides);
+        SCOPED_TRACE(fmt::format("{} {} shipped M_W: {}", file, sync, shipped_weight_grad_bytes));
+        const SimulationOptions fast{.analyze_graph = false};
+        const SimulationResult h1 = run_schedule(scenario, "zb-h1", {}, fast);
+        const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);
+        const SimulationResult two_p = run_schedule(scenario, "zb-2p", {}, fast);
         EXPECT_LE(two_p.metrics.bubble_fraction, one_p.metrics.bubble_fraction);
         EXPECT_LE(one_p.metrics.bubble_fraction, h1.metrics.bubble_fraction);
         expect_within_limit(scenario, one_p, 1.0);
@@ -129,11 +78,10 @@ TEST(ZbGreedy, UniformCostsMatchTheHandcraftedClosedForms) {
     const Scenario scenario = uniform_with_barrier(shape.stages, shape.microbatches, t_ms);
     SCOPED_TRACE(fmt::format("N={} m={}", shape.stages, shape.microbatches));
     const int n = shape.stages;
-    // m >= 2N-1: ZB-2p removes the bubble, holding 2N-1 microbatches on stage 1 (ZB-H2's peak).
+    // m >= 2N-1: ZB-2p removes the bubble (as ZB-H2 does with 2N-1 microbatches on stage 1) within 2N M_B.
     const SimulationResult two_p = run_schedule(scenario, "zb-2p");
     EXPECT_EQ(two_p.metrics.zb_bubble_ns, 0);
-    EXPECT_EQ(two_p.metrics.devices[0].peak_activation_bytes,
-              (2 * n - 1) * scenario.costs.activation_bytes[0]);
+    expect_within_limit(scenario, two_p, 2.0);
     // ZB-1p: ZB-H1's (N-1)(F+I-W) with 1F1B's peak N * M_B.
     const SimulationResult one_p = run_schedule(scenario, "zb-1p");
     EXPECT_EQ(one_p.metrics.zb_bubble_ns, (n - 1) * ms_to_ns(t_ms + t_ms - t_ms));
@@ -169,7 +117,9 @@ TEST(ZbGreedy, HandWorkedListsForTwoStages) {
   const ZbProblem problem = make_zb_problem(spec, costs, 1.0);
   EXPECT_EQ(problem.stages[0].limit_bytes, 4000);
   for (int index = 0; index < kZbFlagCombinations; ++index) {
-    const DeviceActionLists lists = zb_greedy_schedule(problem, ZbFlags::from_index(index));
+    const std::optional<ZbGreedyPlan> plan = zb_greedy_schedule(problem, ZbFlags::from_index(index));
+    ASSERT_TRUE(plan);
+    const DeviceActionLists& lists = plan->lists;
     SCOPED_TRACE(fmt::format("flags {}", index));
     EXPECT_EQ(letters(lists[0]), (std::vector<std::string>{"F0", "F1", "I0", "W0", "F2", "I1", "W1", "F3",
                                                            "I2", "W2", "I3", "W3"}));
@@ -192,26 +142,27 @@ TEST(ZbGreedy, HandWorkedListsForTwoStages) {
   EXPECT_EQ(result.metrics.devices[0].peak_activation_bytes, 4000);
 }
 
-// The Zero Bubble paper's profiled settings (uniform stages, real comm), with M_W = 0.9 M_B.
-TEST(ZbGreedy, BubbleNeverGrowsWithTheMemoryLimit) {
+// The Zero Bubble paper's profiled settings (uniform stages, real comm, the shipped M_B and M_W). A greedy
+// heuristic may do a little worse with somewhat more memory, so the curve need not fall at every step; but
+// zb-1p's plans fit every larger limit and are among the candidates, so no point is above zb-1p's.
+TEST(ZbGreedy, MoreMemoryNeverLosesToOneP) {
   for (const char* file : {"6.2B-N8-m24.yaml", "1.5B-N8-m32.yaml", "14.6B-N16-m48.yaml"}) {
     for (const char* sync : {"barrier", "post-validation"}) {
-      const Scenario scenario = load_scenario(
-          std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file,
-          {fmt::format("optimizer.sync={}", sync), "costs.weight_grad_activation_bytes=900000"});
-      double previous_bubble = 1;
-      for (int eighths = 8; eighths <= 16; ++eighths) {
+      const Scenario scenario = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file,
+                                              {fmt::format("optimizer.sync={}", sync)});
+      const SimulationOptions fast{.analyze_graph = false};
+      const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);
+      for (int eighths = 8; eighths <= 16; eighths += 2) {
         const double limit = eighths / 8.0;
         SCOPED_TRACE(fmt::format("{} {} memory_limit={}", file, sync, limit));
         const SimulationResult result =
-            run_schedule(scenario, "zb-2p", {{"memory_limit", fmt::format("{}", limit)}});
-        EXPECT_LE(result.metrics.bubble_fraction, previous_bubble);
+            run_schedule(scenario, "zb-2p", {{"memory_limit", fmt::format("{}", limit)}}, fast);
+        EXPECT_LE(result.metrics.period_ns, one_p.metrics.period_ns);
         expect_within_limit(scenario, result, limit);
-        previous_bubble = result.metrics.bubble_fraction;
       }
       // The ends of the curve are zb-1p and zb-2p.
-      EXPECT_EQ(run_schedule(scenario, "zb-2p", {{"memory_limit", "1"}}).metrics.period_ns,
-                run_schedule(scenario, "zb-1p").metrics.period_ns);
+      EXPECT_EQ(run_schedule(scenario, "zb-2p", {{"memory_limit", "1"}}, fast).metrics.period_ns,
+                one_p.metrics.period_ns);
     }
   }
 }
