@@ -18,11 +18,17 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Pipel
 
 namespace {
 
-std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
+std::unique_ptr<CommModel> comm_timing_of(const CommSpec& comm, int devices) {
   if (comm.model == CommSpec::Model::kLink) {
     return std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
   }
   return std::make_unique<FixedLatencyComm>(comm.latency_ns);
+}
+
+std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
+  std::unique_ptr<CommModel> timing = comm_timing_of(comm, devices);
+  if (comm.blocking) return std::make_unique<BlockingComm>(std::move(timing));
+  return timing;
 }
 
 }  // namespace

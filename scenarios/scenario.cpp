@@ -131,7 +131,16 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
 }
 
 void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& costs, Scenario& s) {
-  r.expect_map(node, "comm", {"model", "bandwidth_gb_per_s", "latency_ms"});
+  r.expect_map(node, "comm", {"model", "bandwidth_gb_per_s", "latency_ms", "blocking"});
+  if (node["blocking"]) {
+    const YAML::Node blocking = node["blocking"];
+    if (!blocking.IsScalar() || (blocking.Scalar() != "true" && blocking.Scalar() != "false")) {
+      r.fail(blocking, "comm.blocking",
+             "true (a transfer holds the sender's and the receiver's compute streams) or false (it overlaps "
+             "compute)");
+    }
+    s.comm.blocking = blocking.Scalar() == "true";
+  }
   const std::string model = node["model"] ? r.get_string(node["model"], "comm.model") : "latency";
   if (model == "latency") {
     if (node["bandwidth_gb_per_s"] || node["latency_ms"]) {
@@ -164,11 +173,13 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
   s.seq_len = model_seq_len;
   const std::optional<LinkSpec>& link = s.transformer->profile.link;
   s.comm.latency_ns.assign(s.stages, 0);
-  if (root["comm"]) {
-    if (!root["comm"]["model"] || root["comm"]["model"].as<std::string>("") != "link") {
+  // comm: {blocking: true} alone keeps the profile's link.
+  const YAML::Node comm = root["comm"];
+  if (comm && (!comm.IsMap() || comm["model"])) {
+    if (!comm.IsMap() || comm["model"].as<std::string>("") != "link") {
       r.fail(
-          root["comm"], "comm",
-          "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
+          comm, "comm",
+          "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm.model: the profile's link)");
     }
   } else if (link) {
     s.comm.model = CommSpec::Model::kLink;

@@ -34,6 +34,7 @@ struct CommSpec {
   Model model = Model::kFixedLatency;
   std::vector<TimeNs> latency_ns;     // fixed latency: per sending device; link: one value for all links
   double bandwidth_bytes_per_ns = 0;  // link only (1 GB/s = 1 byte/ns)
+  bool blocking = false;              // transfers hold both devices' compute streams (sim/comm_model.h)
 };
 
 struct Scenario {
