@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cost_models/chunk_layers.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
 #include "sim/errors.h"
@@ -67,8 +68,12 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.microbatch_size = scenario.samples_per_microbatch();
   result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
+  const PipelineLayout layout = schedule->layout(scenario.stages);
   try {
     schedule->check(result.spec);
+    if (scenario.transformer) {
+      check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split, layout);
+    }
   } catch (const InputError& e) {
     // Say where the schedule was requested: the file, line and key.
     throw InputError(fmt::format("{}: {}", request.params.where(), e.what()));
@@ -79,7 +84,6 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
                     "backward_input_ms and backward_weight_ms (not backward_ms)",
                     request.params.where(), result.schedule));
   }
-  const PipelineLayout layout = schedule->layout(scenario.stages);
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
   const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);

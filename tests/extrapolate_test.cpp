@@ -120,6 +120,40 @@ TEST(Extrapolate, MarkdownPrintsEveryPredictedOverMeasuredRatio) {
   EXPECT_NE(markdown.find("## Predicted / measured"), std::string::npos);
 }
 
+// The Zero Bubble paper ran 1F1B-I with one transformer layer per chunk: (22 + 2) / 8 = 3 chunks for 1.5B.
+TEST(Extrapolate, InterleavedRunsWithOneLayerPerChunk) {
+  const Extrapolation& e = small_extrapolation();
+  int interleaved_rows = 0;
+  for (const ExtrapolationRow& r : e.rows) {
+    EXPECT_EQ(r.interleaved_chunks, 3) << r.schedule;
+    if (r.schedule != "interleaved-1f1b") continue;
+    ++interleaved_rows;
+    EXPECT_TRUE(r.error.empty()) << r.error;
+  }
+  EXPECT_EQ(interleaved_rows, 3);
+  EXPECT_NE(extrapolation_markdown(e).find("interleaved-1f1b with 3 chunks"), std::string::npos);
+}
+
+// Blocking transfers only ever delay a static list (every message starts no earlier than it would overlapped,
+// and a held stream computes nothing), so 1F1B and 1F1B-I get no faster; both are reported as such.
+TEST(Extrapolate, BlockingCommIsNoFasterForStaticLists) {
+  ExtrapolateOptions options;
+  options.data_dir = default_reference_data_dir();
+  options.models = {"1.5B"};
+  options.blocking_comm = true;
+  const Extrapolation blocking = run_extrapolation(options, [](const std::string&) {});
+  const Extrapolation& overlapped = small_extrapolation();
+  ASSERT_EQ(blocking.rows.size(), overlapped.rows.size());
+  for (size_t i = 0; i < blocking.rows.size(); ++i) {
+    const ExtrapolationRow& b = blocking.rows[i];
+    if (b.schedule != "1f1b-flush" && b.schedule != "interleaved-1f1b") continue;
+    SCOPED_TRACE(fmt::format("{} m={}", b.schedule, b.microbatches));
+    EXPECT_LT(*b.throughput_samples_per_gpu_s, *overlapped.rows[i].throughput_samples_per_gpu_s);
+  }
+  EXPECT_NE(extrapolation_summary(blocking).find("blocking"), std::string::npos);
+  EXPECT_NE(extrapolation_summary(overlapped).find("overlapped with compute"), std::string::npos);
+}
+
 TEST(Extrapolate, UnknownModelIsAnError) {
   ExtrapolateOptions options;
   options.data_dir = default_reference_data_dir();
