@@ -10,6 +10,7 @@
 
 #include "cli/predicted_run.h"
 #include "sim/errors.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
@@ -152,6 +153,29 @@ TEST(Extrapolate, BlockingCommIsNoFasterForStaticLists) {
   }
   EXPECT_NE(extrapolation_summary(blocking).find("blocking"), std::string::npos);
   EXPECT_NE(extrapolation_summary(overlapped).find("overlapped with compute"), std::string::npos);
+}
+
+// Interleaved 1F1B needs m to be a multiple of N: a model listed at another m gets that row's error, and
+// every other schedule still runs.
+TEST(Extrapolate, InterleavedAtMNotAMultipleOfNIsARowError) {
+  const test::TempDir dir;
+  dir.write("zb_models.csv",
+            "model,layers,heads,hidden,seq_len,vocab,stages,microbatch_size,microbatches\n"
+            "tiny,6,4,256,128,1000,4,1,6\n");
+  dir.write("zb_measured.csv", test::read_file(default_reference_data_dir() + "/zb_measured.csv"));
+  ExtrapolateOptions options;
+  options.data_dir = dir.file("");
+  const Extrapolation e = run_extrapolation(options, [](const std::string&) {});
+  ASSERT_FALSE(e.rows.empty());
+  for (const ExtrapolationRow& r : e.rows) {
+    EXPECT_EQ(r.interleaved_chunks, 2);  // (6 + 2) / 4
+    if (r.schedule == "interleaved-1f1b") {
+      EXPECT_NE(r.error.find("microbatches (6) must be a multiple of stages (4)"), std::string::npos)
+          << r.error;
+    } else {
+      EXPECT_TRUE(r.error.empty()) << r.schedule << ": " << r.error;
+    }
+  }
 }
 
 TEST(Extrapolate, UnknownModelIsAnError) {
