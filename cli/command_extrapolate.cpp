@@ -1,4 +1,5 @@
 // pipesim extrapolate [--csv F] [--markdown F] [--profile P] [--data DIR] [--models 1.5B,28.3B] [--batches N]
+//                     [--blocking-comm]
 #include <fmt/format.h>
 
 #include <iostream>
@@ -26,6 +27,9 @@ void add_extrapolate_command(CLI::App& app) {
                   "directory of the zb_*.csv reference data (default: data/zero_bubble)");
   cmd->add_option("--models", *models, "comma-separated subset of the models, e.g. 1.5B,28.3B");
   cmd->add_option("--batches", options->batches, "batches simulated per run")->check(CLI::Range(2, 1000));
+  cmd->add_flag("--blocking-comm", options->blocking_comm,
+                "transfers hold the sender's and the receiver's compute streams (Megatron's blocking p2p) "
+                "instead of overlapping compute");
   cmd->callback([=] {
     std::stringstream list(*models);
     for (std::string name; std::getline(list, name, ',');) {

@@ -7,6 +7,7 @@
 
 #include "cli/format.h"
 #include "cli/predicted_run.h"
+#include "cost_models/chunk_layers.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -14,13 +15,14 @@ namespace {
 
 struct ScheduleChoice {
   std::string name;
-  std::vector<std::pair<std::string, std::string>> params;  // "m" stands for the run's microbatches
+  // "m" stands for the run's microbatches, "v" for the model's chunks of one layer
+  std::vector<std::pair<std::string, std::string>> params;
 };
 
 // The schedules of issue 5, in report order.
 const std::vector<ScheduleChoice>& schedule_choices() {
   static const std::vector<ScheduleChoice> choices = {{"1f1b-flush", {}},
-                                                      {"interleaved-1f1b", {{"chunks", "2"}}},
+                                                      {"interleaved-1f1b", {{"chunks", "v"}}},
                                                       {"zb-1p", {}},
                                                       {"zb-2p", {}},
                                                       {"pipedream", {}},
@@ -41,7 +43,12 @@ ExtrapolationRow predict(const Scenario& scenario, const ScheduleChoice& choice,
   row.schedule = choice.name;
   ScheduleRequest request{choice.name, ScheduleParams(fmt::format("extrapolate {}", choice.name))};
   for (const auto& [key, value] : choice.params) {
-    request.params.set(key, value == "m" ? std::to_string(scenario.microbatches) : value);
+    if (value == "v" && row.interleaved_chunks == 0) {
+      row.error = "layers + 2 do not divide by N: no chunk count gives one layer per chunk";
+      return row;
+    }
+    const int stand_in = value == "m" ? scenario.microbatches : value == "v" ? row.interleaved_chunks : 0;
+    request.params.set(key, stand_in > 0 ? std::to_string(stand_in) : value);
   }
   try {
     const PredictedRun run = run_with_memory(scenario, request);
@@ -103,6 +110,12 @@ std::vector<std::string> table_row(const Extrapolation& e, const ExtrapolationRo
           drift_cell(r)};
 }
 
+std::string comm_sentence(const Extrapolation& e) {
+  return e.blocking_comm ? "Comm: the profile's link, blocking (a transfer holds the sender's and the "
+                           "receiver's compute streams, as Megatron's p2p does)."
+                         : "Comm: the profile's link, overlapped with compute.";
+}
+
 const std::vector<std::string> kTableHeader = {"schedule",  "samples/GPU/s", "measured",
                                                "pred/meas", "peak GB",       "measured GB",
                                                "pred/meas", "bubble %",      "Δ max / bound"};
@@ -118,6 +131,7 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
   Extrapolation e;
   e.profile_source = profile.source;
   e.memory_capacity_gb = profile.memory_capacity_gb;
+  e.blocking_comm = options.blocking_comm;
   for (const ZbModel& model : models) {
     if (!options.models.empty() &&
         std::find(options.models.begin(), options.models.end(), model.name) == options.models.end()) {
@@ -125,12 +139,19 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
     }
     for (int m : model.microbatches) {
       progress(fmt::format("{} N={} m={}", model.name, model.stages, m));
-      const Scenario scenario = zb_model_scenario(model, m, options.profile, options.batches);
+      Scenario scenario = zb_model_scenario(model, m, options.profile, options.batches);
+      scenario.comm.blocking = options.blocking_comm;
       ExtrapolationRow base;
       base.model = model.name;
       base.stages = model.stages;
       base.microbatch_size = model.microbatch_size;
       base.microbatches = m;
+      // The Zero Bubble paper ran 1F1B-I with one transformer layer per chunk (zb_model_scenario splits zb).
+      try {
+        base.interleaved_chunks = one_layer_chunks(model.model.layers, model.stages, LayerSplit::kZeroBubble);
+      } catch (const InputError&) {
+        base.interleaved_chunks = 0;  // that row says why
+      }
       const ZbMeasured* published = find_measured(measured, model.name, m);
       for (const ScheduleChoice& choice : schedule_choices()) {
         ExtrapolationRow row = predict(scenario, choice, base);
@@ -179,9 +200,10 @@ std::string extrapolation_markdown(const Extrapolation& e) {
       "4 "
       "(A100 SXM 80GB). `{}`: the PACI paper's method, measured 1F1B-flush throughput × (m+N−1)/m at "
       "1F1B-flush's "
-      "memory. PACI runs with a = m, interleaved-1f1b with 2 chunks per device, zb-1p/zb-2p with optimizer "
-      "post-validation. pred/meas = predicted / measured. {}\n",
-      e.profile_source, kPaciPaperMethod,
+      "memory. PACI runs with a = m, interleaved-1f1b with one transformer layer per chunk as in the Zero "
+      "Bubble paper (v = (layers+2)/N chunks per device, the embedding and the loss counted as layers), "
+      "zb-1p/zb-2p with optimizer post-validation. {} pred/meas = predicted / measured. {}\n",
+      e.profile_source, kPaciPaperMethod, comm_sentence(e),
       e.memory_capacity_gb > 0
           ? fmt::format("(!) marks a peak above the device's {:.0f} GB.", e.memory_capacity_gb)
           : "");
@@ -193,8 +215,8 @@ std::string extrapolation_markdown(const Extrapolation& e) {
     const ExtrapolationRow& first = *rows.front();
     if (first.model != current_model) {
       current_model = first.model;
-      out += fmt::format("\n## {} ({} stages, microbatch size {})\n", first.model, first.stages,
-                         first.microbatch_size);
+      out += fmt::format("\n## {} ({} stages, microbatch size {}, interleaved-1f1b with {} chunks)\n",
+                         first.model, first.stages, first.microbatch_size, first.interleaved_chunks);
     }
     out += fmt::format("\n### m = {}\n\n| {} |\n|", key.second, fmt::join(kTableHeader, " | "));
     for (size_t i = 0; i < kTableHeader.size(); ++i) out += i == 0 ? "---|" : "---:|";
@@ -236,8 +258,9 @@ std::string extrapolation_summary(const Extrapolation& e) {
   std::vector<std::string> header = {"model", "m"};
   header.insert(header.end(), kTableHeader.begin(), kTableHeader.end());
   return fmt::format(
-             "extrapolation on {}{}\n\n", e.profile_source,
-             e.memory_capacity_gb > 0 ? fmt::format("; (!) = above {:.0f} GB", e.memory_capacity_gb) : "") +
+             "extrapolation on {}{}\n{}\n\n", e.profile_source,
+             e.memory_capacity_gb > 0 ? fmt::format("; (!) = above {:.0f} GB", e.memory_capacity_gb) : "",
+             comm_sentence(e)) +
          render_table(header, rows);
 }
 

@@ -14,6 +14,9 @@ struct ExtrapolateOptions {
   std::string profile = "a100-sxm4-80gb";  // name or path
   int batches = 4;                         // batches simulated per run (the stream length of async schedules)
   std::vector<std::string> models;         // empty: all of zb_models.csv
+  // false: transfers overlap compute (the profile's link); true: they hold both devices' compute streams, as
+  // Megatron's blocking p2p does (sim/comm_model.h).
+  bool blocking_comm = false;
 };
 
 // One schedule on one (model, m). Predicted values are empty when the schedule could not run (see `error`);
@@ -21,7 +24,8 @@ struct ExtrapolateOptions {
 struct ExtrapolationRow {
   std::string model;
   int stages = 0, microbatch_size = 0, microbatches = 0;
-  std::string schedule;  // registry name; paci runs with a = m, interleaved-1f1b with 2 chunks
+  std::string schedule;  // registry name; paci runs with a = m, interleaved-1f1b with one layer per chunk
+  int interleaved_chunks = 0;  // v of interleaved-1f1b on this model: (layers + 2) / N
   std::optional<double> throughput_samples_per_gpu_s, peak_memory_gb, bubble_fraction;
   std::optional<int> drift_max, drift_bound;
   std::optional<double> measured_throughput_samples_per_gpu_s, measured_memory_gb;
@@ -31,6 +35,7 @@ struct ExtrapolationRow {
 struct Extrapolation {
   std::string profile_source;
   double memory_capacity_gb = 0;  // 0: the profile does not say
+  bool blocking_comm = false;
   std::vector<ExtrapolationRow> rows;
 };
 

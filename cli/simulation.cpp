@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cost_models/chunk_layers.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
 #include "sim/errors.h"
@@ -18,11 +19,17 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Pipel
 
 namespace {
 
-std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
+std::unique_ptr<CommModel> comm_timing_of(const CommSpec& comm, int devices) {
   if (comm.model == CommSpec::Model::kLink) {
     return std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
   }
   return std::make_unique<FixedLatencyComm>(comm.latency_ns);
+}
+
+std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
+  std::unique_ptr<CommModel> timing = comm_timing_of(comm, devices);
+  if (comm.blocking) return std::make_unique<BlockingComm>(std::move(timing));
+  return timing;
 }
 
 }  // namespace
@@ -61,8 +68,12 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.microbatch_size = scenario.samples_per_microbatch();
   result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
+  const PipelineLayout layout = schedule->layout(scenario.stages);
   try {
     schedule->check(result.spec);
+    if (scenario.transformer) {
+      check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split, layout);
+    }
   } catch (const InputError& e) {
     // Say where the schedule was requested: the file, line and key.
     throw InputError(fmt::format("{}: {}", request.params.where(), e.what()));
@@ -74,15 +85,12 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
                     request.params.where(), result.schedule));
   }
   if (schedule->plans_under_memory_limit() && !scenario.weight_grad_memory_missing_where.empty()) {
-    throw InputError(
-        fmt::format("{}: missing; schedule '{}' (requested at {}) orders I and W under an activation-memory "
-                    "limit, so the "
-                    "costs must state M_W, the bytes per microbatch that W still holds after I (0 up to "
-                    "activation_bytes; "
-                    "32*s*b*h per transformer layer in 16-bit, the Zero Bubble paper's figure)",
-                    scenario.weight_grad_memory_missing_where, result.schedule, request.params.where()));
+    throw InputError(fmt::format(
+        "{}: missing; schedule '{}' (requested at {}) orders I and W under an activation-memory "
+        "limit, so the costs must state M_W, the bytes per microbatch that W still holds after I (0 up to "
+        "activation_bytes; 32*s*b*h per transformer layer in 16-bit, the Zero Bubble paper's figure)",
+        scenario.weight_grad_memory_missing_where, result.schedule, request.params.where()));
   }
-  const PipelineLayout layout = schedule->layout(scenario.stages);
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
   const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);

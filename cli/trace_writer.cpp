@@ -148,8 +148,8 @@ class TraceBuilder {
       const int receive_tid = kReceiveTid + receive_lane[i];
       const std::string args = fmt::format(
           "\"microbatch\":{},\"src_stage\":{},\"dst_stage\":{},\"src_device\":{},\"dst_device\":{},\"bytes\":"
-          "{}",
-          t.microbatch, t.src_stage + 1, t.dst_stage + 1, t.src_device, t.dst_device, t.bytes);
+          "{},\"blocking\":{}",  // blocking: the send and recv slices held the devices' compute streams
+          t.microbatch, t.src_stage + 1, t.dst_stage + 1, t.src_device, t.dst_device, t.bytes, t.blocking);
       event(
           "{{\"name\":\"send {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
           "\"dur\":{},\"args\":{{{}}}}}",

@@ -60,6 +60,16 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
 
 }  // namespace
 
+LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+  const std::string name = r.get_string(node, key);
+  if (name == "even") return LayerSplit::kEven;
+  if (name == "zb") return LayerSplit::kZeroBubble;
+  if (name == "balanced") return LayerSplit::kBalanced;
+  r.fail(node, key,
+         "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
+         "attention and MLP halves, embedding, final norm and output layer by predicted time)");
+}
+
 TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root) {
   TransformerSetup setup;
   setup.model = read_model(r, root["model"]);
@@ -67,20 +77,8 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
     r.fail(root, "hardware", "{profile: NAME} with model: (the hardware to predict times for)");
   setup.profile = read_hardware(r, root["hardware"]);
   setup.profile.gemm_table(setup.model.dtype);  // fails now, naming the profile, if it lacks the dtype
-  const YAML::Node split = root["pipeline"][kLayerSplitKey];
-  if (split) {
-    const std::string name = r.get_string(split, "pipeline.layer_split");
-    if (name == "even") {
-      setup.split = LayerSplit::kEven;
-    } else if (name == "zb") {
-      setup.split = LayerSplit::kZeroBubble;
-    } else if (name == "balanced") {
-      setup.split = LayerSplit::kBalanced;
-    } else {
-      r.fail(split, "pipeline.layer_split",
-             "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
-             "attention and MLP halves, embedding, final norm and output layer by predicted time)");
-    }
+  if (const YAML::Node split = root["pipeline"][kLayerSplitKey]) {
+    setup.split = read_layer_split(r, split, "pipeline.layer_split");
   }
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {

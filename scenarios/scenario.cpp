@@ -135,7 +135,16 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
 }
 
 void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& costs, Scenario& s) {
-  r.expect_map(node, "comm", {"model", "bandwidth_gb_per_s", "latency_ms"});
+  r.expect_map(node, "comm", {"model", "bandwidth_gb_per_s", "latency_ms", "blocking"});
+  if (node["blocking"]) {
+    const YAML::Node blocking = node["blocking"];
+    if (!blocking.IsScalar() || (blocking.Scalar() != "true" && blocking.Scalar() != "false")) {
+      r.fail(blocking, "comm.blocking",
+             "true (a transfer holds the sender's and the receiver's compute streams) or false (it overlaps "
+             "compute)");
+    }
+    s.comm.blocking = blocking.Scalar() == "true";
+  }
   const std::string model = node["model"] ? r.get_string(node["model"], "comm.model") : "latency";
   if (model == "latency") {
     if (node["bandwidth_gb_per_s"] || node["latency_ms"]) {
@@ -168,11 +177,13 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
   s.seq_len = model_seq_len;
   const std::optional<LinkSpec>& link = s.transformer->profile.link;
   s.comm.latency_ns.assign(s.stages, 0);
-  if (root["comm"]) {
-    if (!root["comm"]["model"] || root["comm"]["model"].as<std::string>("") != "link") {
+  // comm: {blocking: true} alone keeps the profile's link.
+  const YAML::Node comm = root["comm"];
+  if (comm && (!comm.IsMap() || comm["model"])) {
+    if (!comm.IsMap() || comm["model"].as<std::string>("") != "link") {
       r.fail(
-          root["comm"], "comm",
-          "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm: to use the profile's link)");
+          comm, "comm",
+          "{model: link, bandwidth_gb_per_s: ..., latency_ms: ...} (or no comm.model: the profile's link)");
     }
   } else if (link) {
     s.comm.model = CommSpec::Model::kLink;
@@ -186,8 +197,10 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
 }
 
 PipelineOverride read_pipeline_override(const YamlReader& r, const YAML::Node& node, const std::string& key) {
-  r.expect_map(node, key, {"microbatches", "microbatch_size", "global_batch"});
+  r.expect_map(node, key, {"microbatches", "microbatch_size", "global_batch", kLayerSplitKey});
   PipelineOverride o;
+  if (node[kLayerSplitKey])
+    o.layer_split = read_layer_split(r, node[kLayerSplitKey], key + "." + kLayerSplitKey);
   if (node["microbatches"]) o.microbatches = r.get_int(node["microbatches"], key + ".microbatches", 1);
   if (node["microbatch_size"])
     o.microbatch_size = r.get_int(node["microbatch_size"], key + ".microbatch_size", 1);
@@ -320,6 +333,14 @@ Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) 
     s.global_batch = 0;
   }
   if (o.global_batch) s.global_batch = *o.global_batch;
+  if (o.layer_split) {
+    if (!s.transformer) {
+      throw InputError(
+          fmt::format("{}: pipeline.layer_split needs a transformer scenario (model: and hardware:)",
+                      request.params.where()));
+    }
+    s.transformer->split = *o.layer_split;
+  }
   if (s.global_batch > 0 && s.global_batch < s.microbatches) {
     throw InputError(fmt::format("{}: global batch {} is smaller than the {} microbatches",
                                  request.params.where(), s.global_batch, s.microbatches));
@@ -330,7 +351,9 @@ Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) 
 std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
   if (request.pipeline.empty()) return "";
   const std::string batch = s.global_batch > 0 ? fmt::format("B={} ", s.global_batch) : "";
-  return fmt::format(" [{}m={} b={:.3g}]", batch, s.microbatches, s.samples_per_microbatch());
+  const std::string split =
+      request.pipeline.layer_split ? " split=" + layer_split_name(*request.pipeline.layer_split) : "";
+  return fmt::format(" [{}m={} b={:.3g}{}]", batch, s.microbatches, s.samples_per_microbatch(), split);
 }
 
 std::string default_scenario_path() {

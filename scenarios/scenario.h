@@ -20,7 +20,8 @@ struct PipelineOverride {
   std::optional<int> microbatches;
   std::optional<int> microbatch_size;
   std::optional<int> global_batch;
-  bool empty() const { return !microbatches && !microbatch_size && !global_batch; }
+  std::optional<LayerSplit> layer_split;  // transformer scenarios only
+  bool empty() const { return !microbatches && !microbatch_size && !global_batch && !layer_split; }
 };
 
 struct ScheduleRequest {
@@ -34,6 +35,7 @@ struct CommSpec {
   Model model = Model::kFixedLatency;
   std::vector<TimeNs> latency_ns;     // fixed latency: per sending device; link: one value for all links
   double bandwidth_bytes_per_ns = 0;  // link only (1 GB/s = 1 byte/ns)
+  bool blocking = false;              // transfers hold both devices' compute streams (sim/comm_model.h)
 };
 
 struct Scenario {

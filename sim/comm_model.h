@@ -1,6 +1,7 @@
 #pragma once
-// How long a cross-stage transfer takes. Transfers overlap compute; the engine asks only when a message
-// sent at a given time arrives. Sends reach a model in nondecreasing time order.
+// How long a cross-stage transfer takes; the engine asks only when a message sent at a given time arrives.
+// Transfers overlap compute unless the model blocks streams (README.md, "Scenario format": comm.blocking).
+// Sends on one directed link reach a model in nondecreasing time order.
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,9 @@ class CommModel {
  public:
   virtual ~CommModel() = default;
   virtual TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) = 0;
+  // Blocking transfers hold the compute streams of both devices: the engine starts one (calls send) once the
+  // receiver's stream is free, and neither device computes until it arrives.
+  virtual bool blocks_streams() const { return false; }
 };
 
 // The Zero Bubble papers' model: a fixed latency added to every cross-stage dependency, no queueing.
@@ -42,6 +46,20 @@ class LinkComm : public CommModel {
   double bandwidth_bytes_per_ns_;
   TimeNs latency_ns_;
   std::vector<TimeNs> link_free_ns_;  // [src * devices + dst]
+};
+
+// Another model's timings, as blocking transfers: Megatron's interleaved schedule issues its batched
+// isend/irecv and waits on them before the next compute op, on the sender and on the receiver alike.
+class BlockingComm final : public CommModel {
+ public:
+  explicit BlockingComm(std::unique_ptr<CommModel> timing) : timing_(std::move(timing)) {}
+  TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) override {
+    return timing_->send(src_device, dst_device, bytes, send_ns);
+  }
+  bool blocks_streams() const override { return true; }
+
+ private:
+  std::unique_ptr<CommModel> timing_;
 };
 
 }  // namespace pipesim

@@ -26,6 +26,8 @@ struct DeviceState {
   bool finished = false;
   bool dirty = true;
   Action running{};
+  TimeNs running_end_ns = 0;
+  TimeNs stream_held_until_ns = 0;  // blocking transfers hold the stream until then
   std::optional<Action> blocked_on;
   int barrier_next_step = 0;  // lowest optimizer step this device has not yet arrived at
   Bytes activation_bytes = 0;
@@ -153,7 +155,7 @@ class Engine final : public LocalView {
 
   void try_start(int d) {
     DeviceState& dev = devices_[d];
-    if (dev.busy || dev.finished) return;
+    if (dev.busy || dev.finished || dev.stream_held_until_ns > now_) return;
     std::optional<Action> next = plan_.policies[d]->next(*this);
     if (!next) {
       dev.blocked_on.reset();
@@ -243,6 +245,7 @@ class Engine final : public LocalView {
     }
     dev.busy = true;
     dev.running = a;
+    dev.running_end_ns = now_ + duration;
     trace_.ops.push_back({a, d, version, now_, now_ + duration});
     events_.push({now_ + duration, seq_++, d, true});
   }
@@ -285,10 +288,19 @@ class Engine final : public LocalView {
     TimeNs arrival = now_;
     if (src != dst) {
       const Bytes bytes = costs_.transfer_bytes(std::min(src_stage, dst_stage));
-      const TransferTiming timing = comm_.send(src, dst, bytes, now_);
+      const bool blocking = comm_.blocks_streams();
+      // A blocking transfer waits for the op the receiver is running, never for another transfer: transfers
+      // on one device overlap each other (a batched isend/irecv), so blocking adds no deadlock.
+      const TimeNs ready =
+          blocking && devices_[dst].busy ? std::max(now_, devices_[dst].running_end_ns) : now_;
+      const TransferTiming timing = comm_.send(src, dst, bytes, ready);
       arrival = timing.arrival_ns;
       trace_.transfers.push_back(
-          {producer, src_stage, dst_stage, mb, src, dst, bytes, now_, timing.start_ns, arrival});
+          {producer, src_stage, dst_stage, mb, src, dst, bytes, now_, timing.start_ns, arrival, blocking});
+      if (blocking) {
+        hold_stream(src, arrival);
+        hold_stream(dst, arrival);
+      }
     }
     MicrobatchState& st = state(dst_stage, mb);
     (producer == OpKind::F ? st.activation_arrival_ns : st.gradient_arrival_ns) = arrival;
@@ -297,6 +309,14 @@ class Engine final : public LocalView {
     } else {
       events_.push({arrival, seq_++, dst, false});
     }
+  }
+
+  // The device computes nothing before `until_ns`; it is asked again then.
+  void hold_stream(int d, TimeNs until_ns) {
+    TimeNs& held = devices_[d].stream_held_until_ns;
+    if (until_ns <= held) return;
+    held = until_ns;
+    if (until_ns > now_) events_.push({until_ns, seq_++, d, false});
   }
 
   void change_memory(int d, Bytes delta) {

@@ -26,9 +26,12 @@ struct TransferRecord {
   std::int32_t src_device;
   std::int32_t dst_device;
   Bytes bytes;
-  TimeNs send_ns;
-  TimeNs start_ns;
-  TimeNs arrival_ns;
+  TimeNs send_ns;     // the producing op ended
+  TimeNs start_ns;    // moving (blocking: the receiver's stream was free)
+  TimeNs arrival_ns;  // usable by the receiver
+  // A blocking transfer held the sender's compute stream over [send_ns, arrival_ns] and the receiver's over
+  // [start_ns, arrival_ns]. That time is no compute: metrics count it as idle, hence as bubble.
+  bool blocking = false;
 };
 
 // One change of a device's activation memory.

@@ -10,6 +10,7 @@
 
 #include "cli/predicted_run.h"
 #include "sim/errors.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
@@ -118,6 +119,63 @@ TEST(Extrapolate, MarkdownPrintsEveryPredictedOverMeasuredRatio) {
         << r.schedule << " m=" << r.microbatches;
   }
   EXPECT_NE(markdown.find("## Predicted / measured"), std::string::npos);
+}
+
+// The Zero Bubble paper ran 1F1B-I with one transformer layer per chunk: (22 + 2) / 8 = 3 chunks for 1.5B.
+TEST(Extrapolate, InterleavedRunsWithOneLayerPerChunk) {
+  const Extrapolation& e = small_extrapolation();
+  int interleaved_rows = 0;
+  for (const ExtrapolationRow& r : e.rows) {
+    EXPECT_EQ(r.interleaved_chunks, 3) << r.schedule;
+    if (r.schedule != "interleaved-1f1b") continue;
+    ++interleaved_rows;
+    EXPECT_TRUE(r.error.empty()) << r.error;
+  }
+  EXPECT_EQ(interleaved_rows, 3);
+  EXPECT_NE(extrapolation_markdown(e).find("interleaved-1f1b with 3 chunks"), std::string::npos);
+}
+
+// Blocking transfers only ever delay a static list (every message starts no earlier than it would overlapped,
+// and a held stream computes nothing), so 1F1B and 1F1B-I get no faster; both are reported as such.
+TEST(Extrapolate, BlockingCommIsNoFasterForStaticLists) {
+  ExtrapolateOptions options;
+  options.data_dir = default_reference_data_dir();
+  options.models = {"1.5B"};
+  options.blocking_comm = true;
+  const Extrapolation blocking = run_extrapolation(options, [](const std::string&) {});
+  const Extrapolation& overlapped = small_extrapolation();
+  ASSERT_EQ(blocking.rows.size(), overlapped.rows.size());
+  for (size_t i = 0; i < blocking.rows.size(); ++i) {
+    const ExtrapolationRow& b = blocking.rows[i];
+    if (b.schedule != "1f1b-flush" && b.schedule != "interleaved-1f1b") continue;
+    SCOPED_TRACE(fmt::format("{} m={}", b.schedule, b.microbatches));
+    EXPECT_LT(*b.throughput_samples_per_gpu_s, *overlapped.rows[i].throughput_samples_per_gpu_s);
+  }
+  EXPECT_NE(extrapolation_summary(blocking).find("blocking"), std::string::npos);
+  EXPECT_NE(extrapolation_summary(overlapped).find("overlapped with compute"), std::string::npos);
+}
+
+// Interleaved 1F1B needs m to be a multiple of N: a model listed at another m gets that row's error, and
+// every other schedule still runs.
+TEST(Extrapolate, InterleavedAtMNotAMultipleOfNIsARowError) {
+  const test::TempDir dir;
+  dir.write("zb_models.csv",
+            "model,layers,heads,hidden,seq_len,vocab,stages,microbatch_size,microbatches\n"
+            "tiny,6,4,256,128,1000,4,1,6\n");
+  dir.write("zb_measured.csv", test::read_file(default_reference_data_dir() + "/zb_measured.csv"));
+  ExtrapolateOptions options;
+  options.data_dir = dir.file("");
+  const Extrapolation e = run_extrapolation(options, [](const std::string&) {});
+  ASSERT_FALSE(e.rows.empty());
+  for (const ExtrapolationRow& r : e.rows) {
+    EXPECT_EQ(r.interleaved_chunks, 2);  // (6 + 2) / 4
+    if (r.schedule == "interleaved-1f1b") {
+      EXPECT_NE(r.error.find("microbatches (6) must be a multiple of stages (4)"), std::string::npos)
+          << r.error;
+    } else {
+      EXPECT_TRUE(r.error.empty()) << r.schedule << ": " << r.error;
+    }
+  }
 }
 
 TEST(Extrapolate, UnknownModelIsAnError) {

@@ -99,8 +99,7 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
   EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 4}\n"
                               "schedules: [{name: gpipe, pipeline: {stages: 3}}]\n"),
             "s.yaml:4: key 'schedules[0].pipeline.stages': unknown key; allowed here: microbatches, "
-            "microbatch_size, "
-            "global_batch");
+            "microbatch_size, global_batch, layer_split");
   const std::string missing_profile = error_of(
       "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\nhardware: {profile: tpu-v9}\n"
       "pipeline: {stages: 2, microbatches: 2}\n");
