@@ -317,15 +317,26 @@ class GreedyBuilder {
   std::vector<TimeNs> input_grad_end_ns_;
 };
 
-// Period and makespan of one batch's lists repeated over the spec's batches on the engine.
+// Period and one batch's span of one batch's lists repeated on the engine over a fixed run (one batch of
+// warm-up, a window of two, one more: sim/steady_state.h's first window), independent of how many batches
+// the user asked for. One run, not the doubling search: the costs may be noisy (`pipesim check`), and the
+// period only ranks the candidates.
 std::pair<TimeNs, TimeNs> simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
                                              const CostModel& costs) {
   const PipelineLayout layout = PipelineLayout::linear(spec.devices);
-  ExecutionPlan plan =
-      plan_from_lists(layout, repeat_batches(layout, one_batch, spec), spec.total_microbatches());
-  const RunTrace trace = simulate(plan, costs, *fresh_comm(spec));
-  const RunMetrics metrics = compute_metrics(trace, {spec.microbatches, spec.batches});
-  return {metrics.period_ns, metrics.makespan_ns};
+  RunLengthOptions length;
+  length.microbatches_per_batch = spec.microbatches;
+  length.hint = {spec.microbatches, spec.microbatches, 0};
+  length.exact_repeat = false;
+  const SteadyRun run = simulate_steady_state(length, [&](int batches) {
+    PipelineSpec candidate = spec;
+    candidate.batches = batches;
+    ExecutionPlan plan =
+        plan_from_lists(layout, repeat_batches(layout, one_batch, candidate), candidate.total_microbatches());
+    return simulate(plan, costs, *fresh_comm(candidate));
+  });
+  const RunMetrics metrics = compute_metrics(run.trace, {spec.microbatches, run.window});
+  return {metrics.period_ns, metrics.zb_batch_cost_ns};
 }
 
 }  // namespace
@@ -345,9 +356,9 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
     if (std::find(tried.begin(), tried.end(), lists) != tried.end()) continue;
     tried.push_back(lists);
     ZbCandidate candidate{flags, std::move(lists)};
-    std::tie(candidate.period_ns, candidate.makespan_ns) = simulate_candidate(candidate.lists, spec, costs);
-    if (!best ||
-        std::tie(candidate.period_ns, candidate.makespan_ns) < std::tie(best->period_ns, best->makespan_ns)) {
+    std::tie(candidate.period_ns, candidate.batch_cost_ns) = simulate_candidate(candidate.lists, spec, costs);
+    if (!best || std::tie(candidate.period_ns, candidate.batch_cost_ns) <
+                     std::tie(best->period_ns, best->batch_cost_ns)) {
       best = std::move(candidate);
     }
   }

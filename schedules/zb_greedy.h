@@ -63,12 +63,12 @@ struct ZbCandidate {
   ZbFlags flags;
   DeviceActionLists lists;  // one batch
   TimeNs period_ns = 0;
-  TimeNs makespan_ns = 0;
+  TimeNs batch_cost_ns = 0;  // the longest device span of one steady batch (the ZB paper's cost)
 };
 
-// Plans every flag combination, simulates each distinct plan with the engine (spec.batches batches,
-// spec.sync, the same costs and comm) and returns the best: smallest period, then smallest makespan, then
-// lowest flag index.
+// Plans every flag combination, simulates each distinct plan with the engine until steady (however many
+// batches that takes, never spec.batches, so the choice does not depend on it; spec.sync, the same costs and
+// comm) and returns the best: smallest period, then smallest batch cost, then lowest flag index.
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit);
 
 }  // namespace pipesim
