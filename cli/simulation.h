@@ -36,7 +36,7 @@ struct SimulationOptions {
   bool analyze_graph = true;  // build and validate the task graph (critical path)
   // Simulate until steady, measure whole cycles and assert the figures' physics (sim/steady_state.h,
   // cli/run_assertions.h). With decorate_costs (noise) the costs never repeat exactly: one run with the
-  // minimum warm-up and a fixed window of two cycles.
+  // minimum warm-up and a fixed window of two batches.
   // fixed_batches: exactly the scenario's batches, figures over the whole run (engine tests, `pipesim show`).
   bool fixed_batches = false;
   // Wraps the scenario's cost model, e.g. in seeded jitter for `pipesim check`; empty: none.

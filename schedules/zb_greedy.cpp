@@ -318,7 +318,7 @@ class GreedyBuilder {
 };
 
 // Period and one batch's span of one batch's lists repeated on the engine over a fixed run (one batch of
-// warm-up, a window of two, one more: sim/steady_state.h's first window), independent of how many batches
+// warm-up, a window of two, one more: sim/steady_state.h's fixed window), independent of how many batches
 // the user asked for. One run, not the doubling search: the costs may be noisy (`pipesim check`), and the
 // period only ranks the candidates.
 std::pair<TimeNs, TimeNs> simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,

@@ -49,7 +49,8 @@ bool nearly_equal(TimeNs a, TimeNs b) {
 
 RunWindow initial_window(const RunLengthOptions& o) {
   const int m = o.microbatches_per_batch;
-  const int cycle = cycle_batches_of(o.hint.cycle_microbatches, m);
+  // Noisy costs never repeat, so whole cycles buy nothing there: halves of one batch each.
+  const int cycle = o.exact_repeat ? cycle_batches_of(o.hint.cycle_microbatches, m) : 1;
   const int warmup = ceil_div_positive(o.hint.warmup_microbatches, m);
   const int tail = tail_batches_of(o);
   // Extra requested batches widen the window by whole pairs of cycles.

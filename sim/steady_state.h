@@ -32,7 +32,8 @@ struct RunLengthOptions {
   int min_batches = 1;             // the user's `batches`
   SteadyStateHint hint;
   // Deterministic costs repeat exactly: double until the halves agree (relative kHalvesTolerance). Noisy
-  // costs never repeat: one run with the minimum warm-up and a fixed window of two cycles.
+  // costs never repeat: one run with the minimum warm-up and a fixed window of two batches (widened by the
+  // requested batches), not whole cycles.
   bool exact_repeat = true;
   // Exactly min_batches, measured over the whole run (to the makespan): engine tests and timelines that
   // draw what was asked. Its figures are whole-run figures, fill and drain included.
