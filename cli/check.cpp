@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@ struct Job {
   size_t summary = 0;    // index into CheckReport::schedules
   int accumulation = 0;  // 0: none
   int seed = 0;
+  bool saturated = false;  // exact uniform costs: check the lower bounds too
 };
 
 struct Outcome {
@@ -56,7 +58,7 @@ Outcome run_job(const Job& job, const CheckOptions& options, bool skip_bad_input
     for (const StageGuarantee& g : result.guarantees) {
       outcome.general_bound_differs |= g.drift_bound != g.invariant_drift_bound;
     }
-    outcome.violations = check_run(result, job.accumulation, job.seed);
+    outcome.violations = check_run(result, job.accumulation, job.seed, job.saturated);
   } catch (const InputError&) {
     if (skip_bad_input) {
       outcome.skipped = true;
@@ -149,6 +151,8 @@ std::vector<int> evaluate_terms(const std::vector<std::string>& terms, int n) {
 
 // Uniform costs; the comm latency alternates with the seed so that half the noisy runs pay one.
 std::shared_ptr<const Scenario> grid_scenario(int n, int m, double comm_ms) {
+  // At least 4N microbatches, so that noise has room to break an invariant; the simulator adds what the
+  // steady state needs (sim/steady_state.h).
   const int batches = std::max(3, (4 * n + m - 1) / m);
   const std::string yaml = fmt::format(
       "pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
@@ -207,7 +211,7 @@ int evaluate_term(const std::string& term, int n) {
   throw InputError(fmt::format("'{}': expected an integer or a term in N such as N, 2N, N-1, N+2", term));
 }
 
-std::vector<Violation> check_run(const SimulationResult& r, int accumulation, int seed) {
+std::vector<Violation> check_run(const SimulationResult& r, int accumulation, int seed, bool saturated) {
   std::vector<Violation> found;
   auto add = [&](int stage, int microbatch, std::string what, int value, int bound, std::string bound_name,
                  bool general) {
@@ -260,6 +264,23 @@ std::vector<Violation> check_run(const SimulationResult& r, int accumulation, in
     if (g.max_in_flight > 0 && d.in_flight_max > g.max_in_flight) {
       add(stage, -1, "in flight", d.in_flight_max, g.max_in_flight, "the in-flight limit L_i", false);
     }
+    if (!saturated) continue;
+    if (g.drift_max_reached && d.drift_max != g.drift_bound) {
+      add(stage, -1, "Δ max", d.drift_max, g.drift_bound, "the saturated Δ max ⌈(L_i−1)/a⌉", false);
+      found.back().must_equal = true;
+    }
+    // The window is whole lcm(a, m) cycles (sim/steady_state.h), so a divides it and the mean is exact.
+    if (g.saturated_drift_mean >= 0 && std::abs(d.drift_mean - g.saturated_drift_mean) > 1e-9) {
+      add(stage, -1, "Δ mean", 0, 0, "the saturated mean (N−i)/a over whole a-cycles", false);
+      found.back().must_equal = true;
+      found.back().value_text = fmt::format("{:.6f}", d.drift_mean);
+      found.back().bound_text = fmt::format("{:.6f}", g.saturated_drift_mean);
+    }
+    if (g.weight_versions_reached && d.weight_versions_max != g.weight_versions) {
+      add(stage, -1, "weight versions", d.weight_versions_max, g.weight_versions,
+          "the saturated version count N−i+1", false);
+      found.back().must_equal = true;
+    }
   }
   return found;
 }
@@ -286,7 +307,8 @@ CheckReport check_grid(const CheckOptions& options) {
             const int comm = seed % 2;
             auto& scenario = scenarios[{n, m, comm}];
             if (!scenario) scenario = grid_scenario(n, m, 0.2 * comm);
-            jobs.push_back({scenario, request, summaries.size() - 1, a, seed});
+            // Seed 0 runs the uniform costs exactly, without comm latency: the pipeline saturates.
+            jobs.push_back({scenario, request, summaries.size() - 1, a, seed, seed == 0});
           }
         }
       }
@@ -341,8 +363,9 @@ std::string render_check_report(const CheckReport& report) {
   if (v.what.starts_with("run failed")) return out + fmt::format(": {}\n", v.what);
   out += fmt::format(", stage {}", v.stage + 1);
   if (v.microbatch >= 0) out += fmt::format(", microbatch {}", v.microbatch);
-  out +=
-      fmt::format(": {} = {} {} {} ({})\n", v.what, v.value, v.must_equal ? "≠" : ">", v.bound, v.bound_name);
+  const std::string value = v.value_text.empty() ? std::to_string(v.value) : v.value_text;
+  const std::string bound = v.bound_text.empty() ? std::to_string(v.bound) : v.bound_text;
+  out += fmt::format(": {} = {} {} {} ({})\n", v.what, value, v.must_equal ? "≠" : ">", bound, v.bound_name);
   if (v.what == "Δ" && !v.general_bound_check && v.general_bound != v.bound) {
     out += fmt::format("  there the general bound ⌈(L_i−1)/a⌉ = {} {}\n", v.general_bound,
                        v.value <= v.general_bound ? "held" : "broke too");

@@ -38,8 +38,10 @@ struct Violation {
   std::string bound_name;   // which guarantee, e.g. "the invariant ⌈(N−i)/a⌉"
   bool must_equal = false;  // the value had to equal the bound, not only stay below it
   bool general_bound_check =
-      false;              // this is the schedule's general bound where it differs from the invariant
-  int general_bound = 0;  // the general drift bound of that stage
+      false;               // this is the schedule's general bound where it differs from the invariant
+  int general_bound = 0;   // the general drift bound of that stage
+  std::string value_text;  // when set, printed instead of value and bound (e.g. a mean)
+  std::string bound_text;
 
   auto key() const { return std::tie(stages, microbatches, accumulation, seed, stage, microbatch); }
 };
@@ -62,8 +64,11 @@ struct CheckReport {
   bool passed() const { return failed_runs == 0; }
 };
 
-// The violations of one run, each guarantee at its first (stage, microbatch).
-std::vector<Violation> check_run(const SimulationResult& result, int accumulation, int seed);
+// The violations of one run, each guarantee at its first (stage, microbatch). `saturated`: the costs are
+// exact and uniform, so the lower bounds (a saturated pipeline reaches its Δ and version bounds, PACI's mean
+// Δ is (N−i)/a) are checked too.
+std::vector<Violation> check_run(const SimulationResult& result, int accumulation, int seed,
+                                 bool saturated = false);
 
 CheckReport check_grid(const CheckOptions& options);
 // The scenario's schedules with its costs, over options.seeds seeds.

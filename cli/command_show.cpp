@@ -38,6 +38,7 @@ void add_show_command(CLI::App& app) {
     options.color = args->color == "always" || (args->color == "auto" && isatty(STDOUT_FILENO));
     SimulationOptions simulation;
     simulation.analyze_graph = false;
+    simulation.fixed_batches = true;  // draw the batches asked for
     const SimulationResult result =
         simulate_schedule(quick_scenario(args->scenario), quick_request(args->scenario), simulation);
     std::cout << render_timeline(result, options);

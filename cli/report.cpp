@@ -110,13 +110,16 @@ std::string render_results_table(const std::string& scenario_name,
   const std::string shape = shared_shape ? fmt::format(", m={} microbatches of {:g} sample(s)",
                                                        first.spec.microbatches, first.microbatch_size)
                                          : ", m and b per row";
-  std::string out = fmt::format("scenario {}: N={} stages{}, {} batches simulated\n\n", scenario_name,
-                                first.spec.devices, shape, first.spec.batches);
+  // Each run simulates at least the requested batches, as many more as its steady state needs (column
+  // "batches").
+  std::string out = fmt::format("scenario {}: N={} stages{}, at least {} batches per run\n\n", scenario_name,
+                                first.spec.devices, shape, first.batches_requested);
   std::vector<std::string> header = {"schedule", "sync", "period (ms)", "throughput (samples/s)",
                                      "per GPU (samples/s)"};
   if (tokens) header.push_back("tokens/s");
-  for (const char* h : {"bubble (%)", "ZB bubble rate (%)", "peak memory", "fits", "peak activations",
-                        "peak act. (x M_B)", "critical path (ms)", "Δ max/bound", "versions", "ops"}) {
+  for (const char* h :
+       {"bubble (%)", "ZB bubble rate (%)", "peak memory", "fits", "peak activations", "peak act. (x M_B)",
+        "critical path (ms)", "Δ max/bound", "versions", "batches", "ops"}) {
     header.push_back(h);
   }
   std::vector<std::vector<std::string>> rows;
@@ -137,6 +140,7 @@ std::string render_results_table(const std::string& scenario_name,
     row.push_back(fmt::format("{:.3f}", ns_to_ms(r.graph.critical_path_ns)));
     row.push_back(fmt::format("{}/{}", drift_max(r), drift_bound(r)));
     row.push_back(fmt::format("{}", weight_versions_max(r)));
+    row.push_back(fmt::format("{}", r.spec.batches));
     row.push_back(fmt::format("{}", m.simulated_ops));
     rows.push_back(std::move(row));
   }
@@ -151,7 +155,8 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
   j["stages"] = r.spec.devices;
   j["microbatches"] = r.spec.microbatches;
   j["microbatch_size"] = r.microbatch_size;
-  j["batches"] = r.spec.batches;
+  j["batches"] = r.batches_requested;
+  j["batches_simulated"] = r.spec.batches;
   j["period_ms"] = ns_to_ms(m.period_ns);
   j["throughput_samples_per_s"] = m.throughput_samples_per_s;
   j["throughput_tokens_per_s"] = m.throughput_tokens_per_s;
@@ -159,7 +164,8 @@ nlohmann::ordered_json result_to_json(const SimulationResult& r, const ReportOpt
   j["bubble_fraction"] = m.bubble_fraction;
   j["bubble_rate_zb"] =
       has_batch_bubble(r) ? nlohmann::ordered_json(m.bubble_rate_zb) : nlohmann::ordered_json();
-  j["zb_batch_cost_ms"] = ns_to_ms(m.zb_batch_cost_ns);
+  j["zb_batch_cost_ms"] =
+      has_batch_bubble(r) ? nlohmann::ordered_json(ns_to_ms(m.zb_batch_cost_ns)) : nlohmann::ordered_json();
   j["makespan_ms"] = ns_to_ms(m.makespan_ns);
   j["critical_path_ms"] = ns_to_ms(r.graph.critical_path_ns);
   j["simulated_ops"] = m.simulated_ops;
@@ -218,6 +224,7 @@ std::vector<std::string> csv_header() {
           "microbatches",
           "microbatch_size",
           "batches",
+          "batches_simulated",
           "period_ms",
           "throughput_samples_per_s",
           "throughput_tokens_per_s",
@@ -245,6 +252,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           fmt::format("{}", r.spec.devices),
           fmt::format("{}", r.spec.microbatches),
           fmt::format("{}", r.microbatch_size),
+          fmt::format("{}", r.batches_requested),
           fmt::format("{}", r.spec.batches),
           fmt::format("{:.6f}", ns_to_ms(m.period_ns)),
           fmt::format("{:.6f}", m.throughput_samples_per_s),

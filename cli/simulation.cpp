@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/run_assertions.h"
 #include "cost_models/chunk_layers.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
@@ -93,7 +94,6 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   }
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
-  const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
   result.spec.make_comm = [comm_spec = scenario.comm, devices = layout.devices] {
     return comm_model_of(comm_spec, devices);
   };
@@ -101,17 +101,33 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   for (int stage = 0; stage < layout.stages; ++stage) {
     result.activation_bytes_per_microbatch[layout.device(stage)] += costs->activation_bytes(stage);
   }
-  ExecutionPlan plan = schedule->plan(result.spec, *costs);
-  result.trace = simulate(plan, *costs, *comm);
+  result.batches_requested = scenario.batches;
+  RunLengthOptions length;
+  length.microbatches_per_batch = scenario.microbatches;
+  length.min_batches = scenario.batches;
+  length.hint = schedule->steady_state(result.spec);
+  length.exact_repeat = !options.decorate_costs;
+  result.spec.exact_costs = length.exact_repeat;
+  length.fixed_length = options.fixed_batches;
+  length.run_name = run_name(result);
+  SteadyRun run = simulate_steady_state(length, [&](int batches) {
+    result.spec.batches = batches;
+    ExecutionPlan plan = schedule->plan(result.spec, *costs);
+    return simulate(plan, *costs, *comm_model_of(scenario.comm, layout.devices));
+  });
+  result.trace = std::move(run.trace);
+  result.spec.batches = run.window.total_batches;
+  result.simulations = run.simulations;
   if (options.analyze_graph) result.graph = analyze_task_graph(result.trace);
-  result.metrics = compute_metrics(result.trace, {scenario.microbatches, scenario.batches,
-                                                  scenario.samples_per_microbatch(), scenario.seq_len});
+  result.metrics = compute_metrics(
+      result.trace, {scenario.microbatches, run.window, scenario.samples_per_microbatch(), scenario.seq_len});
   result.guarantees = schedule->guarantees(result.spec);
-  result.drift = compute_drift(result.trace, {result.metrics.first_steady_batch * scenario.microbatches,
-                                              result.metrics.last_batch * scenario.microbatches});
+  result.drift = compute_drift(result.trace, {run.window.first_batch * scenario.microbatches,
+                                              run.window.end_batch * scenario.microbatches});
   result.memory = compute_memory(result.trace, result.drift, static_memory(scenario, layout));
   if (scenario.transformer)
     result.memory_capacity_bytes = scenario.transformer->profile.memory_capacity_gb * 1e9;
+  assert_physical(result, length.exact_repeat);
   return result;
 }
 

@@ -17,13 +17,15 @@
 namespace pipesim {
 
 struct SimulationResult {
-  std::string schedule;  // label, with parameters
-  PipelineSpec spec;
+  std::string schedule;        // label, with parameters
+  PipelineSpec spec;           // spec.batches: the batches actually simulated
+  int batches_requested = 1;   // the scenario's `batches`, a minimum
+  int simulations = 0;         // runs the steady-state search took (sim/steady_state.h)
   double microbatch_size = 1;  // b (a mean when the global batch does not split evenly)
   int seq_len = 0;
   std::vector<Bytes> activation_bytes_per_microbatch;  // per device, over its chunks (M_B)
   RunTrace trace;
-  RunMetrics metrics;
+  RunMetrics metrics;  // over the steady-state window [first_steady_batch, last_batch)
   TaskGraphReport graph;
   DriftReport drift;                 // measured on the trace; means over the metrics' steady-state batches
   WeightGuarantees guarantees;       // what the schedule promises, per stage
@@ -33,6 +35,11 @@ struct SimulationResult {
 
 struct SimulationOptions {
   bool analyze_graph = true;  // build and validate the task graph (critical path)
+  // Simulate until steady, measure whole cycles and assert the figures' physics (sim/steady_state.h,
+  // cli/run_assertions.h). With decorate_costs (noise) the costs never repeat exactly: one run with the
+  // minimum warm-up and a fixed window of two batches.
+  // fixed_batches: exactly the scenario's batches, figures over the whole run (engine tests, `pipesim show`).
+  bool fixed_batches = false;
   // Wraps the scenario's cost model, e.g. in seeded jitter for `pipesim check`; empty: none.
   std::function<std::unique_ptr<CostModel>(std::unique_ptr<CostModel>)> decorate_costs = {};
 };

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <memory>
+#include <numeric>
 
 #include "sim/errors.h"
 
@@ -96,18 +98,32 @@ WeightGuarantees AsyncStreamSchedule::guarantees(const PipelineSpec& spec) const
   for (int s = 0; s < n; ++s) {
     const int steps_in_flight = ceil_div(r.max_in_flight[s] - 1, r.accumulation);
     g[s].max_in_flight = r.max_in_flight[s];
+    // With 1F1B's limits a saturated stage runs the L_i − 1 older backwards between a microbatch's F and B,
+    // so the bounds below are reached (and the mean is exact over whole a-cycles).
+    const bool one_f_one_b = r.max_in_flight[s] == n - s;
     if (r.backward_reads == BackwardReads::kCurrentWeights) {
       g[s].drift_bound = g[s].staleness_bound = steps_in_flight;
       g[s].invariant_drift_bound = ceil_div(n - 1 - s, r.accumulation);
+      g[s].drift_max_reached = one_f_one_b;
+      if (one_f_one_b) g[s].saturated_drift_mean = static_cast<double>(n - 1 - s) / r.accumulation;
     } else if (lag >= 0) {
       g[s].staleness_bound = g[s].steady_staleness = lag;
       g[s].weight_versions = lag + 1;
     } else {
       g[s].staleness_bound = steps_in_flight;
       g[s].weight_versions = steps_in_flight + 1;
+      g[s].weight_versions_reached = one_f_one_b;
     }
   }
   return g;
+}
+
+SteadyStateHint AsyncStreamSchedule::steady_state(const PipelineSpec& spec) const {
+  const AsyncStreamRule r = rule(spec);
+  const int widest =
+      std::max(spec.devices, *std::max_element(r.max_in_flight.begin(), r.max_in_flight.end()));
+  const int cycle = std::lcm(r.accumulation, spec.microbatches);
+  return {2 * widest, cycle, 2 * widest + r.accumulation};
 }
 
 std::vector<int> parse_in_flight_limits(const std::string& text, int stages, const std::string& where) {

@@ -11,6 +11,7 @@
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
 #include "sim/policy.h"
+#include "sim/steady_state.h"
 
 namespace pipesim {
 
@@ -22,11 +23,15 @@ enum class OptimizerSync { kBarrier, kPostValidation, kNone };
 struct PipelineSpec {
   int devices = 1;       // N
   int microbatches = 1;  // m, per batch
-  int batches = 4;       // batches simulated (the stream length of asynchronous schedules)
+  int batches = 4;       // batches simulated (the stream length of asynchronous schedules); at least the
+                         // scenario's `batches`, extended to reach a steady state (sim/steady_state.h)
   OptimizerSync sync = OptimizerSync::kBarrier;
   // A fresh comm model like the engine's. Only cost-aware generators (zb-1p/2p) use it: to plan with each
   // boundary's latency and to simulate their candidates. Empty: no comm latency.
   std::function<std::unique_ptr<CommModel>()> make_comm;
+  // The costs repeat exactly (no jitter): a generator that simulates its candidates (zb-1p/2p) measures them
+  // to the same steady state as the run it reports, so it picks by the figures it reports.
+  bool exact_costs = true;
   int total_microbatches() const { return microbatches * batches; }
 };
 
@@ -49,6 +54,12 @@ class Schedule {
   // Throws InputError when the schedule cannot run this pipeline (e.g. chunks that do not divide m).
   virtual void check(const PipelineSpec& /*spec*/) const {}
   virtual ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const = 0;
+  // How long its fill, repeating cycle and drain are. Default: one batch of warm-up (under a barrier batch 0
+  // starts from idle devices, later ones from the optimizer step; post-validation overlaps batches), a cycle
+  // of one batch, no drain that the window depends on.
+  virtual SteadyStateHint steady_state(const PipelineSpec& spec) const {
+    return {spec.microbatches, spec.microbatches, 0};
+  }
   // What the schedule promises about weight versions, per stage (default: synchronous, Δ = τ = 0, one copy).
   virtual WeightGuarantees guarantees(const PipelineSpec& spec) const {
     return WeightGuarantees(layout(spec.devices).stages);

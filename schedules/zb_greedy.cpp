@@ -8,6 +8,7 @@
 
 #include "schedules/zb_handcrafted.h"
 #include "sim/engine.h"
+#include "sim/steady_state.h"
 
 namespace pipesim {
 
@@ -322,14 +323,24 @@ class GreedyBuilder {
   std::vector<TimeNs> input_grad_end_ns_;
 };
 
-// The engine's figures for one batch's lists repeated over the spec's batches.
+// The engine's figures for one batch's lists repeated until steady, as the reported run measures them
+// (sim/steady_state.h), independent of how many batches the user asked for. Noisy costs (`pipesim check`)
+// never repeat: there one run with a fixed window, as the reported run does too.
 ZbScore simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
                            const CostModel& costs) {
   const PipelineLayout layout = PipelineLayout::linear(spec.devices);
-  ExecutionPlan plan =
-      plan_from_lists(layout, repeat_batches(layout, one_batch, spec), spec.total_microbatches());
-  const RunTrace trace = simulate(plan, costs, *fresh_comm(spec));
-  return ZbScore::of(compute_metrics(trace, {spec.microbatches, spec.batches}));
+  RunLengthOptions length;
+  length.microbatches_per_batch = spec.microbatches;
+  length.hint = {spec.microbatches, spec.microbatches, 0};
+  length.exact_repeat = spec.exact_costs;
+  const SteadyRun run = simulate_steady_state(length, [&](int batches) {
+    PipelineSpec candidate = spec;
+    candidate.batches = batches;
+    ExecutionPlan plan =
+        plan_from_lists(layout, repeat_batches(layout, one_batch, candidate), candidate.total_microbatches());
+    return simulate(plan, costs, *fresh_comm(candidate));
+  });
+  return ZbScore::of(compute_metrics(run.trace, {spec.microbatches, run.window}));
 }
 
 bool fits(const DeviceActionLists& lists, const ZbProblem& problem) {

@@ -102,9 +102,9 @@ struct ZbCandidate {
   ZbScore score;
 };
 
-// Every candidate that fits the limit (distinct lists only), simulated with spec.batches batches, spec.sync,
-// the same costs and comm; the best by ZbScore, ties to the earlier candidate (greedy under the limit by flag
-// index, greedy under N * M_B, zb-h1, zb-h2, 1f1b).
+// Every candidate that fits the limit (distinct lists only), simulated on one fixed run (independent of
+// spec.batches) with spec.sync, the same costs and comm; the best by ZbScore, ties to the earlier candidate
+// (greedy under the limit by flag index, greedy under N * M_B, zb-h1, zb-h2, 1f1b).
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit);
 
 }  // namespace pipesim

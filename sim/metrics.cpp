@@ -23,18 +23,6 @@ class BatchOf {
   int m_;
 };
 
-// Batch starts: the first forward of each batch's first microbatch on stage 1.
-std::vector<TimeNs> batch_starts(const RunTrace& trace, int m, int batches) {
-  std::vector<TimeNs> starts(batches, kNever);
-  for (const OpRecord& op : trace.ops) {
-    if (op.action.kind == OpKind::F && op.action.stage == 0 && op.action.microbatch % m == 0) {
-      const int batch = op.action.microbatch / m;
-      if (batch < batches) starts[batch] = std::min(starts[batch], op.start_ns);
-    }
-  }
-  return starts;
-}
-
 }  // namespace
 
 RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
@@ -45,36 +33,22 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   result.simulated_ops = static_cast<long>(trace.ops.size());
   result.devices.resize(devices);
 
-  // Steady-state window: skip the first quarter of the batches (at least one), end at the last batch start,
-  // which the drain cannot affect.
-  const std::vector<TimeNs> starts = batch_starts(trace, m, input.batches);
-  const int batches = input.batches;
-  int lo = 0;
-  int hi = batches;  // hi == batches: the window ends at the makespan
-  if (batches >= 3) {
-    lo = std::max(1, batches / 4);
-    hi = batches - 1;
-  } else if (batches == 2) {
-    hi = 1;
-  }
-  // A stream (asynchronous schedules) is still filling until the first device has run its first backward;
-  // when the first quarter is shorter than that, start at the first batch that begins afterwards.
-  const auto first_backward = std::find_if(trace.ops.begin(), trace.ops.end(), [](const OpRecord& op) {
-    return op.device == 0 && (op.action.kind == OpKind::B || op.action.kind == OpKind::I);
-  });
-  if (first_backward != trace.ops.end()) {
-    while (lo + 1 < hi && starts[lo] < first_backward->end_ns) ++lo;
-  }
+  const RunWindow& w = input.window;
+  const std::vector<TimeNs> starts = batch_start_times(trace, m, w.total_batches);
+  const int lo = w.first_batch;
+  const int hi = w.end_batch;
   const TimeNs window_begin = starts[lo];
-  const TimeNs window_end = hi < batches ? starts[hi] : trace.makespan_ns;
+  const TimeNs window_end = hi < w.total_batches ? starts[hi] : trace.makespan_ns;
   const int window_batches = hi - lo;
   result.first_steady_batch = lo;
   result.last_batch = hi;
-  result.period_ns = (window_end - window_begin) / window_batches;
+  result.window_ns = window_end - window_begin;
+  result.period_ns = result.window_ns / window_batches;
 
   // Per-device work and busy time.
   std::vector<TimeNs> work_total(devices, 0);
   std::vector<TimeNs> busy_in_window(devices, 0);
+  std::vector<TimeNs> work_in_window(devices, 0);
   std::vector<TimeNs> span_begin(devices, kNever);
   std::vector<TimeNs> span_end(devices, 0);
   BatchOf batch_of(trace.layout.stages, m);
@@ -83,6 +57,7 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
     if (op.action.kind != OpKind::U) work_total[d] += op.duration_ns();
     const TimeNs overlap = std::min(op.end_ns, window_end) - std::max(op.start_ns, window_begin);
     if (overlap > 0) busy_in_window[d] += overlap;
+    if (overlap > 0 && op.action.kind != OpKind::U) work_in_window[d] += overlap;
     // U is left out: under a barrier it waits for the slowest stage, which is not this device's bubble.
     if (op.action.kind != OpKind::U && batch_of(op) == lo) {
       span_begin[d] = std::min(span_begin[d], op.start_ns);
@@ -92,7 +67,8 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   TimeNs max_work = 0;
   for (int d = 0; d < devices; ++d) {
     DeviceMetrics& dm = result.devices[d];
-    dm.work_ns_per_microbatch = work_total[d] / std::max(1, trace.total_microbatches);
+    dm.work_ns_per_microbatch = work_in_window[d] / (static_cast<TimeNs>(window_batches) * m);
+    dm.run_work_ns_per_microbatch = work_total[d] / std::max(1, trace.total_microbatches);
     dm.busy_ns_per_batch = busy_in_window[d] / window_batches;
     dm.idle_ns_per_batch = result.period_ns - dm.busy_ns_per_batch;
     dm.peak_activation_bytes = trace.peak_activation_bytes[d];

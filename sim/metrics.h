@@ -3,21 +3,26 @@
 // the trace.
 #include <vector>
 
+#include "sim/steady_state.h"
 #include "sim/trace.h"
 
 namespace pipesim {
 
 struct MetricsInput {
   int microbatches_per_batch = 1;  // m
-  int batches = 1;
-  double microbatch_size = 1;  // samples per microbatch (b; a mean when a batch does not split evenly)
-  int seq_len = 0;             // tokens per sample; 0 = unknown
+  RunWindow window;                // the steady-state window (sim/steady_state.h)
+  double microbatch_size = 1;      // samples per microbatch (b; a mean when a batch does not split evenly)
+  int seq_len = 0;                 // tokens per sample; 0 = unknown
 };
 
 struct DeviceMetrics {
-  TimeNs busy_ns_per_batch = 0;  // compute time in the steady-state window, per batch
+  TimeNs busy_ns_per_batch = 0;  // compute time (optimizer steps included) in the window, per batch
   TimeNs idle_ns_per_batch = 0;
-  TimeNs work_ns_per_microbatch = 0;  // mean F+B (or F+I+W) time of one microbatch over the device's stages
+  // F+B (or F+I+W) time of one microbatch over the device's stages: its gradient and forward ops' time in the
+  // window over the window's microbatches. A window of whole steady cycles holds exactly the ops of that many
+  // microbatches, so this is one microbatch's work; under noisy costs it is the window's mean.
+  TimeNs work_ns_per_microbatch = 0;
+  TimeNs run_work_ns_per_microbatch = 0;  // the same over every microbatch of the run
   Bytes peak_activation_bytes = 0;
   int peak_in_flight = 0;
 };
@@ -25,6 +30,7 @@ struct DeviceMetrics {
 struct RunMetrics {
   int first_steady_batch = 0;  // the window is [first_steady_batch, last_batch)
   int last_batch = 0;
+  TimeNs window_ns = 0;  // from the start of first_steady_batch to that of last_batch
   TimeNs period_ns = 0;  // time between consecutive batch starts on the first device, steady state
   double throughput_samples_per_s = 0;
   double throughput_tokens_per_s = 0;  // 0 when the sequence length is unknown

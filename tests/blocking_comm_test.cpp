@@ -33,7 +33,8 @@ Scenario blocking_scenario(int microbatches, const std::string& forward_ms, cons
 //   12   grad2 and act3 [12, 12.5]  12.5 D1 B2 (-14.5), D2 F3 (-13.5)   13.5 D2 B3 (-15.5)
 //   15.5 grad3 [15.5, 16]      16   D1 B3 (-18)      18   U on both (barrier)
 TEST(BlockingComm, OneFOneBN2M4ByHand) {
-  const SimulationResult r = run_schedule(blocking_scenario(4, "1", "2"), "1f1b-flush");
+  const SimulationResult r =
+      run_schedule(blocking_scenario(4, "1", "2"), "1f1b-flush", {}, test::fixed_batches());
   EXPECT_EQ(device_timeline(r.trace, 0, 0, 4),
             (std::vector<std::string>{"F0@0", "F1@1.5", "B0@5.5", "F2@7.5", "B1@9", "F3@11", "B2@12.5",
                                       "B3@16", "U@18"}));
@@ -55,7 +56,8 @@ TEST(BlockingComm, OneFOneBN2M4ByHand) {
 //   4 D2 B0 (-6); 6 grad0 [6, 6.5]; 6.5 D1 B0 (-8.5), D2 F1 (-8.5); 8.5 D2 B1 (-10.5)
 //   10.5 grad1 [10.5, 11]; 11 D1 B1 (-13); 13 U.
 TEST(BlockingComm, SenderWaitsForABusyReceiver) {
-  const SimulationResult r = run_schedule(blocking_scenario(2, "[1, 2]", "2"), "1f1b-flush");
+  const SimulationResult r =
+      run_schedule(blocking_scenario(2, "[1, 2]", "2"), "1f1b-flush", {}, test::fixed_batches());
   EXPECT_EQ(device_timeline(r.trace, 0, 0, 2),
             (std::vector<std::string>{"F0@0", "F1@1.5", "B0@6.5", "B1@11", "U@13"}));
   EXPECT_EQ(device_timeline(r.trace, 1, 0, 2),

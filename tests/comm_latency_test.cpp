@@ -27,7 +27,8 @@ const std::vector<std::vector<std::string>> kFirstBatch = {
 };
 
 TEST(CommLatency, OneFOneBN3M6) {
-  const SimulationResult r = run_schedule(uniform_scenario(3, 6, 1.0, 2.0, 0.5, /*batches=*/1), "1f1b-flush");
+  const SimulationResult r = run_schedule(uniform_scenario(3, 6, 1.0, 2.0, 0.5, /*batches=*/1), "1f1b-flush",
+                                          {}, test::fixed_batches());
   for (int d = 0; d < 3; ++d) EXPECT_EQ(device_timeline(r.trace, d, 0, 6), kFirstBatch[d]) << "device " << d;
   // Every cross-stage dependency is one transfer that arrives exactly c after it was sent.
   EXPECT_EQ(r.trace.transfers.size(), 2u * 2 * 6);
@@ -44,7 +45,8 @@ TEST(CommLatency, EveryNMicrobatchesAddOneRoundTrip) {
     for (int groups = 1; groups <= 4; ++groups) {
       const int m = groups * n;
       SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-      const SimulationResult r = run_schedule(uniform_scenario(n, m, f, b, c, /*batches=*/1), "1f1b-flush");
+      const SimulationResult r = run_schedule(uniform_scenario(n, m, f, b, c, /*batches=*/1), "1f1b-flush",
+                                              {}, test::fixed_batches());
       const TimeNs batch_ns = r.trace.makespan_ns;
       if (groups > 1) {
         EXPECT_EQ(batch_ns - previous, ms_to_ns(n * (f + b) + 2 * (n - 1) * c));
@@ -70,7 +72,7 @@ TEST(LinkComm, MessagesQueueOnASharedLink) {
       "pipeline: {stages: 2, microbatches: 3, batches: 1}\n"
       "costs: {forward_ms: 1, backward_ms: 1, transfer_bytes: 1500000}\n"
       "comm: {model: link, bandwidth_gb_per_s: 1, latency_ms: 0.25}\n");
-  const SimulationResult r = run_schedule(scenario, "gpipe");
+  const SimulationResult r = run_schedule(scenario, "gpipe", {}, test::fixed_batches());
   EXPECT_EQ(device_timeline(r.trace, 0, 0, 3),
             (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "B0@9.5", "B1@11", "B2@12.5", "U@13.5"}));
   EXPECT_EQ(

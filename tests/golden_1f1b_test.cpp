@@ -37,7 +37,8 @@ TEST(Golden1F1B, N4M8FirstBatch) {
 
 // Behind the barrier the second batch repeats the first, 33 ms later.
 TEST(Golden1F1B, SecondBatchRepeatsAfterTheBarrier) {
-  const SimulationResult r = run_schedule(uniform_scenario(4, 8, 1.0, 2.0, 0.0, /*batches=*/2), "1f1b-flush");
+  const SimulationResult r = run_schedule(uniform_scenario(4, 8, 1.0, 2.0, 0.0, /*batches=*/2), "1f1b-flush",
+                                          {}, test::fixed_batches());
   for (int d = 0; d < 4; ++d) {
     const std::vector<std::string> second = device_timeline(r.trace, d, /*batch=*/1, 8);
     ASSERT_EQ(second.size(), kFirstBatch[d].size());

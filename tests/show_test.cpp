@@ -16,7 +16,8 @@ std::string show(const std::string& schedule, int stages, int microbatches, cons
   args.microbatches = microbatches;
   args.costs = costs;
   args.comm_ms = comm_ms;
-  return render_timeline(simulate_schedule(quick_scenario(args), quick_request(args)), {width, color});
+  return render_timeline(simulate_schedule(quick_scenario(args), quick_request(args), test::fixed_batches()),
+                         {width, color});
 }
 
 constexpr const char* kLegend =

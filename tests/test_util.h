@@ -56,6 +56,13 @@ inline SimulationResult run_schedule(const Scenario& scenario, const std::string
   return simulate_schedule(scenario, request, options);
 }
 
+// Exactly the scenario's batches, figures over the whole run: for tests of the engine's trace.
+inline SimulationOptions fixed_batches() {
+  SimulationOptions options;
+  options.fixed_batches = true;
+  return options;
+}
+
 inline int batch_of(const Action& a, int microbatches_per_batch) {
   return a.kind == OpKind::U ? a.microbatch : a.microbatch / microbatches_per_batch;
 }

@@ -25,7 +25,7 @@ constexpr const char* kScenario =
 
 SimulationResult traced_run(const std::string& schedule,
                             const std::map<std::string, std::string>& params = {}) {
-  return test::run_schedule(test::scenario_from_yaml(kScenario), schedule, params);
+  return test::run_schedule(test::scenario_from_yaml(kScenario), schedule, params, test::fixed_batches());
 }
 
 double micros(TimeNs ns) {

@@ -39,7 +39,7 @@ TEST(ZbH1Golden, FourStagesEightMicrobatches) {
       "pipeline: {stages: 4, microbatches: 8, batches: 1}\n"
       "costs: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1}\n"
       "optimizer: {sync: barrier}\n");
-  const SimulationResult r = run_schedule(scenario, "zb-h1");
+  const SimulationResult r = run_schedule(scenario, "zb-h1", {}, test::fixed_batches());
 
   const std::vector<std::vector<std::string>> expected = {
       {"F0@0",  "F1@1",  "F2@2",  "F3@3",  "I0@7",  "W0@8",  "F4@9",  "I1@10", "W1@11",

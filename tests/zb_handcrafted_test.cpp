@@ -138,7 +138,8 @@ TEST(ZbH2, ParallelogramAtEqualCosts) {
   for (int n : stage_counts()) {
     const int m = 2 * n + 1;
     SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-    const SimulationResult r = run_schedule(zb_scenario(n, m, c, "post-validation", 1), "zb-h2");
+    const SimulationResult r =
+        run_schedule(zb_scenario(n, m, c, "post-validation", 1), "zb-h2", {}, test::fixed_batches());
     std::vector<TimeNs> first(n, kNever), last(n, 0), busy(n, 0);
     for (const OpRecord& op : r.trace.ops) {
       if (op.action.kind == OpKind::U) continue;
@@ -198,8 +199,8 @@ TEST(ZbHandcrafted, ValidForEveryMicrobatchCount) {
         for (double comm_ms : {0.0, 0.3}) {
           SCOPED_TRACE(fmt::format("{} N={} m={} comm={} ms", schedule, n, m, comm_ms));
           constexpr int kBatches = 2;
-          const SimulationResult r =
-              run_schedule(zb_scenario(n, m, c, "barrier", kBatches, comm_ms), schedule);
+          const SimulationResult r = run_schedule(zb_scenario(n, m, c, "barrier", kBatches, comm_ms),
+                                                  schedule, {}, test::fixed_batches());
           // (device, kind, microbatch) -> start, for every op of the run.
           std::map<std::tuple<int, OpKind, int>, TimeNs> start;
           for (const OpRecord& op : r.trace.ops) {

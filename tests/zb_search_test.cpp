@@ -160,9 +160,13 @@ TEST(ZbSearchProperty, NeverWorseThanWhatIsAlreadyKnown) {
     const Scenario scenario = random_pipeline(rng, n, m);
     SCOPED_TRACE(fmt::format("configuration {}: N={} m={}", k, n, m));
     fewer_microbatches_than_stages += m < n ? 1 : 0;
+    // The reported figures the search ranks by; the makespan (its last tie-break) grows with the batches a
+    // run needed to become steady, which differs between schedules, so it is left out here.
     auto score = [&](const char* name) {
       const SimulationResult r = run_schedule(scenario, name, {}, fast);
-      return std::pair{ZbScore::of(r.metrics), r};
+      ZbScore s = ZbScore::of(r.metrics);
+      s.makespan_ns = 0;
+      return std::pair{s, r};
     };
     const auto [one_p, one_p_run] = score("zb-1p");
     const auto [two_p, two_p_run] = score("zb-2p");

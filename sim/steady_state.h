@@ -1,0 +1,72 @@
+#pragma once
+// How long a run must be for its figures to be steady-state figures (DESIGN.md §3). The run length is the
+// simulator's job, not the user's: the requested batches are a minimum. A run passes every stage's fill
+// (warm-up), measures over a window of whole steady cycles that ends before the drain, and, with
+// deterministic costs, doubles the window until its two halves agree. Schedule-agnostic: the schedule only
+// says how long its fill, cycle and drain are (Schedule::steady_state); the cycle is also read off the trace.
+#include <functional>
+#include <string>
+
+#include "sim/trace.h"
+
+namespace pipesim {
+
+// What a schedule knows about its own run length, in microbatches.
+struct SteadyStateHint {
+  int warmup_microbatches = 0;  // before every stage has passed its fill
+  int cycle_microbatches = 1;   // the pattern repeats every this many microbatches (e.g. lcm(a, m))
+  int drain_microbatches = 0;   // after the window, that the window's figures still depend on
+};
+
+// The measurement window [first_batch, end_batch) of a run of total_batches batches: it ends at the first
+// forward of batch end_batch on stage 1, so its length is a whole number of batches and cycles.
+struct RunWindow {
+  int total_batches = 1;
+  int first_batch = 0;
+  int end_batch = 1;
+  int batches() const { return end_batch - first_batch; }
+};
+
+struct RunLengthOptions {
+  int microbatches_per_batch = 1;  // m
+  int min_batches = 1;             // the user's `batches`
+  SteadyStateHint hint;
+  // Deterministic costs repeat exactly: double until the halves agree (relative kHalvesTolerance). Noisy
+  // costs never repeat: one run with the minimum warm-up and a fixed window of two batches (widened by the
+  // requested batches), not whole cycles.
+  bool exact_repeat = true;
+  // Exactly min_batches, measured over the whole run (to the makespan): engine tests and timelines that
+  // draw what was asked. Its figures are whole-run figures, fill and drain included.
+  bool fixed_length = false;
+  long max_ops = 4'000'000;  // no doubling beyond this many simulated ops: a clear error, never a hang
+  std::string run_name;      // for that error
+};
+
+inline constexpr double kHalvesTolerance = 1e-9;
+
+struct SteadyRun {
+  RunTrace trace;
+  RunWindow window;
+  int simulations = 0;  // runs it took
+};
+
+// The first window tried: the warm-up, then two halves of whole cycles (widened to use the requested
+// batches), then the drain.
+RunWindow initial_window(const RunLengthOptions& options);
+
+// Start time of each batch: the first forward of its first microbatch on stage 1 (kNever when absent).
+std::vector<TimeNs> batch_start_times(const RunTrace& trace, int m, int batches);
+
+// Smallest p such that stage 1's forward-start gaps repeat every p microbatches over microbatches
+// [first, end); 0 when none up to half the range.
+int forward_gap_repeat(const RunTrace& trace, int first_microbatch, int end_microbatch);
+
+// Whether the window's two halves have the same span and the same busy time per device.
+bool halves_agree(const RunTrace& trace, const RunWindow& window, int m);
+
+// Simulates `run(batches)` until its window is in steady state. Throws ScheduleError when the window has
+// not converged before options.max_ops.
+SteadyRun simulate_steady_state(const RunLengthOptions& options,
+                                const std::function<RunTrace(int batches)>& run);
+
+}  // namespace pipesim

@@ -1,0 +1,327 @@
+// The run length (sim/steady_state.h): the requested batches are a minimum, the window passes every stage's
+// fill and is whole cycles, the figures do not depend on `batches`, and none breaks physics
+// (cli/run_assertions.h).
+#include "sim/steady_state.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "cli/report.h"
+#include "cli/run_assertions.h"
+#include "schedules/registry.h"
+#include "sim/errors.h"
+#include "test_util.h"
+
+namespace pipesim {
+namespace {
+
+constexpr TimeNs kMs = kNsPerMs;
+
+// F = I = W = 1 ms on every stage (B = 2 ms when not split), as in the repro.
+Scenario uniform_split(int n, int m, int batches) {
+  return test::scenario_from_yaml(
+      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
+                  "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0}}\n",
+                  n, m, batches));
+}
+
+// Uneven stages (the first and last heavier, as with an embedding and a loss), an optimizer step and a
+// comm latency.
+Scenario uneven(int n, int m, int batches) {
+  std::string forward, input, weight;
+  for (int i = 0; i < n; ++i) {
+    const double scale = i == 0 ? 1.5 : i == n - 1 ? 1.8 : 1.0 + 0.1 * (i % 3);
+    forward += fmt::format("{}{:.2f}", i ? ", " : "", scale);
+    input += fmt::format("{}{:.2f}", i ? ", " : "", 1.1 * scale);
+    weight += fmt::format("{}{:.2f}", i ? ", " : "", 0.7 * scale);
+  }
+  return test::scenario_from_yaml(fmt::format(
+      "pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
+      "costs: {{forward_ms: [{}], backward_input_ms: [{}], backward_weight_ms: [{}], optimizer_ms: 0.3, "
+      "comm_ms: 0.05}}\n",
+      n, m, batches, forward, input, weight));
+}
+
+SimulationResult run(const Scenario& scenario, const std::string& name, int accumulation = 0) {
+  std::map<std::string, std::string> params;
+  if (accumulation > 0) params["accumulation"] = std::to_string(accumulation);
+  SimulationOptions options;
+  options.analyze_graph = false;
+  return test::run_schedule(scenario, name, params, options);
+}
+
+int stage1_versions(const SimulationResult& r) {
+  return r.drift.stages[0].weight_versions_max;
+}
+
+// --- the repro: a window inside stage 1's fill printed impossible figures ---------------------------------
+
+// A saturated uniform stream: stage 1 runs one F, I and W per microbatch back to back (3 ms), N microbatches
+// in flight (N x M_B), Δ = N−1 steps between F and B on stage 1 (a = 1), zero bubble.
+TEST(SteadyState, PaciN8M1IsSaturatedWhateverTheRequestedBatches) {
+  for (int batches : {1, 4, 32}) {
+    SCOPED_TRACE(batches);
+    const SimulationResult r = run(uniform_split(8, 1, batches), "paci", 1);
+    EXPECT_EQ(r.metrics.period_ns, 3 * kMs);
+    EXPECT_EQ(r.metrics.bubble_fraction, 0.0);
+    EXPECT_EQ(r.drift.stages[0].drift_max, 7);
+    EXPECT_EQ(r.metrics.devices[0].peak_in_flight, 8);
+    EXPECT_EQ(r.metrics.devices[0].peak_activation_bytes, 8 * r.activation_bytes_per_microbatch[0]);
+    EXPECT_GE(r.spec.batches, batches);
+  }
+}
+
+// m ≤ N/4: a batch of 8 microbatches takes 8 x 3 ms on a saturated stage 1; PipeDream stashes one version per
+// step in flight on stage 1: N−1 steps plus the current one = N versions.
+TEST(SteadyState, StreamsAtN32M8MeasurePastTheFill) {
+  for (const char* name : {"paci", "async-1f1b", "pipedream"}) {
+    SCOPED_TRACE(name);
+    const SimulationResult r = run(uniform_split(32, 8, 4), name, std::string(name) == "paci" ? 1 : 0);
+    EXPECT_EQ(r.metrics.period_ns, 8 * 3 * kMs);
+    EXPECT_EQ(r.metrics.bubble_fraction, 0.0);
+    if (std::string(name) == "pipedream") {
+      EXPECT_EQ(stage1_versions(r), 32);
+    } else {
+      EXPECT_EQ(r.drift.stages[0].drift_max, 31);
+    }
+  }
+}
+
+// --- the window arithmetic, by hand ---------------------------------------------------------------------
+
+// PACI N=8, a=3, m=2: warm-up 2·8 = 16 microbatches = 8 batches; cycle lcm(3, 2) = 6 microbatches = 3
+// batches, so halves of 3 batches; drain 16 + 3 = 19 microbatches = 10 batches.
+TEST(SteadyState, InitialWindowIsWarmupTwoWholeCyclesAndDrain) {
+  RunLengthOptions o;
+  o.microbatches_per_batch = 2;
+  o.min_batches = 1;
+  o.hint = {16, 6, 19};
+  RunWindow w = initial_window(o);
+  EXPECT_EQ(w.first_batch, 8);
+  EXPECT_EQ(w.end_batch, 14);
+  EXPECT_EQ(w.total_batches, 24);
+  // 40 requested: (40 − 8 − 10) / 6 = 3 pairs of cycles widen the window to 18 batches; 4 more batches
+  // of warm-up make up the 40.
+  o.min_batches = 40;
+  w = initial_window(o);
+  EXPECT_EQ(w.batches(), 18);
+  EXPECT_EQ(w.first_batch, 12);
+  EXPECT_EQ(w.total_batches, 40);
+}
+
+TEST(SteadyState, ScheduleHintsGiveTheFillAndTheAccumulationCycle) {
+  PipelineSpec spec;
+  spec.devices = 8;
+  spec.microbatches = 6;
+  ScheduleParams params("test");
+  params.set("accumulation", "4");
+  const SteadyStateHint paci = make_schedule("paci", params)->steady_state(spec);
+  EXPECT_EQ(paci.warmup_microbatches, 16);  // 2·max(N, L_1) = 2·8
+  EXPECT_EQ(paci.cycle_microbatches, 12);   // lcm(4, 6)
+  EXPECT_EQ(paci.drain_microbatches, 20);   // 16 + a
+  const SteadyStateHint flush = make_schedule("1f1b-flush", ScheduleParams("test"))->steady_state(spec);
+  EXPECT_EQ(flush.cycle_microbatches, 6);
+}
+
+// Stage 1's forward starts as a trace: gaps 1,2,1,2,... repeat every 2; 1,1,2 every 3; no repeat: 0.
+RunTrace forward_starts(const std::vector<TimeNs>& starts) {
+  RunTrace trace;
+  trace.layout = PipelineLayout::linear(1);
+  for (size_t j = 0; j < starts.size(); ++j) {
+    trace.ops.push_back({forward(0, static_cast<int>(j)), 0, 0, starts[j], starts[j] + 1});
+  }
+  return trace;
+}
+
+TEST(SteadyState, ForwardGapRepeatIsTheSmallestPeriodOfTheGaps) {
+  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 3, 4, 6, 7, 9}), 0, 6), 2);
+  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 2, 4, 5, 6, 8}), 0, 6), 3);
+  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 5, 5, 5, 5}), 1, 4), 1);
+  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 3, 6, 10, 15}), 0, 5), 0);
+}
+
+// A run that never settles (each batch longer than the last) ends in a clear error, not a hang.
+TEST(SteadyState, NoSteadyStateIsAnErrorWithinTheOpCap) {
+  RunLengthOptions o;
+  o.microbatches_per_batch = 1;
+  o.hint = {1, 1, 0};
+  o.max_ops = 10'000;
+  o.run_name = "growing";
+  int runs = 0;
+  auto growing = [&](int batches) {
+    ++runs;
+    std::vector<TimeNs> starts;
+    for (int b = 0; b <= batches; ++b) starts.push_back(static_cast<TimeNs>(b) * b);
+    RunTrace trace = forward_starts(starts);
+    trace.total_microbatches = batches + 1;
+    return trace;
+  };
+  try {
+    simulate_steady_state(o, growing);
+    FAIL() << "expected an error";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("growing: no steady state"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(runs, 20);
+}
+
+// Zero-length ops: no division by zero, a zero period and bubble.
+TEST(SteadyState, AllZeroCostsGiveZeroFiguresWithoutTrippingTheAssertions) {
+  const Scenario s = test::scenario_from_yaml(
+      "pipeline: {stages: 4, microbatches: 2}\n"
+      "costs: {forward_ms: 0, backward_input_ms: 0, backward_weight_ms: 0}\n");
+  for (const char* name : {"paci", "1f1b-flush", "zb-h1"}) {
+    const SimulationResult r = run(s, name);
+    EXPECT_EQ(r.metrics.period_ns, 0) << name;
+    EXPECT_EQ(r.metrics.bubble_fraction, 0.0) << name;
+  }
+}
+
+TEST(SteadyState, ReportsCarryTheBatchesSimulated) {
+  const SimulationResult r = run(uniform_split(8, 1, 4), "paci", 1);
+  const auto json = result_to_json(r, {});
+  EXPECT_EQ(json["batches"], 4);
+  EXPECT_EQ(json["batches_simulated"], r.spec.batches);
+  EXPECT_GT(r.spec.batches, 16);  // past the 2N warm-up
+  const std::vector<std::string> header = csv_header();
+  const std::vector<std::string> row = csv_row(r);
+  const auto column = std::find(header.begin(), header.end(), "batches_simulated") - header.begin();
+  EXPECT_EQ(row.at(column), std::to_string(r.spec.batches));
+  EXPECT_NE(render_results_table("t", {r}).find(fmt::format(" {} ", r.spec.batches)), std::string::npos);
+}
+
+// --- the grid: every schedule, N ∈ 2..32, m ∈ 1..64, a, uniform and uneven costs -------------------------
+
+// Every steady-state figure of a run (run totals such as the makespan, the critical path and the op count
+// grow with the run and are left out).
+std::vector<double> figures(const SimulationResult& r) {
+  const RunMetrics& m = r.metrics;
+  std::vector<double> f = {static_cast<double>(m.period_ns), m.throughput_samples_per_s, m.bubble_fraction,
+                           static_cast<double>(r.memory.peak_bytes())};
+  // The ZB per-batch figures exist only where batches end in a flush (null for asynchronous schedules).
+  if (has_batch_bubble(r)) {
+    f.push_back(m.bubble_rate_zb);
+    f.push_back(static_cast<double>(m.zb_batch_cost_ns));
+  }
+  for (const DeviceMetrics& d : m.devices) {
+    for (TimeNs v :
+         {d.busy_ns_per_batch, d.idle_ns_per_batch, d.work_ns_per_microbatch, d.peak_activation_bytes}) {
+      f.push_back(static_cast<double>(v));
+    }
+    f.push_back(d.peak_in_flight);
+  }
+  for (const StageDrift& s : r.drift.stages) {
+    for (double v : {static_cast<double>(s.drift_max), s.drift_mean, static_cast<double>(s.staleness_max),
+                     s.staleness_mean, static_cast<double>(s.weight_versions_max),
+                     static_cast<double>(s.in_flight_max)}) {
+      f.push_back(v);
+    }
+  }
+  return f;
+}
+
+struct GridPoint {
+  int n;
+  int m;
+};
+
+// N from 2 to 32; m below N, at most N/4, equal, above, up to 64.
+std::vector<GridPoint> grid_points() {
+  std::vector<GridPoint> points;
+  for (int n : {2, 3, 5, 8, 12, 32}) {
+    std::vector<int> ms = {1, 2, 3, std::max(1, n / 4), n - 1, n, 2 * n + 1};
+    if (n == 32) ms = {1, 8, 32, 64};
+    std::sort(ms.begin(), ms.end());
+    ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+    for (int m : ms) {
+      if (m >= 1 && m <= 64) points.push_back({n, m});
+    }
+  }
+  return points;
+}
+
+void expect_batches_independent(const std::function<Scenario(int batches)>& scenario, const std::string& name,
+                                int a) {
+  SimulationResult minimum;
+  try {
+    minimum = run(scenario(1), name, a);
+  } catch (const InputError&) {
+    return;  // a shape the schedule does not allow (interleaved: m a multiple of N; 2BW: m ≥ N)
+  }
+  // Above the minimum and not a multiple of its cycle.
+  const SimulationResult longer = run(scenario(2 * minimum.spec.batches + 3), name, a);
+  EXPECT_GE(longer.spec.batches, 2 * minimum.spec.batches + 3);
+  const std::vector<double> a_figures = figures(minimum);
+  const std::vector<double> b_figures = figures(longer);
+  ASSERT_EQ(a_figures.size(), b_figures.size());
+  for (size_t k = 0; k < a_figures.size(); ++k) {
+    EXPECT_NEAR(a_figures[k], b_figures[k], 1e-9 * std::max(1.0, std::abs(a_figures[k])))
+        << "figure " << k << " with " << minimum.spec.batches << " and " << longer.spec.batches << " batches";
+  }
+}
+
+TEST(SteadyStateGrid, EveryScheduleShapeAndCostsGiveBatchesIndependentPhysicalFigures) {
+  for (const ScheduleInfo& info : registered_schedules()) {
+    for (const GridPoint& p : grid_points()) {
+      // zb-1p/2p search 8 candidates per run: the largest shapes are left to the others.
+      if (info.name.starts_with("zb-") && p.n * p.m > 256) continue;
+      const std::vector<int> as =
+          info.name == "paci" ? std::vector<int>{1, 2, 3, 4, 8, 16} : std::vector<int>{0};
+      for (int a : as) {
+        if (p.n == 32 && a != 0 && a != 3 && a != 16) continue;
+        SCOPED_TRACE(fmt::format("{} N={} m={} a={}", info.name, p.n, p.m, a));
+        expect_batches_independent([&](int b) { return uniform_split(p.n, p.m, b); }, info.name, a);
+        expect_batches_independent([&](int b) { return uneven(p.n, p.m, b); }, info.name, a);
+      }
+    }
+  }
+}
+
+// PACI's mean Δ over whole a-cycles is (N−i)/a exactly on every stage, a dividing m or not.
+TEST(SteadyStateGrid, PaciMeanDriftIsExactWhenADividesTheWindow) {
+  for (int n : {2, 5, 8, 16}) {
+    for (int m : {1, 3, n}) {
+      for (int a : {1, 2, 3, 4, 8}) {
+        SCOPED_TRACE(fmt::format("N={} m={} a={}", n, m, a));
+        const SimulationResult r = run(uniform_split(n, m, 1), "paci", a);
+        const int window_microbatches = (r.metrics.last_batch - r.metrics.first_steady_batch) * m;
+        EXPECT_EQ(window_microbatches % a, 0);
+        for (int i = 1; i <= n; ++i) {
+          EXPECT_DOUBLE_EQ(r.drift.stages[i - 1].drift_mean, static_cast<double>(n - i) / a) << "stage " << i;
+          EXPECT_EQ(r.drift.stages[i - 1].drift_max, (n - i + a - 1) / a) << "stage " << i;
+        }
+      }
+    }
+  }
+}
+
+// The assertions fire: a result whose period is below m x work is an internal error naming the run.
+TEST(RunAssertions, APeriodBelowTheWorkIsAnInternalErrorNamingTheRun) {
+  SimulationResult r = run(uniform_split(4, 2, 1), "1f1b-flush");
+  EXPECT_NO_THROW(assert_physical(r, true));
+  SimulationResult broken = r;
+  broken.metrics.period_ns = 2 * broken.metrics.devices[0].work_ns_per_microbatch - 1;
+  EXPECT_THROW(assert_physical(broken, true), InternalError);
+  broken = r;
+  broken.metrics.bubble_fraction = -0.01;
+  try {
+    assert_physical(broken, true);
+    FAIL();
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("1f1b-flush N=4 m=2"), std::string::npos) << e.what();
+  }
+  broken = r;
+  broken.drift.stages[0].weight_versions_max = 2;
+  EXPECT_THROW(assert_physical(broken, true), InternalError);
+  broken = r;
+  // 1F1B N=4, m=2: 2 batches of (m+N−1)·3 ms = 30 ms hold 2·2·3 = 12 ms of work per device; a quarter of the
+  // window is shorter than that, so it cannot have been steady.
+  broken.metrics.window_ns /= 4;
+  EXPECT_THROW(assert_physical(broken, true), InternalError);
+}
+
+}  // namespace
+}  // namespace pipesim
