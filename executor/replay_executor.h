@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "executor/execution_result.h"
 #include "executor/training_setup.h"
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
@@ -16,23 +17,6 @@
 #include "sim/trace.h"
 
 namespace pipesim::executor {
-
-struct ExecutedOp {
-  Action action;
-  int device = 0;
-  int weight_version = 0;                 // of the weights the op read (U: the version before it)
-  std::uint64_t weights_fingerprint = 0;  // of those weights; W reads none and records the I's copy
-  TimeNs start_ns = 0;
-  TimeNs end_ns = 0;
-  Bytes live_activation_bytes = 0;  // on the op's device, after the op
-};
-
-struct ExecutionResult {
-  RunTrace trace;  // the simulator's run that gave the order and times
-  std::vector<ExecutedOp> ops;
-  std::vector<std::vector<float>> final_parameters;  // per (virtual) stage
-  std::vector<double> losses;                        // per global microbatch
-};
 
 // Plans nothing itself: `plan` comes from schedule->plan(spec, costs). Throws ScheduleError when an op finds
 // an input or weight version missing (which would mean the trace broke a dependency).

@@ -5,37 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <map>
-
 #include "executor/sequential_training.h"
-#include "schedules/registry.h"
-#include "tests/test_util.h"
+#include "tests/executor/executor_test_util.h"
 
 namespace pipesim::executor {
 namespace {
 
-constexpr int kDevices = 4;
-constexpr int kMicrobatches = 8;  // a multiple of N (interleaved) and >= 2N-1 (zb-h2)
-constexpr int kBatches = 3;
-
-Scenario small_scenario() {
-  return test::scenario_from_yaml(fmt::format(
-      "pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
-      "costs: {{forward_ms: [1.0, 1.2, 0.9, 1.1], backward_input_ms: 1.0, backward_weight_ms: 0.7,\n"
-      "        activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}}\n",
-      kDevices, kMicrobatches, kBatches));
-}
-
-TrainingSetup small_setup() {
-  TrainingSetup setup;
-  setup.shape = {.input_width = 12, .width = 16, .blocks = 6, .classes = 4};  // 8 units: 2 chunks x 4
-  setup.samples_per_microbatch = 4;
-  setup.microbatches_per_batch = kMicrobatches;
-  setup.learning_rate = 0.1F;
-  setup.seed = 42;
-  return setup;
-}
+using namespace test;
 
 struct ReplayCase {
   ExecutionResult result;
@@ -43,30 +19,12 @@ struct ReplayCase {
 };
 
 ReplayCase replay(const std::string& name, std::optional<OptimizerSync> sync = std::nullopt) {
-  const Scenario scenario = small_scenario();
-  const std::unique_ptr<Schedule> schedule = make_schedule(name, ScheduleParams(test::kTestSource));
-  PipelineSpec spec;
-  spec.devices = kDevices;
-  spec.microbatches = kMicrobatches;
-  spec.batches = kBatches;
-  spec.sync = schedule->default_sync() == OptimizerSync::kNone ? OptimizerSync::kNone
-                                                               : sync.value_or(schedule->default_sync());
-  const PipelineLayout layout = schedule->layout(kDevices);
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
-  const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
-  ExecutionPlan plan = schedule->plan(spec, *costs);
-  return {execute_replay(plan, *costs, *comm, small_setup()), layout.stages};
-}
-
-bool bit_identical(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  PlannedRun run = plan_small(name, sync);
+  return {execute_replay(run.plan, *run.costs, *run.comm, small_setup()), run.stages};
 }
 
 const ExecutedOp& find(const ExecutionResult& r, OpKind kind, int stage, int mb) {
-  for (const ExecutedOp& op : r.ops) {
-    if (op.action.kind == kind && op.action.stage == stage && op.action.microbatch == mb) return op;
-  }
-  throw std::runtime_error("op not executed: " + describe({kind, false, stage, mb}));
+  return find_executed(r, kind, stage, mb);
 }
 
 class SynchronousScheduleTraining : public ::testing::TestWithParam<std::string> {};
@@ -101,16 +59,11 @@ TEST(ExecutorReplay, EveryScheduleRunsInTheSimulatorsOrderAndReadsItsVersions) {
     const ReplayCase run = replay(info.name);
     const RunTrace& trace = run.result.trace;
     ASSERT_EQ(run.result.ops.size(), trace.ops.size());
-    std::map<std::pair<int, int>, int> executed_drift;  // (stage, mb) -> v_B - v_F, from the executor
     for (std::size_t i = 0; i < trace.ops.size(); ++i) {
       const ExecutedOp& op = run.result.ops[i];
       ASSERT_EQ(op.action, trace.ops[i].action);
       ASSERT_EQ(op.start_ns, trace.ops[i].start_ns);
       EXPECT_EQ(op.weight_version, trace.ops[i].weight_version) << describe(op.action);
-      const auto key = std::pair{op.action.stage, op.action.microbatch};
-      if (op.action.kind == OpKind::F) executed_drift[key] = -op.weight_version;
-      if (op.action.kind == OpKind::B || op.action.kind == OpKind::I)
-        executed_drift[key] += op.weight_version;
     }
     for (int d = 0; d < trace.layout.devices; ++d) {
       Bytes last = -1;
@@ -119,15 +72,8 @@ TEST(ExecutorReplay, EveryScheduleRunsInTheSimulatorsOrderAndReadsItsVersions) {
       }
       EXPECT_EQ(last, 0) << "device " << d << " still holds activations";
     }
-    // The simulator's Δ per microbatch, recomputed from its trace, equals the executor's.
-    std::map<std::pair<int, int>, int> simulated_drift;
-    for (const OpRecord& op : trace.ops) {
-      const auto key = std::pair{op.action.stage, op.action.microbatch};
-      if (op.action.kind == OpKind::F) simulated_drift[key] = -op.weight_version;
-      if (op.action.kind == OpKind::B || op.action.kind == OpKind::I)
-        simulated_drift[key] += op.weight_version;
-    }
-    EXPECT_EQ(executed_drift, simulated_drift);
+    // Δ per microbatch from the executor's own versions equals the simulator's.
+    EXPECT_EQ(drift_per_microbatch(run.result.ops), drift_per_microbatch(trace.ops));
   }
 }
 
