@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/schedule_export.h"
+#include "executor/real_executor.h"
 #include "executor/sequential_training.h"
 #include "tests/executor/executor_test_util.h"
 
@@ -132,6 +134,30 @@ TEST(ExecutorReplay, GpipeHoldsMOverNTimesTheActivationsOf1F1BOnTheFirstDevice) 
   ASSERT_GT(one_f_one_b, 0);
   // Stage 1 keeps m microbatches under GPipe and N under 1F1B (DESIGN.md §2), each the same size.
   EXPECT_EQ(gpipe * kDevices, one_f_one_b * kMicrobatches);
+}
+
+TEST(ExecutorCsvSchedule, TrainsExactlyLikeTheScheduleItWasExportedFrom) {
+  pipesim::test::TempDir dir;
+  for (const std::string name : {"1f1b-flush", "zb-h1"}) {
+    SCOPED_TRACE(name);
+    const std::string path =
+        dir.write(name + ".csv", export_schedule_csv(small_scenario(), {name, ScheduleParams("test.yaml")}));
+    const ReplayCase original = replay(name, OptimizerSync::kBarrier);
+    const ReplayCase from_csv = replay("csv:" + path, OptimizerSync::kBarrier);
+    ASSERT_EQ(from_csv.result.ops.size(), original.result.ops.size());
+    for (std::size_t i = 0; i < original.result.ops.size(); ++i) {
+      ASSERT_EQ(from_csv.result.ops[i].action, original.result.ops[i].action) << i;
+      ASSERT_EQ(from_csv.result.ops[i].weight_version, original.result.ops[i].weight_version) << i;
+    }
+    const auto expected = train_sequentially(small_setup(), from_csv.stages, kBatches);
+    PlannedRun real = plan_small("csv:" + path, OptimizerSync::kBarrier);
+    ThreadsTransport transport(kDevices);
+    const ExecutionResult real_result = execute_real(real.plan, small_setup(), transport);
+    for (int s = 0; s < from_csv.stages; ++s) {
+      EXPECT_TRUE(bit_identical(from_csv.result.final_parameters[s], expected[s])) << "stage " << s + 1;
+      EXPECT_TRUE(bit_identical(real_result.final_parameters[s], expected[s])) << "stage " << s + 1;
+    }
+  }
 }
 
 }  // namespace
