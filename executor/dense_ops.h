@@ -84,7 +84,8 @@ Matrix<T> layer_norm_input_grad(const Matrix<T>& x_hat_grad, const Matrix<T>& x_
 }
 
 // GELU in its tanh form, 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715 x^3). tanh(u) is written as
-// 1 - 2 / (exp(2u) + 1): branch-free, so the loop vectorises, and exact at both saturations.
+// 1 - 2 / (exp(2u) + 1): branch-free (a vector exp, e.g. glibc's libmvec under -fno-math-errno, can take the
+// loop) and exact at both saturations.
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCubic = 0.044715;
 
