@@ -14,6 +14,9 @@ void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+#ifdef PIPESIM_HAS_EXECUTOR
+void add_execute_command(CLI::App& app);
+#endif
 
 // Writes text to a file atomically (a temporary file renamed over it), or to standard output for "-";
 // throws InputError naming the file. A failed write leaves an existing file unchanged.

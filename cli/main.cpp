@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   pipesim::add_export_command(app);
   pipesim::add_show_command(app);
   pipesim::add_sweep_command(app);
+#ifdef PIPESIM_HAS_EXECUTOR
+  pipesim::add_execute_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -53,19 +53,28 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
   return stages;
 }
 
+PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule) {
+  PipelineSpec spec;
+  spec.devices = scenario.stages;
+  spec.microbatches = scenario.microbatches;
+  spec.batches = scenario.batches;
+  // Asynchronous schedules never flush, so the scenario's optimizer synchronisation does not apply to them.
+  spec.sync = schedule.default_sync() == OptimizerSync::kNone
+                  ? OptimizerSync::kNone
+                  : scenario.sync.value_or(schedule.default_sync());
+  spec.make_comm = [comm_spec = scenario.comm, devices = schedule.layout(scenario.stages).devices] {
+    return comm_model_of(comm_spec, devices);
+  };
+  return spec;
+}
+
 SimulationResult simulate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                    const SimulationOptions& options) {
   const Scenario scenario = scenario_for(scenario_as_given, request);  // the entry's own pipeline: overrides
   const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
   SimulationResult result;
   result.schedule = schedule->label();
-  result.spec.devices = scenario.stages;
-  result.spec.microbatches = scenario.microbatches;
-  result.spec.batches = scenario.batches;
-  // Asynchronous schedules never flush, so the scenario's optimizer synchronisation does not apply to them.
-  result.spec.sync = schedule->default_sync() == OptimizerSync::kNone
-                         ? OptimizerSync::kNone
-                         : scenario.sync.value_or(schedule->default_sync());
+  result.spec = pipeline_spec_for(scenario, *schedule);
   result.microbatch_size = scenario.samples_per_microbatch();
   result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
@@ -94,9 +103,6 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   }
   std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
-  result.spec.make_comm = [comm_spec = scenario.comm, devices = layout.devices] {
-    return comm_model_of(comm_spec, devices);
-  };
   result.activation_bytes_per_microbatch.assign(layout.devices, 0);
   for (int stage = 0; stage < layout.stages; ++stage) {
     result.activation_bytes_per_microbatch[layout.device(stage)] += costs->activation_bytes(stage);

@@ -52,6 +52,10 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
 std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
 
+// The pipeline the schedule runs for the scenario (N, m, batches, optimizer sync, comm for cost-aware
+// generators): what simulate_schedule plans with, and what the executor plans with.
+PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule);
+
 SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                    const SimulationOptions& options = {});
 

@@ -1,0 +1,31 @@
+#pragma once
+// What an executor run leaves: every op as it ran (version read, times, live activations) and the weights.
+#include <cstdint>
+#include <vector>
+
+#include "sim/action.h"
+#include "sim/trace.h"
+#include "sim/units.h"
+
+namespace pipesim::executor {
+
+struct ExecutedOp {
+  Action action;
+  int device = 0;
+  int weight_version = 0;                 // of the weights the op read (U: the version before it)
+  std::uint64_t weights_fingerprint = 0;  // of those weights; W reads none and records the I's copy
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  Bytes live_activation_bytes = 0;  // on the op's device, after the op
+  TimeNs thread_cpu_ns = 0;         // real mode: CPU time of the worker thread over the op
+};
+
+struct ExecutionResult {
+  RunTrace trace;            // replay: the simulator's run that gave the order and times; real mode: empty
+  bool timing_valid = true;  // real mode: false when there were more workers than cores (not pinned)
+  std::vector<ExecutedOp> ops;
+  std::vector<std::vector<float>> final_parameters;  // per (virtual) stage
+  std::vector<double> losses;                        // per global microbatch
+};
+
+}  // namespace pipesim::executor

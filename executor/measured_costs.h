@@ -1,0 +1,29 @@
+#pragma once
+// Per-op costs measured by an executor run, as a cost model: what replay mode's virtual clocks advance by
+// when it predicts a real run. Durations are the median per (op kind, stage) (the lower one of an even
+// count); memory and transfer figures come from another model.
+#include <array>
+#include <vector>
+
+#include "executor/execution_result.h"
+#include "sim/cost_model.h"
+
+namespace pipesim::executor {
+
+class MeasuredCostModel final : public CostModel {
+ public:
+  MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
+  // 0 for a (kind, stage) that never ran.
+  TimeNs duration(const Action& action) const override;
+  Bytes activation_bytes(int stage) const override { return other_.activation_bytes(stage); }
+  Bytes weight_grad_activation_bytes(int stage) const override {
+    return other_.weight_grad_activation_bytes(stage);
+  }
+  Bytes transfer_bytes(int stage) const override { return other_.transfer_bytes(stage); }
+
+ private:
+  std::vector<std::array<TimeNs, kOpKinds>> median_ns_;  // per stage, per op kind
+  const CostModel& other_;
+};
+
+}  // namespace pipesim::executor

@@ -1,0 +1,170 @@
+#include "executor/real_executor.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <exception>
+#include <thread>
+
+#include "sim/errors.h"
+
+namespace pipesim::executor {
+namespace {
+
+TimeNs monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+TimeNs thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<TimeNs>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void pin_to_core(int core) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+// The policy's window on one worker: only what this device holds or has received.
+class WorkerView final : public LocalView {
+ public:
+  WorkerView(const WorkerNumerics& numerics, const Transport& transport, const ExecutionPlan& plan)
+      : numerics_(numerics), transport_(transport), plan_(plan) {}
+  bool is_ready(const Action& a) const override {
+    const int last_stage = plan_.layout.stages - 1;
+    switch (a.kind) {
+      case OpKind::F:
+        return (a.stage == 0 || numerics_.has({a.stage, a.microbatch, TensorKind::kActivation})) &&
+               plan_.forward_reads.version_of(a.microbatch) <= numerics_.version(a.stage);
+      case OpKind::B:
+      case OpKind::I:
+        return numerics_.forward_done(a.stage, a.microbatch) &&
+               (a.stage == last_stage || numerics_.has({a.stage, a.microbatch, TensorKind::kGradient}));
+      case OpKind::W:
+        return numerics_.input_grad_done(a.stage, a.microbatch);
+      case OpKind::U:
+        return !a.synchronized || transport_.barrier_complete(a.microbatch);
+    }
+    return false;
+  }
+  int weight_version(int stage) const override { return numerics_.version(stage); }
+  int in_flight(int stage) const override { return numerics_.in_flight(stage); }
+
+ private:
+  const WorkerNumerics& numerics_;
+  const Transport& transport_;
+  const ExecutionPlan& plan_;
+};
+
+struct WorkerOutput {
+  std::vector<ExecutedOp> ops;
+  std::map<int, std::vector<float>> parameters;  // by stage
+  std::map<int, double> losses;
+  std::exception_ptr error;
+};
+
+void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const TrainingSetup& setup,
+                Transport& transport, bool pin, int stall_timeout_ms, WorkerOutput& out) {
+  use_single_blas_thread();
+  if (pin) pin_to_core(device);
+  const PipelineLayout& layout = plan.layout;
+  const std::vector<int> stages = layout.stages_on(device);
+  WorkerNumerics numerics(model, stages, plan, setup, [&](const TensorTag& tag, Matrix<float> tensor) {
+    transport.send(layout.device(tag.stage), tag, std::move(tensor));
+  });
+  const WorkerView view(numerics, transport, plan);
+  DevicePolicy& policy = *plan.policies[device];
+  int barrier_next_step = 0;
+  for (;;) {
+    const std::uint64_t seen = transport.news_count(device);
+    for (auto& [tag, tensor] : transport.receive_all(device)) numerics.deliver(tag, std::move(tensor));
+    const std::optional<Action> next = policy.next(view);
+    if (next && next->kind == OpKind::U && next->synchronized && next->microbatch >= barrier_next_step) {
+      transport.arrive_at_barrier(device, next->microbatch);
+      barrier_next_step = next->microbatch + 1;
+    }
+    if (!next && policy.finished()) break;
+    if (!next || !view.is_ready(*next)) {
+      if (!transport.wait_for_news(device, seen, stall_timeout_ms)) {
+        throw DeadlockError(
+            fmt::format("device {} waited {} ms for {} with no news (or another worker failed)", device,
+                        stall_timeout_ms, next ? describe(*next) : "a ready op"));
+      }
+      continue;
+    }
+    policy.started(*next);
+    const TimeNs start_ns = monotonic_ns();
+    const TimeNs cpu_start_ns = thread_cpu_ns();
+    const OpReadout readout = numerics.execute(*next);
+    const TimeNs cpu_ns = thread_cpu_ns() - cpu_start_ns;
+    Bytes live = 0;
+    for (int s : stages) live += numerics.live_activation_bytes(s);
+    out.ops.push_back({*next, device, readout.weight_version, readout.weights_fingerprint, start_ns,
+                       monotonic_ns(), live, cpu_ns});
+  }
+  for (int s : stages) out.parameters[s] = numerics.parameters(s);
+  out.losses = numerics.losses();
+}
+
+// A failing worker aborts the others, which then report a stall: rethrow the failure, not a stall.
+void rethrow_first_cause(const std::vector<WorkerOutput>& outputs) {
+  std::exception_ptr stall;
+  for (const WorkerOutput& out : outputs) {
+    if (!out.error) continue;
+    try {
+      std::rethrow_exception(out.error);
+    } catch (const DeadlockError&) {
+      if (!stall) stall = out.error;
+    } catch (...) {
+      throw;
+    }
+  }
+  if (stall) std::rethrow_exception(stall);
+}
+
+}  // namespace
+
+ExecutionResult execute_real(ExecutionPlan& plan, const TrainingSetup& setup, Transport& transport,
+                             int stall_timeout_ms) {
+  const int devices = plan.layout.devices;
+  const StagedModel model = build_staged_model(setup, plan.layout.stages);
+  const bool pin = devices <= static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<WorkerOutput> outputs(devices);
+  {
+    std::vector<std::jthread> workers;
+    for (int d = 0; d < devices; ++d) {
+      workers.emplace_back([&, d] {
+        try {
+          run_worker(d, plan, model, setup, transport, pin, stall_timeout_ms, outputs[d]);
+        } catch (...) {
+          outputs[d].error = std::current_exception();
+          transport.abort();
+        }
+      });
+    }
+  }
+  rethrow_first_cause(outputs);
+  ExecutionResult result;
+  result.timing_valid = pin;
+  result.final_parameters.resize(plan.layout.stages);
+  result.losses.assign(plan.total_microbatches, 0.0);
+  for (WorkerOutput& out : outputs) {
+    result.ops.insert(result.ops.end(), out.ops.begin(), out.ops.end());
+    for (auto& [s, params] : out.parameters) result.final_parameters[s] = std::move(params);
+    for (const auto& [mb, loss] : out.losses) result.losses[mb] = loss;
+  }
+  std::stable_sort(result.ops.begin(), result.ops.end(),
+                   [](const ExecutedOp& a, const ExecutedOp& b) { return a.start_ns < b.start_ns; });
+  return result;
+}
+
+}  // namespace pipesim::executor

@@ -1,0 +1,19 @@
+#pragma once
+// Real mode: one worker thread per device, running concurrently. Each asks its device's DevicePolicy (the
+// very objects of schedule->plan(...)) for the next op through a LocalView over its own state only: which
+// tensors arrived, which ops of its stages are done, its weight versions and in-flight counts, and the
+// transport's barrier. An op is ready under the engine's rules (DESIGN.md §1). Times are the monotonic clock
+// and the thread's CPU time; they mean something only when every worker has its own core.
+#include "executor/execution_result.h"
+#include "executor/training_setup.h"
+#include "executor/transport.h"
+#include "sim/policy.h"
+
+namespace pipesim::executor {
+
+// Throws ScheduleError when a worker fails, DeadlockError when a worker waits `stall_timeout_ms` with no
+// news.
+ExecutionResult execute_real(ExecutionPlan& plan, const TrainingSetup& setup, Transport& transport,
+                             int stall_timeout_ms = 20000);
+
+}  // namespace pipesim::executor

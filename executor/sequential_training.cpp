@@ -1,0 +1,37 @@
+#include "executor/sequential_training.h"
+
+#include "executor/teacher_data.h"
+
+namespace pipesim::executor {
+
+std::vector<std::vector<float>> train_sequentially(const TrainingSetup& setup, int stages, int steps) {
+  StagedModel model = build_staged_model(setup, stages);
+  std::vector<std::vector<float>> params = model.initial_parameters;
+  const int m = setup.microbatches_per_batch;
+  for (int step = 0; step < steps; ++step) {
+    // grads[s][j]: stage s's gradient of microbatch j.
+    std::vector<std::vector<std::vector<float>>> grads(stages);
+    for (int j = 0; j < m; ++j) {
+      const Microbatch<float> mb = teacher_microbatch<float>(
+          setup.seed, step, j, setup.samples_per_microbatch, setup.shape.input_width, setup.shape.classes);
+      std::vector<std::vector<UnitCache<float>>> caches(stages);
+      Matrix<float> x = mb.inputs;
+      for (int s = 0; s < stages; ++s) x = model.stages[s].forward(params[s], std::move(x), caches[s]);
+      Matrix<float> dy;
+      softmax_cross_entropy(x, mb.labels, dy);
+      for (int s = stages - 1; s >= 0; --s) {
+        dy = model.stages[s].backward_input(params[s], std::move(dy), caches[s]);
+        grads[s].emplace_back(params[s].size(), 0.0F);
+        model.stages[s].backward_weight(caches[s], grads[s].back());
+      }
+    }
+    for (int s = 0; s < stages; ++s) {
+      std::vector<const std::vector<float>*> in_order;
+      for (const auto& g : grads[s]) in_order.push_back(&g);
+      sgd_step(params[s], in_order, setup.learning_rate);
+    }
+  }
+  return params;
+}
+
+}  // namespace pipesim::executor

@@ -1,0 +1,213 @@
+#include "executor/worker_numerics.h"
+
+#include <fmt/format.h>
+
+#include "executor/teacher_data.h"
+#include "sim/errors.h"
+
+namespace pipesim::executor {
+
+// What stage s keeps of microbatch j between its ops.
+struct WorkerNumerics::Slot {
+  std::vector<UnitCache<float>> caches;
+  WeightCopy forward_weights;   // what F read: the stash of a stashing schedule
+  WeightCopy backward_weights;  // what I (or B) read, recorded again by W
+  Matrix<float> output_gradient;
+  bool forward_done = false;
+  bool input_grad_done = false;
+};
+
+struct WorkerNumerics::StageState {
+  std::map<int, std::shared_ptr<const std::vector<float>>> versions;  // newest last
+  std::map<int, std::vector<float>> pending_gradients;                // by microbatch
+  std::map<int, Slot> slots;                                          // by microbatch
+  int in_flight = 0;
+  Bytes live_bytes = 0;
+};
+
+WorkerNumerics::WorkerNumerics(const StagedModel& model, const std::vector<int>& stages_held,
+                               const ExecutionPlan& plan, const TrainingSetup& setup, Outbox outbox)
+    : model_(model),
+      setup_(setup),
+      stages_(plan.layout.stages),
+      backward_reads_(plan.backward_reads),
+      forward_reads_(plan.forward_reads),
+      outbox_(std::move(outbox)) {
+  for (int s : stages_held) {
+    auto state = std::make_unique<StageState>();
+    state->versions[0] = std::make_shared<const std::vector<float>>(model.initial_parameters[s]);
+    stages_held_[s] = std::move(state);
+  }
+}
+
+WorkerNumerics::~WorkerNumerics() = default;
+
+WorkerNumerics::StageState& WorkerNumerics::stage_state(int stage) {
+  return *stages_held_.at(stage);
+}
+const WorkerNumerics::StageState& WorkerNumerics::stage_state(int stage) const {
+  return *stages_held_.at(stage);
+}
+WorkerNumerics::Slot& WorkerNumerics::slot(int stage, int mb) {
+  return stage_state(stage).slots[mb];
+}
+const WorkerNumerics::Slot* WorkerNumerics::find_slot(int stage, int mb) const {
+  const auto& slots = stage_state(stage).slots;
+  const auto found = slots.find(mb);
+  return found == slots.end() ? nullptr : &found->second;
+}
+
+void WorkerNumerics::deliver(const TensorTag& tag, Matrix<float> tensor) {
+  inbox_[tag] = std::move(tensor);
+}
+bool WorkerNumerics::has(const TensorTag& tag) const {
+  return inbox_.contains(tag);
+}
+bool WorkerNumerics::forward_done(int stage, int mb) const {
+  const Slot* st = find_slot(stage, mb);
+  return st != nullptr && st->forward_done;
+}
+bool WorkerNumerics::input_grad_done(int stage, int mb) const {
+  const Slot* st = find_slot(stage, mb);
+  return st != nullptr && st->input_grad_done;
+}
+int WorkerNumerics::version(int stage) const {
+  return stage_state(stage).versions.rbegin()->first;
+}
+int WorkerNumerics::in_flight(int stage) const {
+  return stage_state(stage).in_flight;
+}
+Bytes WorkerNumerics::live_activation_bytes(int stage) const {
+  return stage_state(stage).live_bytes;
+}
+std::vector<float> WorkerNumerics::parameters(int stage) const {
+  return *stage_state(stage).versions.rbegin()->second;
+}
+
+OpReadout WorkerNumerics::execute(const Action& a) {
+  StageState& stage = stage_state(a.stage);
+  if (a.kind == OpKind::U) {
+    const auto& [version, values] = *stage.versions.rbegin();
+    const OpReadout readout{version, fingerprint(*values)};
+    step_optimizer(a.stage);
+    return readout;
+  }
+  Slot& st = slot(a.stage, a.microbatch);
+  const Bytes before_bytes = static_cast<Bytes>(cache_bytes(st.caches));
+  const WeightCopy read = weights_read(a, st);
+  switch (a.kind) {
+    case OpKind::F:
+      run_forward(a, st, read);
+      break;
+    case OpKind::B:
+    case OpKind::I:
+      run_backward_input(a, st, read);
+      if (a.kind == OpKind::B) run_backward_weight(a, st);
+      break;
+    case OpKind::W:
+      run_backward_weight(a, st);
+      break;
+    case OpKind::U:
+      break;
+  }
+  stage.live_bytes += static_cast<Bytes>(cache_bytes(st.caches)) - before_bytes;
+  return {read.version, fingerprint(*read.values)};
+}
+
+// F reads the newest version, or the one its microbatch is pinned to (double buffering); a backward reads the
+// stash when the schedule stashes, the live weights otherwise; W reads what its I read.
+WorkerNumerics::WeightCopy WorkerNumerics::weights_read(const Action& a, const Slot& st) const {
+  const auto& versions = stage_state(a.stage).versions;
+  const WeightCopy newest{versions.rbegin()->first, versions.rbegin()->second};
+  switch (a.kind) {
+    case OpKind::F: {
+      const int pinned = forward_reads_.version_of(a.microbatch);
+      if (pinned < 0) return newest;
+      const auto found = versions.find(pinned);
+      if (found == versions.end()) {
+        throw ScheduleError(fmt::format("{} needs weight version {}, which stage {} does not have",
+                                        describe(a), pinned, a.stage + 1));
+      }
+      return {found->first, found->second};
+    }
+    case OpKind::B:
+    case OpKind::I:
+      return backward_reads_ == BackwardReads::kStashedWeights ? st.forward_weights : newest;
+    case OpKind::W:
+      return st.backward_weights;
+    case OpKind::U:
+      break;
+  }
+  return newest;
+}
+
+void WorkerNumerics::run_forward(const Action& a, Slot& st, const WeightCopy& read) {
+  const int m = setup_.microbatches_per_batch;
+  Microbatch<float> data = teacher_microbatch<float>(setup_.seed, a.microbatch / m, a.microbatch % m,
+                                                     setup_.samples_per_microbatch, setup_.shape.input_width,
+                                                     setup_.shape.classes);
+  Matrix<float> input;
+  if (a.stage == 0) {
+    input = std::move(data.inputs);
+  } else {
+    const auto found = inbox_.find({a.stage, a.microbatch, TensorKind::kActivation});
+    if (found == inbox_.end()) {
+      throw ScheduleError(fmt::format("{} ran before its input activation arrived", describe(a)));
+    }
+    input = std::move(found->second);
+    inbox_.erase(found);
+  }
+  st.forward_weights = read;
+  Matrix<float> out = model_.stages[a.stage].forward(*read.values, std::move(input), st.caches);
+  st.forward_done = true;
+  ++stage_state(a.stage).in_flight;
+  if (a.stage + 1 == stages_) {
+    losses_[a.microbatch] = softmax_cross_entropy(out, data.labels, st.output_gradient);
+  } else {
+    outbox_({a.stage + 1, a.microbatch, TensorKind::kActivation}, std::move(out));
+  }
+}
+
+void WorkerNumerics::run_backward_input(const Action& a, Slot& st, const WeightCopy& read) {
+  if (!st.forward_done) throw ScheduleError(fmt::format("{} ran before its forward", describe(a)));
+  Matrix<float> dy = std::move(st.output_gradient);
+  if (a.stage + 1 < stages_) {
+    const auto found = inbox_.find({a.stage, a.microbatch, TensorKind::kGradient});
+    if (found == inbox_.end()) {
+      throw ScheduleError(fmt::format("{} ran before its output gradient arrived", describe(a)));
+    }
+    dy = std::move(found->second);
+    inbox_.erase(found);
+  }
+  st.backward_weights = read;
+  Matrix<float> dx = model_.stages[a.stage].backward_input(*read.values, std::move(dy), st.caches);
+  st.output_gradient = {};
+  st.input_grad_done = true;
+  --stage_state(a.stage).in_flight;
+  if (a.stage > 0) outbox_({a.stage - 1, a.microbatch, TensorKind::kGradient}, std::move(dx));
+}
+
+void WorkerNumerics::run_backward_weight(const Action& a, Slot& st) {
+  if (!st.input_grad_done) throw ScheduleError(fmt::format("{} ran before its I", describe(a)));
+  std::vector<float>& grads = stage_state(a.stage).pending_gradients[a.microbatch];
+  grads.assign(model_.stages[a.stage].parameter_count(), 0.0F);
+  model_.stages[a.stage].backward_weight(st.caches, grads);
+  st.caches.clear();
+  st.forward_weights = {};
+}
+
+// Applies every gradient finished since the stage's last step, in microbatch order.
+void WorkerNumerics::step_optimizer(int stage) {
+  StageState& state = stage_state(stage);
+  const auto [version, values] = *state.versions.rbegin();
+  std::vector<const std::vector<float>*> in_order;
+  for (const auto& [mb, grads] : state.pending_gradients) in_order.push_back(&grads);
+  auto next = std::make_shared<std::vector<float>>(*values);
+  sgd_step(*next, in_order, setup_.learning_rate);
+  state.pending_gradients.clear();
+  state.versions[version + 1] = std::move(next);
+  // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up.
+  if (forward_reads_.period_microbatches == 0) state.versions.erase(version);
+}
+
+}  // namespace pipesim::executor

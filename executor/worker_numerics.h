@@ -1,0 +1,87 @@
+#pragma once
+// The numerics of one worker: its stages' weight versions (live copy, stashes, pinned double-buffer
+// versions), each microbatch's saved activations and pending gradients, and the ops F, B, I, W and U on
+// real tensors. Replay mode runs one over all stages; real mode one per device thread. Outputs leave through
+// an outbox (a Transport in real mode), inputs come in through deliver().
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "executor/training_setup.h"
+#include "sim/policy.h"
+#include "sim/units.h"
+
+namespace pipesim::executor {
+
+enum class TensorKind : std::uint8_t { kActivation, kGradient };
+
+// Names one tensor in flight: the stage that receives it, its microbatch and what it is.
+struct TensorTag {
+  int stage = 0;
+  int microbatch = 0;
+  TensorKind kind = TensorKind::kActivation;
+  friend auto operator<=>(const TensorTag&, const TensorTag&) = default;
+};
+
+// What an op read and left, as the executor records it.
+struct OpReadout {
+  int weight_version = 0;                 // of the weights the op read (U: the version before it)
+  std::uint64_t weights_fingerprint = 0;  // of those weights; W reads none and records its I's copy
+};
+
+class WorkerNumerics {
+ public:
+  using Outbox = std::function<void(const TensorTag&, Matrix<float>)>;
+  WorkerNumerics(const StagedModel& model, const std::vector<int>& stages_held, const ExecutionPlan& plan,
+                 const TrainingSetup& setup, Outbox outbox);
+  ~WorkerNumerics();
+  WorkerNumerics(const WorkerNumerics&) = delete;
+  WorkerNumerics& operator=(const WorkerNumerics&) = delete;
+
+  void deliver(const TensorTag& tag, Matrix<float> tensor);
+  // Runs the op. Throws ScheduleError when an input or a weight version is missing.
+  OpReadout execute(const Action& a);
+
+  // Local state, for the ready rules (DESIGN.md §1) and the policies' LocalView.
+  bool has(const TensorTag& tag) const;
+  bool forward_done(int stage, int mb) const;
+  bool input_grad_done(int stage, int mb) const;
+  int version(int stage) const;
+  int in_flight(int stage) const;
+  Bytes live_activation_bytes(int stage) const;  // saved tensors of the stage's microbatches
+
+  std::vector<float> parameters(int stage) const;
+  const std::map<int, double>& losses() const { return losses_; }
+
+ private:
+  struct WeightCopy {
+    int version = 0;
+    std::shared_ptr<const std::vector<float>> values;
+  };
+  struct Slot;
+  struct StageState;
+
+  StageState& stage_state(int stage);
+  const StageState& stage_state(int stage) const;
+  Slot& slot(int stage, int mb);
+  const Slot* find_slot(int stage, int mb) const;
+  WeightCopy weights_read(const Action& a, const Slot& st) const;
+  void run_forward(const Action& a, Slot& st, const WeightCopy& read);
+  void run_backward_input(const Action& a, Slot& st, const WeightCopy& read);
+  void run_backward_weight(const Action& a, Slot& st);
+  void step_optimizer(int stage);
+
+  const StagedModel& model_;
+  const TrainingSetup& setup_;
+  int stages_ = 0;
+  BackwardReads backward_reads_;
+  ForwardReads forward_reads_;
+  Outbox outbox_;
+  std::map<int, std::unique_ptr<StageState>> stages_held_;
+  std::map<TensorTag, Matrix<float>> inbox_;
+  std::map<int, double> losses_;
+};
+
+}  // namespace pipesim::executor

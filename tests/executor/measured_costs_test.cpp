@@ -1,0 +1,51 @@
+// Costs measured by an executor run, fed back to replay mode's virtual clocks.
+#include "executor/measured_costs.h"
+
+#include <gtest/gtest.h>
+
+#include "executor/replay_executor.h"
+#include "tests/executor/executor_test_util.h"
+
+namespace pipesim::executor {
+namespace {
+
+using namespace test;
+
+ExecutedOp timed(OpKind kind, int stage, TimeNs start_ns, TimeNs end_ns) {
+  ExecutedOp op;
+  op.action = {kind, false, stage, 0};
+  op.start_ns = start_ns;
+  op.end_ns = end_ns;
+  return op;
+}
+
+TEST(ExecutorMeasuredCosts, MedianPerKindAndStageLowerOfAnEvenCount) {
+  const PlannedRun run = plan_small("gpipe");
+  const std::vector<ExecutedOp> ops{timed(OpKind::F, 0, 0, 5), timed(OpKind::F, 0, 10, 11),
+                                    timed(OpKind::F, 0, 20, 23), timed(OpKind::B, 1, 0, 4),
+                                    timed(OpKind::B, 1, 10, 12)};
+  const MeasuredCostModel costs(ops, 4, *run.costs);
+  EXPECT_EQ(costs.duration(forward(0, 7)), 3);   // {5, 1, 3}
+  EXPECT_EQ(costs.duration(backward(1, 0)), 2);  // {4, 2}: the lower middle
+  EXPECT_EQ(costs.duration(forward(1, 0)), 0);   // never ran
+  EXPECT_EQ(costs.activation_bytes(2), run.costs->activation_bytes(2));
+}
+
+TEST(ExecutorMeasuredCosts, ReplayWithCostsMeasuredFromAReplayReproducesItsTimes) {
+  // A replay's op durations are the scenario's constants per (kind, stage), so their medians are too, and
+  // replaying with them must give the same trace.
+  PlannedRun first = plan_small("zb-h1");
+  const ExecutionResult original = execute_replay(first.plan, *first.costs, *first.comm, small_setup());
+  const MeasuredCostModel measured(original.ops, first.stages, *first.costs);
+  PlannedRun second = plan_small("zb-h1");
+  const ExecutionResult again = execute_replay(second.plan, measured, *second.comm, small_setup());
+  ASSERT_EQ(again.ops.size(), original.ops.size());
+  for (std::size_t i = 0; i < original.ops.size(); ++i) {
+    EXPECT_EQ(again.ops[i].action, original.ops[i].action) << i;
+    EXPECT_EQ(again.ops[i].start_ns, original.ops[i].start_ns) << i;
+    EXPECT_EQ(again.ops[i].end_ns, original.ops[i].end_ns) << i;
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::executor

@@ -1,0 +1,164 @@
+// The replay executor trains the teacher task under every registered schedule: synchronous schedules must
+// leave bit-identical weights to plain gradient accumulation, and every op must read the weight version the
+// simulator says, from the executor's own weight store.
+#include "executor/replay_executor.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/schedule_export.h"
+#include "executor/real_executor.h"
+#include "executor/sequential_training.h"
+#include "tests/executor/executor_test_util.h"
+
+namespace pipesim::executor {
+namespace {
+
+using namespace test;
+
+struct ReplayCase {
+  ExecutionResult result;
+  int stages = 0;
+};
+
+ReplayCase replay(const std::string& name, std::optional<OptimizerSync> sync = std::nullopt) {
+  PlannedRun run = plan_small(name, sync);
+  return {execute_replay(run.plan, *run.costs, *run.comm, small_setup()), run.stages};
+}
+
+const ExecutedOp& find(const ExecutionResult& r, OpKind kind, int stage, int mb) {
+  return find_executed(r, kind, stage, mb);
+}
+
+class SynchronousScheduleTraining : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SynchronousScheduleTraining, LeavesTheWeightsOfPlainGradientAccumulation) {
+  for (const OptimizerSync sync : {OptimizerSync::kBarrier, OptimizerSync::kPostValidation}) {
+    const ReplayCase run = replay(GetParam(), sync);
+    const auto expected = train_sequentially(small_setup(), run.stages, kBatches);
+    const auto initial = build_staged_model(small_setup(), run.stages).initial_parameters;
+    for (int s = 0; s < run.stages; ++s) {
+      EXPECT_TRUE(bit_identical(run.result.final_parameters[s], expected[s])) << "stage " << s + 1;
+      EXPECT_FALSE(bit_identical(run.result.final_parameters[s], initial[s]))
+          << "stage " << s + 1 << " untrained";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Executor, SynchronousScheduleTraining,
+                         ::testing::Values("gpipe", "1f1b-flush", "interleaved-1f1b", "zb-h1", "zb-h2",
+                                           "zb-1p", "zb-2p"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
+
+TEST(ExecutorReplay, EveryScheduleRunsInTheSimulatorsOrderAndReadsItsVersions) {
+  for (const ScheduleInfo& info : registered_schedules()) {
+    SCOPED_TRACE(info.name);
+    const ReplayCase run = replay(info.name);
+    const RunTrace& trace = run.result.trace;
+    ASSERT_EQ(run.result.ops.size(), trace.ops.size());
+    for (std::size_t i = 0; i < trace.ops.size(); ++i) {
+      const ExecutedOp& op = run.result.ops[i];
+      ASSERT_EQ(op.action, trace.ops[i].action);
+      ASSERT_EQ(op.start_ns, trace.ops[i].start_ns);
+      EXPECT_EQ(op.weight_version, trace.ops[i].weight_version) << describe(op.action);
+    }
+    for (int d = 0; d < trace.layout.devices; ++d) {
+      Bytes last = -1;
+      for (const ExecutedOp& op : run.result.ops) {
+        if (op.device == d) last = op.live_activation_bytes;
+      }
+      EXPECT_EQ(last, 0) << "device " << d << " still holds activations";
+    }
+    // Δ per microbatch from the executor's own versions equals the simulator's.
+    EXPECT_EQ(drift_per_microbatch(run.result.ops), drift_per_microbatch(trace.ops));
+  }
+}
+
+TEST(ExecutorReplay, PipeDreamBackwardsReadTheStashOfTheirForward) {
+  const ReplayCase run = replay("pipedream");
+  int stale_reads = 0;
+  std::vector<int> steps_done(run.stages, 0);
+  for (const ExecutedOp& op : run.result.ops) {
+    const Action& a = op.action;
+    if (a.kind == OpKind::U) ++steps_done[a.stage];
+    if (a.kind != OpKind::B) continue;
+    const ExecutedOp& f = find(run.result, OpKind::F, a.stage, a.microbatch);
+    EXPECT_EQ(op.weights_fingerprint, f.weights_fingerprint) << describe(a);
+    EXPECT_EQ(op.weight_version, f.weight_version) << describe(a);
+    if (op.weight_version < steps_done[a.stage]) ++stale_reads;  // newer weights existed: the stash was used
+  }
+  EXPECT_GT(stale_reads, 0);
+}
+
+TEST(ExecutorReplay, AsyncOneFOneBBackwardsReadTheLiveWeights) {
+  const ReplayCase run = replay("async-1f1b");
+  std::vector<int> steps_done(run.stages, 0);
+  int drifted = 0;
+  for (const ExecutedOp& op : run.result.ops) {
+    const Action& a = op.action;
+    if (a.kind == OpKind::U) ++steps_done[a.stage];
+    if (a.kind != OpKind::B) continue;
+    EXPECT_EQ(op.weight_version, steps_done[a.stage]) << describe(a);
+    if (op.weights_fingerprint != find(run.result, OpKind::F, a.stage, a.microbatch).weights_fingerprint) {
+      ++drifted;
+    }
+  }
+  EXPECT_GT(drifted, 0);
+}
+
+TEST(ExecutorReplay, TwoBufferForwardsReadTheVersionOfTheirMicrobatch) {
+  const ReplayCase run = replay("pipedream-2bw");
+  for (const ExecutedOp& op : run.result.ops) {
+    if (op.action.kind != OpKind::F && op.action.kind != OpKind::B) continue;
+    // DESIGN.md §2: microbatch k (1-based) uses version max(floor((k-1)/m) - 1, 0), here with k-1 = j.
+    EXPECT_EQ(op.weight_version, std::max(op.action.microbatch / kMicrobatches - 1, 0))
+        << describe(op.action);
+  }
+}
+
+TEST(ExecutorReplay, GpipeHoldsMOverNTimesTheActivationsOf1F1BOnTheFirstDevice) {
+  auto peak_on_device_0 = [](const ReplayCase& run) {
+    Bytes peak = 0;
+    for (const ExecutedOp& op : run.result.ops) {
+      if (op.device == 0) peak = std::max(peak, op.live_activation_bytes);
+    }
+    return peak;
+  };
+  const Bytes gpipe = peak_on_device_0(replay("gpipe"));
+  const Bytes one_f_one_b = peak_on_device_0(replay("1f1b-flush"));
+  ASSERT_GT(one_f_one_b, 0);
+  // Stage 1 keeps m microbatches under GPipe and N under 1F1B (DESIGN.md §2), each the same size.
+  EXPECT_EQ(gpipe * kDevices, one_f_one_b * kMicrobatches);
+}
+
+TEST(ExecutorCsvSchedule, TrainsExactlyLikeTheScheduleItWasExportedFrom) {
+  pipesim::test::TempDir dir;
+  for (const std::string name : {"1f1b-flush", "zb-h1"}) {
+    SCOPED_TRACE(name);
+    const std::string path =
+        dir.write(name + ".csv", export_schedule_csv(small_scenario(), {name, ScheduleParams("test.yaml")}));
+    const ReplayCase original = replay(name, OptimizerSync::kBarrier);
+    const ReplayCase from_csv = replay("csv:" + path, OptimizerSync::kBarrier);
+    ASSERT_EQ(from_csv.result.ops.size(), original.result.ops.size());
+    for (std::size_t i = 0; i < original.result.ops.size(); ++i) {
+      ASSERT_EQ(from_csv.result.ops[i].action, original.result.ops[i].action) << i;
+      ASSERT_EQ(from_csv.result.ops[i].weight_version, original.result.ops[i].weight_version) << i;
+    }
+    const auto expected = train_sequentially(small_setup(), from_csv.stages, kBatches);
+    PlannedRun real = plan_small("csv:" + path, OptimizerSync::kBarrier);
+    ThreadsTransport transport(kDevices);
+    const ExecutionResult real_result = execute_real(real.plan, small_setup(), transport);
+    for (int s = 0; s < from_csv.stages; ++s) {
+      EXPECT_TRUE(bit_identical(from_csv.result.final_parameters[s], expected[s])) << "stage " << s + 1;
+      EXPECT_TRUE(bit_identical(real_result.final_parameters[s], expected[s])) << "stage " << s + 1;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::executor
