@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "sim/errors.h"
+#include "sim/text_file.h"
 #include "sim/value_ranges.h"
 
 namespace pipesim {
@@ -140,6 +141,8 @@ std::vector<std::int64_t> YamlReader::get_bytes_list(const YAML::Node& node, con
 
 std::string YamlReader::get_string(const YAML::Node& node, const std::string& key) const {
   if (!node.IsScalar()) fail(node, key, "a string");
+  // Names reach JSON reports, which hold only UTF-8: refuse other bytes here, where the key is known.
+  if (!is_valid_utf8(node.Scalar())) fail(node, key, "a string of valid UTF-8 text");
   return node.Scalar();
 }
 

@@ -6,8 +6,10 @@
 #include <thread>
 
 #include "cli/worker_pool.h"
+#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"
+#include "sim/text_file.h"
 #include "sim/value_ranges.h"
 #include "tests/test_util.h"
 
@@ -86,6 +88,16 @@ TEST(ValueRanges, ExtremeButAcceptedValuesRunWithoutOverflow) {
   EXPECT_EQ(r.trace.makespan_ns, 600 * TimeNs{1'000'000'000});
   // Device 0 holds both microbatches' activations at its peak: 2 x 2^40 bytes.
   EXPECT_EQ(r.trace.peak_activation_bytes[0], Bytes{2} << 40);
+}
+
+TEST(ValueRanges, TransformerTimesDerivedBeyondTheBoundAreAnError) {
+  // hidden 2^20 on one stage: F FLOPs s*b*h*(24h + 4s) per layer are ~1e20, far beyond 100 s on a CPU.
+  const Scenario s =
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/transformer/tiny-gpt-cpu.yaml",
+                    {"model.hidden=1048576", "model.heads=8"});
+  const std::string message = input_error_of([&] { test::run_schedule(s, "gpipe"); });
+  EXPECT_NE(message.find("model: stage 1's forward time is"), std::string::npos) << message;
+  EXPECT_NE(message.find("expected a time in ms from 0 to 100000"), std::string::npos) << message;
 }
 
 TEST(ValueRanges, LinkTransferLongerThanOneTimeValueIsAnError) {
@@ -197,6 +209,32 @@ TEST(ResourceEstimate, SweepsBoundTheirRunsAndThreads) {
   EXPECT_EQ(worker_count(0, 1000, "-j"), cores);
   EXPECT_EQ(worker_count(100000, 3, "-j"), 3u);
   EXPECT_EQ(worker_count(100000, 100000, "-j"), 4 * cores);
+}
+
+TEST(TextInput, Utf8IsValidatedByItsEncodingRules) {
+  EXPECT_TRUE(is_valid_utf8("plain"));
+  EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9"));       // U+00E9
+  EXPECT_TRUE(is_valid_utf8("\xF0\x9F\x98\x80"));  // U+1F600, four bytes
+  EXPECT_TRUE(is_valid_utf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF, the last code point
+  EXPECT_FALSE(
+      is_valid_utf8("a\xFF\xFE"
+                    "b"));                          // bytes that never occur
+  EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // a UTF-16 surrogate
+  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
+  EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("\x80"));              // a lone continuation byte
+}
+
+TEST(TextInput, NameThatIsNotUtf8IsALocatedErrorNotAJsonLibraryMessage) {
+  const std::string message = input_error_of([] {
+    test::scenario_from_yaml(
+        "name: \"a\xFF\xFE"
+        "b\"\npipeline: {stages: 2, microbatches: 2}\n"
+        "costs: {forward_ms: 1, backward_ms: 1}\n");
+  });
+  EXPECT_NE(message.find("test.yaml:1: key 'name': expected a string of valid UTF-8 text"), std::string::npos)
+      << message;
 }
 
 }  // namespace
