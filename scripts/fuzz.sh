@@ -14,7 +14,9 @@ scripts/sanitize_build.sh --target pipesim "${targets[@]/#/fuzz_}"
 seeds=build-asan/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds"/{scenario_reader,pytorch_csv_reader,profile_reader}
-cp scenarios/*.yaml scenarios/*/*.yaml "$seeds/scenario_reader/"
+for file in scenarios/*.yaml scenarios/*/*.yaml; do  # two directories hold files of the same name
+  cp "$file" "$seeds/scenario_reader/$(echo "${file#scenarios/}" | tr / -)"
+done
 cp gpu_calibration/profiles/*.yaml "$seeds/profile_reader/"
 for schedule in gpipe 1f1b-flush zb-h1 zb-h2; do
   build-asan/pipesim export "$schedule" -N 4 -m 8 --costs 1,1,1 --csv "$seeds/pytorch_csv_reader/$schedule.csv"
