@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/format.h"
+#include "cli/worker_pool.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 
@@ -86,12 +87,7 @@ std::vector<Outcome> run_jobs(const std::vector<Job>& jobs, const CheckOptions& 
     for (size_t k = next++; k < jobs.size(); k = next++)
       outcomes[k] = run_job(jobs[k], options, skip_bad_input);
   };
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = std::min<size_t>(options.threads > 0 ? options.threads : cores, jobs.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  run_workers(worker_count(options.threads, jobs.size(), "--threads"), worker);
   for (const Outcome& o : outcomes) {
     if (o.input_error) std::rethrow_exception(o.input_error);
   }

@@ -99,7 +99,7 @@ std::string to_json(const std::vector<StageRow>& rows) {
     j["weight_grad_activation_bytes_per_microbatch"] = r.weight_grad_activation_bytes;
     doc["stages"].push_back(std::move(j));
   }
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // a path may not be UTF-8
 }
 
 void run(const CostsArgs& args) {

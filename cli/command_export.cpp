@@ -10,6 +10,7 @@
 #include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
+#include "sim/resource_estimate.h"
 
 namespace pipesim {
 
@@ -27,6 +28,10 @@ std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest&
   spec.sync = scenario.sync.value_or(schedule->default_sync());
   schedule->check(spec);
   const PipelineLayout layout = schedule->layout(scenario.stages);
+  // One batch, no trace or graph kept, but the generators (zb-1p/2p) simulate it: the same estimate as a run.
+  check_resources({layout.devices, layout.stages, scenario.microbatches, 1, false,
+                   scenario.comm.model == CommSpec::Model::kLink},
+                  schedule->label());
   // Cost-aware generators (zb-1p/2p) plan with the run's comm model, as in simulate_schedule.
   spec.make_comm = [scenario, layout] { return make_comm_model(scenario, layout); };
   const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);

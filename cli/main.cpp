@@ -3,10 +3,17 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "sim/resource_estimate.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pipesim: a discrete-event simulator of pipeline-parallel training schedules"};
   app.require_subcommand(1);
+  // Allowed before or after the subcommand: it bounds every run of run, sweep, check, show and export.
+  app.fallthrough();
+  app.add_option_function<double>("--max-memory-gb", pipesim::set_memory_ceiling_gb,
+                                  "refuse a run whose estimated memory (trace, task graph, engine state) "
+                                  "exceeds this many GB (default 4)")
+      ->check(CLI::Range(0.001, 1e6));
   pipesim::add_run_command(app);
   pipesim::add_schedules_command(app);
   pipesim::add_costs_command(app);

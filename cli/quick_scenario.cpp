@@ -3,25 +3,31 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "cli/schedule_selection.h"
 #include "sim/errors.h"
+#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
 
-std::vector<double> parse_costs(const std::string& text) {
-  std::vector<double> values;
-  std::stringstream stream(text);
-  for (std::string item; std::getline(stream, item, ',');) {
-    char* end = nullptr;
-    const double value = std::strtod(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size() || !(value >= 0)) {
-      throw InputError(fmt::format("--costs '{}': '{}' is not a time in ms >= 0", text, item));
-    }
-    values.push_back(value);
+// A time in ms from the command line, within sim/value_ranges.h's limits (NaN and infinities refused).
+TimeNs parse_ms(const std::string& option, const std::string& text, const std::string& item) {
+  char* end = nullptr;
+  const double value = std::strtod(item.c_str(), &end);
+  const std::optional<TimeNs> ns = checked_ms_to_ns(value);
+  if (item.empty() || end != item.c_str() + item.size() || !ns) {
+    throw InputError(fmt::format("{} '{}': '{}' is not {}", option, text, item, time_range_text()));
   }
+  return *ns;
+}
+
+std::vector<TimeNs> parse_costs(const std::string& text) {
+  std::vector<TimeNs> values;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) values.push_back(parse_ms("--costs", text, item));
   if (values.size() != 2 && values.size() != 3) {
     throw InputError(fmt::format("--costs '{}': expected F,B or F,I,W in ms, e.g. 1,2 or 1,1,1", text));
   }
@@ -41,12 +47,12 @@ void add_quick_scenario_options(CLI::App* cmd, QuickScenarioArgs& args) {
   cmd->add_option("--costs", args.costs, "per-microbatch times in ms: F,B or F,I,W (B = I + W)")
       ->capture_default_str();
   cmd->add_option("--comm", args.comm_ms, "latency of every cross-device transfer in ms")
-      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }
 
 Scenario quick_scenario(const QuickScenarioArgs& args) {
-  const std::vector<double> costs = parse_costs(args.costs);
+  const std::vector<TimeNs> costs = parse_costs(args.costs);
+  const TimeNs comm_ns = parse_ms("--comm", args.comm_ms, args.comm_ms);
   const int n = args.stages;
   Scenario s;
   s.name = "command line";
@@ -55,15 +61,15 @@ Scenario quick_scenario(const QuickScenarioArgs& args) {
   s.microbatches = args.microbatches;
   s.batches = args.batches;
   ExplicitCostTable& c = s.costs;
-  c.forward_ns.assign(n, ms_to_ns(costs[0]));
-  c.backward_input_ns.assign(n, ms_to_ns(costs[1]));
-  c.backward_weight_ns.assign(n, costs.size() == 3 ? ms_to_ns(costs[2]) : 0);
+  c.forward_ns.assign(n, costs[0]);
+  c.backward_input_ns.assign(n, costs[1]);
+  c.backward_weight_ns.assign(n, costs.size() == 3 ? costs[2] : 0);
   s.backward_split_given = costs.size() == 3;
   c.optimizer_ns.assign(n, 0);
   c.activation_bytes.assign(n, 1'000'000);
   c.weight_grad_activation_bytes.assign(n, 0);
   c.transfer_bytes.assign(n, 0);
-  s.comm.latency_ns.assign(n, ms_to_ns(args.comm_ms));
+  s.comm.latency_ns.assign(n, comm_ns);
   return s;
 }
 

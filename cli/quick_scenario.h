@@ -14,7 +14,7 @@ struct QuickScenarioArgs {
   int microbatches = 8;
   int chunks = 0;               // 0: the schedule's default
   std::string costs = "1,1,1";  // F,B or F,I,W in ms
-  double comm_ms = 0;
+  std::string comm_ms = "0";    // a string, so that NaN and infinities reach the range check
   int batches = 1;
 };
 

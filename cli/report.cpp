@@ -214,7 +214,7 @@ std::string results_to_json(const std::string& scenario_name, const std::vector<
   doc["scenario"] = scenario_name;
   doc["results"] = nlohmann::ordered_json::array();
   for (const auto& r : results) doc["results"].push_back(result_to_json(r, options));
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // a path may not be UTF-8
 }
 
 std::vector<std::string> csv_header() {

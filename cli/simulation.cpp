@@ -7,6 +7,7 @@
 #include "schedules/registry.h"
 #include "sim/engine.h"
 #include "sim/errors.h"
+#include "sim/resource_estimate.h"
 
 namespace pipesim {
 
@@ -81,6 +82,10 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   const PipelineLayout layout = schedule->layout(scenario.stages);
   try {
     schedule->check(result.spec);
+    // Before anything is sized by the run: the effective pipeline (overrides, chunks, a CSV's sizes).
+    check_resources({layout.devices, layout.stages, scenario.microbatches, scenario.batches,
+                     options.analyze_graph, scenario.comm.model == CommSpec::Model::kLink},
+                    result.schedule);
     if (scenario.transformer) {
       check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split, layout);
     }

@@ -16,12 +16,16 @@
 #include "cli/report.h"
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
+#include "cli/worker_pool.h"
 #include "sim/errors.h"
 
 namespace pipesim {
 namespace {
 
 constexpr size_t kMaxListValues = 100'000;
+// Runs in one sweep: each keeps a row of results in memory, and at ~10 ms a run this is 20 minutes on one
+// core.
+constexpr double kMaxSweepRuns = 100'000;
 
 double parse_number(const std::string& text, const std::string& option, const std::string& item) {
   char* end = nullptr;
@@ -135,6 +139,23 @@ std::vector<ShapeScenario> load_shapes(const SweepConfig& config, const Scenario
   return shapes;
 }
 
+// Bounds the number of runs before any is built: each list may hold 100000 values, their product far more.
+void check_sweep_size(const SweepConfig& config, const Scenario& base) {
+  const double stages = config.stages.empty() ? 1 : static_cast<double>(config.stages.size());
+  const double microbatches =
+      config.microbatches.empty() ? 1 : static_cast<double>(config.microbatches.size());
+  double params = 1;
+  for (const auto& [key, values] : config.params) params *= static_cast<double>(values.size());
+  const double schedules = static_cast<double>(select_schedules(base, config.schedules).size());
+  const double runs = stages * microbatches * params * schedules;
+  if (runs > kMaxSweepRuns) {
+    throw InputError(fmt::format(
+        "sweep: {:g} values of N x {:g} of m x {:g} parameter combinations x {:g} schedules = {:.4g} runs, "
+        "more than {:g}; narrow the ranges or split the sweep",
+        stages, microbatches, params, schedules, runs, kMaxSweepRuns));
+  }
+}
+
 // Schedules, then parameter values (the first --param outermost), then N, then m.
 std::vector<SweepRun> expand_runs(const SweepConfig& config, const Scenario& base, size_t shapes) {
   std::vector<SweepRun> runs;
@@ -219,6 +240,7 @@ std::vector<int> expand_int_list(const std::string& text, const std::string& opt
 
 SweepTable run_sweep(const SweepConfig& config) {
   const Scenario base = load_scenario(config.scenario_path, config.overrides);
+  check_sweep_size(config, base);
   const std::vector<ShapeScenario> shapes = load_shapes(config, base);
   const std::vector<SweepRun> runs = expand_runs(config, base, shapes.size());
 
@@ -229,9 +251,7 @@ SweepTable run_sweep(const SweepConfig& config) {
   table.header.push_back("error");
   table.rows.resize(runs.size());
 
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads =
-      std::min<size_t>(config.jobs > 0 ? config.jobs : cores, std::max<size_t>(runs.size(), 1));
+  const size_t threads = worker_count(config.jobs, runs.size(), "--jobs");
   std::optional<ProgressBar> progress;
   if (config.progress) progress.emplace(runs.size());
   std::atomic<size_t> next{0};
@@ -243,10 +263,7 @@ SweepTable run_sweep(const SweepConfig& config) {
       if (progress) progress->update(finished);
     }
   };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& thread : pool) thread.join();
+  run_workers(threads, worker);
   for (const auto& row : table.rows) table.failed += !row.back().empty();
   return table;
 }

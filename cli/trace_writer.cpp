@@ -34,7 +34,7 @@ namespace pipesim {
 namespace {
 
 std::string quoted(const std::string& text) {
-  return nlohmann::json(text).dump();
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Assigns each interval the first lane whose previous interval has ended, so that events on one thread never

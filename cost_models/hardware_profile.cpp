@@ -15,6 +15,7 @@
 #include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
+#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -188,6 +189,10 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
     LinkSpec spec;
     spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], "link.bandwidth_gb_per_s", 1e-6);
     spec.latency_us = r.get_double(link["latency_us"], "link.latency_us", 0);
+    // One time value (sim/value_ranges.h): the latency is added to every transfer of a run.
+    if (spec.latency_us > kMaxTimeMs * 1e3)
+      r.fail(link["latency_us"], "link.latency_us",
+             fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
     if (link["source"]) spec.source = r.get_string(link["source"], "link.source");
     p.link = spec;
   }

@@ -6,6 +6,7 @@
 
 #include "cost_models/balanced_split.h"
 #include "sim/errors.h"
+#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -472,9 +473,44 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   return result;
 }
 
+namespace {
+
+// The model's derived times and bytes obey the same limits as values read from a scenario
+// (sim/value_ranges.h), so that the engine's sums cannot overflow.
+void check_derived_ranges(const std::vector<StageCosts>& stages) {
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const StageCosts& c = stages[i];
+    const std::pair<const char*, double> times[] = {
+        {"forward", c.forward_s},
+        {"backward (I + W)", c.backward_input_s + c.backward_weight_s},
+        {"optimizer", c.optimizer_s},
+        {"transfer", c.transfer_s}};
+    for (const auto& [what, seconds] : times) {
+      if (!checked_ms_to_ns(seconds * 1e3)) {
+        throw InputError(
+            fmt::format("model: stage {}'s {} time is {:.3g} s; expected {} (fewer layers per stage, "
+                        "a smaller model or microbatch)",
+                        i + 1, what, seconds, time_range_text()));
+      }
+    }
+    const std::pair<const char*, double> bytes[] = {
+        {"activation", c.activation_bytes}, {"transfer", c.transfer_bytes}, {"parameter", c.parameter_bytes}};
+    for (const auto& [what, value] : bytes) {
+      if (!checked_bytes(value)) {
+        throw InputError(fmt::format("model: stage {}'s {} bytes are {:.3g}; expected {}", i + 1, what, value,
+                                     bytes_range_text()));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 TransformerCostModel::TransformerCostModel(const TransformerSetup& setup, double microbatch_size,
                                            const PipelineLayout& layout)
-    : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages)) {}
+    : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages)) {
+  check_derived_ranges(stages_);
+}
 
 TimeNs TransformerCostModel::duration(const Action& action) const {
   const StageCosts& c = stages_.at(action.stage);

@@ -47,18 +47,6 @@ std::string apply_override(YAML::Node& root, const std::string& assignment) {
   return key;
 }
 
-std::vector<TimeNs> to_ns(const std::vector<double>& ms) {
-  std::vector<TimeNs> ns;
-  for (double v : ms) ns.push_back(ms_to_ns(v));
-  return ns;
-}
-
-std::vector<Bytes> to_bytes(const std::vector<double>& values) {
-  std::vector<Bytes> bytes;
-  for (double v : values) bytes.push_back(static_cast<Bytes>(std::llround(v)));
-  return bytes;
-}
-
 void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   r.expect_map(
       node, "pipeline",
@@ -79,7 +67,8 @@ void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   if (node["batches"]) s.batches = r.get_int(node["batches"], "pipeline.batches", 1);
   if (node["seq_len"]) s.seq_len = r.get_int(node["seq_len"], "pipeline.seq_len", 1);
   constexpr long kMaxOps = 200'000'000;
-  if (static_cast<long>(s.stages) * s.microbatches * s.batches > kMaxOps / 4) {
+  // In double: the int64 product of three ints can wrap (to 0 for 65536 x 65536 x 65536 x ...).
+  if (static_cast<double>(s.stages) * s.microbatches * s.batches > kMaxOps / 4) {
     r.fail(node, "pipeline", fmt::format("stages x microbatches x batches <= {}", kMaxOps / 4));
   }
 }
@@ -90,14 +79,20 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
       node, "costs",
       {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms", "optimizer_ms",
        "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes", "parameter_bytes"});
-  auto list = [&](const char* key, double fallback) {
+  // Every time and byte value within sim/value_ranges.h's limits, converted where it is read.
+  auto times = [&](const char* key) {
     const YAML::Node value = node[key];
-    if (!value) return std::vector<double>(n, fallback);
-    return r.get_double_list(value, std::string("costs.") + key, n, 0.0);
+    if (!value) return std::vector<TimeNs>(n, 0);
+    return r.get_ms_list_as_ns(value, std::string("costs.") + key, n);
+  };
+  auto bytes = [&](const char* key, Bytes fallback) {
+    const YAML::Node value = node[key];
+    if (!value) return std::vector<Bytes>(n, fallback);
+    return r.get_bytes_list(value, std::string("costs.") + key, n);
   };
   if (!node["forward_ms"]) r.fail(node, "costs.forward_ms", "a value (forward time per microbatch)");
   ExplicitCostTable& c = s.costs;
-  c.forward_ns = to_ns(list("forward_ms", 0));
+  c.forward_ns = times("forward_ms");
   const bool has_b = static_cast<bool>(node["backward_ms"]);
   const bool has_i = static_cast<bool>(node["backward_input_ms"]);
   const bool has_w = static_cast<bool>(node["backward_weight_ms"]);
@@ -106,32 +101,32 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
            "either backward_ms or backward_input_ms with backward_weight_ms, not both");
   }
   if (has_b) {
-    c.backward_input_ns = to_ns(list("backward_ms", 0));
+    c.backward_input_ns = times("backward_ms");
     c.backward_weight_ns.assign(n, 0);
   } else if (has_i && has_w) {
-    c.backward_input_ns = to_ns(list("backward_input_ms", 0));
-    c.backward_weight_ns = to_ns(list("backward_weight_ms", 0));
+    c.backward_input_ns = times("backward_input_ms");
+    c.backward_weight_ns = times("backward_weight_ms");
     s.backward_split_given = true;
   } else {
     r.fail(node, "costs.backward_ms", "backward_ms, or backward_input_ms and backward_weight_ms");
   }
-  c.optimizer_ns = to_ns(list("optimizer_ms", 0));
+  c.optimizer_ns = times("optimizer_ms");
   // Default 1 MB per microbatch: a unit, so that peaks read as microbatches held even when a device
   // splits it over chunks.
-  c.activation_bytes = to_bytes(list("activation_bytes", 1e6));
-  c.weight_grad_activation_bytes = to_bytes(list("weight_grad_activation_bytes", 0));
+  c.activation_bytes = bytes("activation_bytes", 1'000'000);
+  c.weight_grad_activation_bytes = bytes("weight_grad_activation_bytes", 0);
   if (!node["weight_grad_activation_bytes"]) {
     s.weight_grad_memory_missing_where = r.where(node, "costs.weight_grad_activation_bytes");
   }
-  c.transfer_bytes = to_bytes(list("transfer_bytes", 0));
-  c.parameter_bytes = to_bytes(list("parameter_bytes", 0));
+  c.transfer_bytes = bytes("transfer_bytes", 0);
+  c.parameter_bytes = bytes("parameter_bytes", 0);
   for (int d = 0; d < n; ++d) {
     if (c.weight_grad_activation_bytes[d] > c.activation_bytes[d]) {
       r.fail(node["weight_grad_activation_bytes"], "costs.weight_grad_activation_bytes",
              "at most activation_bytes (M_W is part of M_B)");
     }
   }
-  s.comm.latency_ns = to_ns(list("comm_ms", 0));
+  s.comm.latency_ns = times("comm_ms");
 }
 
 void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& costs, Scenario& s) {
@@ -160,9 +155,7 @@ void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& co
     r.fail(node, "comm.bandwidth_gb_per_s", "a bandwidth in GB/s for the link model");
   s.comm.model = CommSpec::Model::kLink;
   s.comm.bandwidth_bytes_per_ns = r.get_double(node["bandwidth_gb_per_s"], "comm.bandwidth_gb_per_s", 1e-9);
-  const double latency_ms =
-      node["latency_ms"] ? r.get_double(node["latency_ms"], "comm.latency_ms", 0.0) : 0.0;
-  s.comm.latency_ns.assign(1, ms_to_ns(latency_ms));
+  s.comm.latency_ns.assign(1, node["latency_ms"] ? r.get_ms_as_ns(node["latency_ms"], "comm.latency_ms") : 0);
 }
 
 // model: + hardware: instead of costs:. The comm defaults to the profile's link.

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "sim/errors.h"
+#include "sim/text_file.h"
+#include "sim/value_ranges.h"
 
 namespace pipesim {
 
@@ -88,8 +90,59 @@ double YamlReader::get_double(const YAML::Node& node, const std::string& key, do
   return value;
 }
 
+namespace {
+
+// Reads a number, or fails saying `expected` (NaN and infinities fail: get_double takes finite values).
+template <typename Convert>
+auto get_checked(const YamlReader& r, const YAML::Node& node, const std::string& key,
+                 const std::string& expected, Convert convert) {
+  double value = 0;
+  if (!node.IsScalar()) r.fail(node, key, expected);
+  try {
+    value = node.as<double>();
+  } catch (const YAML::Exception&) {
+    r.fail(node, key, expected);
+  }
+  const auto converted = convert(value);
+  if (!converted) r.fail(node, key, expected);
+  return *converted;
+}
+
+template <typename Convert>
+std::vector<std::int64_t> get_checked_list(const YamlReader& r, const YAML::Node& node,
+                                           const std::string& key, int count, const std::string& expected,
+                                           Convert convert) {
+  if (node.IsScalar()) return std::vector<std::int64_t>(count, get_checked(r, node, key, expected, convert));
+  if (!node.IsSequence() || static_cast<int>(node.size()) != count) {
+    r.fail(node, key, fmt::format("{}, or a list of {} such values (one per stage)", expected, count));
+  }
+  std::vector<std::int64_t> values;
+  for (size_t i = 0; i < node.size(); ++i) {
+    values.push_back(get_checked(r, node[i], fmt::format("{}[{}]", key, i), expected, convert));
+  }
+  return values;
+}
+
+}  // namespace
+
+std::int64_t YamlReader::get_ms_as_ns(const YAML::Node& node, const std::string& key) const {
+  return get_checked(*this, node, key, time_range_text(), checked_ms_to_ns);
+}
+
+std::vector<std::int64_t> YamlReader::get_ms_list_as_ns(const YAML::Node& node, const std::string& key,
+                                                        int count) const {
+  return get_checked_list(*this, node, key, count, time_range_text(), checked_ms_to_ns);
+}
+
+std::vector<std::int64_t> YamlReader::get_bytes_list(const YAML::Node& node, const std::string& key,
+                                                     int count) const {
+  return get_checked_list(*this, node, key, count, bytes_range_text(), checked_bytes);
+}
+
 std::string YamlReader::get_string(const YAML::Node& node, const std::string& key) const {
   if (!node.IsScalar()) fail(node, key, "a string");
+  // Names reach JSON reports, which hold only UTF-8: refuse other bytes here, where the key is known.
+  if (!is_valid_utf8(node.Scalar())) fail(node, key, "a string of valid UTF-8 text");
   return node.Scalar();
 }
 

@@ -3,6 +3,7 @@
 // says what was expected; keys set on the command line (--set) are reported as such.
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ class YamlReader {
   // A scalar or a list with exactly `count` entries, each >= min_value.
   std::vector<double> get_double_list(const YAML::Node& node, const std::string& key, int count,
                                       double min_value) const;
+
+  // Times in ms and byte counts within sim/value_ranges.h's limits (NaN and infinities refused), converted
+  // to ns and bytes; a scalar or a list of `count` entries, as get_double_list.
+  std::int64_t get_ms_as_ns(const YAML::Node& node, const std::string& key) const;
+  std::vector<std::int64_t> get_ms_list_as_ns(const YAML::Node& node, const std::string& key,
+                                              int count) const;
+  std::vector<std::int64_t> get_bytes_list(const YAML::Node& node, const std::string& key, int count) const;
 
   const std::string& source() const { return source_; }
 

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string_view>
 
+#include "schedules/pytorch_csv_check.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 
@@ -83,37 +85,65 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
   PytorchCsvSchedule schedule;
   schedule.ranks = static_cast<int>(lines.size());
   schedule.actions.resize(lines.size());
+  CsvColumns columns(lines.size());
+  // The counts are 64-bit until bounded by the action count below: a cell may name stage 2147483647.
+  std::int64_t stages = 0, microbatches = 0;
+  // Where the largest stage and microbatch indices were named, to blame them when the file is too short.
+  std::string largest_stage_at, largest_microbatch_at;
   for (size_t row = 0; row < lines.size(); ++row) {
     const std::vector<std::string_view> cells = split(lines[row], ',');
     for (size_t column = 0; column < cells.size(); ++column) {
       const std::string_view cell_text = trim(cells[column]);
       const std::optional<Cell> cell = parse_cell(cell_text);
+      const std::string where = fmt::format("row {} (rank {}), column {}", row + 1, row, column + 1);
       if (!cell) {
         throw InputError(
-            fmt::format("{}: row {} (rank {}), column {}: '{}' is not an action; expected "
+            fmt::format("{}: {}: '{}' is not an action; expected "
                         "{{stage}}{{F|B|I|W}}{{microbatch}} with the global 0-based stage, e.g. 2F0",
-                        source, row + 1, row, column + 1, cell_text));
+                        source, where, cell_text));
       }
       if (!cell->compute) continue;
       const Action& a = cell->action;
       if (a.stage % schedule.ranks != static_cast<int>(row)) {
-        throw InputError(fmt::format(
-            "{}: row {} (rank {}), column {}: '{}' names stage {}, which runs on rank {} "
-            "(stage s runs on rank s % N, N = {} rows)",
-            source, row + 1, row, column + 1, cell_text, a.stage, a.stage % schedule.ranks, schedule.ranks));
+        throw InputError(
+            fmt::format("{}: {}: '{}' names stage {}, which runs on rank {} "
+                        "(stage s runs on rank s % N, N = {} rows)",
+                        source, where, cell_text, a.stage, a.stage % schedule.ranks, schedule.ranks));
       }
-      schedule.stages = std::max(schedule.stages, a.stage + 1);
-      schedule.microbatches = std::max(schedule.microbatches, a.microbatch + 1);
+      if (a.stage >= stages) {
+        stages = std::int64_t{a.stage} + 1;
+        largest_stage_at = where;
+      }
+      if (a.microbatch >= microbatches) {
+        microbatches = std::int64_t{a.microbatch} + 1;
+        largest_microbatch_at = where;
+      }
       schedule.actions[row].push_back(a);
+      columns[row].push_back(static_cast<int>(column));
     }
   }
-  if (schedule.stages == 0) throw InputError(fmt::format("{}: no F, B, I or W action in any cell", source));
-  if (schedule.stages % schedule.ranks != 0) {
+  if (stages == 0) throw InputError(fmt::format("{}: no F, B, I or W action in any cell", source));
+  if (stages % schedule.ranks != 0) {
     throw InputError(
         fmt::format("{}: stages 0..{} over {} ranks; the stage count must be a multiple of the rank "
                     "count (stage s runs on rank s % N)",
-                    source, schedule.stages - 1, schedule.ranks));
+                    source, stages - 1, schedule.ranks));
   }
+  // Each (stage, microbatch) needs at least an F: a file naming stage S-1 and microbatch m-1 needs S*m
+  // actions (the check below names the missing ones). Checked before anything is sized by S*m, so a huge
+  // index cannot allocate or overflow.
+  std::int64_t actions = 0;
+  for (const ActionList& row : schedule.actions) actions += static_cast<std::int64_t>(row.size());
+  if (stages > actions || microbatches > actions || stages * microbatches > actions) {
+    throw InputError(fmt::format(
+        "{}: {} names stage {} and {} names microbatch {}, so stages 0..{} each need an F (and a B, or "
+        "an I and a W) of microbatches 0..{}: more than {} x {} actions, but the file has {}",
+        source, largest_stage_at, stages - 1, largest_microbatch_at, microbatches - 1, stages - 1,
+        microbatches - 1, stages, microbatches, actions));
+  }
+  schedule.stages = static_cast<int>(stages);
+  schedule.microbatches = static_cast<int>(microbatches);
+  check_csv_schedule(schedule, columns, source);
   return schedule;
 }
 

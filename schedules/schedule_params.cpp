@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 #include "sim/errors.h"
@@ -30,9 +31,9 @@ double ScheduleParams::get_double(const std::string& key, double fallback, doubl
   const std::string& text = it->second;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(value >= min_value)) {
-    throw InputError(
-        fmt::format("{}: parameter '{}': expected a number >= {}, got '{}'", where_, key, min_value, text));
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= min_value) || !std::isfinite(value)) {
+    throw InputError(fmt::format("{}: parameter '{}': expected a finite number >= {}, got '{}'", where_, key,
+                                 min_value, text));
   }
   return value;
 }

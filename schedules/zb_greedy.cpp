@@ -63,8 +63,9 @@ ZbProblem make_zb_problem(const PipelineSpec& spec, const CostModel& costs, doub
     }
     stage.activation_bytes = costs.activation_bytes(s);
     stage.weight_grad_activation_bytes = costs.weight_grad_activation_bytes(s);
-    stage.limit_bytes =
-        static_cast<Bytes>(std::floor(memory_limit * n * static_cast<double>(stage.activation_bytes)));
+    // A limit beyond 2^62 bytes is no limit: clamped so that the conversion cannot overflow.
+    stage.limit_bytes = static_cast<Bytes>(
+        std::min(std::floor(memory_limit * n * static_cast<double>(stage.activation_bytes)), 0x1p62));
     // Each directed link is probed once, at time 0, on a fresh model: no queueing, just its latency.
     // The engine sends both directions of a boundary with the lower stage's transfer size.
     if (s + 1 < n) stage.forward_send_ns = comm->send(s, s + 1, costs.transfer_bytes(s), 0).arrival_ns;

@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "sim/errors.h"
+#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -245,9 +246,9 @@ class Engine final : public LocalView {
     }
     dev.busy = true;
     dev.running = a;
-    dev.running_end_ns = now_ + duration;
-    trace_.ops.push_back({a, d, version, now_, now_ + duration});
-    events_.push({now_ + duration, seq_++, d, true});
+    dev.running_end_ns = add_time_ns(now_, duration, "an op's end");
+    trace_.ops.push_back({a, d, version, now_, dev.running_end_ns});
+    events_.push({dev.running_end_ns, seq_++, d, true});
   }
 
   void finish_op(int d) {
@@ -321,7 +322,13 @@ class Engine final : public LocalView {
 
   void change_memory(int d, Bytes delta) {
     DeviceState& dev = devices_[d];
-    dev.activation_bytes += delta;
+    // Input bytes are bounded (sim/value_ranges.h); the sum over many in-flight microbatches is checked too.
+    if (__builtin_add_overflow(dev.activation_bytes, delta, &dev.activation_bytes)) {
+      throw InputError(
+          fmt::format("device {}'s activation memory passes 2^63 bytes; lower the activation "
+                      "bytes or the microbatches in flight",
+                      d + 1));
+    }
     auto& samples = trace_.memory[d];
     if (samples.back().time_ns == now_) {
       samples.back().activation_bytes = dev.activation_bytes;

@@ -90,8 +90,9 @@ TEST(BadInput, WrongTypes) {
   expect_all({"int",
               with_line(3, "  stages: four"),
               {"test.yaml:3: key 'pipeline.stages'", "an integer", "'four'"}});
-  expect_all(
-      {"number", with_line(6, "  forward_ms: fast"), {"test.yaml:6: key 'costs.forward_ms'", "a number"}});
+  expect_all({"number",
+              with_line(6, "  forward_ms: fast"),
+              {"test.yaml:6: key 'costs.forward_ms'", "a time in ms"}});
   expect_all({"string", with_line(1, "name: [a, b]"), {"test.yaml:1: key 'name'", "a string"}});
   expect_all({"map", with_extra_line("optimizer: fast"), {"test.yaml:9: key 'optimizer'", "a map"}});
   expect_all({"schedules", with_line(8, "schedules: gpipe"), {"test.yaml:8: key 'schedules'", "a list"}});
@@ -101,11 +102,12 @@ TEST(BadInput, ImpossibleValues) {
   expect_all({"N < 1", with_line(3, "  stages: 0"), {"test.yaml:3: key 'pipeline.stages'", ">= 1", "'0'"}});
   expect_all(
       {"m < 1", with_line(4, "  microbatches: -2"), {"test.yaml:4: key 'pipeline.microbatches'", ">= 1"}});
-  expect_all(
-      {"negative time", with_line(6, "  forward_ms: -1"), {"test.yaml:6: key 'costs.forward_ms'", ">= 0"}});
+  expect_all({"negative time",
+              with_line(6, "  forward_ms: -1"),
+              {"test.yaml:6: key 'costs.forward_ms'", "from 0 to 100000"}});
   expect_all({"negative time in a list",
               with_line(7, "  backward_ms: [2, 2, -0.5, 2]"),
-              {"test.yaml:7: key 'costs.backward_ms[2]'", ">= 0", "'-0.5'"}});
+              {"test.yaml:7: key 'costs.backward_ms[2]'", "from 0 to 100000", "'-0.5'"}});
 }
 
 TEST(BadInput, WrongLengthPerStageList) {

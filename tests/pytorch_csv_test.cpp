@@ -113,20 +113,62 @@ TEST(PytorchCsv, MicrobatchCountMustMatchTheScenario) {
   EXPECT_THROW(test::run_schedule(test::uniform_scenario(3, 2, 1, 2), "csv:" + path), InputError);
 }
 
-TEST(PytorchCsv, DeadlockingScheduleReportsTheBlockedDevices) {
-  TempDir dir;
-  // Device 1 wants B of microbatch 0 before its F: both devices wait forever.
-  const std::string path = dir.write("stuck.csv", "0F0,0B0\n1B0,1F0\n");
-  try {
-    test::run_schedule(test::uniform_scenario(2, 1, 1, 2, 0, 1), "csv:" + path);
-    FAIL() << "expected a DeadlockError";
-  } catch (const DeadlockError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("device 0 waits to run B(stage 1, mb 0)"), std::string::npos) << message;
-    EXPECT_NE(message.find("device 1 waits to run B(stage 2, mb 0): needs F(stage 2, mb 0) has not run"),
-              std::string::npos)
-        << message;
+TEST(PytorchCsv, DeadlockingScheduleIsRefusedBeforeRunningInTheFilesNumbering) {
+  // Rank 1 wants B of microbatch 0 before its F: both ranks wait forever. Reported by the reader, before
+  // any run, with rows, columns and the file's 0-based stage indices.
+  const std::string message = expect_input_error("0F0,0B0\n1B0,1F0\n");
+  EXPECT_NE(message.find("user.csv: deadlock"), std::string::npos) << message;
+  EXPECT_NE(message.find("row 1 (rank 0), column 2: '0B0' waits for '1B0' at row 2, column 1"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("row 2 (rank 1), column 1: '1B0' waits for '1F0' at row 2, column 2"),
+            std::string::npos)
+      << message;
+  // A cycle across chunks: rank 0 runs 2F0 before 0F0 although 2F0 needs 1F0, which needs 0F0.
+  const std::string chunked = expect_input_error("2F0,0F0,2B0,0B0\n1F0,3F0,3B0,1B0\n");
+  EXPECT_NE(chunked.find("row 1 (rank 0), column 1: '2F0' waits for '1F0' at row 2, column 1"),
+            std::string::npos)
+      << chunked;
+  // W before its own I on one rank.
+  EXPECT_NE(expect_input_error("0F0,0W0,0I0\n").find("'0W0' waits for '0I0' at row 1, column 3"),
+            std::string::npos);
+}
+
+TEST(PytorchCsv, MissingOrExtraOpsAreErrorsNamingTheCell) {
+  const struct {
+    std::string text;
+    std::string message;
+  } cases[] = {
+      // F only: the first missing op, in the file's own numbering.
+      {"0F0\n1F0\n", "user.csv: row 1 (rank 0) has no 0B0: stage 0, microbatch 0 needs F and B"},
+      // I without W.
+      {"0F0,0I0\n1F0,1I0,1W0\n",
+       "user.csv: row 1 (rank 0) has no 0W0: stage 0, microbatch 0 needs F, I and W"},
+      // No microbatch 0: microbatch 1 implies microbatches 0..1.
+      {"0F1,0B1\n1F1,1B1\n", "user.csv: row 1 (rank 0) has no 0F0: stage 0, microbatch 0 needs F and B"},
+      // No stage 2 of a chunked file whose rank 1 names stage 3.
+      {"0F0,0B0\n1F0,3F0,3B0,1B0\n", "user.csv: row 1 (rank 0) has no 2F0"},
+      // The same op twice.
+      {"0F0,0F0,0B0\n1F0,1B0\n",
+       "user.csv: row 1 (rank 0), column 2: '0F0' runs F of stage 0, microbatch 0 a second time (first at "
+       "column 1)"},
+      // B mixed with I and W.
+      {"0F0,0B0\n1F0,1I0,1W0\n", "user.csv: row 1 (rank 0), column 2: '0B0' is a full backward B"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = expect_input_error(c.text);
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.text << "\n" << message;
   }
+}
+
+TEST(PytorchCsv, HugeIndicesAreRefusedWithoutAllocatingOrOverflowing) {
+  // 2147483647 + 1 overflows an int; stage 2147483647 x microbatch 2147483647 would need 2^62 cells.
+  const std::string stage = expect_input_error("2147483647F0\n");
+  EXPECT_NE(stage.find("user.csv: row 1 (rank 0), column 1 names stage 2147483647"), std::string::npos)
+      << stage;
+  const std::string both = expect_input_error("0F0,0F2147483647,0B0\n");
+  EXPECT_NE(both.find("row 1 (rank 0), column 2 names microbatch 2147483647"), std::string::npos) << both;
+  EXPECT_NE(both.find("but the file has 3"), std::string::npos) << both;
 }
 
 TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {

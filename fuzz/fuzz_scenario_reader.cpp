@@ -1,0 +1,29 @@
+// libFuzzer target: the YAML scenario reader, then a run of every schedule the scenario asks for when the run
+// is small. InputError is the expected answer to bad input; anything else (a crash, a sanitizer report,
+// another exception) is a finding. scripts/fuzz.sh runs it with seeds from scenarios/ and fuzz/scenario.dict.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cli/simulation.h"
+#include "scenarios/scenario.h"
+#include "sim/errors.h"
+#include "sim/resource_estimate.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const pipesim::Scenario scenario = pipesim::parse_scenario(text, "fuzz.yaml");
+    // Keep each input fast: the engine's own limits are tested elsewhere.
+    if (static_cast<double>(scenario.stages) * scenario.microbatches * scenario.batches > 2000) return 0;
+    pipesim::set_memory_ceiling_gb(0.05);
+    for (const pipesim::ScheduleRequest& request : pipesim::requested_schedules(scenario)) {
+      try {
+        pipesim::simulate_schedule(scenario, request);
+      } catch (const pipesim::InputError&) {
+      }
+    }
+  } catch (const pipesim::InputError&) {
+  }
+  return 0;
+}

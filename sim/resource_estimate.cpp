@@ -1,0 +1,68 @@
+#include "sim/resource_estimate.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+
+#include "sim/action.h"
+#include "sim/errors.h"
+#include "sim/trace.h"
+
+namespace pipesim {
+namespace {
+
+// Set once by the command line before any run starts; read by every worker thread.
+std::atomic<double> ceiling_bytes{4e9};
+
+// Bytes per element of what grows with the run, beyond the records themselves: the engine's per-(stage,
+// microbatch) state and the task graph's op index (5 words per cell), the edge list with its delays and the
+// compressed graph built from it (about 6 words per edge), and the plan's action lists.
+constexpr double kCellBytes = 32 + 5 * 8;
+constexpr double kEdgeBytes = 6 * 8;
+constexpr double kPlannedActionBytes = sizeof(Action);
+
+}  // namespace
+
+ResourceEstimate estimate_resources(const RunShape& shape) {
+  const double stages = shape.stages;
+  const double devices = shape.devices;
+  const double microbatches = static_cast<double>(shape.microbatches) * shape.batches;
+  ResourceEstimate e;
+  // At most three ops (F, I, W) per stage and microbatch, and one U per stage and batch.
+  e.ops = 3 * stages * microbatches + stages * shape.batches;
+  // An activation forward and a gradient backward across every stage boundary.
+  e.transfers = 2 * (stages > 1 ? stages - 1 : 0) * microbatches;
+  if (shape.task_graph) {
+    // Up to two data dependencies and one same-device edge per op, plus per synchronized step an edge from
+    // each device's last op before it to every stage's U: stages x devices per batch.
+    e.graph_edges = 3 * e.ops + e.transfers + stages * devices * shape.batches;
+  }
+  e.bytes = e.ops * (sizeof(OpRecord) + sizeof(MemorySample) + kPlannedActionBytes) +
+            e.transfers * sizeof(TransferRecord) + stages * microbatches * kCellBytes +
+            e.graph_edges * kEdgeBytes;
+  if (shape.link_comm) e.bytes += devices * devices * sizeof(std::int64_t);
+  return e;
+}
+
+double memory_ceiling_bytes() {
+  return ceiling_bytes.load();
+}
+
+void set_memory_ceiling_gb(double gb) {
+  ceiling_bytes.store(gb * 1e9);
+}
+
+void check_resources(const RunShape& shape, const std::string& where) {
+  const ResourceEstimate e = estimate_resources(shape);
+  if (e.bytes <= memory_ceiling_bytes()) return;
+  throw InputError(
+      fmt::format("{}: N = {} devices, {} stages, m = {}, {} batches: this run would need about {:.3g} GB "
+                  "({:.3g} ops, {:.3g} "
+                  "transfers, {:.3g} task-graph edges), above the {:.3g} GB ceiling; lower N, m or the "
+                  "batches, or raise the "
+                  "ceiling with --max-memory-gb",
+                  where, shape.devices, shape.stages, shape.microbatches, shape.batches, e.bytes / 1e9, e.ops,
+                  e.transfers, e.graph_edges, memory_ceiling_bytes() / 1e9));
+}
+
+}  // namespace pipesim

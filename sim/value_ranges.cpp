@@ -1,0 +1,44 @@
+#include "sim/value_ranges.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+
+std::string time_range_text() {
+  return fmt::format(
+      "a time in ms from 0 to {:g} ({:g} s; longer ops could overflow the run's integer "
+      "nanoseconds)",
+      kMaxTimeMs, kMaxTimeMs / 1e3);
+}
+
+std::string bytes_range_text() {
+  return fmt::format("a byte count from 0 to {:.0f} (1 TiB, so that sums over a run fit in 64 bits)",
+                     kMaxBytes);
+}
+
+std::optional<TimeNs> checked_ms_to_ns(double ms) {
+  if (!(ms >= 0 && ms <= kMaxTimeMs)) return std::nullopt;  // also NaN
+  return ms_to_ns(ms);
+}
+
+std::optional<Bytes> checked_bytes(double bytes) {
+  if (!(bytes >= 0 && bytes <= kMaxBytes)) return std::nullopt;
+  return static_cast<Bytes>(std::llround(bytes));
+}
+
+TimeNs add_time_ns(TimeNs a, TimeNs b, const char* what) {
+  TimeNs sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    throw InputError(
+        fmt::format("{}: the simulated time passes {:.3g} s, beyond 64-bit nanoseconds; lower "
+                    "the times or the run length",
+                    what, static_cast<double>(kNever) / 1e9));
+  }
+  return sum;
+}
+
+}  // namespace pipesim

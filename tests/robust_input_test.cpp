@@ -1,0 +1,242 @@
+// Values that pass a type check but not the engine's arithmetic are refused where they are read, and runs
+// that would not fit in memory are refused before anything is allocated: the repros of the fuzzing report.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <thread>
+
+#include "cli/worker_pool.h"
+#include "pipesim_source_dir.h"
+#include "sim/errors.h"
+#include "sim/resource_estimate.h"
+#include "sim/text_file.h"
+#include "sim/value_ranges.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+using test::input_error_of;
+
+TEST(ValueRanges, TimesAndBytesAreCheckedAtTheirBounds) {
+  EXPECT_EQ(checked_ms_to_ns(0), 0);
+  EXPECT_EQ(checked_ms_to_ns(1.5), 1'500'000);
+  EXPECT_EQ(checked_ms_to_ns(1e5), 100'000'000'000);  // 100 s, the largest time
+  for (double bad : {1e5 * (1 + 1e-12), 1e13, -1e-9, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    EXPECT_FALSE(checked_ms_to_ns(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(checked_bytes(1099511627776.0), Bytes{1} << 40);
+  for (double bad : {1099511627777.0, 1e300, -1.0, std::nan(""), -std::numeric_limits<double>::infinity()}) {
+    EXPECT_FALSE(checked_bytes(bad).has_value()) << bad;
+  }
+  // The documented headroom: 9.2e7 time values and 2^23 byte values sum without overflow.
+  EXPECT_LT(9.2e7 * static_cast<double>(kMaxTimeNs), 9.223e18);
+  EXPECT_LE(static_cast<double>(Bytes{1} << 23) * kMaxBytes, 9.223372036854775807e18);
+  EXPECT_EQ(add_time_ns(kNever - 1, 1, "t"), kNever);
+  EXPECT_NE(
+      input_error_of([] { add_time_ns(kNever, 1, "an op's end"); }).find("an op's end: the simulated time"),
+      std::string::npos);
+}
+
+std::string scenario_error(const std::string& costs, const std::string& extra = "") {
+  return input_error_of([&] {
+    test::scenario_from_yaml("pipeline: {stages: 2, microbatches: 2}\ncosts: {" + costs + "}\n" + extra);
+  });
+}
+
+TEST(ValueRanges, ScenarioValuesOutOfRangeNameTheFileLineAndKey) {
+  const struct {
+    std::string costs;
+    std::string key;
+  } cases[] = {
+      {"forward_ms: 1e13, backward_ms: 1", "test.yaml:2: key 'costs.forward_ms'"},
+      {"forward_ms: 1, backward_ms: 1, comm_ms: 1e300", "test.yaml:2: key 'costs.comm_ms'"},
+      {"forward_ms: [1, .inf], backward_ms: 1", "test.yaml:2: key 'costs.forward_ms[1]'"},
+      {"forward_ms: .nan, backward_ms: 1", "test.yaml:2: key 'costs.forward_ms'"},
+      {"forward_ms: 1, backward_input_ms: 1, backward_weight_ms: -1", "key 'costs.backward_weight_ms'"},
+      {"forward_ms: 1, backward_ms: 1, optimizer_ms: 1e6", "key 'costs.optimizer_ms'"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = scenario_error(c.costs);
+    EXPECT_NE(message.find(c.key + ": expected a time in ms from 0 to 100000"), std::string::npos) << message;
+  }
+  // Bytes: the error blames the key that is out of range, not another one compared with it.
+  for (const char* key :
+       {"activation_bytes", "parameter_bytes", "transfer_bytes", "weight_grad_activation_bytes"}) {
+    const std::string message = scenario_error(fmt::format("forward_ms: 1, backward_ms: 1, {}: 1e300", key));
+    EXPECT_NE(message.find(fmt::format("key 'costs.{}': expected a byte count from 0 to 1099511627776", key)),
+              std::string::npos)
+        << message;
+  }
+  const std::string latency = input_error_of([] {
+    test::scenario_from_yaml(
+        "pipeline: {stages: 2, microbatches: 2}\ncosts: {forward_ms: 1, backward_ms: 1}\n"
+        "comm: {model: link, bandwidth_gb_per_s: 1, latency_ms: 1e300}\n");
+  });
+  EXPECT_NE(latency.find("test.yaml:3: key 'comm.latency_ms'"), std::string::npos) << latency;
+}
+
+TEST(ValueRanges, ExtremeButAcceptedValuesRunWithoutOverflow) {
+  // The largest time on every op, and the largest bytes: the run ends at an exact, hand-computed time.
+  // 1F1B-flush, N = 2, m = 2, F = B = 100 s, one batch: F0 F0' ... the makespan is (m + N - 1) (F + B) = 600
+  // s.
+  const Scenario s = test::scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 2, batches: 1}\n"
+      "costs: {forward_ms: 1e5, backward_ms: 1e5, activation_bytes: 1099511627776, parameter_bytes: "
+      "1099511627776}\n");
+  // Exactly the one batch asked for (no run-length extension), so the makespan is that batch's.
+  const SimulationResult r = test::run_schedule(s, "1f1b-flush", {}, test::fixed_batches());
+  EXPECT_EQ(r.trace.makespan_ns, 600 * TimeNs{1'000'000'000});
+  // Device 0 holds both microbatches' activations at its peak: 2 x 2^40 bytes.
+  EXPECT_EQ(r.trace.peak_activation_bytes[0], Bytes{2} << 40);
+}
+
+TEST(ValueRanges, TransformerTimesDerivedBeyondTheBoundAreAnError) {
+  // hidden 2^20 on one stage: F FLOPs s*b*h*(24h + 4s) per layer are ~1e20, far beyond 100 s on a CPU.
+  const Scenario s =
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/transformer/tiny-gpt-cpu.yaml",
+                    {"model.hidden=1048576", "model.heads=8"});
+  const std::string message = input_error_of([&] { test::run_schedule(s, "gpipe"); });
+  EXPECT_NE(message.find("model: stage 1's forward time is"), std::string::npos) << message;
+  EXPECT_NE(message.find("expected a time in ms from 0 to 100000"), std::string::npos) << message;
+}
+
+TEST(ValueRanges, LinkTransferLongerThanOneTimeValueIsAnError) {
+  const Scenario s = test::scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 1, batches: 1}\n"
+      "costs: {forward_ms: 1, backward_ms: 1, transfer_bytes: 1e12}\n"
+      "comm: {model: link, bandwidth_gb_per_s: 1e-9}\n");
+  const std::string message = input_error_of([&] { test::run_schedule(s, "gpipe"); });
+  EXPECT_NE(message.find("a transfer of 1000000000000 bytes at 1e-09 GB/s"), std::string::npos) << message;
+}
+
+TEST(ValueRanges, ScheduleParameterMustBeFinite) {
+  const Scenario s = test::scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 4}\n"
+      "costs: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, weight_grad_activation_bytes: "
+      "0}\n");
+  const std::string message = input_error_of([&] {
+    test::run_schedule(s, "zb-1p", {{"memory_limit", "inf"}});
+  });
+  EXPECT_NE(message.find("parameter 'memory_limit': expected a finite number >= 0, got 'inf'"),
+            std::string::npos)
+      << message;
+  // A limit far above any memory is no limit: the same ops as a limit just large enough for every microbatch
+  // (m = 4 microbatches of 1 MB on N = 2 stages: 4 / 2 = 2 units of N * M_B).
+  const SimulationResult huge = test::run_schedule(s, "zb-1p", {{"memory_limit", "1e300"}});
+  const SimulationResult ample = test::run_schedule(s, "zb-1p", {{"memory_limit", "2"}});
+  EXPECT_EQ(huge.trace.makespan_ns, ample.trace.makespan_ns);
+}
+
+TEST(ValueRanges, CommandLineTimesRejectNanAndInfinity) {
+  test::TempDir dir;
+  for (const char* args : {"show gpipe --comm nan", "show gpipe --comm inf", "show gpipe --costs 1,1e300",
+                           "export gpipe --costs nan,1", "show gpipe --comm -1"}) {
+    const test::CommandResult r = test::run_pipesim(args, dir);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find("is not a time in ms from 0 to 100000"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+TEST(ResourceEstimate, CountsMatchAHandCount) {
+  // N = 2 devices, 2 stages, m = 4, 1 batch: 3 x 2 x 4 ops + 2 U = 26; 2 x 1 x 4 transfers = 8; edges
+  // 3 x 26 + 8 + 2 x 2 x 1 barrier = 90.
+  const ResourceEstimate e = estimate_resources({2, 2, 4, 1, true, false});
+  EXPECT_EQ(e.ops, 26);
+  EXPECT_EQ(e.transfers, 8);
+  EXPECT_EQ(e.graph_edges, 90);
+  // Barrier edges grow as stages x devices: gpipe N = 10000, m = 1, 4 batches holds 4e8 of them.
+  const ResourceEstimate wide = estimate_resources({10000, 10000, 1, 4, true, false});
+  EXPECT_GE(wide.graph_edges, 4e8);
+  EXPECT_GT(wide.bytes, 4e8 * 8);
+  EXPECT_LT(estimate_resources({10000, 10000, 1, 4, false, false}).bytes, 1e9);
+  // No overflow at the extremes of int: 2^31 stages x 2^31 microbatches x 2^31 batches stays finite and huge.
+  const int big = std::numeric_limits<int>::max();
+  const double extreme = estimate_resources({big, big, big, big, true, true}).bytes;
+  EXPECT_TRUE(std::isfinite(extreme));
+  EXPECT_GT(extreme, 1e28);
+}
+
+TEST(ResourceEstimate, OversizedRunsAreRefusedBeforeAllocating) {
+  // The barrier edges of gpipe with N = 10000 (15.7 GB measured before this check).
+  const std::string wide =
+      input_error_of([] { test::run_schedule(test::uniform_scenario(10000, 1, 1, 1), "gpipe"); });
+  EXPECT_NE(wide.find("above the 4 GB ceiling; lower N, m or the batches, or raise the ceiling with "
+                      "--max-memory-gb"),
+            std::string::npos)
+      << wide;
+  // An entry's own pipeline: is the run that counts.
+  const std::string entry = input_error_of([] {
+    const Scenario s = test::scenario_from_yaml(
+        "pipeline: {stages: 2, microbatches: 2}\ncosts: {forward_ms: 1, backward_ms: 1}\n"
+        "schedules: [{name: gpipe, pipeline: {microbatches: 100000000}}]\n");
+    simulate_schedule(s, s.schedules.at(0));
+  });
+  EXPECT_NE(entry.find("m = 100000000"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("--max-memory-gb"), std::string::npos) << entry;
+}
+
+TEST(ResourceEstimate, EveryCommandChecksAndTheFlagRaisesTheCeiling) {
+  test::TempDir dir;
+  // Chunks count: 4096 devices x 1024 chunks.
+  for (const char* args : {"show interleaved-1f1b -N 4096 -m 4096 --chunks 1024",
+                           "export gpipe -N 4096 -m 1048576", "show gpipe -N 64 -m 256 --max-memory-gb 0.001",
+                           "--max-memory-gb 0.001 export gpipe -N 64 -m 4096"}) {
+    const test::CommandResult r = test::run_pipesim(args, dir);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find("raise the ceiling with --max-memory-gb"), std::string::npos) << args << "\n"
+                                                                                       << r.err;
+  }
+  EXPECT_EQ(test::run_pipesim("show gpipe -N 64 -m 256", dir).exit_code, 0);
+}
+
+TEST(ResourceEstimate, SweepsBoundTheirRunsAndThreads) {
+  test::TempDir dir;
+  const std::string yaml = dir.write("s.yaml",
+                                     "pipeline: {stages: 2, microbatches: 2}\n"
+                                     "costs: {forward_ms: 1, backward_ms: 1}\nschedules: [gpipe]\n");
+  const test::CommandResult grid =
+      test::run_pipesim(fmt::format("sweep '{}' -N 1:100000:+1 -m 1:100000:+1 --out -", yaml), dir);
+  EXPECT_EQ(grid.exit_code, 1);
+  EXPECT_NE(
+      grid.err.find("100000 values of N x 100000 of m x 1 parameter combinations x 1 schedules = 1e+10 runs, "
+                    "more than 100000"),
+      std::string::npos)
+      << grid.err;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const test::CommandResult many = test::run_pipesim(fmt::format("sweep '{}' -j 4096 --out -", yaml), dir);
+  EXPECT_EQ(many.exit_code, 0) << many.err;
+  EXPECT_NE(many.err.find(fmt::format("--jobs 4096 cut to {}", 4 * cores)), std::string::npos) << many.err;
+  EXPECT_EQ(worker_count(0, 1000, "-j"), cores);
+  EXPECT_EQ(worker_count(100000, 3, "-j"), 3u);
+  EXPECT_EQ(worker_count(100000, 100000, "-j"), 4 * cores);
+}
+
+TEST(TextInput, Utf8IsValidatedByItsEncodingRules) {
+  EXPECT_TRUE(is_valid_utf8("plain"));
+  EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9"));       // U+00E9
+  EXPECT_TRUE(is_valid_utf8("\xF0\x9F\x98\x80"));  // U+1F600, four bytes
+  EXPECT_TRUE(is_valid_utf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF, the last code point
+  EXPECT_FALSE(
+      is_valid_utf8("a\xFF\xFE"
+                    "b"));                          // bytes that never occur
+  EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // a UTF-16 surrogate
+  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
+  EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("\x80"));              // a lone continuation byte
+}
+
+TEST(TextInput, NameThatIsNotUtf8IsALocatedErrorNotAJsonLibraryMessage) {
+  const std::string message = input_error_of([] {
+    test::scenario_from_yaml(
+        "name: \"a\xFF\xFE"
+        "b\"\npipeline: {stages: 2, microbatches: 2}\n"
+        "costs: {forward_ms: 1, backward_ms: 1}\n");
+  });
+  EXPECT_NE(message.find("test.yaml:1: key 'name': expected a string of valid UTF-8 text"), std::string::npos)
+      << message;
+}
+
+}  // namespace
+}  // namespace pipesim
