@@ -118,8 +118,8 @@ TEST(ErrorMessages, ThirdPartyExceptionsAreWrappedNeverPassedOnBare) {
               HasSubstr("internal error: an unexpected exception (YAML::ParserException) reached the top"));
   EXPECT_THAT(yaml, HasSubstr("this is a pipesim bug"));
   try {
-    static_cast<void>(nlohmann::json::parse("{"));
-    FAIL();
+    const nlohmann::json parsed = nlohmann::json::parse("{");
+    FAIL() << parsed.dump();
   } catch (const nlohmann::json::exception& e) {
     EXPECT_THAT(error_message(e), HasSubstr("(nlohmann::"));
     EXPECT_THAT(error_message(e), HasSubstr("this is a pipesim bug"));
