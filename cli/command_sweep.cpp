@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/sweep.h"
+#include "cli/sweep_failure.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -42,7 +43,8 @@ void sweep(SweepArgs& args) {
   if (table.failed > 0) {
     std::cerr << fmt::format("; {} failed (see the error column)\n", table.failed);
     // The CSV holds what succeeded; the exit status says that not everything did.
-    throw InputError(fmt::format("sweep: {} of {} runs failed", table.failed, table.rows.size()));
+    throw InputError(fmt::format("sweep: {} of {} runs failed; the first is {}", table.failed,
+                                 table.rows.size(), first_failed_run(table, args.out_path)));
   }
   std::cerr << "\n";
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/error_message.h"
 #include "sim/resource_estimate.h"
 
 int main(int argc, char** argv) {
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::cerr << "pipesim: error: " << e.what() << "\n";
+    std::cerr << "pipesim: error: " << pipesim::error_message(e) << "\n";
     return 1;
   }
   // A full disk or a closed pipe on standard output is a failure, not a success with lost output.

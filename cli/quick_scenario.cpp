@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -30,6 +31,12 @@ std::vector<TimeNs> parse_costs(const std::string& text) {
   for (std::string item; std::getline(stream, item, ',');) values.push_back(parse_ms("--costs", text, item));
   if (values.size() != 2 && values.size() != 3) {
     throw InputError(fmt::format("--costs '{}': expected F,B or F,I,W in ms, e.g. 1,2 or 1,1,1", text));
+  }
+  if (std::all_of(values.begin(), values.end(), [](TimeNs v) { return v == 0; })) {
+    throw InputError(
+        fmt::format("--costs '{}': every op would take 0 ms, so a batch takes no time and "
+                    "throughput is undefined; give F or B a positive time",
+                    text));
   }
   return values;
 }

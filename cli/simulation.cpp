@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/engine_error_location.h"
 #include "cli/run_assertions.h"
 #include "cost_models/chunk_layers.h"
 #include "schedules/registry.h"
@@ -121,11 +122,14 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.spec.exact_costs = length.exact_repeat;
   length.fixed_length = options.fixed_batches;
   length.run_name = run_name(result);
-  SteadyRun run = simulate_steady_state(length, [&](int batches) {
-    result.spec.batches = batches;
-    ExecutionPlan plan = schedule->plan(result.spec, *costs);
-    return simulate(plan, *costs, *comm_model_of(scenario.comm, layout.devices));
-  });
+  SteadyRun run =
+      with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
+        return simulate_steady_state(length, [&](int batches) {
+          result.spec.batches = batches;
+          ExecutionPlan plan = schedule->plan(result.spec, *costs);
+          return simulate(plan, *costs, *comm_model_of(scenario.comm, layout.devices));
+        });
+      });
   result.trace = std::move(run.trace);
   result.spec.batches = run.window.total_batches;
   result.simulations = run.simulations;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cost_models/cost_table_checks.h"
 #include "pipesim_source_dir.h"
 #include "scenarios/model_section.h"
 #include "scenarios/yaml_reader.h"
@@ -127,6 +128,11 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
     }
   }
   s.comm.latency_ns = times("comm_ms");
+  if (!some_op_takes_time(c)) {
+    r.fail(node, "costs",
+           "a positive forward_ms or backward time on some stage (with every op 0 ms a batch takes no time "
+           "and throughput is undefined)");
+  }
 }
 
 void read_comm(const YamlReader& r, const YAML::Node& node, const YAML::Node& costs, Scenario& s) {

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Fuzzes the three input readers with libFuzzer for SECONDS each (default 60): the YAML scenario reader (and
-# small runs of what it accepts), the PyTorch CSV schedule reader and the hardware profile reader.
-# Builds build-asan/ (scripts/sanitize_build.sh) when needed. Seeds: the repository's scenarios and profiles,
-# CSVs that `pipesim export` writes, and fuzz/regressions/<target>/ (every past finding). The corpus grows in
-# build-asan/corpus/<target>/ across runs. Any crash, sanitizer report or unexpected exception fails the script
-# and leaves the input in build-asan/crash-<target>-*.
+# Fuzzes the three input readers with libFuzzer for SECONDS each (default 60), all three at once: the YAML
+# scenario reader (and small runs of what it accepts), the PyTorch CSV schedule reader and the hardware profile
+# reader. Builds build-asan/ (scripts/sanitize_build.sh) when needed. Seeds: the repository's scenarios and
+# profiles, CSVs that `pipesim export` writes, and fuzz/regressions/<target>/ (every past finding). The corpus
+# grows in build-asan/corpus/<target>/ across runs. Any crash, sanitizer report or unexpected exception fails
+# the script and leaves the input in build-asan/crash-<target>-*: copy it into fuzz/regressions/<target>/ (the
+# ctest fuzz_regressions_<target> replays it from then on) and add a unit test for its class of bug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 targets=(scenario_reader pytorch_csv_reader profile_reader)
-scripts/sanitize_build.sh --target pipesim "${targets[@]/#/fuzz_}"
+scripts/sanitize_build.sh
 
 seeds=build-asan/seeds
 rm -rf "$seeds"
@@ -23,21 +24,25 @@ for schedule in gpipe 1f1b-flush zb-h1 zb-h2; do
 done
 build-asan/pipesim export interleaved-1f1b -N 2 -m 4 --chunks 2 --csv "$seeds/pytorch_csv_reader/interleaved.csv"
 
-status=0
+pids=()
 for target in "${targets[@]}"; do
   corpus="build-asan/corpus/$target"
   mkdir -p "$corpus"
-  regressions=()
-  [ -d "fuzz/regressions/$target" ] && regressions=("fuzz/regressions/$target")
-  log="build-asan/fuzz-$target.log"
   echo "fuzz: $target for ${seconds}s" >&2
-  if ! ASAN_OPTIONS=detect_leaks=1 "build-asan/fuzz_$target" -max_total_time="$seconds" -timeout=10 \
+  ASAN_OPTIONS=detect_leaks=1 "build-asan/fuzz_$target" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -max_len=4096 -dict="fuzz/$target.dict" -artifact_prefix="build-asan/crash-$target-" \
-    -print_final_stats=1 "$corpus" "$seeds/$target" "${regressions[@]}" >"$log" 2>&1; then
+    -print_final_stats=1 "$corpus" "$seeds/$target" "fuzz/regressions/$target" >"build-asan/fuzz-$target.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for i in "${!targets[@]}"; do
+  target="${targets[$i]}"
+  log="build-asan/fuzz-$target.log"
+  if ! wait "${pids[$i]}"; then
     echo "fuzz: $target FAILED; log in $log:" >&2
     tail -40 "$log" >&2
     status=1
   fi
-  grep -E '^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb' "$log" >&2 || true
+  echo "fuzz: $target: $(grep -E '^#[0-9]+.*DONE' "$log" | tail -1)" >&2
 done
 exit "$status"

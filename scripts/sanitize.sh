@@ -1,9 +1,29 @@
 #!/usr/bin/env bash
-# The unit tests and a small `pipesim check` grid under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan/, scripts/sanitize_build.sh). Any sanitizer report aborts the test that triggered it.
+# The unit tests, the fuzz regressions (fuzz/regressions/) and a small `pipesim check` grid under
+# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, scripts/sanitize_build.sh). Any sanitizer report
+# aborts the test that triggered it and fails the script. The unit tests run in one shard per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/sanitize_build.sh --target pipesim pipesim_tests
+scripts/sanitize_build.sh
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-build-asan/pipesim_tests --gtest_brief=1
-build-asan/pipesim check --stages 2,3,4 --seeds 2
+shards="$(nproc)"
+pids=()
+for ((shard = 0; shard < shards; ++shard)); do
+  GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$shard" build-asan/pipesim_tests --gtest_brief=1 \
+    >"build-asan/tests-shard-$shard.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for ((shard = 0; shard < shards; ++shard)); do
+  if ! wait "${pids[$shard]}"; then
+    echo "sanitize: unit tests, shard $shard of $shards, FAILED:" >&2
+    tail -60 "build-asan/tests-shard-$shard.log" >&2
+    status=1
+  fi
+  grep -E '^\[  PASSED  \]|^\[  FAILED  \]|^\[  SKIPPED \]' "build-asan/tests-shard-$shard.log" >&2 || true
+done
+for reader in scenario_reader pytorch_csv_reader profile_reader; do
+  build-asan/"fuzz_replay_$reader" "fuzz/regressions/$reader" >&2 || status=1
+done
+build-asan/pipesim check --stages 2,3,4 --seeds 2 || status=1
+exit "$status"

@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Configures and builds build-asan/: clang with AddressSanitizer + UndefinedBehaviorSanitizer
 # (-DPIPESIM_SANITIZE=ON) and the libFuzzer targets (-DPIPESIM_FUZZ=ON), so that one instrumented build serves
-# both the sanitizer tests (scripts/sanitize.sh) and the fuzzing (scripts/fuzz.sh).
+# both the sanitizer tests (scripts/sanitize.sh) and the fuzzing (scripts/fuzz.sh): the libraries are compiled
+# once, with coverage instrumentation, and only the fuzz targets link libFuzzer's main.
+# -O1 with line tables only: what the sanitizers' stack traces need, at about half the compile time of -O2 -g.
+# Without arguments it builds every target the two scripts use; arguments are passed to cmake --build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DPIPESIM_SANITIZE=ON \
-  -DPIPESIM_FUZZ=ON -DPIPESIM_CUDA=OFF >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DPIPESIM_SANITIZE=ON -DPIPESIM_FUZZ=ON \
+  -DPIPESIM_CUDA=OFF >/dev/null
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(--target pipesim pipesim_tests)
+  for reader in scenario_reader pytorch_csv_reader profile_reader; do
+    targets+=("fuzz_$reader" "fuzz_replay_$reader")
+  done
+fi
 status=0
-cmake --build build-asan -j"$(nproc)" "$@" >build-asan/build.log 2>&1 || status=$?
+cmake --build build-asan -j"$(nproc)" "${targets[@]}" >build-asan/build.log 2>&1 || status=$?
 grep -Ev '^\[ *[0-9]+%\]|^-- |Consolidate compiler|^$' build-asan/build.log || true
 if [ "$status" -ne 0 ]; then
   echo "sanitize build: failed (exit $status); full log in build-asan/build.log" >&2

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/errors.h"
+
 namespace pipesim {
 namespace {
 
@@ -79,8 +81,15 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
     }
   }
 
+  // Every op of the run lasted 0 ns (the inputs refuse all-zero costs; tiny times split over chunks can still
+  // round to 0): a batch would take no time, so throughput and bubble have no value.
+  if (result.period_ns <= 0) {
+    throw InputError(
+        "every op of this run lasts 0 ns, so a batch takes no time and its throughput is undefined: give the "
+        "forward or backward a positive time (at least 1 ns per chunk)");
+  }
   const double period_s = ns_to_s(result.period_ns);
-  if (result.period_ns > 0) {
+  {
     const double samples = static_cast<double>(m) * input.microbatch_size;
     result.throughput_samples_per_s = samples / period_s;
     result.throughput_tokens_per_s = result.throughput_samples_per_s * input.seq_len;

@@ -131,9 +131,15 @@ TEST_F(SweepRuns, CommandLineWritesTheSameCsv) {
       dir_);
   // One run (interleaved with N=4, m=6) cannot run: the CSV is still written, and the exit status says so.
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_EQ(r.err, fmt::format("12 runs written to {}; 1 failed (see the error column)\n"
-                               "pipesim: error: sweep: 1 of 12 runs failed\n",
-                               out));
+  // Runs go schedule by schedule, then N, then m: the header, gpipe's 4 runs and interleaved's 3 before it
+  // put the failed run on row 9, which the error names.
+  EXPECT_EQ(
+      r.err,
+      fmt::format("12 runs written to {}; 1 failed (see the error column)\n"
+                  "pipesim: error: sweep: 1 of 12 runs failed; the first is row 9 of {} "
+                  "(interleaved-1f1b N=4 m=6): --schedules interleaved-1f1b: interleaved-1f1b(chunks=2): "
+                  "microbatches (6) must be a multiple of stages (4)\n",
+                  out, out));
   EXPECT_EQ(test::read_file(out), sweep_to_csv(run_sweep(config())));
 }
 

@@ -1,0 +1,139 @@
+// Every error is located and bounded, and degenerate input is an error rather than a nonsense figure:
+// zero-length ops, engine errors translated to the 0-based numbering of a CSV, third-party exceptions
+// wrapped.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <new>
+#include <nlohmann/json.hpp>
+
+#include "cli/engine_error_location.h"
+#include "cli/error_message.h"
+#include "sim/errors.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string scenario_text(const std::string& costs, const std::string& schedule = "1f1b-flush") {
+  return "pipeline: {stages: 2, microbatches: 4}\ncosts: " + costs + "\nschedules: [" + schedule + "]\n";
+}
+
+std::string run_error(const std::string& yaml) {
+  try {
+    const Scenario scenario = test::scenario_from_yaml(yaml);
+    for (const ScheduleRequest& request : requested_schedules(scenario)) simulate_schedule(scenario, request);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError for:\n" << yaml;
+  return "";
+}
+
+TEST(ZeroLengthOps, CostsThatAreAllZeroAreALocatedError) {
+  // Before: throughput 0 and "peak memory 0 B" with exit 0.
+  for (const std::string costs :
+       {"{forward_ms: 0, backward_ms: 0}", "{forward_ms: [0, 0], backward_ms: [0, 0]}",
+        "{forward_ms: 0, backward_input_ms: 0, backward_weight_ms: 0, comm_ms: 5}"}) {
+    const std::string message = run_error(scenario_text(costs));
+    EXPECT_THAT(message, HasSubstr(":2: key 'costs': expected a positive forward_ms or backward time"))
+        << costs;
+  }
+}
+
+TEST(ZeroLengthOps, OneStageOfZeroLengthRunsWithTheOtherStagesTimes) {
+  // Stage 1 takes no time, stage 2 F = 1 ms and B = 2 ms: a 1F1B-flush batch is stage 2's 4 x 3 ms in a row
+  // (stage 1's ops fit in zero time around them), and stage 1 still holds N = 2 microbatches' activations
+  // (1 MB each by default) between its F and its B.
+  const Scenario scenario =
+      test::scenario_from_yaml(scenario_text("{forward_ms: [0, 1], backward_ms: [0, 2]}"));
+  const SimulationResult r = simulate_schedule(scenario, scenario.schedules.at(0));
+  EXPECT_EQ(r.metrics.period_ns, 12'000'000);
+  EXPECT_EQ(r.metrics.devices.at(0).peak_activation_bytes, 2'000'000);
+  EXPECT_GT(r.memory.peak_bytes(), 0);
+}
+
+TEST(ZeroLengthOps, TimesThatRoundToZeroOverChunksStopTheRun) {
+  // 1 ns per device split over 2 chunks is 0 ns per op: no input value is 0, yet the run would take no time.
+  const std::string message = run_error(
+      scenario_text("{forward_ms: 0.000001, backward_ms: 0.000001}", "{name: interleaved-1f1b, chunks: 2}"));
+  EXPECT_THAT(message, HasSubstr("every op of this run lasts 0 ns"));
+}
+
+TEST(ZeroLengthOps, CommandLineCostsOfZeroAreAnError) {
+  const test::TempDir dir;
+  const test::CommandResult r = test::run_pipesim("show gpipe -N 2 -m 2 --costs 0,0", dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--costs '0,0': every op would take 0 ms"));
+}
+
+TEST(EngineErrors, NameTheRequestAndTranslateToZeroBasedNumbering) {
+  const std::string where = "s.yaml:4: key 'schedules[0]'";
+  try {
+    with_engine_errors_located(where, "csv:my.csv", 4, []() -> int {
+      throw DeadlockError("deadlock at 3.000000 ms; device 1 waits to run B(stage 2, mb 5)");
+    });
+    FAIL();
+  } catch (const DeadlockError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "s.yaml:4: key 'schedules[0]': csv:my.csv: deadlock at 3.000000 ms; device 1 waits to run "
+        "B(stage 2, mb 5) (the engine counts stages from 1 and microbatches across batches: its stage s, "
+        "mb k is 0-based stage s-1, microbatch k mod 4 of batch k / 4)");
+  }
+  try {
+    with_engine_errors_located(where, "csv:my.csv", 4, []() -> int { throw ScheduleError("op twice"); });
+    FAIL();
+  } catch (const ScheduleError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("s.yaml:4: key 'schedules[0]': csv:my.csv: op twice"));
+  }
+  // Input errors are already located: they pass untouched, and a result passes through.
+  EXPECT_THROW(with_engine_errors_located(where, "x", 4, []() -> int { throw InputError("x"); }), InputError);
+  EXPECT_EQ(with_engine_errors_located(where, "x", 4, [] { return 7; }), 7);
+}
+
+TEST(ErrorMessages, ASweepNamesItsFirstFailedRun) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", scenario_text("{forward_ms: 1, backward_ms: 2}"));
+  const std::string out = dir.file("sweep.csv");
+  // Row 2 of the CSV is N=2 (m = 4 is a multiple of 2), row 3 is N=3, which interleaving refuses.
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format("sweep '{}' -N 2,3 -m 4 --schedules interleaved-1f1b:chunks=2 -o '{}'", scenario, out),
+      dir);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("sweep: 1 of 2 runs failed; the first is row 3 of " + out +
+                               " (interleaved-1f1b N=3 m=4): --schedules interleaved-1f1b:chunks=2: "))
+      << r.err;
+  EXPECT_THAT(r.err, HasSubstr("microbatches (4) must be a multiple of stages (3)")) << r.err;
+}
+
+TEST(ErrorMessages, ThirdPartyExceptionsAreWrappedNeverPassedOnBare) {
+  const std::string yaml = error_message(YAML::ParserException(YAML::Mark::null_mark(), "bad thing"));
+  EXPECT_THAT(yaml,
+              HasSubstr("internal error: an unexpected exception (YAML::ParserException) reached the top"));
+  EXPECT_THAT(yaml, HasSubstr("this is a pipesim bug"));
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse("{");
+    FAIL() << parsed.dump();
+  } catch (const nlohmann::json::exception& e) {
+    EXPECT_THAT(error_message(e), HasSubstr("(nlohmann::"));
+    EXPECT_THAT(error_message(e), HasSubstr("this is a pipesim bug"));
+  }
+  EXPECT_THAT(error_message(std::bad_alloc()), HasSubstr("out of memory"));
+  // pipesim's own errors are already located: shown as they are.
+  EXPECT_EQ(error_message(InputError("f.yaml:3: key 'x': expected y")), "f.yaml:3: key 'x': expected y");
+}
+
+TEST(ErrorMessages, LongMessagesAreCutToABoundedPrefix) {
+  const std::string message = error_message(InputError(std::string(1'000'000, 'x')));
+  EXPECT_LE(message.size(), kMaxErrorChars + 40);
+  EXPECT_THAT(message, HasSubstr("... (1000000 characters)"));
+}
+
+}  // namespace
+}  // namespace pipesim
