@@ -64,12 +64,12 @@ PYBIND11_MODULE(_pipesim, m) {
       py::arg("path"), py::arg("text"), py::arg("source"), py::arg("schedules"), py::arg("overrides"),
       py::arg("memory_timeline"));
   m.def(
-      "sweep_json",
+      "sweep_csv",
       [](const std::string& path, const std::string& stages, const std::string& microbatches,
          const std::string& schedules, const std::vector<std::pair<std::string, std::string>>& params,
          const std::vector<std::string>& overrides, int jobs) {
         return without_gil([&] {
-          return facade::sweep_json(path, {stages, microbatches, schedules, params, overrides, jobs});
+          return facade::sweep_csv(path, {stages, microbatches, schedules, params, overrides, jobs});
         });
       },
       py::arg("path"), py::arg("stages"), py::arg("microbatches"), py::arg("schedules"), py::arg("params"),

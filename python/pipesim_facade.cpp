@@ -41,8 +41,8 @@ std::string run_json(const ScenarioInput& input, const RunOptions& options) {
   return results_to_json(scenario.name, results, ReportOptions{options.memory_timeline});
 }
 
-// The body of `pipesim sweep` (cli/command_sweep.cpp), the table returned instead of written.
-std::string sweep_json(const std::string& scenario_path, const SweepOptions& options) {
+// The body of `pipesim sweep` (cli/command_sweep.cpp), the CSV returned instead of written.
+std::string sweep_csv(const std::string& scenario_path, const SweepOptions& options) {
   SweepConfig config;
   config.scenario_path = scenario_path;
   config.overrides = options.overrides;
@@ -56,8 +56,7 @@ std::string sweep_json(const std::string& scenario_path, const SweepOptions& opt
   }
   if (options.jobs != 0) check_range("--jobs", options.jobs, 1, 4096);
   config.jobs = options.jobs;
-  const SweepTable table = run_sweep(config);
-  return nlohmann::json{{"header", table.header}, {"rows", table.rows}, {"failed", table.failed}}.dump();
+  return sweep_to_csv(run_sweep(config));
 }
 
 std::string schedules_json() {

@@ -34,9 +34,9 @@ struct SweepOptions {
   int jobs = 0;                                             // threads; 0: every core
 };
 
-// `pipesim sweep` (scenario files only, as the CLI): {"header": [...], "rows": [[cell, ...], ...], "failed":
-// n}, the cells exactly as the CSV holds them.
-std::string sweep_json(const std::string& scenario_path, const SweepOptions& options);
+// `pipesim sweep` (scenario files only, as the CLI): the CSV text it writes, failed runs included (their
+// message in the error column).
+std::string sweep_csv(const std::string& scenario_path, const SweepOptions& options);
 
 // `pipesim schedules`: [{"name", "description", "default_sync", "splits_backward", "exportable"}, ...].
 std::string schedules_json();

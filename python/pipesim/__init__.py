@@ -13,6 +13,8 @@ A scenario is a path (str or pathlib.Path) to a YAML file, or a dict with the YA
 the command prints after "pipesim: error: ".
 """
 
+import csv
+import io
 import json
 import os
 import re
@@ -150,14 +152,13 @@ def sweep(scenario, stages=None, microbatches=None, schedules=None, param=None, 
             path = os.path.join(directory, "scenario.yaml")
             with open(path, "w", encoding="utf-8") as file:
                 file.write(_scenario_text(scenario))
-            out = _pipesim.sweep_json(path, *arguments)
+            out = _pipesim.sweep_csv(path, *arguments)
     else:
         path, _, _ = _scenario_input(scenario)
         if not path:
             raise TypeError("sweep: scenario: expected a dict or a path")
-        out = _pipesim.sweep_json(path, *arguments)
-    table = json.loads(out)
-    return [dict(zip(table["header"], (_cell(cell) for cell in row))) for row in table["rows"]]
+        out = _pipesim.sweep_csv(path, *arguments)
+    return [{key: _cell(value) for key, value in row.items()} for row in csv.DictReader(io.StringIO(out))]
 
 
 def schedules():
