@@ -1,0 +1,98 @@
+#include "python/pipesim_facade.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/quick_scenario.h"
+#include "cli/report.h"
+#include "cli/schedule_export.h"
+#include "cli/schedule_selection.h"
+#include "cli/simulation.h"
+#include "cli/sweep.h"
+#include "schedules/registry.h"
+#include "sim/errors.h"
+#include "sim/resource_estimate.h"
+
+namespace pipesim::facade {
+namespace {
+
+Scenario load(const ScenarioInput& input, const std::vector<std::string>& overrides) {
+  if (!input.text.empty()) return parse_scenario(input.text, input.source, overrides);
+  return load_scenario(input.path.empty() ? default_scenario_path() : input.path, overrides);
+}
+
+// The ranges the CLI's options enforce (CLI11 checks there), for the same values coming from Python.
+void check_range(const char* option, double value, double min_value, double max_value) {
+  if (!(value >= min_value && value <= max_value)) {
+    throw InputError(fmt::format("{}: {} is not in [{}, {}]", option, value, min_value, max_value));
+  }
+}
+
+}  // namespace
+
+// The body of `pipesim run` (cli/command_run.cpp) without the table and the files.
+std::string run_json(const ScenarioInput& input, const RunOptions& options) {
+  const Scenario scenario = load(input, options.overrides);
+  std::vector<SimulationResult> results;
+  for (const ScheduleRequest& request : select_schedules(scenario, options.schedules)) {
+    results.push_back(simulate_schedule(scenario, request));
+  }
+  return results_to_json(scenario.name, results, ReportOptions{options.memory_timeline});
+}
+
+// The body of `pipesim sweep` (cli/command_sweep.cpp), the CSV returned instead of written.
+std::string sweep_csv(const std::string& scenario_path, const SweepOptions& options) {
+  SweepConfig config;
+  config.scenario_path = scenario_path;
+  config.overrides = options.overrides;
+  if (!options.stages.empty()) config.stages = expand_int_list(options.stages, "--stages", 1);
+  if (!options.microbatches.empty()) {
+    config.microbatches = expand_int_list(options.microbatches, "--microbatches", 1);
+  }
+  config.schedules = options.schedules;
+  for (const auto& [key, list] : options.params) {
+    config.params.emplace_back(key, expand_value_list(list, "--param " + key));
+  }
+  if (options.jobs != 0) check_range("--jobs", options.jobs, 1, 4096);
+  config.jobs = options.jobs;
+  return sweep_to_csv(run_sweep(config));
+}
+
+std::string schedules_json() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ScheduleInfo& info : registered_schedules()) {
+    // Facts the schedule states about itself with its default parameters.
+    const std::unique_ptr<Schedule> schedule = make_schedule(info.name, ScheduleParams(info.name));
+    list.push_back({{"name", info.name},
+                    {"description", info.description},
+                    {"default_sync", sync_name(schedule->default_sync())},
+                    {"splits_backward", schedule->splits_backward()},
+                    {"exportable", dynamic_cast<const StaticSchedule*>(schedule.get()) != nullptr}});
+  }
+  return list.dump();
+}
+
+std::string export_csv(const ExportOptions& options) {
+  check_range("--stages", options.stages, 1, 4096);
+  check_range("--microbatches", options.microbatches, 1, 1 << 20);
+  if (options.chunks != 0) check_range("--chunks", options.chunks, 1, 1024);
+  QuickScenarioArgs args;
+  args.schedule = options.schedule;
+  args.stages = options.stages;
+  args.microbatches = options.microbatches;
+  args.chunks = options.chunks;
+  args.costs = options.costs;
+  args.comm_ms = options.comm_ms;
+  return export_schedule_csv(quick_scenario(args), quick_request(args));
+}
+
+void set_max_memory_gb(double gb) {
+  check_range("--max-memory-gb", gb, 0.001, 1e6);
+  set_memory_ceiling_gb(gb);
+}
+double max_memory_gb() {
+  return memory_ceiling_bytes() / 1e9;
+}
+
+}  // namespace pipesim::facade

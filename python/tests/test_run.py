@@ -1,0 +1,67 @@
+"""pipesim.run on dicts and paths: the command's JSON results, and closed-form figures through the module."""
+
+import json
+import pathlib
+import unittest
+
+import pipesim
+from support import DEFAULT_SCENARIO, TempDirTest, cli, uniform_scenario
+
+
+class RunTest(TempDirTest):
+    def cli_document(self, *args):
+        out = self.path("cli.json")
+        status, _, err = cli("run", *args, "--json", out)
+        self.assertEqual(status, 0, err)
+        with open(out, encoding="utf-8") as file:
+            return json.load(file)
+
+    def test_default_scenario_equals_the_commands_json(self):
+        # The whole default run, every schedule and every key, as the command writes it.
+        self.assertEqual(pipesim.run(document=True), self.cli_document(DEFAULT_SCENARIO))
+        self.assertEqual(pipesim.run(), self.cli_document(DEFAULT_SCENARIO)["results"])
+
+    def test_path_schedules_and_set_equal_the_commands_json(self):
+        scenario = pathlib.Path(DEFAULT_SCENARIO)
+        results = pipesim.run(scenario, schedules=["zb-h1", "paci:accumulation=4"],
+                              set={"pipeline.microbatches": 4}, memory_timeline=True)
+        expected = self.cli_document(str(scenario), "--schedules", "zb-h1,paci:accumulation=4", "--set",
+                                     "pipeline.microbatches=4", "--memory-timeline")["results"]
+        self.assertEqual(results, expected)
+        self.assertEqual(len(results), 2)
+        self.assertIn("memory_timeline", results[0])
+
+    def test_dict_equals_the_same_scenario_from_a_file(self):
+        scenario = uniform_scenario(4, 8, 1.0, 2.0, schedules=["gpipe", "1f1b-flush", "zb-h1", "pipedream"])
+        scenario["costs"] = {"forward_ms": 1.0, "backward_input_ms": 1.0, "backward_weight_ms": 1.0,
+                             "comm_ms": 0.25}
+        path = self.path("uniform.yaml")
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(scenario, file)
+        self.assertEqual(pipesim.run(scenario, batches=6), self.cli_document(path, "--set",
+                                                                             "pipeline.batches=6")["results"])
+
+    def test_one_f_one_b_flush_closed_form(self):
+        # (m + N - 1)(F + B) per batch and a bubble of (N - 1)/(m + N - 1) (support.uniform_scenario).
+        for n, m, f, b in [(4, 8, 1.0, 2.0), (2, 4, 0.5, 1.5), (8, 8, 1.0, 1.0)]:
+            with self.subTest(n=n, m=m):
+                (result,) = pipesim.run(uniform_scenario(n, m, f, b))
+                self.assertAlmostEqual(result["period_ms"], (m + n - 1) * (f + b), places=6)
+                self.assertAlmostEqual(result["bubble_fraction"], (n - 1) / (m + n - 1), places=6)
+                self.assertEqual(result["stages"], n)
+                self.assertEqual(result["microbatches"], m)
+                # One sample a microbatch (microbatch_size 1): m samples per period.
+                self.assertAlmostEqual(result["throughput_samples_per_s"], m / ((m + n - 1) * (f + b)) * 1e3)
+
+    def test_overrides_reach_the_run(self):
+        scenario = uniform_scenario(4, 8, 1.0, 2.0)
+        (result,) = pipesim.run(scenario, set=["pipeline.microbatches=4"])
+        self.assertAlmostEqual(result["period_ms"], (4 + 3) * 3.0, places=6)
+        (result,) = pipesim.run(scenario, set={"costs.forward_ms": 2})
+        self.assertAlmostEqual(result["period_ms"], (8 + 3) * 4.0, places=6)
+        (result,) = pipesim.run(scenario, batches=7)
+        self.assertEqual(result["batches"], 7)
+
+
+if __name__ == "__main__":
+    unittest.main()
