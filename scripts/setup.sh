@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(cmake g++ make ccache libgtest-dev libbenchmark-dev libboost-graph-dev libfmt-dev libcli11-dev
           libyaml-cpp-dev nlohmann-json3-dev python3-matplotlib clang-format
           libopenblas-dev
+          mpich libmpich-dev  # the executor's mpi transport (one rank per device under mpiexec)
           clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: scripts/sanitize.sh, scripts/fuzz.sh
 
 missing=()
