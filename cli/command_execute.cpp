@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/execute.h"
+#include "cli/model_options.h"
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
 #include "executor/mpi_transport.h"
@@ -88,15 +89,7 @@ void add_execute_command(CLI::App& app) {
   cmd->add_option("--json", args->json_path,
                   "write a JSON summary of every run to this file ('-' for stdout)");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=8");
-  cmd->add_option("--width", args->setup.shape.width, "model width d (the MLP's hidden width is 4d)")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  cmd->add_option("--blocks", args->setup.shape.blocks, "residual MLP blocks (raised to stages - 2 if fewer)")
-      ->check(CLI::Range(0, 1024))
-      ->capture_default_str();
-  cmd->add_option("--samples", args->setup.samples_per_microbatch, "samples per microbatch")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_model_options(cmd, args->setup);
   cmd->add_option("--lr", args->setup.learning_rate, "SGD learning rate")->capture_default_str();
   cmd->add_option("--seed", args->setup.seed, "seed of the weights and the teacher data")
       ->capture_default_str();
