@@ -28,18 +28,23 @@ TEST(Validate, PercentErrorIsRelativeToTheMeasurement) {
   EXPECT_DOUBLE_EQ(percent_error(0, 0), 0);
 }
 
-TEST(Validate, FittedPredictionAgreesOnDriftExactlyForSynchronousAndAsynchronousSchedules) {
-  for (const std::string name : {"1f1b-flush", "zb-h1", "pipedream", "pipedream-2bw", "paci"}) {
+TEST(Validate, FittedPredictionAgreesOnDriftExactlyForSynchronousAnd2bwSchedules) {
+  // Schedules whose versions do not depend on arrival times (PipeDream, async 1F1B and PACI read arrivals, so
+  // a loaded machine may legitimately change their real-mode Δ).
+  for (const std::string name : {"1f1b-flush", "zb-h1", "pipedream-2bw"}) {
     const ScheduleValidation v = validate_small(name, 2);
     EXPECT_TRUE(v.drift_exact) << name;
     EXPECT_EQ(v.fitted.max_drift_per_stage, v.measured.max_drift_per_stage) << name;
     EXPECT_GT(v.measured.throughput_samples_per_s, 0) << name;
     EXPECT_GT(v.cost_model.throughput_samples_per_s, 0) << name;
     // Synchronous schedules read one version per batch: no drift at all.
-    if (name == "1f1b-flush" || name == "zb-h1")
+    if (name == "1f1b-flush" || name == "zb-h1") {
       EXPECT_EQ(v.measured.max_drift_per_stage, std::vector<int>(2, 0));
+    }
     // Replay runs on the medians it then fits: the fitted prediction is the run itself.
-    if (v.mode == "replay") EXPECT_DOUBLE_EQ(v.fitted.makespan_ms, v.measured.makespan_ms) << name;
+    if (v.mode == "replay") {
+      EXPECT_DOUBLE_EQ(v.fitted.makespan_ms, v.measured.makespan_ms) << name;
+    }
   }
 }
 
