@@ -4,11 +4,16 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/execute.h"
+#include "cli/model_options.h"
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
+#include "executor/mpi_transport.h"
+#include "sim/errors.h"
 
 namespace pipesim {
 namespace {
@@ -17,6 +22,7 @@ struct ExecuteArgs {
   std::string scenario;
   std::string schedules;
   std::string mode = "replay";
+  std::string transport = "threads";
   std::string json_path;
   std::vector<std::string> overrides;
   executor::TrainingSetup setup;
@@ -29,17 +35,35 @@ void execute(const ExecuteArgs& args) {
   ExecuteOptions options;
   options.mode = args.mode == "real" ? ExecuteMode::kReal : ExecuteMode::kReplay;
   options.setup = args.setup;
+  if (args.transport == "mpi" && options.mode != ExecuteMode::kReal)
+    throw InputError("--transport mpi runs real mode only: add --mode real");
+#ifdef PIPESIM_HAS_MPI
+  std::optional<executor::MpiSession> mpi;
+  if (args.transport == "mpi") {
+    mpi.emplace();
+    options.transport = ExecuteTransport::kMpi;
+  }
+  // Under mpiexec every rank runs its device's worker; rank 0 gathers the run and writes the outputs.
+  const bool writes_outputs = !mpi || executor::MpiSession::rank() == 0;
+#else
+  if (args.transport == "mpi")
+    throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
+  const bool writes_outputs = true;
+#endif
+  std::ostringstream table;
   nlohmann::json runs = nlohmann::json::array();
-  std::cout << fmt::format("{:<36} {:>6} {:>14} {:>12} {:>12}\n", "schedule", "mode", "makespan_ms",
-                           "loss_first", "loss_last");
+  table << fmt::format("{:<36} {:>6} {:>14} {:>12} {:>12}\n", "schedule", "mode", "makespan_ms", "loss_first",
+                       "loss_last");
   for (const ScheduleRequest& request : select_schedules(scenario, args.schedules)) {
     const nlohmann::json summary = execution_summary(execute_schedule(scenario, request, options));
-    std::cout << fmt::format(
+    table << fmt::format(
         "{:<36} {:>6} {:>14.3f} {:>12.5f} {:>12.5f}\n", summary["schedule"].get<std::string>(),
         summary["mode"].get<std::string>(), summary["makespan_ns"].get<double>() / 1e6,
         summary["first_batch_mean_loss"].get<double>(), summary["last_batch_mean_loss"].get<double>());
     runs.push_back(summary);
   }
+  if (!writes_outputs) return;
+  std::cout << table.str();
   if (!args.json_path.empty())
     write_file(args.json_path, nlohmann::json{{"scenario", scenario.name}, {"runs", runs}}.dump(2) + "\n");
 }
@@ -58,18 +82,14 @@ void add_execute_command(CLI::App& app) {
          "replay: the simulator's op order and clock with real numerics; real: one thread per device")
       ->check(CLI::IsMember({"replay", "real"}))
       ->capture_default_str();
+  cmd->add_option("--transport", args->transport,
+                  "real mode: threads (one process) or mpi (one rank per device, under mpiexec -n DEVICES)")
+      ->check(CLI::IsMember({"threads", "mpi"}))
+      ->capture_default_str();
   cmd->add_option("--json", args->json_path,
                   "write a JSON summary of every run to this file ('-' for stdout)");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=8");
-  cmd->add_option("--width", args->setup.shape.width, "model width d (the MLP's hidden width is 4d)")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  cmd->add_option("--blocks", args->setup.shape.blocks, "residual MLP blocks (raised to stages - 2 if fewer)")
-      ->check(CLI::Range(0, 1024))
-      ->capture_default_str();
-  cmd->add_option("--samples", args->setup.samples_per_microbatch, "samples per microbatch")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  add_model_options(cmd, args->setup);
   cmd->add_option("--lr", args->setup.learning_rate, "SGD learning rate")->capture_default_str();
   cmd->add_option("--seed", args->setup.seed, "seed of the weights and the teacher data")
       ->capture_default_str();

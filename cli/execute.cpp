@@ -5,11 +5,21 @@
 #include <map>
 
 #include "cli/simulation.h"
+#include "executor/mpi_transport.h"
 #include "executor/real_executor.h"
 #include "executor/replay_executor.h"
 #include "schedules/registry.h"
+#include "sim/errors.h"
 
 namespace pipesim {
+
+executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given, const Scenario& scenario,
+                                           const PipelineLayout& layout) {
+  executor::TrainingSetup setup = given;
+  setup.microbatches_per_batch = scenario.microbatches;
+  setup.shape.blocks = std::max(setup.shape.blocks, layout.stages - 2);
+  return setup;
+}
 
 ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                   const ExecuteOptions& options) {
@@ -22,14 +32,20 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   schedule->check(run.spec);
   const PipelineLayout layout = schedule->layout(scenario.stages);
   run.stages = layout.stages;
-  executor::TrainingSetup setup = options.setup;
-  setup.microbatches_per_batch = scenario.microbatches;
-  setup.shape.blocks = std::max(setup.shape.blocks, layout.stages - 2);
+  const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
   const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   ExecutionPlan plan = schedule->plan(run.spec, *costs);
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
     run.result = executor::execute_replay(plan, *costs, *comm, setup);
+  } else if (options.transport == ExecuteTransport::kMpi) {
+#ifdef PIPESIM_HAS_MPI
+    executor::MpiTransport transport(layout.devices);
+    run.result =
+        executor::gather_on_first_rank(executor::execute_real(plan, setup, transport), layout, transport);
+#else
+    throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
+#endif
   } else {
     executor::ThreadsTransport transport(layout.devices);
     run.result = executor::execute_real(plan, setup, transport);
@@ -78,6 +94,10 @@ nlohmann::json execution_summary(const ExecutedSchedule& run) {
   out["last_batch_mean_loss"] = mean_loss_of_batch(run.result.losses, run.spec.batches - 1, m);
   out["max_drift_per_stage"] = max_drift;
   out["peak_live_activation_bytes_per_device"] = peak;
+  std::vector<std::uint64_t> fingerprints;
+  for (const std::vector<float>& params : run.result.final_parameters)
+    fingerprints.push_back(executor::fingerprint(params));
+  out["final_weights_fingerprint_per_stage"] = fingerprints;
   return out;
 }
 

@@ -13,9 +13,11 @@
 namespace pipesim {
 
 enum class ExecuteMode { kReplay, kReal };
+enum class ExecuteTransport { kThreads, kMpi };  // real mode only; mpi needs PIPESIM_HAS_MPI and mpiexec
 
 struct ExecuteOptions {
   ExecuteMode mode = ExecuteMode::kReplay;
+  ExecuteTransport transport = ExecuteTransport::kThreads;
   executor::TrainingSetup setup;  // microbatches_per_batch is taken from the scenario
 };
 
@@ -27,12 +29,17 @@ struct ExecutedSchedule {
   executor::ExecutionResult result;
 };
 
+// The setup a run uses: m from the scenario, at least one model unit per (virtual) stage.
+executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given, const Scenario& scenario,
+                                           const PipelineLayout& layout);
+
 // The model gets at least one unit per (virtual) stage: more residual blocks when the pipeline needs them.
 ExecutedSchedule execute_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                   const ExecuteOptions& options);
 
 // Per run: makespan, mean loss of the first and last batch, per-stage largest drift, per-device peak of live
-// activation bytes.
+// activation bytes, per-stage fingerprint of the final weights. Under the mpi transport only rank 0's run is
+// whole (the others hold their own part).
 nlohmann::json execution_summary(const ExecutedSchedule& run);
 
 }  // namespace pipesim

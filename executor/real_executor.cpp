@@ -28,6 +28,7 @@ TimeNs thread_cpu_ns() {
 }
 
 void pin_to_core(int core) {
+  if (core < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(core, &set);
@@ -73,9 +74,9 @@ struct WorkerOutput {
 };
 
 void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const TrainingSetup& setup,
-                Transport& transport, bool pin, int stall_timeout_ms, WorkerOutput& out) {
+                Transport& transport, int core, int stall_timeout_ms, WorkerOutput& out) {
   use_single_blas_thread();
-  if (pin) pin_to_core(device);
+  pin_to_core(core);
   const PipelineLayout& layout = plan.layout;
   const std::vector<int> stages = layout.stages_on(device);
   WorkerNumerics numerics(model, stages, plan, setup, [&](const TensorTag& tag, Matrix<float> tensor) {
@@ -133,20 +134,36 @@ void rethrow_first_cause(const std::vector<WorkerOutput>& outputs) {
 
 }  // namespace
 
+std::vector<int> allowed_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cores;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cores;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cores.push_back(c);
+  }
+  return cores;
+}
+
 ExecutionResult execute_real(ExecutionPlan& plan, const TrainingSetup& setup, Transport& transport,
                              int stall_timeout_ms) {
   const int devices = plan.layout.devices;
   const StagedModel model = build_staged_model(setup, plan.layout.stages);
-  const bool pin = devices <= static_cast<int>(std::thread::hardware_concurrency());
-  std::vector<WorkerOutput> outputs(devices);
+  const std::vector<int> here = transport.devices_here(devices);
+  const std::vector<int> cores = allowed_cores();
+  // Timing means something only when every worker of this machine has a core of its own.
+  const int first_slot = transport.first_slot_on_machine();
+  const bool pin = transport.workers_on_machine(devices) <= static_cast<int>(cores.size());
+  std::vector<WorkerOutput> outputs(here.size());
   {
     std::vector<std::jthread> workers;
-    for (int d = 0; d < devices; ++d) {
-      workers.emplace_back([&, d] {
+    for (std::size_t i = 0; i < here.size(); ++i) {
+      const int core = pin ? cores[first_slot + i] : -1;
+      workers.emplace_back([&, i, core] {
         try {
-          run_worker(d, plan, model, setup, transport, pin, stall_timeout_ms, outputs[d]);
+          run_worker(here[i], plan, model, setup, transport, core, stall_timeout_ms, outputs[i]);
         } catch (...) {
-          outputs[d].error = std::current_exception();
+          outputs[i].error = std::current_exception();
           transport.abort();
         }
       });
@@ -162,9 +179,13 @@ ExecutionResult execute_real(ExecutionPlan& plan, const TrainingSetup& setup, Tr
     for (auto& [s, params] : out.parameters) result.final_parameters[s] = std::move(params);
     for (const auto& [mb, loss] : out.losses) result.losses[mb] = loss;
   }
-  std::stable_sort(result.ops.begin(), result.ops.end(),
-                   [](const ExecutedOp& a, const ExecutedOp& b) { return a.start_ns < b.start_ns; });
+  sort_by_start(result.ops);
   return result;
+}
+
+void sort_by_start(std::vector<ExecutedOp>& ops) {
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const ExecutedOp& a, const ExecutedOp& b) { return a.start_ns < b.start_ns; });
 }
 
 }  // namespace pipesim::executor

@@ -11,9 +11,17 @@
 
 namespace pipesim::executor {
 
+// Runs the workers of transport.devices_here(): all of them for threads, one per rank for MPI (whose
+// result then holds only that rank's ops, stages and losses until gathered).
 // Throws ScheduleError when a worker fails, DeadlockError when a worker waits `stall_timeout_ms` with no
 // news.
 ExecutionResult execute_real(ExecutionPlan& plan, const TrainingSetup& setup, Transport& transport,
                              int stall_timeout_ms = 20000);
+
+// The cores this process may run on (sched_getaffinity), ascending.
+std::vector<int> allowed_cores();
+
+// Ops in start order; ties keep their order.
+void sort_by_start(std::vector<ExecutedOp>& ops);
 
 }  // namespace pipesim::executor

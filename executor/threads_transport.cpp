@@ -4,6 +4,12 @@
 
 namespace pipesim::executor {
 
+std::vector<int> Transport::devices_here(int devices) const {
+  std::vector<int> all(devices);
+  for (int d = 0; d < devices; ++d) all[d] = d;
+  return all;
+}
+
 ThreadsTransport::ThreadsTransport(int devices) : devices_(devices), mailboxes_(devices), news_(devices, 0) {}
 
 void ThreadsTransport::send(int dst_device, const TensorTag& tag, Matrix<float> tensor) {

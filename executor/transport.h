@@ -1,7 +1,7 @@
 #pragma once
 // How workers exchange activations and gradients, and meet at the barrier of a synchronised optimizer step.
-// Implementations: threads (one process, this file's ThreadsTransport); an MPI one (one rank per device) is
-// planned with the same interface.
+// Implementations: threads (one process, this file's ThreadsTransport) and MPI (one rank per device,
+// mpi_transport.h, built when CMake finds MPI).
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -29,6 +29,12 @@ class Transport {
   virtual bool wait_for_news(int device, std::uint64_t seen, int timeout_ms) = 0;
   // Wakes every waiter with false (a worker failed).
   virtual void abort() = 0;
+  // The devices whose workers run in this process: every device for threads, the rank's own for MPI.
+  virtual std::vector<int> devices_here(int devices) const;
+  // Where this process's workers sit among the workers of its machine: the first one's index and how many
+  // there are on the machine. Each gets its own allowed core only when they all fit.
+  virtual int first_slot_on_machine() const { return 0; }
+  virtual int workers_on_machine(int devices) const { return devices; }
 };
 
 // Every device is a thread of this process; tensors move through per-device mailboxes.

@@ -7,6 +7,7 @@ packages=(cmake g++ make ccache libgtest-dev libbenchmark-dev libboost-graph-dev
           libyaml-cpp-dev nlohmann-json3-dev python3-matplotlib clang-format
           libopenblas-dev
           pybind11-dev python3-dev  # the Python module (python/), built for /usr/bin/python3
+          mpich libmpich-dev  # the executor's mpi transport (one rank per device under mpiexec)
           clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: scripts/sanitize.sh, scripts/fuzz.sh
 
 missing=()
