@@ -24,7 +24,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   run.stages = layout.stages;
   executor::TrainingSetup setup = options.setup;
   setup.microbatches_per_batch = scenario.microbatches;
-  setup.shape.blocks = std::max(setup.shape.blocks, layout.stages - 2);
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages);
   const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
   ExecutionPlan plan = schedule->plan(run.spec, *costs);
   if (options.mode == ExecuteMode::kReplay) {

@@ -16,7 +16,9 @@ enum class ExecuteMode { kReplay, kReal };
 
 struct ExecuteOptions {
   ExecuteMode mode = ExecuteMode::kReplay;
-  executor::TrainingSetup setup;  // microbatches_per_batch is taken from the scenario
+  // From the scenario's `executor:` section (executor/scenario_training.h) and the command line;
+  // microbatches_per_batch is taken from the scenario.
+  executor::TrainingSetup setup;
 };
 
 struct ExecutedSchedule {
