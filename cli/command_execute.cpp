@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 
 #include "cli/commands.h"
 #include "cli/execute.h"
@@ -14,6 +15,7 @@
 #include "cli/simulation.h"
 #include "executor/mpi_transport.h"
 #include "sim/errors.h"
+#include "executor/scenario_training.h"
 
 namespace pipesim {
 namespace {
@@ -25,7 +27,7 @@ struct ExecuteArgs {
   std::string transport = "threads";
   std::string json_path;
   std::vector<std::string> overrides;
-  executor::TrainingSetup setup;
+  ExecutorSection flags;  // the model options given on the command line, over the scenario's `executor:`
 };
 
 void execute(const ExecuteArgs& args) {
@@ -34,7 +36,9 @@ void execute(const ExecuteArgs& args) {
   const Scenario scenario = load_scenario(path, args.overrides);
   ExecuteOptions options;
   options.mode = args.mode == "real" ? ExecuteMode::kReal : ExecuteMode::kReplay;
-  options.setup = args.setup;
+  ExecutorSection section = scenario.executor;
+  section.overlay(args.flags);
+  options.setup = executor::training_setup_for(section, {});
   if (args.transport == "mpi" && options.mode != ExecuteMode::kReal)
     throw InputError("--transport mpi runs real mode only: add --mode real");
 #ifdef PIPESIM_HAS_MPI
@@ -89,10 +93,26 @@ void add_execute_command(CLI::App& app) {
   cmd->add_option("--json", args->json_path,
                   "write a JSON summary of every run to this file ('-' for stdout)");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=8");
-  add_model_options(cmd, args->setup);
-  cmd->add_option("--lr", args->setup.learning_rate, "SGD learning rate")->capture_default_str();
-  cmd->add_option("--seed", args->setup.seed, "seed of the weights and the teacher data")
-      ->capture_default_str();
+  // Unset flags leave the scenario's `executor:` keys (or the executor's defaults) in place.
+  const auto flag = [cmd](const std::string& name, auto& target, const std::string& help) {
+    return cmd->add_option_function<typename std::remove_reference_t<decltype(target)>::value_type>(
+        name, [&target](const auto& value) { target = value; }, help);
+  };
+  ExecutorSection& f = args->flags;
+  flag("--model", f.model, "model: residual_mlp or gpt (executor.model)")
+      ->check(CLI::IsMember(executor_model_names()));
+  flag("--data", f.data, "data set: teacher, fashion_mnist, austen, fortunes or snippet (executor.data)")
+      ->check(CLI::IsMember(executor_data_names()));
+  flag("--width", f.width, "model width d; the MLP's hidden width is 4d (executor.width, default 16)")
+      ->check(CLI::Range(1, 4096));
+  flag("--blocks", f.blocks,
+       "residual MLP / transformer blocks, raised until every stage has a unit "
+       "(executor.blocks, default 4)")
+      ->check(CLI::Range(0, 1024));
+  flag("--samples", f.samples, "samples per microbatch (executor.samples, default 4)")
+      ->check(CLI::Range(1, 1 << 20));
+  flag("--lr", f.learning_rate, "SGD learning rate (executor.learning_rate, default 0.05)");
+  flag("--seed", f.seed, "seed of the weights and the data draws (executor.seed, default 1)");
   cmd->callback([args] { execute(*args); });
 }
 

@@ -17,7 +17,7 @@ executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given,
                                            const PipelineLayout& layout) {
   executor::TrainingSetup setup = given;
   setup.microbatches_per_batch = scenario.microbatches;
-  setup.shape.blocks = std::max(setup.shape.blocks, layout.stages - 2);
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages);
   return setup;
 }
 

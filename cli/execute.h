@@ -18,7 +18,9 @@ enum class ExecuteTransport { kThreads, kMpi };  // real mode only; mpi needs PI
 struct ExecuteOptions {
   ExecuteMode mode = ExecuteMode::kReplay;
   ExecuteTransport transport = ExecuteTransport::kThreads;
-  executor::TrainingSetup setup;  // microbatches_per_batch is taken from the scenario
+  // From the scenario's `executor:` section (executor/scenario_training.h) and the command line;
+  // microbatches_per_batch is taken from the scenario.
+  executor::TrainingSetup setup;
 };
 
 struct ExecutedSchedule {

@@ -27,4 +27,8 @@ void use_single_blas_thread() {
   openblas_set_num_threads(1);
 }
 
+int blas_thread_count() {
+  return openblas_get_num_threads();
+}
+
 }  // namespace pipesim::executor

@@ -10,5 +10,7 @@ void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha,
 
 // One BLAS thread per worker: parallelism comes from the pipeline, and results stay reproducible.
 void use_single_blas_thread();
+// The threads the BLAS library will use for a call: 1 after use_single_blas_thread().
+int blas_thread_count();
 
 }  // namespace pipesim::executor

@@ -1,9 +1,11 @@
 #pragma once
 // The building blocks of the layer units, templated on the scalar so that gradient checks run the very same
 // code in double precision: affine maps on BLAS, LayerNorm, GELU and the softmax cross-entropy loss.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "executor/blas.h"
@@ -83,26 +85,89 @@ Matrix<T> layer_norm_input_grad(const Matrix<T>& x_hat_grad, const Matrix<T>& x_
   return dx;
 }
 
-// GELU in its tanh form, 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715 x^3). tanh(u) is written as
-// 1 - 2 / (exp(2u) + 1): branch-free (a vector exp, e.g. glibc's libmvec under -fno-math-errno, can take the
-// loop) and exact at both saturations.
+// normed = gamma * x_hat + beta per row, params holding gamma[d] then beta[d]; fills x_hat and 1/sigma.
+template <typename T>
+Matrix<T> layer_norm_affine_forward(const Matrix<T>& x, const T* gamma_beta, Matrix<T>& x_hat,
+                                    std::vector<T>& reciprocal_std) {
+  x_hat = layer_norm_normalize(x, reciprocal_std);
+  Matrix<T> normed(x.rows, x.cols);
+  for (int r = 0; r < x.rows; ++r) {
+    for (int c = 0; c < x.cols; ++c)
+      normed.at(r, c) = gamma_beta[c] * x_hat.at(r, c) + gamma_beta[x.cols + c];
+  }
+  return normed;
+}
+
+// dx from d(normed): d(x_hat) = gamma * d(normed), then the normalisation's backward.
+template <typename T>
+Matrix<T> layer_norm_affine_input_grad(const Matrix<T>& d_normed, const T* gamma, const Matrix<T>& x_hat,
+                                       const std::vector<T>& reciprocal_std) {
+  Matrix<T> d_x_hat(d_normed.rows, d_normed.cols);
+  for (int r = 0; r < d_normed.rows; ++r) {
+    for (int c = 0; c < d_normed.cols; ++c) d_x_hat.at(r, c) = gamma[c] * d_normed.at(r, c);
+  }
+  return layer_norm_input_grad(d_x_hat, x_hat, reciprocal_std);
+}
+
+// d(gamma) += sum over rows of d(normed) * x_hat, d(beta) += sum of d(normed); rows in order.
+template <typename T>
+void layer_norm_affine_weight_grad(const Matrix<T>& d_normed, const Matrix<T>& x_hat, T* gamma_beta_grad) {
+  for (int r = 0; r < d_normed.rows; ++r) {
+    for (int c = 0; c < d_normed.cols; ++c) {
+      gamma_beta_grad[c] += d_normed.at(r, c) * x_hat.at(r, c);
+      gamma_beta_grad[d_normed.cols + c] += d_normed.at(r, c);
+    }
+  }
+}
+
+// GELU in its tanh form, 0.5 x (1 + tanh(u)) with u = sqrt(2/pi) (x + 0.044715 x^3).
 inline constexpr double kGeluScale = 0.7978845608028654;  // sqrt(2/pi)
 inline constexpr double kGeluCubic = 0.044715;
 
+// tanh in fp32 as a clamped odd rational function (degree 13 over degree 6, the minimax fit Eigen uses for
+// its float tanh): only multiplies, adds, one divide and min/max, so a plain loop over it vectorises (no
+// call per element, no errno). Outside +-7.9 it is +-1 to fp32 precision.
+inline float rational_tanh(float x) {
+  constexpr float kClamp = 7.90531110763549805F;
+  // Clamped as (|x + c| - |x - c|) / 2 rather than with min/max: comparisons may trap, so without
+  // -fno-trapping-math a compiler keeps them as branches and will not vectorise; fabs is a bit mask. Inside
+  // the range the result is x up to one rounding of x +- c (about 5e-7 absolute).
+  x = 0.5F * (std::fabs(x + kClamp) - std::fabs(x - kClamp));
+  const float x2 = x * x;
+  float p = -2.76076847742355e-16F;
+  p = p * x2 + 2.00018790482477e-13F;
+  p = p * x2 - 8.60467152213735e-11F;
+  p = p * x2 + 5.12229709037114e-08F;
+  p = p * x2 + 1.48572235717979e-05F;
+  p = p * x2 + 6.37261928875436e-04F;
+  p = p * x2 + 4.89352455891786e-03F;
+  p = p * x;
+  float q = 1.19825839466702e-06F;
+  q = q * x2 + 1.18534705686654e-04F;
+  q = q * x2 + 2.26843463243900e-03F;
+  q = q * x2 + 4.89352518554385e-03F;
+  return p / q;
+}
+
+// fp32 (training) takes the rational tanh; fp64 (gradient checks) the exact 1 - 2 / (exp(2u) + 1), so that
+// finite differences see the true function whose derivative the backward uses.
 template <typename T>
 T gelu_tanh_of(T x) {
   const T u = static_cast<T>(kGeluScale) * (x + static_cast<T>(kGeluCubic) * x * x * x);
-  return T(1) - T(2) / (std::exp(T(2) * u) + T(1));
+  if constexpr (std::is_same_v<T, float>) {
+    return rational_tanh(u);
+  } else {
+    return T(1) - T(2) / (std::exp(T(2) * u) + T(1));
+  }
 }
 
 template <typename T>
 Matrix<T> gelu_forward(const Matrix<T>& z) {
   Matrix<T> g(z.rows, z.cols);
   const std::size_t n = z.values.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const T x = z.values[i];
-    g.values[i] = T(0.5) * x * (T(1) + gelu_tanh_of(x));
-  }
+  const T* in = z.data();
+  T* out = g.data();
+  for (std::size_t i = 0; i < n; ++i) out[i] = T(0.5) * in[i] * (T(1) + gelu_tanh_of(in[i]));
   return g;
 }
 
@@ -111,11 +176,14 @@ template <typename T>
 Matrix<T> gelu_input_grad(const Matrix<T>& dg, const Matrix<T>& z) {
   Matrix<T> dz(z.rows, z.cols);
   const std::size_t n = z.values.size();
+  const T* in = z.data();
+  const T* upstream = dg.data();
+  T* out = dz.data();
   for (std::size_t i = 0; i < n; ++i) {
-    const T x = z.values[i];
+    const T x = in[i];
     const T t = gelu_tanh_of(x);
     const T du = static_cast<T>(kGeluScale) * (T(1) + T(3 * kGeluCubic) * x * x);
-    dz.values[i] = dg.values[i] * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * du);
+    out[i] = upstream[i] * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * du);
   }
   return dz;
 }

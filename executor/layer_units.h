@@ -32,6 +32,11 @@ class LayerUnit {
   virtual int input_width() const = 0;
   virtual int output_width() const = 0;
   virtual std::size_t parameter_count() const = 0;
+  // Rows of the output for a given number of input rows (an embedding turns samples into tokens).
+  virtual int output_rows(int input_rows) const { return input_rows; }
+  // Floating-point operations of the forward over `input_rows` rows: the unit's cost for the balanced split
+  // (the backward costs about twice as much in every unit, so the forward alone ranks them).
+  virtual double forward_flops(int input_rows) const = 0;
   // Deterministic initial values from (seed, unit index).
   virtual void initialize(std::span<T> params, std::uint64_t seed, std::uint64_t unit_index) const = 0;
   virtual Matrix<T> forward(std::span<const T> params, const Matrix<T>& x, UnitCache<T>& cache) const = 0;
@@ -51,6 +56,13 @@ void initialize_uniform(std::span<T> values, double bound, std::uint64_t seed, s
   }
 }
 
+// LayerNorm's gamma[d], beta[d] near 1 and 0 but not exactly, so gradient checks exercise every term.
+template <typename T>
+void initialize_layer_norm(std::span<T> gamma_beta, std::uint64_t seed, std::uint64_t unit_index) {
+  initialize_uniform(gamma_beta, 0.1, seed, unit_index, 0);
+  for (std::size_t c = 0; c < gamma_beta.size() / 2; ++c) gamma_beta[c] += T(1);
+}
+
 // y = x W + b.
 template <typename T>
 class LinearUnit final : public LayerUnit<T> {
@@ -59,6 +71,7 @@ class LinearUnit final : public LayerUnit<T> {
   int input_width() const override { return in_; }
   int output_width() const override { return out_; }
   std::size_t parameter_count() const override { return static_cast<std::size_t>(in_) * out_ + out_; }
+  double forward_flops(int input_rows) const override { return 2.0 * input_rows * in_ * out_; }
   void initialize(std::span<T> params, std::uint64_t seed, std::uint64_t unit_index) const override {
     initialize_uniform(params, 1.0 / std::sqrt(static_cast<double>(in_)), seed, unit_index, 0);
   }
@@ -82,52 +95,56 @@ class LinearUnit final : public LayerUnit<T> {
   int out_;
 };
 
-// The residual MLP block: y = x + Linear_2(GELU(Linear_1(LayerNorm(x)))), widths d -> hidden -> d.
-// Parameters in order: gamma[d], beta[d], W1[d x hidden], b1[hidden], W2[hidden x d], b2[d].
+// The frame the pre-LN residual units share: y = x + Linear_out(middle(Linear_in(LayerNorm(x)))), widths
+// d -> inner -> middle -> d. Parameters in order: gamma[d], beta[d], W_in[d x inner], b_in[inner],
+// W_out[middle x d], b_out[d]. A unit supplies its middle (GELU; multi-head causal attention) and what the
+// middle's backward needs is kept after the frame's own tensors.
 template <typename T>
-class ResidualMlpUnit final : public LayerUnit<T> {
+class PreNormResidualUnit : public LayerUnit<T> {
  public:
-  ResidualMlpUnit(int width, int hidden) : d_(width), h_(hidden) {}
+  PreNormResidualUnit(int width, int inner, int middle) : d_(width), inner_(inner), middle_(middle) {}
   int input_width() const override { return d_; }
   int output_width() const override { return d_; }
-  std::size_t parameter_count() const override { return offset_b2() + d_; }
+  std::size_t parameter_count() const override { return offset_b_out() + d_; }
+  // The two projections 2 d (inner + middle) per row, LayerNorm about 8 d, plus the middle's.
+  double forward_flops(int input_rows) const override {
+    return static_cast<double>(input_rows) * (2.0 * d_ * (inner_ + middle_) + 8.0 * d_) +
+           middle_flops(input_rows);
+  }
   void initialize(std::span<T> params, std::uint64_t seed, std::uint64_t unit_index) const override {
-    // gamma near 1 and beta near 0 but not exactly, so gradient checks exercise every term.
-    initialize_uniform(params.subspan(0, 2 * d_), 0.1, seed, unit_index, 0);
-    for (int c = 0; c < d_; ++c) params[c] += T(1);
-    initialize_uniform(params.subspan(offset_w1(), offset_w2() - offset_w1()),
+    initialize_layer_norm(params.subspan(0, 2 * d_), seed, unit_index);
+    initialize_uniform(params.subspan(offset_w_in(), offset_w_out() - offset_w_in()),
                        1.0 / std::sqrt(static_cast<double>(d_)), seed, unit_index, 1);
-    initialize_uniform(params.subspan(offset_w2()), 1.0 / std::sqrt(static_cast<double>(h_)), seed,
+    initialize_uniform(params.subspan(offset_w_out()), 1.0 / std::sqrt(static_cast<double>(middle_)), seed,
                        unit_index, 2);
   }
   Matrix<T> forward(std::span<const T> params, const Matrix<T>& x, UnitCache<T>& cache) const override {
-    Matrix<T> x_hat = layer_norm_normalize(x, cache.reciprocal_std);
-    Matrix<T> normed(x.rows, d_);
-    for (int r = 0; r < x.rows; ++r) {
-      for (int c = 0; c < d_; ++c) normed.at(r, c) = params[c] * x_hat.at(r, c) + params[d_ + c];
-    }
-    Matrix<T> z = affine_forward(normed, params.data() + offset_w1(), params.data() + offset_b1(), h_);
-    Matrix<T> g = gelu_forward(z);
-    Matrix<T> y = affine_forward(g, params.data() + offset_w2(), params.data() + offset_b2(), d_);
+    Matrix<T> x_hat;
+    Matrix<T> normed = layer_norm_affine_forward(x, params.data(), x_hat, cache.reciprocal_std);
+    Matrix<T> a =
+        affine_forward(normed, params.data() + offset_w_in(), params.data() + offset_b_in(), inner_);
+    std::vector<Matrix<T>> kept;
+    Matrix<T> m = middle_forward(std::move(a), kept);
+    Matrix<T> y = affine_forward(m, params.data() + offset_w_out(), params.data() + offset_b_out(), d_);
     for (std::size_t i = 0; i < y.values.size(); ++i) y.values[i] += x.values[i];
-    cache.saved = {std::move(x_hat), std::move(normed), std::move(z), std::move(g)};
+    cache.saved = {std::move(x_hat), std::move(normed), std::move(m)};
+    for (Matrix<T>& k : kept) cache.saved.push_back(std::move(k));
     return y;
   }
   Matrix<T> backward_input(std::span<const T> params, const Matrix<T>& dy,
                            UnitCache<T>& cache) const override {
-    const Matrix<T>& x_hat = cache.saved[0];
-    const Matrix<T> dg = affine_input_grad(dy, params.data() + offset_w2(), h_);
-    Matrix<T> dz = gelu_input_grad(dg, cache.saved[2]);
-    Matrix<T> d_normed = affine_input_grad(dz, params.data() + offset_w1(), d_);
-    Matrix<T> d_x_hat(dy.rows, d_);
-    for (int r = 0; r < dy.rows; ++r) {
-      for (int c = 0; c < d_; ++c) d_x_hat.at(r, c) = params[c] * d_normed.at(r, c);
-    }
-    Matrix<T> dx = layer_norm_input_grad(d_x_hat, x_hat, cache.reciprocal_std);
+    const Matrix<T> dm = affine_input_grad(dy, params.data() + offset_w_out(), middle_);
+    const std::vector<Matrix<T>> kept(std::make_move_iterator(cache.saved.begin() + 3),
+                                      std::make_move_iterator(cache.saved.end()));
+    Matrix<T> da = middle_backward(dm, kept);
+    Matrix<T> d_normed = affine_input_grad(da, params.data() + offset_w_in(), d_);
+    Matrix<T> dx =
+        layer_norm_affine_input_grad(d_normed, params.data(), cache.saved[0], cache.reciprocal_std);
     for (std::size_t i = 0; i < dx.values.size(); ++i) dx.values[i] += dy.values[i];
-    // W needs x_hat, normed, g, dy, dz and d_normed; z is no longer needed.
-    cache.saved[2] = std::move(dz);
+    // W needs x_hat, normed, the middle's output, dy, d(inner) and d(normed); the middle's tensors go.
+    cache.saved.resize(3);
     cache.saved.push_back(dy);
+    cache.saved.push_back(std::move(da));
     cache.saved.push_back(std::move(d_normed));
     cache.reciprocal_std.clear();
     return dx;
@@ -135,26 +152,52 @@ class ResidualMlpUnit final : public LayerUnit<T> {
   void backward_weight(const UnitCache<T>& cache, std::span<T> grads) const override {
     const Matrix<T>& x_hat = cache.saved[0];
     const Matrix<T>& normed = cache.saved[1];
-    const Matrix<T>& dz = cache.saved[2];
-    const Matrix<T>& g = cache.saved[3];
-    const Matrix<T>& dy = cache.saved[4];
+    const Matrix<T>& m = cache.saved[2];
+    const Matrix<T>& dy = cache.saved[3];
+    const Matrix<T>& da = cache.saved[4];
     const Matrix<T>& d_normed = cache.saved[5];
-    affine_weight_grad(g, dy, grads.data() + offset_w2(), grads.data() + offset_b2());
-    affine_weight_grad(normed, dz, grads.data() + offset_w1(), grads.data() + offset_b1());
-    for (int r = 0; r < dy.rows; ++r) {
-      for (int c = 0; c < d_; ++c) {
-        grads[c] += d_normed.at(r, c) * x_hat.at(r, c);
-        grads[d_ + c] += d_normed.at(r, c);
-      }
-    }
+    affine_weight_grad(m, dy, grads.data() + offset_w_out(), grads.data() + offset_b_out());
+    affine_weight_grad(normed, da, grads.data() + offset_w_in(), grads.data() + offset_b_in());
+    layer_norm_affine_weight_grad(d_normed, x_hat, grads.data());
   }
 
+ protected:
+  int width() const { return d_; }
+  // m = middle(a), keeping what middle_backward needs.
+  virtual Matrix<T> middle_forward(Matrix<T> a, std::vector<Matrix<T>>& kept) const = 0;
+  // d(a) from d(m) and what middle_forward kept.
+  virtual Matrix<T> middle_backward(const Matrix<T>& dm, const std::vector<Matrix<T>>& kept) const = 0;
+  virtual double middle_flops(int input_rows) const = 0;
+
  private:
-  std::size_t offset_w1() const { return 2 * static_cast<std::size_t>(d_); }
-  std::size_t offset_b1() const { return offset_w1() + static_cast<std::size_t>(d_) * h_; }
-  std::size_t offset_w2() const { return offset_b1() + h_; }
-  std::size_t offset_b2() const { return offset_w2() + static_cast<std::size_t>(h_) * d_; }
+  std::size_t offset_w_in() const { return 2 * static_cast<std::size_t>(d_); }
+  std::size_t offset_b_in() const { return offset_w_in() + static_cast<std::size_t>(d_) * inner_; }
+  std::size_t offset_w_out() const { return offset_b_in() + inner_; }
+  std::size_t offset_b_out() const { return offset_w_out() + static_cast<std::size_t>(middle_) * d_; }
   int d_;
+  int inner_;
+  int middle_;
+};
+
+// The residual MLP block: y = x + Linear_2(GELU(Linear_1(LayerNorm(x)))), widths d -> hidden -> d.
+template <typename T>
+class ResidualMlpUnit final : public PreNormResidualUnit<T> {
+ public:
+  ResidualMlpUnit(int width, int hidden) : PreNormResidualUnit<T>(width, hidden, hidden), h_(hidden) {}
+
+ protected:
+  Matrix<T> middle_forward(Matrix<T> z, std::vector<Matrix<T>>& kept) const override {
+    Matrix<T> g = gelu_forward(z);
+    kept.push_back(std::move(z));
+    return g;
+  }
+  Matrix<T> middle_backward(const Matrix<T>& dg, const std::vector<Matrix<T>>& kept) const override {
+    return gelu_input_grad(dg, kept[0]);
+  }
+  // GELU: about 20 operations per element.
+  double middle_flops(int input_rows) const override { return 20.0 * input_rows * h_; }
+
+ private:
   int h_;
 };
 

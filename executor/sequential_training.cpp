@@ -1,6 +1,6 @@
 #include "executor/sequential_training.h"
 
-#include "executor/teacher_data.h"
+#include "executor/datasets.h"
 
 namespace pipesim::executor {
 
@@ -12,8 +12,7 @@ std::vector<std::vector<float>> train_sequentially(const TrainingSetup& setup, i
     // grads[s][j]: stage s's gradient of microbatch j.
     std::vector<std::vector<std::vector<float>>> grads(stages);
     for (int j = 0; j < m; ++j) {
-      const Microbatch<float> mb = teacher_microbatch<float>(
-          setup.seed, step, j, setup.samples_per_microbatch, setup.shape.input_width, setup.shape.classes);
+      const Microbatch<float> mb = training_microbatch(setup, step, j);
       std::vector<std::vector<UnitCache<float>>> caches(stages);
       Matrix<float> x = mb.inputs;
       for (int s = 0; s < stages; ++s) x = model.stages[s].forward(params[s], std::move(x), caches[s]);

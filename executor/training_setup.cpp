@@ -25,9 +25,8 @@ std::uint64_t fingerprint(std::span<const float> values) {
 StagedModel build_staged_model(const TrainingSetup& setup, int stages) {
   StagedModel model;
   model.units = build_units<float>(setup.shape);
-  std::vector<std::size_t> sizes;
-  for (const auto& unit : model.units) sizes.push_back(unit->parameter_count());
-  const std::vector<int> starts = balanced_unit_split(sizes, stages);
+  const std::vector<int> starts =
+      balanced_unit_split(unit_costs(model.units, setup.samples_per_microbatch), stages);
   for (int s = 0; s < stages; ++s) {
     model.stages.emplace_back(model.units, starts[s], starts[s + 1]);
     std::vector<float> params(model.stages.back().parameter_count());

@@ -7,6 +7,10 @@
 #include "executor/model.h"
 
 namespace pipesim::executor {
+class Dataset;
+}
+
+namespace pipesim::executor {
 
 struct TrainingSetup {
   ModelShape shape;
@@ -14,6 +18,9 @@ struct TrainingSetup {
   int microbatches_per_batch = 1;  // m: global microbatch j is index j % m of step j / m
   float learning_rate = 0.05F;
   std::uint64_t seed = 1;
+  // What microbatches hold (datasets.h); null: the synthetic teacher task of shape.input_width features and
+  // shape.classes classes.
+  std::shared_ptr<const Dataset> data;
 };
 
 // params -= lr * mean of the gradients, summed in the order given (microbatch order), so that a pipeline and

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "executor/teacher_data.h"
+#include "executor/datasets.h"
 #include "sim/errors.h"
 
 namespace pipesim::executor {
@@ -143,9 +143,7 @@ WorkerNumerics::WeightCopy WorkerNumerics::weights_read(const Action& a, const S
 
 void WorkerNumerics::run_forward(const Action& a, Slot& st, const WeightCopy& read) {
   const int m = setup_.microbatches_per_batch;
-  Microbatch<float> data = teacher_microbatch<float>(setup_.seed, a.microbatch / m, a.microbatch % m,
-                                                     setup_.samples_per_microbatch, setup_.shape.input_width,
-                                                     setup_.shape.classes);
+  Microbatch<float> data = training_microbatch(setup_, a.microbatch / m, a.microbatch % m);
   Matrix<float> input;
   if (a.stage == 0) {
     input = std::move(data.inputs);

@@ -281,8 +281,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   std::set<std::string> overridden;
   for (const std::string& assignment : overrides) overridden.insert(apply_override(root, assignment));
   const YamlReader r(source, overridden);
-  r.expect_map(root, "",
-               {"name", "pipeline", "costs", "model", "hardware", "comm", "optimizer", "schedules"});
+  r.expect_map(
+      root, "",
+      {"name", "pipeline", "costs", "model", "hardware", "comm", "optimizer", "schedules", "executor"});
 
   Scenario s;
   s.source = source;
@@ -311,6 +312,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
     }
   }
   if (root["schedules"]) read_schedules(r, root["schedules"], s);
+  if (root["executor"]) s.executor = read_executor_section(r, root["executor"]);
   return s;
 }
 

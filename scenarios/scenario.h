@@ -9,6 +9,7 @@
 
 #include "cost_models/explicit_costs.h"
 #include "cost_models/transformer_costs.h"
+#include "scenarios/executor_section.h"
 #include "schedules/schedule.h"
 #include "schedules/schedule_params.h"
 
@@ -58,6 +59,7 @@ struct Scenario {
   std::string weight_grad_memory_missing_where;
   CommSpec comm;
   std::vector<ScheduleRequest> schedules;  // empty: every registered schedule
+  ExecutorSection executor;                // `executor:`: what `pipesim execute` trains
 };
 
 // `overrides` are "dotted.key=value" strings (--set); the value is parsed as YAML.

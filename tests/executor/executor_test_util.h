@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "executor/datasets.h"
 #include "executor/execution_result.h"
 #include "executor/training_setup.h"
 #include "schedules/registry.h"
@@ -36,6 +37,42 @@ inline TrainingSetup small_setup() {
   setup.learning_rate = 0.1F;
   setup.seed = 42;
   return setup;
+}
+
+// The character models on the repository's snippet, small enough for every schedule's test: a residual MLP
+// with a character-window input (2 + 5 + 1 units) and a tiny GPT (1 + 2 x 4 + 1 units); both give every one
+// of interleaved-1f1b's 8 stages a unit.
+inline TrainingSetup char_mlp_setup() {
+  TrainingSetup setup = small_setup();
+  setup.data = load_dataset("snippet", 6, TextTarget::kNextCharacter);
+  setup.shape = {.input_width = 6,
+                 .width = 16,
+                 .blocks = 5,
+                 .classes = setup.data->classes(),
+                 .token_input = true,
+                 .embedding_width = 4};
+  return setup;
+}
+
+inline TrainingSetup gpt_setup() {
+  TrainingSetup setup = small_setup();
+  setup.samples_per_microbatch = 2;
+  setup.data = load_dataset("snippet", 8, TextTarget::kEveryPosition);
+  setup.shape = {.input_width = 8,
+                 .width = 8,
+                 .blocks = 4,
+                 .classes = setup.data->classes(),
+                 .kind = ModelKind::kGpt,
+                 .token_input = true,
+                 .heads = 2};
+  return setup;
+}
+
+// "teacher_mlp", "char_mlp" or "gpt".
+inline TrainingSetup setup_of_model(const std::string& model) {
+  if (model == "char_mlp") return char_mlp_setup();
+  if (model == "gpt") return gpt_setup();
+  return small_setup();
 }
 
 // A schedule's plan for the small pipeline, with the cost and comm models the engine would use.

@@ -9,61 +9,15 @@
 #include "executor/layer_units.h"
 #include "executor/model.h"
 #include "sim/errors.h"
+#include "tests/executor/gradient_check_util.h"
 
 namespace pipesim::executor {
 namespace {
 
-Matrix<double> random_matrix(int rows, int cols, std::uint64_t stream) {
-  Matrix<double> m(rows, cols);
-  for (std::size_t i = 0; i < m.values.size(); ++i) m.values[i] = symmetric_uniform({stream, i});
-  return m;
-}
-
-// |a - n| / max(|a| + |n|, floor): relative where the gradient is not tiny.
-double relative_error(double analytic, double numeric) {
-  return std::abs(analytic - numeric) / std::max(std::abs(analytic) + std::abs(numeric), 1e-6);
-}
-
-// Central difference of f at x[i], with step h.
-double central_difference(std::vector<double>& x, std::size_t i, const std::function<double()>& f) {
-  constexpr double h = 1e-5;
-  const double saved = x[i];
-  x[i] = saved + h;
-  const double up = f();
-  x[i] = saved - h;
-  const double down = f();
-  x[i] = saved;
-  return (up - down) / (2 * h);
-}
-
-// L = sum(y * R) for a fixed random R, so dL/dy = R. Returns the largest relative error over every
-// parameter and every input element.
-double max_gradient_error(const LayerUnit<double>& unit, int rows) {
-  std::vector<double> params(unit.parameter_count());
-  unit.initialize(params, 7, 3);
-  Matrix<double> x = random_matrix(rows, unit.input_width(), 11);
-  const Matrix<double> r = random_matrix(rows, unit.output_width(), 13);
-  auto loss = [&] {
-    UnitCache<double> cache;
-    const Matrix<double> y = unit.forward(params, x, cache);
-    double sum = 0;
-    for (std::size_t i = 0; i < y.values.size(); ++i) sum += y.values[i] * r.values[i];
-    return sum;
-  };
-  UnitCache<double> cache;
-  unit.forward(params, x, cache);
-  const Matrix<double> dx = unit.backward_input(params, r, cache);
-  std::vector<double> grads(params.size(), 0.0);
-  unit.backward_weight(cache, grads);
-  double worst = 0;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    worst = std::max(worst, relative_error(grads[i], central_difference(params, i, loss)));
-  }
-  for (std::size_t i = 0; i < x.values.size(); ++i) {
-    worst = std::max(worst, relative_error(dx.values[i], central_difference(x.values, i, loss)));
-  }
-  return worst;
-}
+using test::central_difference;
+using test::max_gradient_error;
+using test::random_matrix;
+using test::relative_error;
 
 TEST(ExecutorGradientCheck, LinearUnitMatchesFiniteDifferences) {
   const double error = max_gradient_error(LinearUnit<double>(5, 3), 4);
@@ -96,15 +50,55 @@ TEST(ExecutorGradientCheck, SoftmaxCrossEntropyMatchesFiniteDifferences) {
   EXPECT_NEAR(softmax_cross_entropy(uniform, {1, 3}, grad), std::log(5.0), 1e-15);
 }
 
+double tanh_gelu(double x) {
+  return 0.5 * x * (1 + std::tanh(kGeluScale * (x + kGeluCubic * x * x * x)));
+}
+
 TEST(ExecutorGradientCheck, ExpBasedGeluEqualsTheTanhForm) {
   Matrix<double> z(1, 2001);
   for (int i = 0; i < z.cols; ++i) z.at(0, i) = -40.0 + 0.04 * i;  // both saturations included
   const Matrix<double> g = gelu_forward(z);
   for (int i = 0; i < z.cols; ++i) {
     const double x = z.at(0, i);
-    const double expected = 0.5 * x * (1 + std::tanh(kGeluScale * (x + kGeluCubic * x * x * x)));
-    ASSERT_NEAR(g.at(0, i), expected, 1e-14 * std::max(1.0, std::abs(x))) << "x = " << x;
+    ASSERT_NEAR(g.at(0, i), tanh_gelu(x), 1e-14 * std::max(1.0, std::abs(x))) << "x = " << x;
   }
+}
+
+// The fp32 GELU (rational tanh, vectorisable) against the std::tanh form in double: within a few fp32 ulp
+// of the value (or of 1 near zero), over both saturations and the dense middle; its derivative likewise.
+TEST(ExecutorGradientCheck, Fp32RationalGeluMatchesTheStdTanhForm) {
+  Matrix<float> z(1, 40001);
+  for (int i = 0; i < z.cols; ++i) z.at(0, i) = static_cast<float>(-20.0 + 0.001 * i);
+  const Matrix<float> g = gelu_forward(z);
+  Matrix<float> ones(1, z.cols);
+  for (float& v : ones.values) v = 1.0F;
+  const Matrix<float> slope = gelu_input_grad(ones, z);
+  double worst_value = 0;
+  double worst_slope = 0;
+  for (int i = 0; i < z.cols; ++i) {
+    const double x = z.at(0, i);
+    const double scale = std::max(1.0, std::abs(x));
+    worst_value = std::max(worst_value, std::abs(g.at(0, i) - tanh_gelu(x)) / scale);
+    const double h = 1e-6;
+    const double exact_slope = (tanh_gelu(x + h) - tanh_gelu(x - h)) / (2 * h);
+    worst_slope = std::max(worst_slope, std::abs(slope.at(0, i) - exact_slope) / scale);
+  }
+  RecordProperty("max_value_error", fmt::format("{:.3e}", worst_value));
+  RecordProperty("max_slope_error", fmt::format("{:.3e}", worst_slope));
+  EXPECT_LT(worst_value, 1e-6);
+  EXPECT_LT(worst_slope, 2e-5);  // the rational tanh enters 1 - t^2, scaled by x
+  // Both saturations: GELU(x) = x far right, 0 far left, to fp32 precision (the clamp rounds once).
+  EXPECT_EQ(gelu_forward(Matrix<float>{1, 1}).at(0, 0), 0.0F);
+  Matrix<float> far(1, 2);
+  far.values = {30.0F, -30.0F};
+  const Matrix<float> saturated = gelu_forward(far);
+  EXPECT_NEAR(saturated.at(0, 0), 30.0F, 1e-5);
+  EXPECT_NEAR(saturated.at(0, 1), 0.0F, 1e-5);
+}
+
+TEST(ExecutorBlas, OneThreadPerWorker) {
+  use_single_blas_thread();
+  EXPECT_EQ(blas_thread_count(), 1);
 }
 
 TEST(ExecutorBalancedSplit, SplitsByParameterCountAndKeepsEveryStageNonEmpty) {

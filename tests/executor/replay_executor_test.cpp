@@ -20,22 +20,26 @@ struct ReplayCase {
   int stages = 0;
 };
 
-ReplayCase replay(const std::string& name, std::optional<OptimizerSync> sync = std::nullopt) {
+ReplayCase replay(const std::string& name, std::optional<OptimizerSync> sync = std::nullopt,
+                  const TrainingSetup& setup = small_setup()) {
   PlannedRun run = plan_small(name, sync);
-  return {execute_replay(run.plan, *run.costs, *run.comm, small_setup()), run.stages};
+  return {execute_replay(run.plan, *run.costs, *run.comm, setup), run.stages};
 }
 
 const ExecutedOp& find(const ExecutionResult& r, OpKind kind, int stage, int mb) {
   return find_executed(r, kind, stage, mb);
 }
 
-class SynchronousScheduleTraining : public ::testing::TestWithParam<std::string> {};
+// (schedule, model): the teacher MLP, the character-window MLP and the tiny GPT on the snippet.
+class SynchronousScheduleTraining : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(SynchronousScheduleTraining, LeavesTheWeightsOfPlainGradientAccumulation) {
+  const auto& [schedule, model] = GetParam();
+  const TrainingSetup setup = setup_of_model(model);
   for (const OptimizerSync sync : {OptimizerSync::kBarrier, OptimizerSync::kPostValidation}) {
-    const ReplayCase run = replay(GetParam(), sync);
-    const auto expected = train_sequentially(small_setup(), run.stages, kBatches);
-    const auto initial = build_staged_model(small_setup(), run.stages).initial_parameters;
+    const ReplayCase run = replay(schedule, sync, setup);
+    const auto expected = train_sequentially(setup, run.stages, kBatches);
+    const auto initial = build_staged_model(setup, run.stages).initial_parameters;
     for (int s = 0; s < run.stages; ++s) {
       EXPECT_TRUE(bit_identical(run.result.final_parameters[s], expected[s])) << "stage " << s + 1;
       EXPECT_FALSE(bit_identical(run.result.final_parameters[s], initial[s]))
@@ -45,14 +49,11 @@ TEST_P(SynchronousScheduleTraining, LeavesTheWeightsOfPlainGradientAccumulation)
 }
 
 INSTANTIATE_TEST_SUITE_P(Executor, SynchronousScheduleTraining,
-                         ::testing::Values("gpipe", "1f1b-flush", "interleaved-1f1b", "zb-h1", "zb-h2",
-                                           "zb-1p", "zb-2p"),
+                         ::testing::Combine(::testing::Values("gpipe", "1f1b-flush", "interleaved-1f1b",
+                                                              "zb-h1", "zb-h2", "zb-1p", "zb-2p"),
+                                            ::testing::Values("teacher_mlp", "char_mlp", "gpt")),
                          [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == '-') c = '_';
-                           }
-                           return name;
+                           return test_name_of(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
                          });
 
 TEST(ExecutorReplay, EveryScheduleRunsInTheSimulatorsOrderAndReadsItsVersions) {

@@ -1,0 +1,88 @@
+#include "scenarios/executor_section.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+#include "scenarios/yaml_reader.h"
+
+namespace pipesim {
+namespace {
+
+std::string one_of(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
+  return "one of " + text;
+}
+
+std::string read_choice(const YamlReader& r, const YAML::Node& node, const std::string& key,
+                        const std::vector<std::string>& allowed) {
+  const std::string value = r.get_string(node, key);
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) r.fail(node, key, one_of(allowed));
+  return value;
+}
+
+template <typename T>
+void take(std::optional<T>& into, const std::optional<T>& from) {
+  if (from) into = from;
+}
+
+}  // namespace
+
+void ExecutorSection::overlay(const ExecutorSection& other) {
+  take(model, other.model);
+  take(data, other.data);
+  take(width, other.width);
+  take(blocks, other.blocks);
+  take(heads, other.heads);
+  take(context, other.context);
+  take(embedding_width, other.embedding_width);
+  take(samples, other.samples);
+  take(learning_rate, other.learning_rate);
+  take(seed, other.seed);
+}
+
+const std::vector<std::string>& executor_model_names() {
+  static const std::vector<std::string> names{"residual_mlp", "gpt"};
+  return names;
+}
+const std::vector<std::string>& executor_data_names() {
+  static const std::vector<std::string> names{"teacher", "fashion_mnist", "austen", "fortunes", "snippet"};
+  return names;
+}
+bool is_text_corpus(const std::string& data) {
+  return data == "austen" || data == "fortunes" || data == "snippet";
+}
+
+ExecutorSection read_executor_section(const YamlReader& r, const YAML::Node& node) {
+  r.expect_map(node, "executor",
+               {"model", "data", "width", "blocks", "heads", "context", "embedding_width", "samples",
+                "learning_rate", "seed"});
+  ExecutorSection s;
+  if (node["model"]) s.model = read_choice(r, node["model"], "executor.model", executor_model_names());
+  if (node["data"]) s.data = read_choice(r, node["data"], "executor.data", executor_data_names());
+  if (node["width"]) s.width = r.get_int(node["width"], "executor.width", 1);
+  if (node["blocks"]) s.blocks = r.get_int(node["blocks"], "executor.blocks", 0);
+  if (node["heads"]) s.heads = r.get_int(node["heads"], "executor.heads", 1);
+  if (node["context"]) s.context = r.get_int(node["context"], "executor.context", 1);
+  if (node["embedding_width"])
+    s.embedding_width = r.get_int(node["embedding_width"], "executor.embedding_width", 1);
+  if (node["samples"]) s.samples = r.get_int(node["samples"], "executor.samples", 1);
+  if (node["learning_rate"])
+    s.learning_rate = r.get_double(node["learning_rate"], "executor.learning_rate", 0);
+  if (node["seed"]) s.seed = r.get_int(node["seed"], "executor.seed", 0);
+  const bool gpt = s.model.value_or("residual_mlp") == "gpt";
+  if (gpt && !is_text_corpus(s.data.value_or("teacher"))) {
+    r.fail(node["data"] ? node["data"] : node, "executor.data",
+           "a text corpus ('austen', 'fortunes' or 'snippet') for model 'gpt'");
+  }
+  if (gpt && s.width.value_or(16) % s.heads.value_or(2) != 0) {
+    r.fail(node["heads"] ? node["heads"] : node["width"], "executor.heads", "a divisor of executor.width");
+  }
+  if (s.width && *s.width > 4096) r.fail(node["width"], "executor.width", "an integer in [1, 4096]");
+  if (s.context && *s.context > 4096) r.fail(node["context"], "executor.context", "an integer in [1, 4096]");
+  return s;
+}
+
+}  // namespace pipesim
