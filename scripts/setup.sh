@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(cmake g++ make ccache libgtest-dev libbenchmark-dev libboost-graph-dev libfmt-dev libcli11-dev
           libyaml-cpp-dev nlohmann-json3-dev python3-matplotlib clang-format
           libopenblas-dev
+          python3-jsonschema  # tests validate result JSON against schema/pipesim-result.v1.schema.json
           clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: scripts/sanitize.sh, scripts/fuzz.sh
 
 missing=()
