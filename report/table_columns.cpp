@@ -41,7 +41,7 @@ const std::vector<Column>& catalogue() {
       text("schedule", "schedule", true, [](const SimulationResult& r) { return r.schedule_label; }),
       text("mxb", "m x b", true,
            [](const SimulationResult& r) {
-             return fmt::format("{}x{:g}", r.spec.microbatches, r.microbatch_size);
+             return fmt::format("{}x{:.3g}", r.spec.microbatches, r.microbatch_size);
            }),
       text("sync", "sync", true, [](const SimulationResult& r) { return sync_token(r.spec.sync); }),
       text("samples_per_s", "samples/s", true,

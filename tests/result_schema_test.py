@@ -18,7 +18,7 @@ try:
 except ImportError:
     sys.exit("python3-jsonschema is missing (scripts/setup.sh installs it)")
 
-PIPESIM, SOURCE, WORK = sys.argv[1:4]
+PIPESIM, SOURCE, WORK = (os.path.abspath(a) for a in sys.argv[1:4])
 os.makedirs(WORK, exist_ok=True)
 with open(os.path.join(SOURCE, "schema", "pipesim-result.v1.schema.json")) as f:
     SCHEMA = json.load(f)
