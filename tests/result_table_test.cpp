@@ -50,7 +50,7 @@ TEST(ResultTable, CompactTableFitsIn120Columns) {
   EXPECT_NE(table.find("paci(accumulation=16,max_in_flight=4,3,2,1)"), std::string::npos) << table;
   EXPECT_NE(table.find("post-validation"), std::string::npos) << table;
   // --wide shows more: period and critical path among them.
-  const std::string wide = render_result_table("s", results, {.wide = true});
+  const std::string wide = render_result_table("s", results, TableOptions{true, {}});
   for (const char* header : {"period (ms)", "critical path (ms)", "ops", "peak weights ("}) {
     EXPECT_EQ(table.find(header), std::string::npos) << header;
     EXPECT_NE(wide.find(header), std::string::npos) << header;
@@ -62,7 +62,7 @@ TEST(ResultTable, OneUnitPerColumnAndDashForUnknown) {
   // parameter bytes, so the weights are unknown.
   const SimulationResult run = test::run_schedule(test::uniform_scenario(2, 4, 1, 2), "1f1b-flush");
   const std::vector<std::string> lines = lines_of(render_result_table(
-      "s", {run}, {.columns = {"schedule", "peak_memory", "peak_weights", "fits", "tokens_per_s"}}));
+      "s", {run}, TableOptions{false, {"schedule", "peak_memory", "peak_weights", "fits", "tokens_per_s"}}));
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[2], "schedule      peak mem (kB)  peak weights (B)  fits  tokens/s");
   EXPECT_EQ(lines[4], "1f1b-flush *        2000.00                 -  -     -");

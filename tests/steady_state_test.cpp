@@ -192,7 +192,7 @@ TEST(SteadyState, ReportsCarryTheBatchesSimulated) {
   const std::vector<std::string> row = csv_row(r);
   const auto column = std::find(header.begin(), header.end(), "batches_simulated") - header.begin();
   EXPECT_EQ(row.at(column), std::to_string(r.spec.batches));
-  EXPECT_NE(render_result_table("t", {r}, {.wide = true}).find(fmt::format(" {} ", r.spec.batches)),
+  EXPECT_NE(render_result_table("t", {r}, TableOptions{true, {}}).find(fmt::format(" {} ", r.spec.batches)),
             std::string::npos);
 }
 
