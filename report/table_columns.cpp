@@ -16,6 +16,8 @@ namespace pipesim {
 namespace {
 
 using Cell = std::optional<std::string>;
+
+constexpr size_t kCompactLabelWidth = 27;  // schedule labels are ASCII: bytes are columns
 using Figure = std::optional<double>;
 
 struct Column {
@@ -192,6 +194,11 @@ std::string render_result_table(const std::string& scenario_name,
     header.push_back(c->info.title);
     for (size_t i = 0; i < results.size(); ++i) {
       std::string cell = c->text(results[i]).value_or("-");
+      // The compact table keeps 120 columns: a long label (a per-stage list) is cut, --wide shows it whole.
+      const bool compact = !options.wide && options.columns.empty();
+      if (c->info.id == "schedule" && compact && cell.size() > kCompactLabelWidth) {
+        cell = cell.substr(0, kCompactLabelWidth - 1) + "…";
+      }
       if (c->info.id == "schedule" && static_cast<int>(i) == best) cell += " *";
       rows[i].push_back(std::move(cell));
     }

@@ -84,7 +84,7 @@ TEST(ChromeTrace, EveryTransferHasASendAReceiveAndAFlowWithBothEnds) {
   for (const json& e : events_with(trace, "X")) {
     const int tid = e["tid"];
     sends += tid >= 1000 && tid < 2000;
-    receives += tid >= 2000;
+    receives += tid >= 2000 && tid < 3000;
     const TimeNs ts = nanos(e["ts"]);
     slices[{e["pid"], tid}].push_back({ts, ts + nanos(e["dur"])});
   }
