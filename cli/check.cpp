@@ -13,6 +13,7 @@
 
 #include "cli/format.h"
 #include "cli/worker_pool.h"
+#include "report/progress_bar.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 
@@ -83,9 +84,13 @@ std::vector<Outcome> run_jobs(const std::vector<Job>& jobs, const CheckOptions& 
                               bool skip_bad_input) {
   std::vector<Outcome> outcomes(jobs.size());
   std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  ProgressBar progress(jobs.size(), "runs", ProgressBar::stderr_is_terminal());
   auto worker = [&] {
-    for (size_t k = next++; k < jobs.size(); k = next++)
+    for (size_t k = next++; k < jobs.size(); k = next++) {
       outcomes[k] = run_job(jobs[k], options, skip_bad_input);
+      progress.update(++done);
+    }
   };
   run_workers(worker_count(options.threads, jobs.size(), "--threads"), worker);
   for (const Outcome& o : outcomes) {

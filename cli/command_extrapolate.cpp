@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/extrapolate.h"
 #include "cli/zb_reference.h"
+#include "report/progress_bar.h"
 
 namespace pipesim {
 
@@ -37,8 +38,13 @@ void add_extrapolate_command(CLI::App& app) {
     }
     check_output_path(*csv_path);
     check_output_path(*markdown_path);
-    const Extrapolation e = run_extrapolation(
-        *options, [](const std::string& step) { std::cerr << "extrapolate: " << step << "\n"; });
+    // On a terminal one status line, rewritten at each step and erased at the end; otherwise a line a step.
+    const bool terminal = ProgressBar::stderr_is_terminal();
+    const Extrapolation e = run_extrapolation(*options, [terminal](const std::string& step) {
+      std::cerr << (terminal ? "\r\033[K" : "") << "extrapolate: " << step << (terminal ? "" : "\n")
+                << std::flush;
+    });
+    if (terminal) std::cerr << "\r\033[K" << std::flush;
     std::cout << extrapolation_summary(e);
     if (!csv_path->empty()) write_file(*csv_path, extrapolation_csv(e));
     if (!markdown_path->empty()) write_file(*markdown_path, extrapolation_markdown(e));

@@ -1,4 +1,5 @@
-// pipesim run [SCENARIO] [--schedules a,b] [--json F] [--csv F] [--trace F] [--set key=value]
+// pipesim run [SCENARIO] [--schedules a,b] [--format table|json|csv] [--wide] [--columns a,b] [--json F|-]
+//             [--csv F|-] [--trace F] [--set key=value]
 #include <fmt/format.h>
 
 #include <iostream>
@@ -9,6 +10,9 @@
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
 #include "cli/trace_writer.h"
+#include "report/progress_bar.h"
+#include "report/result_record.h"
+#include "report/table_columns.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -22,24 +26,48 @@ struct RunArgs {
   std::string trace_path;
   std::vector<std::string> overrides;
   bool memory_timeline = false;
+  std::string format = "table";  // what goes to standard output
+  bool wide = false;
+  std::string columns;
 };
+
+// Standard output carries one document: --format's, or the one whose file is "-".
+std::string stdout_format(const RunArgs& args) {
+  const bool json = args.json_path == "-";
+  const bool csv = args.csv_path == "-";
+  if (json && csv) throw InputError("--json - and --csv -: only one output can go to standard output");
+  if (json || csv) return json ? "json" : "csv";
+  return args.format;
+}
 
 void run(const RunArgs& args) {
   for (const std::string* out : {&args.json_path, &args.csv_path, &args.trace_path}) check_output_path(*out);
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
+  const std::string to_stdout = stdout_format(args);
+  const TableOptions table{args.wide, args.columns.empty() ? std::vector<std::string>{}
+                                                           : parse_column_list(args.columns, "--columns")};
   const Scenario scenario = load_scenario(path, args.overrides);
   std::vector<SimulationResult> results;
-  for (const ScheduleRequest& request : select_schedules(scenario, args.schedules)) {
-    results.push_back(simulate_schedule(scenario, request));
+  const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
+  {
+    ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal());
+    for (const ScheduleRequest& request : requests) {
+      results.push_back(simulate_schedule(scenario, request));
+      progress.update(results.size());
+    }
   }
   // Every output is rendered before any is written: one that fails to render leaves all files as they were.
   const ReportOptions options{args.memory_timeline};
-  const std::string json = args.json_path.empty() ? "" : results_to_json(scenario.name, results, options);
-  const std::string csv = args.csv_path.empty() ? "" : results_to_csv(results);
-  const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results);
-  std::cout << render_results_table(scenario.name, results);
-  if (!args.json_path.empty()) write_file(args.json_path, json);
-  if (!args.csv_path.empty()) write_file(args.csv_path, csv);
+  const ResultsSource source{scenario.name, path};
+  const bool json_wanted = !args.json_path.empty() || to_stdout == "json";
+  const std::string json = json_wanted ? results_json_text(source, results, options) : "";
+  const std::string csv = !args.csv_path.empty() || to_stdout == "csv" ? results_to_csv(results) : "";
+  const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results, scenario.name);
+  if (to_stdout == "table") std::cout << render_result_table(scenario.name, results, table);
+  if (to_stdout == "json") write_file("-", json);
+  if (to_stdout == "csv") write_file("-", csv);
+  if (!args.json_path.empty() && args.json_path != "-") write_file(args.json_path, json);
+  if (!args.csv_path.empty() && args.csv_path != "-") write_file(args.csv_path, csv);
   if (!args.trace_path.empty()) write_file(args.trace_path, trace);
 }
 
@@ -51,8 +79,16 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("scenario", args->scenario, "scenario YAML file (default: scenarios/default.yaml)");
   cmd->add_option("--schedules", args->schedules,
                   "comma-separated schedules to run instead of the scenario's (name or name:key=value)");
-  cmd->add_option("--json", args->json_path, "write the results as JSON to this file");
-  cmd->add_option("--csv", args->csv_path, "write one CSV row per schedule to this file");
+  cmd->add_option("--format", args->format, "what standard output carries: table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_flag("--wide", args->wide, "every column of the table, not only the compact ones");
+  std::string column_ids;
+  for (const TableColumnInfo& c : table_columns()) column_ids += (column_ids.empty() ? "" : ",") + c.id;
+  cmd->add_option("--columns", args->columns, "the table's columns, comma-separated, from: " + column_ids);
+  cmd->add_option(
+      "--json", args->json_path,
+      "write the results as JSON (schema/pipesim-result.v1.schema.json) to this file; - for stdout");
+  cmd->add_option("--csv", args->csv_path, "write one CSV row per schedule to this file; - for stdout");
   cmd->add_option(
       "--trace", args->trace_path,
       "write a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing) of every run to this file");

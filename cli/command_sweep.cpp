@@ -62,8 +62,10 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--microbatches,-m", args->microbatches, "list of m, same syntax");
   cmd->add_option("--schedules", args->config.schedules,
                   "comma-separated schedules (name, name:key=value, csv:PATH); default: the scenario's");
-  cmd->add_option("--param", args->params,
-                  "a schedule parameter and its list, applied to every schedule, e.g. memory_limit=1:2:+0.25")
+  cmd->add_option(
+         "--param", args->params,
+         "a schedule parameter and its list, for every schedule that takes it (memory_limit=1:2:+0.25) or "
+         "one schedule (zb-1p:memory_limit=1:2:+0.25)")
       ->allow_extra_args(false);
   cmd->add_option("--set", args->config.overrides,
                   "override a scenario key in every run, e.g. costs.comm_ms=0.5")

@@ -22,14 +22,23 @@ bool right_aligned(size_t column, const std::string& cell) {
   return (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+';
 }
 
+// Columns on a terminal: one per UTF-8 code point ("Δ" is two bytes, one column).
+size_t display_width(const std::string& text) {
+  size_t width = 0;
+  for (const unsigned char c : text) width += (c & 0xC0) != 0x80;
+  return width;
+}
+
 }  // namespace
 
 std::string render_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);
-  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+    }
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;

@@ -4,11 +4,13 @@
 
 #include "cli/commands.h"
 #include "cli/error_message.h"
+#include "pipesim_version.h"
 #include "sim/resource_estimate.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pipesim: a discrete-event simulator of pipeline-parallel training schedules"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pipesim ") + PIPESIM_VERSION);
   // Allowed before or after the subcommand: it bounds every run of run, sweep, check, show and export.
   app.fallthrough();
   app.add_option_function<double>("--max-memory-gb", pipesim::set_memory_ceiling_gb,

@@ -1,6 +1,6 @@
 #pragma once
-// Reports of simulated runs: the terminal table, the JSON document (stable format, see README) and CSV rows.
-#include <nlohmann/json.hpp>
+// Reports of simulated runs: CSV rows (columns in README, "Output formats"). The JSON record is
+// report/result_record.h, the terminal table report/table_columns.h.
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,14 +22,8 @@ bool has_batch_bubble(const SimulationResult& result);
 // (CSV), true/false/null (JSON).
 std::optional<bool> fits_memory(const SimulationResult& result);
 
-std::string render_results_table(const std::string& scenario_name,
-                                 const std::vector<SimulationResult>& results);
-
-nlohmann::ordered_json result_to_json(const SimulationResult& result, const ReportOptions& options);
-std::string results_to_json(const std::string& scenario_name, const std::vector<SimulationResult>& results,
-                            const ReportOptions& options);
-
-// One header line and one row per result; every column carries its unit.
+// One header line and one row per result; every column carries its unit; an unknown figure is an empty cell.
+// csv_header() starts with the display label; results_to_csv() puts schedule_name before it.
 std::vector<std::string> csv_header();
 std::vector<std::string> csv_row(const SimulationResult& result);
 std::string results_to_csv(const std::vector<SimulationResult>& results);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/engine_error_location.h"
 #include "cli/run_assertions.h"
 #include "cost_models/chunk_layers.h"
@@ -76,11 +78,15 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
   SimulationResult result;
   result.schedule = schedule->label();
+  result.schedule_label = result.schedule;
+  result.schedule_name = request.name;
+  result.schedule_params = request.params.resolved();
   result.spec = pipeline_spec_for(scenario, *schedule);
   result.microbatch_size = scenario.samples_per_microbatch();
   result.schedule += pipeline_label(scenario, request);
   result.seq_len = scenario.seq_len;
   const PipelineLayout layout = schedule->layout(scenario.stages);
+  result.virtual_stages = layout.stages;
   try {
     schedule->check(result.spec);
     // Before anything is sized by the run: the effective pipeline (overrides, chunks, a CSV's sizes).
@@ -140,6 +146,9 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.drift = compute_drift(result.trace, {run.window.first_batch * scenario.microbatches,
                                               run.window.end_batch * scenario.microbatches});
   result.memory = compute_memory(result.trace, result.drift, static_memory(scenario, layout));
+  result.weight_memory_known = scenario.transformer || std::any_of(scenario.costs.parameter_bytes.begin(),
+                                                                   scenario.costs.parameter_bytes.end(),
+                                                                   [](Bytes b) { return b > 0; });
   if (scenario.transformer)
     result.memory_capacity_bytes = scenario.transformer->profile.memory_capacity_gb * 1e9;
   assert_physical(result, length.exact_repeat);

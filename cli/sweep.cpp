@@ -16,7 +16,9 @@
 #include "cli/report.h"
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
+#include "cli/sweep_params.h"
 #include "cli/worker_pool.h"
+#include "report/progress_bar.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -64,44 +66,6 @@ void expand_range(const std::string& item, const std::string& option, std::vecto
     values.push_back(fmt::format("{:.12g}", value));
   }
 }
-
-std::string format_duration(double seconds) {
-  if (seconds < 60) return fmt::format("{:.1f}s", seconds);
-  const long whole = std::lround(seconds);
-  return fmt::format("{}:{:02}", whole / 60, whole % 60);
-}
-
-// "[#####-----] 12/48 runs (25%), 3.2s elapsed, ETA 9.6s" on one stderr line, redrawn at most 10 times a
-// second.
-class ProgressBar {
- public:
-  explicit ProgressBar(size_t total) : total_(total), start_(Clock::now()) {}
-  void update(size_t done) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    const auto now = Clock::now();
-    // Threads report out of order: never draw an older count, and draw the last one exactly once.
-    if (done <= drawn_ || (done < total_ && now - last_draw_ < std::chrono::milliseconds(100))) return;
-    last_draw_ = now;
-    drawn_ = done;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    constexpr size_t kBar = 30;
-    const size_t filled = total_ ? done * kBar / total_ : kBar;
-    const std::string eta = done ? format_duration(elapsed / done * (total_ - done)) : "?";
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu runs (%zu%%), %s elapsed, ETA %s   ",
-                 std::string(filled, '#').c_str(), std::string(kBar - filled, '-').c_str(), done, total_,
-                 total_ ? done * 100 / total_ : 100, format_duration(elapsed).c_str(), eta.c_str());
-    if (done == total_) std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  std::mutex mutex_;
-  size_t total_;
-  Clock::time_point start_;
-  Clock::time_point last_draw_{};
-  size_t drawn_ = 0;
-};
 
 struct SweepRun {
   ScheduleRequest request;
@@ -159,21 +123,29 @@ void check_sweep_size(const SweepConfig& config, const Scenario& base) {
 // Schedules, then parameter values (the first --param outermost), then N, then m.
 std::vector<SweepRun> expand_runs(const SweepConfig& config, const Scenario& base, size_t shapes) {
   std::vector<SweepRun> runs;
-  for (const ScheduleRequest& request : select_schedules(base, config.schedules)) {
+  const std::vector<ScheduleRequest> schedules = select_schedules(base, config.schedules);
+  check_sweep_params_apply(config.params, schedules);
+  for (const ScheduleRequest& request : schedules) {
+    // A parameter the schedule does not take keeps its column empty and multiplies nothing.
+    std::vector<bool> applies;
+    for (const auto& [key, values] : config.params) {
+      applies.push_back(sweep_param_applies(parse_sweep_param_key(key), request.name));
+    }
     std::vector<size_t> index(config.params.size(), 0);
     for (;;) {
       SweepRun run{request, {}, 0};
       for (size_t p = 0; p < config.params.size(); ++p) {
         const auto& [key, values] = config.params[p];
-        run.request.params.set(key, values[index[p]]);
-        run.param_values.push_back(values[index[p]]);
+        if (applies[p]) run.request.params.set(parse_sweep_param_key(key).key, values[index[p]]);
+        run.param_values.push_back(applies[p] ? values[index[p]] : "");
       }
       for (size_t shape = 0; shape < shapes; ++shape) {
         run.scenario = shape;
         runs.push_back(run);
       }
       size_t p = config.params.size();
-      while (p > 0 && ++index[p - 1] == config.params[p - 1].second.size()) index[--p] = 0;
+      while (p > 0 && (!applies[p - 1] || ++index[p - 1] == config.params[p - 1].second.size()))
+        index[--p] = 0;
       if (p == 0) break;
     }
   }
@@ -200,7 +172,7 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
   }
   const std::vector<std::string> header = csv_header();
   std::vector<std::string> metrics(header.size());
-  metrics[column_of(header, "schedule")] = csv_escape(run.request.name);
+  metrics[column_of(header, "label")] = csv_escape(run.request.name);
   metrics[column_of(header, "stages")] = std::to_string(shape.stages);
   metrics[column_of(header, "microbatches")] = std::to_string(shape.microbatches);
   for (std::string& cell : metrics) row.push_back(std::move(cell));
@@ -252,15 +224,14 @@ SweepTable run_sweep(const SweepConfig& config) {
   table.rows.resize(runs.size());
 
   const size_t threads = worker_count(config.jobs, runs.size(), "--jobs");
-  std::optional<ProgressBar> progress;
-  if (config.progress) progress.emplace(runs.size());
+  ProgressBar progress(runs.size(), "runs", config.progress);
   std::atomic<size_t> next{0};
   std::atomic<size_t> done{0};
   auto worker = [&] {
     for (size_t i = next++; i < runs.size(); i = next++) {
       table.rows[i] = run_one(runs[i], shapes[runs[i].scenario]);
       const size_t finished = ++done;
-      if (progress) progress->update(finished);
+      progress.update(finished);
     }
   };
   run_workers(threads, worker);

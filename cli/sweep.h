@@ -21,7 +21,7 @@ struct SweepConfig {
   std::vector<int> microbatches;       // empty: the scenario's
   std::string schedules;               // select_schedules syntax; empty: the scenario's
   std::vector<std::pair<std::string, std::vector<std::string>>>
-      params;             // --param key=list, for every schedule
+      params;             // --param key=list or schedule:key=list (cli/sweep_params.h)
   int jobs = 0;           // threads; 0: every core
   bool progress = false;  // progress bar with ETA on stderr
 };

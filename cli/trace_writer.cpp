@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
+
+#include "pipesim_version.h"
 
 namespace pipesim {
 namespace {
@@ -12,6 +16,7 @@ namespace {
 constexpr int kComputeTid = 0;
 constexpr int kSendTid = 1000;
 constexpr int kReceiveTid = 2000;
+constexpr int kCriticalTid = 3000;  // copies of the ops on the run's critical path
 
 // Exact microseconds from nanoseconds.
 struct Micros {
@@ -66,6 +71,7 @@ class TraceBuilder {
     const int devices = trace.layout.devices;
     const std::string prefix = several_runs ? result.schedule + ": " : "";
     add_compute(trace);
+    add_critical_path(trace, result.graph);
     LaneAssigner send_lanes(devices);
     LaneAssigner receive_lanes(devices);
     add_transfers(trace, send_lanes, receive_lanes);
@@ -77,6 +83,7 @@ class TraceBuilder {
                fmt::format("\"name\":{}", quoted(fmt::format("{}device {}", prefix, d))));
       metadata(pid, kComputeTid, "process_sort_index", fmt::format("\"sort_index\":{}", pid));
       thread(pid, kComputeTid, "compute", 0);
+      if (!result.graph.critical_path.empty()) thread(pid, kCriticalTid, "critical path", 10000);
       for (int lane = 0; lane < send_lanes.lanes(d); ++lane) {
         thread(pid, kSendTid + lane, lane ? fmt::format("send {}", lane + 1) : "send", 1 + lane);
       }
@@ -88,8 +95,10 @@ class TraceBuilder {
     pid_base_ += devices;
   }
 
-  std::string finish() {
-    std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  int next_pid() const { return pid_base_; }
+
+  std::string finish(const std::string& metadata_json) {
+    std::string out = "{\"displayTimeUnit\":\"ms\",\"metadata\":" + metadata_json + ",\"traceEvents\":[\n";
     out += metadata_;
     out += events_;
     if (out.size() >= 2 && out[out.size() - 2] == ',') out.erase(out.size() - 2, 1);
@@ -114,7 +123,36 @@ class TraceBuilder {
     metadata(pid, tid, "thread_sort_index", fmt::format("\"sort_index\":{}", sort_index));
   }
 
+  // The op of a kind on a stage for a microbatch; null when the trace has none.
+  const OpRecord* find_op(OpKind kind, int stage, int microbatch) const {
+    const auto it = op_index_.find({static_cast<int>(kind), stage, microbatch});
+    return it == op_index_.end() ? nullptr : &(*ops_)[it->second];
+  }
+  // Activations feed the next stage's F; gradients the previous stage's backward (B, or I when split).
+  const OpRecord* consumer_of(const TransferRecord& t) const {
+    if (t.producer == OpKind::F) return find_op(OpKind::F, t.dst_stage, t.microbatch);
+    const OpRecord* b = find_op(OpKind::B, t.dst_stage, t.microbatch);
+    return b ? b : find_op(OpKind::I, t.dst_stage, t.microbatch);
+  }
+
+  void add_critical_path(const RunTrace& trace, const TaskGraphReport& graph) {
+    for (size_t i : graph.critical_path) {
+      const OpRecord& op = trace.ops.at(i);
+      event(
+          "{{\"name\":\"{}{}\",\"cat\":\"critical\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
+          "\"args\":{{\"stage\":{}}}}}",
+          op_letter(op.action.kind), op.action.microbatch, pid_base_ + op.device, kCriticalTid,
+          Micros{op.start_ns}, Micros{op.duration_ns()}, op.action.stage + 1);
+    }
+  }
+
   void add_compute(const RunTrace& trace) {
+    ops_ = &trace.ops;
+    op_index_.clear();
+    for (size_t i = 0; i < trace.ops.size(); ++i) {
+      const Action& a = trace.ops[i].action;
+      op_index_.emplace(std::array<int, 3>{static_cast<int>(a.kind), a.stage, a.microbatch}, i);
+    }
     for (const OpRecord& op : trace.ops) {
       const Action& a = op.action;
       const char letter = op_letter(a.kind);
@@ -137,37 +175,47 @@ class TraceBuilder {
     });
     for (size_t i : by_start) {
       const TransferRecord& t = trace.transfers[i];
-      receive_lane[i] = receive_lanes.assign(t.dst_device, t.start_ns, t.arrival_ns);
+      if (t.arrival_ns > t.start_ns)
+        receive_lane[i] = receive_lanes.assign(t.dst_device, t.start_ns, t.arrival_ns);
     }
     for (size_t i = 0; i < trace.transfers.size(); ++i) {
       const TransferRecord& t = trace.transfers[i];
       const char* what = t.producer == OpKind::F ? "act" : "grad";
       const int src_pid = pid_base_ + t.src_device;
       const int dst_pid = pid_base_ + t.dst_device;
-      const int send_tid = kSendTid + send_lanes.assign(t.src_device, t.send_ns, t.arrival_ns);
+      const int send_tid =
+          t.arrival_ns > t.send_ns ? kSendTid + send_lanes.assign(t.src_device, t.send_ns, t.arrival_ns) : 0;
       const int receive_tid = kReceiveTid + receive_lane[i];
       const std::string args = fmt::format(
           "\"microbatch\":{},\"src_stage\":{},\"dst_stage\":{},\"src_device\":{},\"dst_device\":{},\"bytes\":"
           "{},\"blocking\":{}",  // blocking: the send and recv slices held the devices' compute streams
           t.microbatch, t.src_stage + 1, t.dst_stage + 1, t.src_device, t.dst_device, t.bytes, t.blocking);
+      // With free comm the transfer takes no time: no zero-length slices, only the flow.
+      if (t.arrival_ns > t.send_ns) {
+        event(
+            "{{\"name\":\"send {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
+            "\"dur\":{},\"args\":{{{}}}}}",
+            what, t.microbatch, src_pid, send_tid, Micros{t.send_ns}, Micros{t.arrival_ns - t.send_ns}, args);
+      }
+      if (t.arrival_ns > t.start_ns) {
+        event(
+            "{{\"name\":\"recv {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
+            "\"dur\":{},\"args\":{{{}}}}}",
+            what, t.microbatch, dst_pid, receive_tid, Micros{t.start_ns}, Micros{t.arrival_ns - t.start_ns},
+            args);
+      }
+      // The flow runs from the op that produced the data to the op that consumes it, both compute slices.
+      const OpRecord* producer = find_op(t.producer, t.src_stage, t.microbatch);
+      const OpRecord* consumer = consumer_of(t);
+      if (!producer || !consumer) continue;
       event(
-          "{{\"name\":\"send {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
-          "\"dur\":{},\"args\":{{{}}}}}",
-          what, t.microbatch, src_pid, send_tid, Micros{t.send_ns}, Micros{t.arrival_ns - t.send_ns}, args);
-      event(
-          "{{\"name\":\"recv {} mb{}\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},"
-          "\"dur\":{},\"args\":{{{}}}}}",
-          what, t.microbatch, dst_pid, receive_tid, Micros{t.start_ns}, Micros{t.arrival_ns - t.start_ns},
-          args);
-      event(
-          "{{\"name\":\"transfer\",\"cat\":\"transfer\",\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{"
-          "}}}",
-          flow_id_, src_pid, send_tid, Micros{t.send_ns});
-      event(
-          "{{\"name\":\"transfer\",\"cat\":\"transfer\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"pid\":{},"
-          "\"tid\":{},"
+          "{{\"name\":\"{} mb{}\",\"cat\":\"transfer\",\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},"
           "\"ts\":{}}}",
-          flow_id_, dst_pid, receive_tid, Micros{t.start_ns});
+          what, t.microbatch, flow_id_, src_pid, kComputeTid, Micros{producer->start_ns});
+      event(
+          "{{\"name\":\"{} mb{}\",\"cat\":\"transfer\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"pid\":{},"
+          "\"tid\":{},\"ts\":{}}}",
+          what, t.microbatch, flow_id_, dst_pid, kComputeTid, Micros{consumer->start_ns});
       ++flow_id_;
     }
   }
@@ -205,6 +253,8 @@ class TraceBuilder {
     }
   }
 
+  const std::vector<OpRecord>* ops_ = nullptr;
+  std::map<std::array<int, 3>, size_t> op_index_;  // (kind, stage, microbatch) -> index into ops_
   std::string metadata_;
   std::string events_;
   int pid_base_ = 0;
@@ -213,10 +263,22 @@ class TraceBuilder {
 
 }  // namespace
 
-std::string chrome_trace_json(const std::vector<SimulationResult>& results) {
+std::string chrome_trace_json(const std::vector<SimulationResult>& results,
+                              const std::string& scenario_name) {
   TraceBuilder builder;
-  for (const SimulationResult& result : results) builder.add_run(result, results.size() > 1);
-  return builder.finish();
+  nlohmann::ordered_json schedules = nlohmann::ordered_json::array();
+  for (const SimulationResult& result : results) {
+    schedules.push_back({{"name", result.schedule_name},
+                         {"label", result.schedule},
+                         {"first_pid", builder.next_pid()},
+                         {"devices", result.trace.layout.devices}});
+    builder.add_run(result, results.size() > 1);
+  }
+  const nlohmann::ordered_json metadata = {{"scenario", scenario_name},
+                                           {"schedules", schedules},
+                                           {"pipesim_version", PIPESIM_VERSION},
+                                           {"units", {{"ts", "us"}, {"dur", "us"}, {"bytes", "B"}}}};
+  return builder.finish(metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace pipesim

@@ -7,7 +7,12 @@
 //   send
 //     spans [sent, arrived] on the source, the receive [started moving, arrived] on the destination; k > 0
 //     only when transfers overlap (a slow link), since events on one thread must not overlap;
-//   - a flow arrow ("ph":"s" on the send, "ph":"f" with "bp":"e" on the receive, matching ids) per transfer;
+//     a transfer that takes no time (free comm) has no slices;
+//   - a flow arrow per transfer from the producing op's compute slice ("ph":"s") to the consuming op's
+//     ("ph":"f", "bp":"e"), matching ids;
+//   - thread "critical path" (tid 3000) repeats the ops on the run's critical path (task graph);
+//   - a top-level "metadata" object: scenario, schedules (name, label, first_pid, devices: the run's
+//     processes), pipesim version, units;
 //   - counter tracks ("ph":"C") for activation memory, microbatches in flight and each stage's weight
 //   version.
 // Times are microseconds written exactly from the engine's nanoseconds ("12.345"). The output is a pure
@@ -19,6 +24,7 @@
 
 namespace pipesim {
 
-std::string chrome_trace_json(const std::vector<SimulationResult>& results);
+std::string chrome_trace_json(const std::vector<SimulationResult>& results,
+                              const std::string& scenario_name = "");
 
 }  // namespace pipesim

@@ -36,11 +36,11 @@ def main():
         raise SystemExit(f"{args.sweep}: no successful runs")
     stages = sorted({int(r["stages"]) for r in rows})
     fig, axes = plt.subplots(1, len(stages), figsize=(5.2 * len(stages), 4.2), squeeze=False, sharey=True)
-    schedules = list(OrderedDict.fromkeys(r["schedule"] for r in rows))
+    schedules = list(OrderedDict.fromkeys(r["label"] for r in rows))
     for ax, n in zip(axes[0], stages):
         for i, schedule in enumerate(schedules):
             points = sorted((int(r["microbatches"]), float(r[args.metric])) for r in rows
-                            if r["schedule"] == schedule and int(r["stages"]) == n)
+                            if r["label"] == schedule and int(r["stages"]) == n)
             if points:
                 # Hollow markers shrinking with the index keep schedules with equal bubbles (gpipe and 1F1B)
                 # visible on top of each other.

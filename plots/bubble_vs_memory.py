@@ -39,7 +39,7 @@ def main():
         if r.get("memory_limit"):
             curves.setdefault((r["schedule_name"], r["stages"], r["microbatches"]), []).append(r)
         else:
-            references[r["schedule"]] = r
+            references[r["label"]] = r
     if not curves:
         raise SystemExit("no rows with a memory_limit column value; sweep with --param memory_limit=...")
 

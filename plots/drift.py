@@ -22,9 +22,9 @@ def main():
 
     with open(args.results) as f:
         doc = json.load(f)
-    results = [r for r in doc.get("results", []) if "drift" in r]
+    results = [r for r in doc.get("results", []) if r["stages"]]
     if not args.all:
-        results = [r for r in results if any(s["max"] > 0 or s["bound"] > 0 for s in r["drift"])]
+        results = [r for r in results if any(s["drift_max"] > 0 or (s["drift_bound"] or 0) > 0 for s in r["stages"])]
     if not results:
         raise SystemExit(f"{args.results}: no result with drift (pass --all to draw them anyway)")
 
@@ -32,12 +32,12 @@ def main():
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, r in enumerate(results):
         color = colors[k % len(colors)]
-        stages = [s["stage"] for s in r["drift"]]
-        ax.plot(stages, [s["max"] for s in r["drift"]], "o-", color=color, label=f"{r['schedule']}: max")
-        ax.plot(stages, [s["mean"] for s in r["drift"]], "x--", color=color, linewidth=1, label="mean")
-        ax.step(stages, [s["bound"] for s in r["drift"]], where="mid", color=color, linestyle=":", linewidth=1.5,
+        stages = [s["stage"] for s in r["stages"]]
+        ax.plot(stages, [s["drift_max"] for s in r["stages"]], "o-", color=color, label=f"{r['label']}: max")
+        ax.plot(stages, [s["drift_mean"] for s in r["stages"]], "x--", color=color, linewidth=1, label="mean")
+        ax.step(stages, [s["drift_bound"] for s in r["stages"]], where="mid", color=color, linestyle=":", linewidth=1.5,
                 label="bound")
-    n = max(len(r["drift"]) for r in results)
+    n = max(len(r["stages"]) for r in results)
     ax.set_xticks(range(1, n + 1))
     ax.set_xlabel("stage i")
     ax.set_ylabel("drift Δ_i (optimizer steps between F and B)")

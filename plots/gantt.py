@@ -18,21 +18,19 @@ SEND_TID = 1000
 
 
 def load_runs(path):
-    """Returns OrderedDict run name -> {"devices": [(pid, label)], "ops": [...], "transfers": [...]}."""
+    """Returns OrderedDict run label -> {"devices": [(pid, label)], "ops": [...], "transfers": [...]}, from the
+    trace's metadata block (each run's first process and device count)."""
     with open(path) as f:
-        events = json.load(f)["traceEvents"]
-    process = {}
-    for e in events:
-        if e.get("ph") == "M" and e.get("name") == "process_name":
-            process[e["pid"]] = e["args"]["name"]
+        trace = json.load(f)
+    events = trace["traceEvents"]
     runs = OrderedDict()
     run_of = {}
-    for pid in sorted(process):
-        name = process[pid]
-        run, _, device = name.rpartition(": ")
-        runs.setdefault(run, {"devices": [], "ops": [], "transfers": []})
-        runs[run]["devices"].append((pid, device))
-        run_of[pid] = run
+    for schedule in trace["metadata"]["schedules"]:
+        run = runs.setdefault(schedule["label"], {"devices": [], "ops": [], "transfers": []})
+        for device in range(schedule["devices"]):
+            pid = schedule["first_pid"] + device
+            run["devices"].append((pid, f"device {device}"))
+            run_of[pid] = schedule["label"]
     for e in events:
         if e.get("ph") != "X" or e["pid"] not in run_of:
             continue

@@ -20,7 +20,7 @@ def main():
     parser.add_argument("sweep", help="CSV written by pipesim sweep")
     parser.add_argument("-o", "--output", required=True, help="PNG file to write")
     parser.add_argument("--flush", default="1f1b-flush", help="the synchronous schedule (default 1f1b-flush)")
-    parser.add_argument("--paci", default="paci", help="schedule label prefix of the asynchronous one (default paci)")
+    parser.add_argument("--paci", default="paci", help="the asynchronous schedule's name (default paci)")
     parser.add_argument("--title", default="", help="figure title")
     args = parser.parse_args()
 
@@ -31,14 +31,14 @@ def main():
 
     def series(n, match):
         return dict(sorted((int(r["microbatches"]), float(r["throughput_samples_per_s"])) for r in rows
-                           if int(r["stages"]) == n and match(r["schedule"])))
+                           if int(r["stages"]) == n and match(r["schedule_name"])))
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.3))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, n in enumerate(sorted({int(r["stages"]) for r in rows})):
         color = colors[k % len(colors)]
         flush = series(n, lambda s: s == args.flush)
-        paci = series(n, lambda s: s.startswith(args.paci))
+        paci = series(n, lambda s: s == args.paci)
         if flush:
             left.plot(list(flush), list(flush.values()), "o-", color=color, label=f"N={n} {args.flush}")
         if paci:

@@ -6,6 +6,7 @@
 
 #include "cli/quick_scenario.h"
 #include "cli/report.h"
+#include "report/result_record.h"
 #include "cli/schedule_export.h"
 #include "cli/schedule_selection.h"
 #include "cli/simulation.h"
@@ -38,7 +39,9 @@ std::string run_json(const ScenarioInput& input, const RunOptions& options) {
   for (const ScheduleRequest& request : select_schedules(scenario, options.schedules)) {
     results.push_back(simulate_schedule(scenario, request));
   }
-  return results_to_json(scenario.name, results, ReportOptions{options.memory_timeline});
+  const std::string path = !input.text.empty() ? input.source
+                           : input.path.empty() ? default_scenario_path() : input.path;
+  return results_json_text(ResultsSource{scenario.name, path}, results, ReportOptions{options.memory_timeline});
 }
 
 // The body of `pipesim sweep` (cli/command_sweep.cpp), the CSV returned instead of written.

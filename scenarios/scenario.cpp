@@ -231,13 +231,13 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
         } else if (item.second.IsScalar()) {
           request.params.set(param, item.second.Scalar());
         } else if (item.second.IsSequence() && item.second.size() > 0) {
-          // A list (e.g. PACI's per-stage max_in_flight) reaches the schedule comma-joined.
-          std::string joined;
+          // A list (e.g. PACI's per-stage max_in_flight) reaches the schedule item by item.
+          std::vector<std::string> items;
           for (const auto& value : item.second) {
             if (!value.IsScalar()) r.fail(value, key + "." + param, "a scalar or a list of scalars");
-            joined += (joined.empty() ? "" : ",") + value.Scalar();
+            items.push_back(value.Scalar());
           }
-          request.params.set(param, joined);
+          request.params.set_list(param, std::move(items));
         } else {
           r.fail(item.second, key + "." + param, "a scalar or a list of scalars");
         }

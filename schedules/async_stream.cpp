@@ -126,26 +126,8 @@ SteadyStateHint AsyncStreamSchedule::steady_state(const PipelineSpec& spec) cons
   return {2 * widest, cycle, 2 * widest + r.accumulation};
 }
 
-std::vector<int> parse_in_flight_limits(const std::string& text, int stages, const std::string& where) {
-  std::vector<int> limits;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    const size_t end = std::min(text.find_first_of(",/", begin), text.size());
-    int value = 0;
-    const char* first = text.data() + begin;
-    const char* last = text.data() + end;
-    while (first < last && *first == ' ') ++first;
-    while (last > first && last[-1] == ' ') --last;
-    auto [ptr, ec] = std::from_chars(first, last, value);
-    if (ec != std::errc() || ptr != last || value < 1) {
-      throw InputError(
-          fmt::format("{}: parameter 'max_in_flight': expected an integer >= 1 or a list of {} "
-                      "of them, got '{}'",
-                      where, stages, text));
-    }
-    limits.push_back(value);
-    begin = end + 1;
-  }
+std::vector<int> in_flight_limits(const std::vector<int>& given, int stages, const std::string& where) {
+  std::vector<int> limits = given;
   if (limits.size() == 1) limits.assign(stages, limits.front());
   if (static_cast<int>(limits.size()) != stages) {
     throw InputError(

@@ -45,8 +45,7 @@ class AsyncStreamSchedule : public Schedule {
   virtual AsyncStreamRule rule(const PipelineSpec& spec) const = 0;
 };
 
-// The per-stage limit a user gave as "4" (every stage) or "8,7,6,..." (one per stage; '/' also separates, for
-// the command line's --schedules paci:max_in_flight=8/7/6/...), checked against N.
-std::vector<int> parse_in_flight_limits(const std::string& text, int stages, const std::string& where);
+// The per-stage limit a user gave as one value (every stage) or one per stage, checked against N.
+std::vector<int> in_flight_limits(const std::vector<int>& given, int stages, const std::string& where);
 
 }  // namespace pipesim

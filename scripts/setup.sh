@@ -9,6 +9,7 @@ packages=(cmake g++ make ccache libgtest-dev libbenchmark-dev libboost-graph-dev
           pybind11-dev python3-dev  # the Python module (python/), built for /usr/bin/python3
           mpich libmpich-dev  # the executor's mpi transport (one rank per device under mpiexec)
           zlib1g-dev dataset-fashion-mnist fortunes  # the executor's data readers and two of its corpora
+          python3-jsonschema  # tests validate result JSON against schema/pipesim-result.v1.schema.json
           clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: scripts/sanitize.sh, scripts/fuzz.sh
 
 missing=()

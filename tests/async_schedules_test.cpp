@@ -111,7 +111,7 @@ TEST(Paci, StreamWindowSkipsTheFillEvenWhenFewBatchesAreRequested) {
 TEST(Paci, RaisedLimitsRaiseTheDriftToTheGeneralBound) {
   // L_i = N+2−i: Δ reaches ⌈(L_i−1)/a⌉ = ⌈(N+1−i)/a⌉ on the stages that can fill, breaking ⌈(N−i)/a⌉.
   constexpr int kN = 4;
-  const SimulationResult r = run(uniform(kN, 8, 8), "paci", 1, "5,4,3,2");
+  const SimulationResult r = run(uniform(kN, 8, 8), "paci", 1, "5/4/3/2");
   EXPECT_EQ(r.schedule, "paci(accumulation=1,max_in_flight=5,4,3,2)");
   for (int s = 0; s < kN; ++s) {
     EXPECT_EQ(r.guarantees[s].drift_bound, kN + 1 - (s + 1)) << "stage " << s + 1;
@@ -128,8 +128,9 @@ TEST(Paci, InFlightLimitIsAScalarOrOnePerStage) {
   for (const StageDrift& d : scalar.drift.stages) EXPECT_LE(d.in_flight_max, 2);
   EXPECT_EQ(scalar.guarantees[0].drift_bound, 1);
   EXPECT_EQ(run(scenario, "paci", 1, "4/3/2/1").drift.stages[0].drift_max, 3);  // '/' for the command line
-  EXPECT_THROW(run(scenario, "paci", 1, "4,3,2"), InputError);
-  EXPECT_THROW(run(scenario, "paci", 1, "4,3,0,1"), InputError);
+  EXPECT_THROW(run(scenario, "paci", 1, "4/3/2"), InputError);
+  EXPECT_THROW(run(scenario, "paci", 1, "4/3/0/1"), InputError);
+  EXPECT_THROW(run(scenario, "paci", 1, "4,3,2,1"), InputError);  // ',' separates schedules, never items
   EXPECT_THROW(run(scenario, "paci", 1, "x"), InputError);
 }
 
@@ -140,7 +141,12 @@ TEST(Paci, ScenarioListParameterReachesTheSchedule) {
       "schedules: [{name: paci, accumulation: 2, max_in_flight: [3, 3, 1]}]\n",
       "list.yaml");
   ASSERT_EQ(scenario.schedules.size(), 1u);
-  EXPECT_EQ(scenario.schedules[0].params.get_string("max_in_flight", ""), "3,3,1");
+  // Item by item, never joined into text and re-split.
+  EXPECT_EQ(scenario.schedules[0].params.get_int_list("max_in_flight", 1), (std::vector<int>{3, 3, 1}));
+  EXPECT_EQ(std::get<std::vector<int>>(scenario.schedules[0].params.resolved().at("max_in_flight")),
+            (std::vector<int>{3, 3, 1}));
+  EXPECT_THROW(scenario.schedules[0].params.get_int("max_in_flight", 1, 1),
+               InputError);  // a list, not an int
   EXPECT_THROW(
       parse_scenario("pipeline: {stages: 3, microbatches: 4}\ncosts: {forward_ms: 1, backward_ms: 2}\n"
                      "schedules: [{name: paci, max_in_flight: [[3], 3, 1]}]\n",

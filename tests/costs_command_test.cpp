@@ -10,6 +10,8 @@
 #include "cli/simulation.h"
 #include "cli/stage_costs.h"
 #include "pipesim_source_dir.h"
+#include "report/result_record.h"
+#include "report/table_columns.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -103,13 +105,13 @@ TEST(MemoryFit, EveryReportSaysWhetherThePeakFits) {
     run.memory_capacity_bytes = c.capacity;
     EXPECT_EQ(fits_memory(run), c.fits);
     EXPECT_EQ(csv_row(run).at(fits_column), c.csv);
-    const nlohmann::ordered_json json = result_to_json(run, {});
-    EXPECT_EQ(json["fits_memory"].is_null(), !c.fits.has_value());
+    const nlohmann::ordered_json json = result_record(run);
+    EXPECT_EQ(json["fits"].is_null(), !c.fits.has_value());
     if (c.fits) {
-      EXPECT_EQ(json["fits_memory"].get<bool>(), *c.fits);
+      EXPECT_EQ(json["fits"].get<bool>(), *c.fits);
     }
-    const std::string table = render_results_table("s", {run});
-    const std::string row = table.substr(table.rfind(run.schedule));
+    const std::string table = render_result_table("s", {run});
+    const std::string row = table.substr(table.rfind(run.schedule_label));
     EXPECT_NE(row.find(c.table), std::string::npos) << row;
   }
   // Explicit costs state no capacity.

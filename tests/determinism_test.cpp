@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "cli/report.h"
+#include "report/result_record.h"
+#include "report/table_columns.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -29,8 +31,9 @@ Outputs run_all(const Scenario& scenario) {
   for (const ScheduleRequest& request : requested_schedules(scenario)) {
     results.push_back(simulate_schedule(scenario, request));
   }
-  return {results_to_json(scenario.name, results, ReportOptions{/*memory_timeline=*/true}),
-          results_to_csv(results)};
+  return {
+      results_json_text({scenario.name, scenario.source}, results, ReportOptions{/*memory_timeline=*/true}),
+      results_to_csv(results)};
 }
 
 TEST(Determinism, SameScenarioTwiceInOneProcess) {

@@ -11,6 +11,8 @@
 
 #include "cli/report.h"
 #include "cli/run_assertions.h"
+#include "report/result_record.h"
+#include "report/table_columns.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "test_util.h"
@@ -194,15 +196,16 @@ TEST(SteadyState, AllZeroCostsAreAnErrorNotZeroFigures) {
 
 TEST(SteadyState, ReportsCarryTheBatchesSimulated) {
   const SimulationResult r = run(uniform_split(8, 1, 4), "paci", 1);
-  const auto json = result_to_json(r, {});
-  EXPECT_EQ(json["batches"], 4);
-  EXPECT_EQ(json["batches_simulated"], r.spec.batches);
+  const auto json = result_record(r);
+  EXPECT_EQ(json["pipeline"]["batches_requested"], 4);
+  EXPECT_EQ(json["pipeline"]["batches_simulated"], r.spec.batches);
   EXPECT_GT(r.spec.batches, 16);  // past the 2N warm-up
   const std::vector<std::string> header = csv_header();
   const std::vector<std::string> row = csv_row(r);
   const auto column = std::find(header.begin(), header.end(), "batches_simulated") - header.begin();
   EXPECT_EQ(row.at(column), std::to_string(r.spec.batches));
-  EXPECT_NE(render_results_table("t", {r}).find(fmt::format(" {} ", r.spec.batches)), std::string::npos);
+  EXPECT_NE(render_result_table("t", {r}, TableOptions{true, {}}).find(fmt::format(" {} ", r.spec.batches)),
+            std::string::npos);
 }
 
 // --- the grid: every schedule, N ∈ 2..32, m ∈ 1..64, a, uniform and uneven costs -------------------------

@@ -121,6 +121,45 @@ TEST_F(SweepRuns, ParameterListsBecomeColumns) {
   }
 }
 
+TEST_F(SweepRuns, ParameterAppliesOnlyToSchedulesThatTakeIt) {
+  SweepConfig c = config();
+  c.stages = {2};
+  c.microbatches = {4};
+  c.schedules = "gpipe,interleaved-1f1b";
+  c.params = {{"chunks", {"1", "2"}}};
+  // gpipe takes no chunks: one row, its chunks cell empty; interleaved-1f1b one row per value.
+  const SweepTable table = run_sweep(c);
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_EQ((Strings{table.rows[0][0], table.rows[0][1]}), (Strings{"gpipe", ""}));
+  EXPECT_EQ((Strings{table.rows[1][0], table.rows[1][1]}), (Strings{"interleaved-1f1b", "1"}));
+  EXPECT_EQ((Strings{table.rows[2][0], table.rows[2][1]}), (Strings{"interleaved-1f1b", "2"}));
+  EXPECT_EQ(table.failed, 0);
+
+  // schedule:key limits the parameter to that schedule, even where another schedule takes it too.
+  c.schedules = "zb-1p,zb-2p";
+  c.params = {{"zb-2p:memory_limit", {"1.5", "2"}}};
+  const SweepTable scoped = run_sweep(c);
+  ASSERT_EQ(scoped.rows.size(), 3u);
+  EXPECT_EQ(scoped.header[1], "zb-2p:memory_limit");
+  EXPECT_EQ((Strings{scoped.rows[0][0], scoped.rows[0][1]}), (Strings{"zb-1p", ""}));
+  EXPECT_EQ((Strings{scoped.rows[2][0], scoped.rows[2][1]}), (Strings{"zb-2p", "2"}));
+
+  // No swept schedule takes it: an error naming the parameter and what the schedules do take.
+  c.schedules = "gpipe,zb-h1";
+  c.params = {{"memory_limit", {"1"}}};
+  try {
+    run_sweep(c);
+    ADD_FAILURE() << "accepted a parameter no schedule takes";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--param memory_limit: no swept schedule takes 'memory_limit'"),
+              std::string::npos)
+        << e.what();
+  }
+  c.schedules = "zb-1p";
+  c.params = {{"zb-2p:memory_limit", {"1"}}};
+  EXPECT_THROW(run_sweep(c), InputError);
+}
+
 TEST_F(SweepRuns, CommandLineWritesTheSameCsv) {
   const std::string out = dir_.file("out.csv");
   const test::CommandResult r = test::run_pipesim(

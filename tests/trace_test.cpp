@@ -84,7 +84,7 @@ TEST(ChromeTrace, EveryTransferHasASendAReceiveAndAFlowWithBothEnds) {
   for (const json& e : events_with(trace, "X")) {
     const int tid = e["tid"];
     sends += tid >= 1000 && tid < 2000;
-    receives += tid >= 2000;
+    receives += tid >= 2000 && tid < 3000;
     const TimeNs ts = nanos(e["ts"]);
     slices[{e["pid"], tid}].push_back({ts, ts + nanos(e["dur"])});
   }
@@ -110,26 +110,75 @@ TEST(ChromeTrace, EveryTransferHasASendAReceiveAndAFlowWithBothEnds) {
     }
     return false;
   };
-  std::map<long, int> starts;
-  std::map<long, int> finishes;
+  // Each flow runs from the compute slice of the op that produced the data to that of the op consuming it.
+  std::map<long, json> starts;
+  std::map<long, json> finishes;
   for (const json& e : events_with(trace, "s")) {
-    ++starts[e["id"]];
-    EXPECT_GE(e["tid"].get<int>(), 1000);
-    EXPECT_LT(e["tid"].get<int>(), 2000);
+    EXPECT_TRUE(starts.emplace(e["id"].get<long>(), e).second) << e.dump();
+    EXPECT_EQ(e["tid"], 0);
     EXPECT_TRUE(inside_a_slice(e)) << e.dump();
   }
   for (const json& e : events_with(trace, "f")) {
-    ++finishes[e["id"]];
+    EXPECT_TRUE(finishes.emplace(e["id"].get<long>(), e).second) << e.dump();
     EXPECT_EQ(e["bp"], "e");
-    EXPECT_GE(e["tid"].get<int>(), 2000);
+    EXPECT_EQ(e["tid"], 0);
     EXPECT_TRUE(inside_a_slice(e)) << e.dump();
   }
-  EXPECT_EQ(starts.size(), run.trace.transfers.size());
-  for (const auto& [id, count] : starts) {
-    EXPECT_EQ(count, 1) << id;
-    EXPECT_EQ(finishes[id], 1) << id;
+  ASSERT_EQ(starts.size(), run.trace.transfers.size());
+  ASSERT_EQ(finishes.size(), starts.size());
+  // In transfer order: the producer's start on the source device, the consumer's (same microbatch, the next
+  // stage's F for activations, the previous stage's backward for gradients) on the destination.
+  long id = starts.begin()->first;
+  for (const TransferRecord& t : run.trace.transfers) {
+    const json& from = starts.at(id);
+    const json& to = finishes.at(id++);
+    EXPECT_EQ(from["pid"], t.src_device);
+    EXPECT_EQ(to["pid"], t.dst_device);
+    EXPECT_EQ(nanos(from["ts"]), test::start_ns(run.trace, t.producer, t.src_stage, t.microbatch));
+    const OpKind consumer = t.producer == OpKind::F ? OpKind::F : OpKind::B;
+    const bool split = t.producer == OpKind::I;
+    EXPECT_EQ(nanos(to["ts"]),
+              test::start_ns(run.trace, split ? OpKind::I : consumer, t.dst_stage, t.microbatch));
+    EXPECT_GE(nanos(to["ts"]), t.arrival_ns);  // the consumer waited for the data
   }
-  EXPECT_EQ(finishes.size(), starts.size());
+}
+
+TEST(ChromeTrace, FreeCommHasNoTransferSlicesButKeepsTheFlows) {
+  const Scenario free_comm = test::scenario_from_yaml(
+      "pipeline: {stages: 3, microbatches: 4, batches: 1}\ncosts: {forward_ms: 1, backward_ms: 2}\n");
+  const SimulationResult run = test::run_schedule(free_comm, "1f1b-flush", {}, test::fixed_batches());
+  ASSERT_FALSE(run.trace.transfers.empty());
+  const json trace = json::parse(chrome_trace_json({run}));
+  for (const json& e : events_with(trace, "X")) EXPECT_NE(e["cat"], "transfer") << e.dump();
+  EXPECT_EQ(events_with(trace, "s").size(), run.trace.transfers.size());
+}
+
+TEST(ChromeTrace, CriticalPathAndMetadata) {
+  const SimulationResult run = traced_run("zb-h1");
+  ASSERT_FALSE(run.graph.critical_path.empty());
+  const json trace = json::parse(chrome_trace_json({run}, "my-scenario"));
+  // The critical-path thread repeats exactly the path's ops, in order, and they chain in time.
+  std::vector<json> critical;
+  for (const json& e : events_with(trace, "X")) {
+    if (e["tid"] == 3000) critical.push_back(e);
+  }
+  ASSERT_EQ(critical.size(), run.graph.critical_path.size());
+  TimeNs path_ns = 0;
+  for (size_t k = 0; k < critical.size(); ++k) {
+    const OpRecord& op = run.trace.ops[run.graph.critical_path[k]];
+    EXPECT_EQ(critical[k]["pid"], op.device);
+    EXPECT_EQ(nanos(critical[k]["ts"]), op.start_ns);
+    EXPECT_EQ(critical[k]["cat"], "critical");
+    path_ns += op.duration_ns();
+  }
+  EXPECT_LE(path_ns, run.graph.critical_path_ns);  // ops plus the transfers between them
+  const json& metadata = trace["metadata"];
+  EXPECT_EQ(metadata["scenario"], "my-scenario");
+  EXPECT_EQ(metadata["schedules"][0]["name"], "zb-h1");
+  EXPECT_EQ(metadata["schedules"][0]["first_pid"], 0);
+  EXPECT_EQ(metadata["schedules"][0]["devices"], 4);
+  EXPECT_EQ(metadata["units"]["ts"], "us");
+  EXPECT_FALSE(metadata["pipesim_version"].get<std::string>().empty());
 }
 
 TEST(ChromeTrace, ProcessesThreadsAndCounters) {

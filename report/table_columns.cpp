@@ -1,0 +1,216 @@
+#include "report/table_columns.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#include "cli/format.h"
+#include "cli/report.h"
+#include "report/result_figures.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+using Cell = std::optional<std::string>;
+
+constexpr size_t kCompactLabelWidth = 27;  // schedule labels are ASCII: bytes are columns
+using Figure = std::optional<double>;
+
+struct Column {
+  TableColumnInfo info;
+  std::function<Cell(const SimulationResult&)> text;     // a text or preformatted column
+  std::function<Figure(const SimulationResult&)> bytes;  // a byte column: the unit follows the figures
+};
+
+std::string fixed(double value, int decimals) {
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+Column text(const char* id, const char* title, bool compact, std::function<Cell(const SimulationResult&)> f) {
+  return {{id, title, compact}, std::move(f), {}};
+}
+Column bytes(const char* id, const char* title, bool compact,
+             std::function<Figure(const SimulationResult&)> f) {
+  return {{id, title, compact}, {}, std::move(f)};
+}
+
+const std::vector<Column>& catalogue() {
+  static const std::vector<Column> columns = {
+      text("schedule", "schedule", true, [](const SimulationResult& r) { return r.schedule_label; }),
+      text("mxb", "m x b", true,
+           [](const SimulationResult& r) {
+             return fmt::format("{}x{:.3g}", r.spec.microbatches, r.microbatch_size);
+           }),
+      text("sync", "sync", true, [](const SimulationResult& r) { return sync_token(r.spec.sync); }),
+      text("samples_per_s", "samples/s", true,
+           [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_s, 2); }),
+      text("tokens_per_s", "tokens/s", true,
+           [](const SimulationResult& r) -> Cell {
+             const Figure t = tokens_per_s(r);
+             return t ? Cell(fixed(*t, 0)) : std::nullopt;
+           }),
+      text("bubble", "bubble %", true,
+           [](const SimulationResult& r) { return fixed(100 * r.metrics.bubble_fraction, 1); }),
+      bytes("peak_memory", "peak mem", true,
+            [](const SimulationResult& r) { return static_cast<double>(r.memory.peak_bytes()); }),
+      text("fits", "fits", true,
+           [](const SimulationResult& r) -> Cell {
+             const std::optional<bool> fits = fits_memory(r);
+             return fits ? Cell(*fits ? "yes" : "no") : std::nullopt;
+           }),
+      text("drift", "Δ max/bound", true,
+           [](const SimulationResult& r) { return fmt::format("{}/{}", max_drift(r), max_drift_bound(r)); }),
+      text("period", "period (ms)", false,
+           [](const SimulationResult& r) { return fixed(ns_to_ms(r.metrics.period_ns), 3); }),
+      text("samples_per_gpu_s", "samples/s/GPU", false,
+           [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_gpu_s, 3); }),
+      text("zb_bubble", "ZB bubble %", false,
+           [](const SimulationResult& r) -> Cell {
+             const Figure rate = zb_bubble_rate(r);
+             return rate ? Cell(fixed(100 * *rate, 1)) : std::nullopt;
+           }),
+      bytes("peak_weights", "peak weights", false,
+            [](const SimulationResult& r) -> Figure {
+              const std::optional<Bytes> w = max_peak_weight_bytes(r);
+              return w ? Figure(static_cast<double>(*w)) : std::nullopt;
+            }),
+      bytes("peak_activations", "peak act.", false,
+            [](const SimulationResult& r) { return static_cast<double>(max_peak_activation_bytes(r)); }),
+      text("peak_activations_mb", "peak act. (x M_B)", false,
+           [](const SimulationResult& r) { return fixed(max_peak_activation_microbatches(r), 1); }),
+      text("in_flight", "in flight", false,
+           [](const SimulationResult& r) { return fmt::format("{}", max_peak_in_flight(r)); }),
+      text("critical_path", "critical path (ms)", false,
+           [](const SimulationResult& r) -> Cell {
+             const Figure ms = critical_path_ms(r);
+             return ms ? Cell(fixed(*ms, 3)) : std::nullopt;
+           }),
+      text("staleness", "staleness", false,
+           [](const SimulationResult& r) { return fmt::format("{}", max_staleness(r)); }),
+      text("versions", "versions", false,
+           [](const SimulationResult& r) { return fmt::format("{}", max_weight_versions(r)); }),
+      text("batches", "batches", false,
+           [](const SimulationResult& r) { return fmt::format("{}", r.spec.batches); }),
+      text("ops", "ops", false,
+           [](const SimulationResult& r) { return fmt::format("{}", r.metrics.simulated_ops); }),
+  };
+  return columns;
+}
+
+// One unit for a whole byte column, chosen by its largest figure.
+struct ByteUnit {
+  const char* name;
+  double bytes;
+};
+ByteUnit byte_unit(double largest) {
+  if (largest < 10e3) return {"B", 1};
+  if (largest < 10e6) return {"kB", 1e3};
+  if (largest < 10e9) return {"MB", 1e6};
+  return {"GB", 1e9};
+}
+
+std::vector<const Column*> chosen_columns(const TableOptions& options) {
+  std::vector<const Column*> chosen;
+  if (!options.columns.empty()) {
+    for (const std::string& id : options.columns) {
+      for (const Column& c : catalogue()) {
+        if (c.info.id == id) chosen.push_back(&c);
+      }
+    }
+    return chosen;
+  }
+  for (const Column& c : catalogue()) {
+    if (options.wide || c.info.compact) chosen.push_back(&c);
+  }
+  return chosen;
+}
+
+}  // namespace
+
+std::vector<TableColumnInfo> table_columns() {
+  std::vector<TableColumnInfo> infos;
+  for (const Column& c : catalogue()) infos.push_back(c.info);
+  return infos;
+}
+
+std::vector<std::string> parse_column_list(const std::string& text, const std::string& option) {
+  std::string allowed;
+  for (const Column& c : catalogue()) allowed += (allowed.empty() ? "" : ", ") + c.info.id;
+  std::vector<std::string> ids;
+  std::stringstream stream(text);
+  for (std::string id; std::getline(stream, id, ',');) {
+    const bool known =
+        std::any_of(catalogue().begin(), catalogue().end(), [&](const Column& c) { return c.info.id == id; });
+    if (!known) {
+      throw InputError(fmt::format("{} '{}': unknown column '{}'; columns: {}", option, text, id, allowed));
+    }
+    ids.push_back(id);
+  }
+  if (ids.empty()) throw InputError(fmt::format("{}: expected a list of columns: {}", option, allowed));
+  return ids;
+}
+
+int best_fitting_run(const std::vector<SimulationResult>& results) {
+  const bool any_known =
+      std::any_of(results.begin(), results.end(), [](const SimulationResult& r) { return fits_memory(r); });
+  int best = -1;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::optional<bool> fits = fits_memory(results[i]);
+    if (any_known && !(fits && *fits)) continue;
+    if (best < 0 ||
+        results[i].metrics.throughput_samples_per_s > results[best].metrics.throughput_samples_per_s) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+std::string render_result_table(const std::string& scenario_name,
+                                const std::vector<SimulationResult>& results, const TableOptions& options) {
+  if (results.empty()) return "";
+  const SimulationResult& first = results.front();
+  std::string out = fmt::format("scenario {}: N={} devices, at least {} batches per run\n\n", scenario_name,
+                                first.spec.devices, first.batches_requested);
+  const std::vector<const Column*> columns = chosen_columns(options);
+  const int best = best_fitting_run(results);
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows(results.size());
+  for (const Column* c : columns) {
+    if (c->bytes) {
+      double largest = 0;
+      for (const SimulationResult& r : results) largest = std::max(largest, c->bytes(r).value_or(0));
+      const ByteUnit unit = byte_unit(largest);
+      header.push_back(fmt::format("{} ({})", c->info.title, unit.name));
+      for (size_t i = 0; i < results.size(); ++i) {
+        const Figure value = c->bytes(results[i]);
+        rows[i].push_back(value ? fixed(*value / unit.bytes, unit.bytes > 1 ? 2 : 0) : "-");
+      }
+      continue;
+    }
+    header.push_back(c->info.title);
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::string cell = c->text(results[i]).value_or("-");
+      // The compact table keeps 120 columns: a long label (a per-stage list) is cut, --wide shows it whole.
+      const bool compact = !options.wide && options.columns.empty();
+      if (c->info.id == "schedule" && compact && cell.size() > kCompactLabelWidth) {
+        cell = cell.substr(0, kCompactLabelWidth - 1) + "…";
+      }
+      if (c->info.id == "schedule" && static_cast<int>(i) == best) cell += " *";
+      rows[i].push_back(std::move(cell));
+    }
+  }
+  out += render_table(header, rows);
+  if (best >= 0) {
+    const bool any_known =
+        std::any_of(results.begin(), results.end(), [](const SimulationResult& r) { return fits_memory(r); });
+    out += any_known ? "* the highest samples/s among the runs that fit in the device's memory\n"
+                     : "* the highest samples/s (no memory capacity known: every run counts as fitting)\n";
+  }
+  return out;
+}
+
+}  // namespace pipesim

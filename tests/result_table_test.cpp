@@ -1,0 +1,111 @@
+// The terminal table (report/table_columns.h): compact by default, one unit per column, '-' for what a run
+// cannot know, the best run that fits marked.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/table_columns.h"
+#include "sim/errors.h"
+#include "test_util.h"
+
+namespace pipesim {
+namespace {
+
+// Display width of the widest line (UTF-8: one column per code point, as for every character used here).
+size_t widest_line(const std::string& text) {
+  size_t widest = 0;
+  std::stringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t width = 0;
+    for (unsigned char c : line) width += (c & 0xC0) != 0x80;
+    widest = std::max(widest, width);
+  }
+  return widest;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(ResultTable, CompactTableFitsIn120Columns) {
+  // The longest labels (interleaved-1f1b(chunks=2), paci with a per-stage limit list), a global batch that
+  // makes b fractional, a transformer (tokens/s known), every sync token.
+  const Scenario scenario = test::scenario_from_yaml(
+      "model: {layers: 8, hidden: 512, heads: 8, seq_len: 512, vocab: 32000}\n"
+      "hardware: {profile: a100-sxm4-80gb}\n"
+      "pipeline: {stages: 4, microbatches: 24, global_batch: 128, batches: 2}\n"
+      "schedules:\n"
+      "  - {name: interleaved-1f1b, chunks: 2}\n"
+      "  - {name: paci, accumulation: 16, max_in_flight: [4, 3, 2, 1]}\n"
+      "  - zb-1p\n"
+      "  - 1f1b-flush\n");
+  std::vector<SimulationResult> results;
+  for (const ScheduleRequest& request : scenario.schedules)
+    results.push_back(simulate_schedule(scenario, request));
+  const std::string table = render_result_table("a-long-scenario-name", results);
+  EXPECT_LE(widest_line(table), 120u) << table;
+  EXPECT_NE(table.find("paci(accumulation=16,max_i… "), std::string::npos) << table;  // cut at 27
+  EXPECT_NE(render_result_table("s", results, TableOptions{true, {}})
+                .find("paci(accumulation=16,max_in_flight=4,3,2,1)"),
+            std::string::npos);
+  EXPECT_NE(table.find("post-validation"), std::string::npos) << table;
+  // --wide shows more: period and critical path among them.
+  const std::string wide = render_result_table("s", results, TableOptions{true, {}});
+  for (const char* header : {"period (ms)", "critical path (ms)", "ops", "peak weights ("}) {
+    EXPECT_EQ(table.find(header), std::string::npos) << header;
+    EXPECT_NE(wide.find(header), std::string::npos) << header;
+  }
+}
+
+TEST(ResultTable, OneUnitPerColumnAndDashForUnknown) {
+  // 1F1B on N = 2 holds N microbatches on device 1: 2 x 1 MB = 2 MB, the largest peak, shown in kB; no
+  // parameter bytes, so the weights are unknown.
+  const SimulationResult run = test::run_schedule(test::uniform_scenario(2, 4, 1, 2), "1f1b-flush");
+  const std::vector<std::string> lines = lines_of(render_result_table(
+      "s", {run}, TableOptions{false, {"schedule", "peak_memory", "peak_weights", "fits", "tokens_per_s"}}));
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[2], "schedule      peak mem (kB)  peak weights (B)  fits  tokens/s");
+  EXPECT_EQ(lines[4], "1f1b-flush *        2000.00                 -     -         -");
+}
+
+TEST(ResultTable, MarksTheFastestRunThatFits) {
+  const Scenario scenario = test::uniform_scenario(4, 8, 1, 2);
+  std::vector<SimulationResult> results = {test::run_schedule(scenario, "gpipe"),
+                                           test::run_schedule(scenario, "1f1b-flush"),
+                                           test::run_schedule(scenario, "pipedream")};
+  // The asynchronous pipedream has no flush, so it is the fastest; gpipe and 1f1b-flush share a period.
+  ASSERT_GT(results[2].metrics.throughput_samples_per_s, results[1].metrics.throughput_samples_per_s);
+  // No capacity known: the fastest of all.
+  EXPECT_EQ(best_fitting_run(results), 2);
+  // gpipe holds m = 8 microbatches, 1F1B N = 4, pipedream N = 4 plus its stashed weights: a capacity between
+  // 1F1B's peak and pipedream's leaves 1F1B the fastest that fits (first of the ties with gpipe if it
+  // fitted).
+  const double capacity = static_cast<double>(results[1].memory.peak_bytes());
+  ASSERT_LT(results[1].memory.peak_bytes(), results[0].memory.peak_bytes());
+  for (SimulationResult& r : results) r.memory_capacity_bytes = capacity;
+  if (results[2].memory.peak_bytes() <= results[1].memory.peak_bytes()) {
+    results[2].memory_capacity_bytes = static_cast<double>(results[2].memory.peak_bytes()) - 1;
+  }
+  EXPECT_EQ(best_fitting_run(results), 1);
+  const std::string table = render_result_table("s", results);
+  EXPECT_NE(table.find("1f1b-flush *"), std::string::npos) << table;
+  EXPECT_EQ(table.find("pipedream *"), std::string::npos) << table;
+  EXPECT_NE(table.find("* the highest samples/s among the runs that fit"), std::string::npos) << table;
+  // Nothing fits: nothing is marked.
+  for (SimulationResult& r : results) r.memory_capacity_bytes = 1;
+  EXPECT_EQ(best_fitting_run(results), -1);
+  EXPECT_EQ(render_result_table("s", results).find(" *"), std::string::npos);
+}
+
+TEST(ResultTable, ColumnListsAreChecked) {
+  EXPECT_EQ(parse_column_list("schedule,ops", "--columns"), (std::vector<std::string>{"schedule", "ops"}));
+  const std::string error = test::input_error_of([] { parse_column_list("schedule,nope", "--columns"); });
+  EXPECT_NE(error.find("unknown column 'nope'"), std::string::npos) << error;
+  EXPECT_NE(error.find("samples_per_s"), std::string::npos) << error;  // lists the allowed ones
+}
+
+}  // namespace
+}  // namespace pipesim
