@@ -5,10 +5,10 @@
 
 #include <iostream>
 
+#include "api/execute.h"
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
 #include "cli/commands.h"
-#include "cli/execute.h"
-#include "cli/schedule_selection.h"
-#include "cli/simulation.h"
 
 namespace pipesim {
 namespace {

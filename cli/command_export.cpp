@@ -3,10 +3,10 @@
 
 #include <iostream>
 
+#include "api/quick_scenario.h"
+#include "api/schedule_export.h"
+#include "api/simulation.h"
 #include "cli/commands.h"
-#include "cli/quick_scenario.h"
-#include "cli/schedule_export.h"
-#include "cli/simulation.h"
 #include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"

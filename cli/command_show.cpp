@@ -3,9 +3,9 @@
 
 #include <iostream>
 
+#include "api/quick_scenario.h"
 #include "cli/commands.h"
-#include "cli/quick_scenario.h"
-#include "cli/timeline_text.h"
+#include "report/timeline_text.h"
 
 namespace pipesim {
 namespace {

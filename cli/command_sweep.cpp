@@ -5,8 +5,8 @@
 
 #include <iostream>
 
+#include "api/sweep.h"
 #include "cli/commands.h"
-#include "cli/sweep.h"
 #include "sim/errors.h"
 
 namespace pipesim {

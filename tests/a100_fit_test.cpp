@@ -6,7 +6,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli/zb_reference.h"
+#include "io/zb_reference.h"
 
 namespace pipesim {
 namespace {

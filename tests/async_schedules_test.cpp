@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "cli/simulation.h"
+#include "api/simulation.h"
 #include "sim/errors.h"
 
 namespace pipesim {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "cli/report.h"
+#include "report/report.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -1,6 +1,6 @@
 // The memory model: static parts + weights × live versions + activations, on hand-made timelines; closed
 // forms on simulated runs; and the Zero Bubble paper's measured peaks (1F1B-flush and ZB-2p) within 10%.
-#include "cost_models/memory_model.h"
+#include "analysis/memory_model.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli/format.h"
-#include "cli/predicted_run.h"
+#include "api/predicted_run.h"
+#include "report/format.h"
 
 namespace pipesim {
 namespace {

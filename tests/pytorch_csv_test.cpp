@@ -5,8 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "cli/report.h"
-#include "cli/schedule_export.h"
+#include "api/schedule_export.h"
+#include "report/report.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "test_util.h"

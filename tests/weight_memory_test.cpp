@@ -2,8 +2,8 @@
 // not.
 #include <gtest/gtest.h>
 
-#include "cli/report.h"
-#include "cli/simulation.h"
+#include "api/simulation.h"
+#include "report/report.h"
 
 namespace pipesim {
 namespace {

@@ -1,7 +1,7 @@
 // `pipesim execute`'s library half: a scenario's schedule trained in replay and real mode, summarised.
 #include <gtest/gtest.h>
 
-#include "cli/execute.h"
+#include "api/execute.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/schedule_export.h"
+#include "api/schedule_export.h"
 #include "executor/real_executor.h"
 #include "executor/sequential_training.h"
 #include "tests/executor/executor_test_util.h"
