@@ -1,5 +1,5 @@
 #pragma once
-// Weight-version figures derived from a run's trace (DESIGN.md §1, §3), never assumed from the schedule:
+// Weight-version figures derived from a run's trace (docs/design.md §1, §5), never assumed from the schedule:
 //   drift      Δ_i(j) = v_B(i,j) − v_F(i,j), the version the gradient ops read (the largest, when split into
 //              I and W) minus the version the forward read;
 //   staleness  τ_i(j) = the version j's gradient is applied to (the version before the first U on stage i

@@ -1,5 +1,5 @@
 #pragma once
-// Memory per device over a simulated run (DESIGN.md §3):
+// Memory per device over a simulated run (docs/design.md §5):
 //   weights × live versions (stashes of PipeDream, 2BW's second copy: derived from the trace, never assumed)
 //   + gradients + optimizer state + extra buffers (static: from the cost model, per stage)
 //   + activations of the microbatches in flight (the engine's timeline: F adds M_B, I releases M_B − M_W,

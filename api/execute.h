@@ -2,7 +2,6 @@
 // `pipesim execute`: train the teacher model under a scenario's schedules with the executor (executor/), in
 // replay or real mode, and summarise each run.
 #ifdef PIPESIM_HAS_EXECUTOR
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "executor/execution_result.h"
@@ -30,10 +29,6 @@ struct ExecutedSchedule {
 // The model gets at least one unit per (virtual) stage: more residual blocks when the pipeline needs them.
 ExecutedSchedule execute_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                   const ExecuteOptions& options);
-
-// Per run: makespan, mean loss of the first and last batch, per-stage largest drift, per-device peak of live
-// activation bytes.
-nlohmann::json execution_summary(const ExecutedSchedule& run);
 
 }  // namespace pipesim
 #endif

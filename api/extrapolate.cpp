@@ -7,6 +7,7 @@
 
 #include "api/predicted_run.h"
 #include "cost_models/chunk_layers.h"
+#include "io/hardware_profile_reader.h"
 #include "report/format.h"
 #include "sim/errors.h"
 
@@ -19,7 +20,7 @@ struct ScheduleChoice {
   std::vector<std::pair<std::string, std::string>> params;
 };
 
-// The schedules of issue 5, in report order.
+// The schedules compared, in report order.
 const std::vector<ScheduleChoice>& schedule_choices() {
   static const std::vector<ScheduleChoice> choices = {{"1f1b-flush", {}},
                                                       {"interleaved-1f1b", {{"chunks", "v"}}},

@@ -8,7 +8,9 @@
 
 #include "api/stage_costs.h"
 #include "cli/commands.h"
+#include "io/hardware_profile_reader.h"
 #include "io/zb_reference.h"
+#include "report/fit_report.h"
 #include "report/format.h"
 
 namespace pipesim {

@@ -9,6 +9,7 @@
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "cli/commands.h"
+#include "cli/execution_summary.h"
 
 namespace pipesim {
 namespace {

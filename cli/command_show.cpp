@@ -3,8 +3,8 @@
 
 #include <iostream>
 
-#include "api/quick_scenario.h"
 #include "cli/commands.h"
+#include "cli/quick_scenario_options.h"
 #include "report/timeline_text.h"
 
 namespace pipesim {

@@ -1,4 +1,4 @@
-#include "cost_models/hardware_profile.h"
+#include "io/hardware_profile_reader.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -11,8 +11,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "io/data_dirs.h"
 #include "io/yaml_reader.h"
-#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 #include "sim/value_ranges.h"
@@ -21,22 +21,6 @@ namespace pipesim {
 namespace {
 
 constexpr const char* kFormat = "pipesim-hardware-profile-1";
-
-// Where x falls on a sorted grid: the lower index, the weight of the upper point (log scale), and the factor
-// by which the rate shrinks below the grid.
-struct AxisPoint {
-  size_t lo = 0;
-  double t = 0;
-  double scale = 1;
-};
-
-AxisPoint locate(const std::vector<double>& grid, double x) {
-  if (x <= grid.front()) return {0, 0, x / grid.front()};
-  if (x >= grid.back()) return {grid.size() - 1, 0, 1};
-  const size_t hi = static_cast<size_t>(std::upper_bound(grid.begin(), grid.end(), x) - grid.begin());
-  const size_t lo = hi - 1;
-  return {lo, std::log(x / grid[lo]) / std::log(grid[hi] / grid[lo]), 1};
-}
 
 std::vector<double> sorted_unique(std::set<double> values) {
   return {values.begin(), values.end()};
@@ -91,52 +75,6 @@ void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfil
 }
 
 }  // namespace
-
-GemmTable::GemmTable(std::string dtype, std::vector<double> m, std::vector<double> n, std::vector<double> k,
-                     std::vector<double> tflops)
-    : dtype_(std::move(dtype)),
-      m_(std::move(m)),
-      n_(std::move(n)),
-      k_(std::move(k)),
-      tflops_(std::move(tflops)) {
-  if (m_.empty() || n_.empty() || k_.empty() || tflops_.size() != m_.size() * n_.size() * k_.size()) {
-    throw InputError(fmt::format("GEMM table {}: the rates must fill the m x n x k grid", dtype_));
-  }
-}
-
-double GemmTable::tflops_at(double m, double n, double k) const {
-  const AxisPoint pm = locate(m_, m), pn = locate(n_, n), pk = locate(k_, k);
-  double value = 0;
-  for (int dm = 0; dm < 2; ++dm) {
-    const double wm = dm ? pm.t : 1 - pm.t;
-    if (wm == 0) continue;
-    for (int dn = 0; dn < 2; ++dn) {
-      const double wn = dn ? pn.t : 1 - pn.t;
-      if (wn == 0) continue;
-      for (int dk = 0; dk < 2; ++dk) {
-        const double wk = dk ? pk.t : 1 - pk.t;
-        if (wk == 0) continue;
-        value += wm * wn * wk * at(pm.lo + dm, pn.lo + dn, pk.lo + dk);
-      }
-    }
-  }
-  return value * pm.scale * pn.scale * pk.scale;
-}
-
-double GemmTable::seconds(double m, double n, double k) const {
-  if (m <= 0 || n <= 0 || k <= 0) return 0;
-  return 2.0 * m * n * k / (tflops_at(m, n, k) * 1e12);
-}
-
-const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
-  std::string have;
-  for (const GemmTable& t : gemm) {
-    if (t.dtype() == dtype) return t;
-    have += (have.empty() ? "" : ", ") + t.dtype();
-  }
-  throw InputError(fmt::format("{}: hardware profile has no GEMM measurements for dtype '{}' (it has: {})",
-                               source, dtype, have));
-}
 
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
   YAML::Node root;
@@ -215,17 +153,18 @@ HardwareProfile load_hardware_profile(const std::string& path) {
 }
 
 std::string profiles_directory() {
-  return std::string(PIPESIM_SOURCE_DIR) + "/gpu_calibration/profiles";
+  return find_data_path("gpu_calibration/profiles", "the shipped hardware profiles");
 }
 
 std::string resolve_profile_path(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   if (fs::is_regular_file(name_or_path)) return name_or_path;
-  const fs::path shipped = fs::path(profiles_directory()) / (name_or_path + ".yaml");
+  const std::string directory = profiles_directory();  // throws, saying where it looked, when there is none
+  const fs::path shipped = fs::path(directory) / (name_or_path + ".yaml");
   if (name_or_path.find('/') == std::string::npos && fs::is_regular_file(shipped)) return shipped.string();
   std::vector<std::string> names;
-  if (fs::is_directory(profiles_directory())) {
-    for (const auto& entry : fs::directory_iterator(profiles_directory())) {
+  if (fs::is_directory(directory)) {
+    for (const auto& entry : fs::directory_iterator(directory)) {
       if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
     }
   }
@@ -233,7 +172,7 @@ std::string resolve_profile_path(const std::string& name_or_path) {
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   throw InputError(fmt::format("hardware profile '{}': no such file, and not a profile in {} (there: {})",
-                               name_or_path, profiles_directory(), list.empty() ? "none" : list));
+                               name_or_path, directory, list.empty() ? "none" : list));
 }
 
 }  // namespace pipesim

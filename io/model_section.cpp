@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "io/hardware_profile_reader.h"
 #include "sim/errors.h"
 
 namespace pipesim {

@@ -1,8 +1,6 @@
 #pragma once
 // A scenario: the pipeline shape, the costs, the communication model, the optimizer synchronisation and the
 // schedules to compare. Read from YAML (format in README.md) with every key checked.
-#include <yaml-cpp/yaml.h>
-
 #include <optional>
 #include <string>
 #include <vector>

@@ -31,7 +31,7 @@ struct ZbMeasured {
   double memory_gb_1f1b = 0, memory_gb_zb2p = 0;
 };
 
-// data/zero_bubble in the source tree.
+// data/zero_bubble, found on the data search path (io/data_dirs.h).
 std::string default_reference_data_dir();
 
 // Each throws InputError naming the file, line and column for a malformed row.
@@ -55,7 +55,5 @@ struct FitRow {
 };
 
 std::vector<FitRow> a100_fit_rows(const HardwareProfile& profile, const std::string& data_dir);
-// The residual table, with the largest |error| of F, I and W at the end.
-std::string render_fit_report(const std::vector<FitRow>& rows, const std::string& profile_source);
 
 }  // namespace pipesim

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "io/scenario.h"
 #include "report/format.h"
 
 namespace pipesim {

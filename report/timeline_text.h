@@ -3,7 +3,7 @@
 // its letter and microbatch ("F3", "B12"), idle time as dots, a time ruler and a legend.
 #include <string>
 
-#include "api/simulation.h"
+#include "analysis/run_result.h"
 
 namespace pipesim {
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "api/execute.h"
+#include "cli/execution_summary.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -1,0 +1,15 @@
+#pragma once
+// The JSON line `pipesim execute` prints for one executed run (api/execute.h).
+#ifdef PIPESIM_HAS_EXECUTOR
+#include <nlohmann/json.hpp>
+
+#include "api/execute.h"
+
+namespace pipesim {
+
+// Per run: makespan, mean loss of the first and last batch, per-stage largest drift, per-device peak of live
+// activation bytes.
+nlohmann::json execution_summary(const ExecutedSchedule& run);
+
+}  // namespace pipesim
+#endif
