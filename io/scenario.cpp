@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/data_dirs.h"
 #include "io/model_section.h"
 #include "io/yaml_reader.h"
-#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 
@@ -350,7 +350,7 @@ std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
 }
 
 std::string default_scenario_path() {
-  return std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml";
+  return find_data_path("scenarios/default.yaml", "the default scenario");
 }
 
 }  // namespace pipesim
