@@ -2,16 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "api/resolve.h"
 #include "api/simulation.h"
 #include "cost_models/transformer_costs.h"
-#include "schedules/registry.h"
 #include "sim/errors.h"
 
 namespace pipesim {
 namespace {
 
-std::vector<StageRow> rows_of(const Scenario& scenario, const PipelineLayout& layout) {
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+std::vector<StageRow> rows_of(const Scenario& scenario, const PipelineLayout& layout,
+                              const std::unique_ptr<CostModel>& costs) {
   std::vector<StageRow> rows;
   if (const auto* transformer = dynamic_cast<const TransformerCostModel*>(costs.get())) {
     for (const StageCosts& c : transformer->stages()) {
@@ -45,7 +45,8 @@ ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
   if (entry == 0) {
     result.scenario = scenario;
     result.devices = scenario.stages;
-    result.rows = rows_of(scenario, PipelineLayout::linear(scenario.stages));
+    const PipelineLayout layout = PipelineLayout::linear(scenario.stages);
+    result.rows = rows_of(scenario, layout, make_cost_model(scenario, layout));
     return result;
   }
   const std::vector<ScheduleRequest> requests = requested_schedules(scenario);
@@ -53,13 +54,14 @@ ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
     throw InputError(fmt::format("--entry {}: the scenario {} has schedule entries 1 to {}", entry,
                                  scenario.source, requests.size()));
   }
-  const ScheduleRequest& request = requests[entry - 1];
-  result.scenario = scenario_for(scenario, request);  // as simulate_schedule does
-  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
-  result.entry = schedule->label() + pipeline_label(result.scenario, request);
-  const PipelineLayout layout = schedule->layout(result.scenario.stages);
-  result.devices = layout.devices;
-  result.rows = rows_of(result.scenario, layout);
+  // Exactly what simulate_schedule runs, without the checks a run needs (nothing is run here).
+  ResolveOptions no_checks;
+  no_checks.check = false;
+  const ResolvedRun run = resolve(scenario, requests[entry - 1], no_checks);
+  result.scenario = run.scenario;
+  result.entry = run.label;
+  result.devices = run.layout.devices;
+  result.rows = rows_of(run.scenario, run.layout, run.costs);
   return result;
 }
 

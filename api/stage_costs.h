@@ -1,7 +1,6 @@
 #pragma once
-// The per-stage costs `pipesim costs` shows, resolved exactly as a run resolves them (cli/simulation.cpp):
-// the entry's pipeline: overrides (global batch, microbatches, microbatch size), the schedule's layout, the
-// layer split, through the same make_cost_model.
+// The per-stage costs `pipesim costs` shows, resolved by the run's own resolve() (api/resolve.h): the entry's
+// pipeline: overrides (global batch, microbatches, microbatch size), the schedule's layout, the layer split.
 #include <string>
 #include <vector>
 
