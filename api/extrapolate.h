@@ -46,7 +46,7 @@ inline constexpr const char* kPaciPaperMethod = "paci-paper-method";
 Extrapolation run_extrapolation(const ExtrapolateOptions& options,
                                 const std::function<void(const std::string&)>& progress);
 
-// Exactly the columns of issue 5: model, stages, microbatch_size, microbatches, schedule,
+// Exactly these columns: model, stages, microbatch_size, microbatches, schedule,
 // throughput_samples_per_gpu_s, peak_memory_gb, bubble_fraction, drift_max,
 // measured_throughput_samples_per_gpu_s, measured_memory_gb.
 std::string extrapolation_csv(const Extrapolation& e);

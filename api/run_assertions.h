@@ -1,6 +1,6 @@
 #pragma once
-// Physics a simulated run must obey before any of its figures is printed (DESIGN.md §3): a figure that breaks
-// one is a bug in pipesim, raised as InternalError naming the run, never a number in a report.
+// Physics a simulated run must obey before any of its figures is printed (docs/design.md §5): a figure that
+// breaks one is a bug in pipesim, raised as InternalError naming the run, never a number in a report.
 #include <string>
 
 #include "api/simulation.h"

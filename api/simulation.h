@@ -5,33 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/drift.h"
-#include "analysis/memory_model.h"
-#include "analysis/task_graph.h"
+#include "analysis/run_result.h"
 #include "io/scenario.h"
-#include "schedules/guarantees.h"
 #include "sim/comm_model.h"
-#include "sim/metrics.h"
-#include "sim/trace.h"
 
 namespace pipesim {
-
-struct SimulationResult {
-  std::string schedule;        // label, with parameters
-  PipelineSpec spec;           // spec.batches: the batches actually simulated
-  int batches_requested = 1;   // the scenario's `batches`, a minimum
-  int simulations = 0;         // runs the steady-state search took (sim/steady_state.h)
-  double microbatch_size = 1;  // b (a mean when the global batch does not split evenly)
-  int seq_len = 0;
-  std::vector<Bytes> activation_bytes_per_microbatch;  // per device, over its chunks (M_B)
-  RunTrace trace;
-  RunMetrics metrics;  // over the steady-state window [first_steady_batch, last_batch)
-  TaskGraphReport graph;
-  DriftReport drift;                 // measured on the trace; means over the metrics' steady-state batches
-  WeightGuarantees guarantees;       // what the schedule promises, per stage
-  MemoryReport memory;               // weights x live versions + gradients + optimizer state + activations
-  double memory_capacity_bytes = 0;  // one device's memory, from the hardware profile; 0 when unknown
-};
 
 struct SimulationOptions {
   bool analyze_graph = true;  // build and validate the task graph (critical path)

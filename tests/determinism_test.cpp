@@ -1,5 +1,5 @@
-// Determinism (DESIGN.md §3): the same scenario gives byte-identical JSON and CSV, in one process and across
-// processes. The scenario has heterogeneous stages, comm latency and many same-instant ties.
+// Determinism (docs/design.md §3): the same scenario gives byte-identical JSON and CSV, in one process and
+// across processes. The scenario has heterogeneous stages, comm latency and many same-instant ties.
 #include <gtest/gtest.h>
 
 #include <algorithm>

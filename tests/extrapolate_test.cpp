@@ -1,5 +1,5 @@
 // pipesim extrapolate: the rows, the published figures beside them, the PACI paper's method, the CSV columns
-// of issue 5, and the predicted/measured ratios in the Markdown.
+// of the extrapolation, and the predicted/measured ratios in the Markdown.
 #include "api/extrapolate.h"
 
 #include <fmt/format.h>

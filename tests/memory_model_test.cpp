@@ -114,7 +114,7 @@ TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
     EXPECT_EQ(m.weight_versions_max, 1);
 }
 
-// DESIGN.md §4 / issue 5: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within
+// docs/design.md §6: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within
 // 10% of the paper's measurements (A100 80GB, GB = 1e9 bytes).
 TEST(MemoryModel, ZeroBubblePaperPeaksWithinTenPercent) {
   const std::string data = default_reference_data_dir();

@@ -1,4 +1,4 @@
-// Weight memory = parameter bytes x live weight versions (issue 4): PipeDream's grows with depth, PACI's does
+// Weight memory = parameter bytes x live weight versions: PipeDream's grows with depth, PACI's does
 // not.
 #include <gtest/gtest.h>
 
