@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "api/simulation.h"
 #include "cli/commands.h"
 #include "cli/quick_scenario_options.h"
 #include "report/timeline_text.h"
