@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "cli/simulation.h"
+#include "api/simulation.h"
 #include "pipesim_source_dir.h"
 
 namespace pipesim {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "cli/simulation.h"
+#include "api/resolve.h"
 #include "pipesim_source_dir.h"
 #include "schedules/zb_greedy.h"
 
@@ -17,14 +17,11 @@ void BM_Zb2pSearchN32M96(benchmark::State& state) {
   const Scenario scenario =
       load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m96.yaml",
                     {"pipeline.stages=32", "pipeline.microbatches=96", "pipeline.batches=4"});
-  const PipelineLayout layout = PipelineLayout::linear(scenario.stages);
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
-  PipelineSpec spec;
-  spec.devices = scenario.stages;
-  spec.microbatches = scenario.microbatches;
-  spec.batches = scenario.batches;
+  // The run's own resolution of zb-2p on this scenario (costs, comm), with the sync under test.
+  const ResolvedRun run = resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
+  PipelineSpec spec = run.spec;
   spec.sync = sync;
-  spec.make_comm = [&] { return make_comm_model(scenario, layout); };
+  const CostModel* costs = run.costs.get();
   TimeNs period_ns = 0;
   for (auto _ : state) {
     const ZbCandidate best = zb_search(spec, *costs, 2.0);

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cost_models/hardware_profile.h"
 #include "gpu_calibration/cpu_calibrate.h"
+#include "io/hardware_profile_reader.h"
 #include "sim/errors.h"
 
 namespace pipesim {

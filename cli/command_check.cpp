@@ -6,7 +6,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "cli/check.h"
+#include "api/check.h"
 #include "cli/commands.h"
 
 namespace pipesim {

@@ -6,10 +6,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "api/stage_costs.h"
 #include "cli/commands.h"
-#include "cli/format.h"
-#include "cli/stage_costs.h"
-#include "cli/zb_reference.h"
+#include "io/hardware_profile_reader.h"
+#include "io/zb_reference.h"
+#include "report/fit_report.h"
+#include "report/format.h"
 
 namespace pipesim {
 namespace {

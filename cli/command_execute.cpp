@@ -8,14 +8,15 @@
 #include <sstream>
 #include <type_traits>
 
+#include "api/execute.h"
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
 #include "cli/commands.h"
-#include "cli/execute.h"
+#include "cli/execution_summary.h"
 #include "cli/model_options.h"
-#include "cli/schedule_selection.h"
-#include "cli/simulation.h"
 #include "executor/mpi_transport.h"
-#include "sim/errors.h"
 #include "executor/scenario_training.h"
+#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -1,49 +1,27 @@
 // pipesim export SCHEDULE --stages N --microbatches M [--chunks v] [--costs F,I,W] [--comm ms] [--csv FILE]
-#include <fmt/format.h>
-
+// pipesim export SCENARIO.yaml [--entry K] [--set key=value] [--csv FILE]
+#include <filesystem>
 #include <iostream>
 
+#include "api/schedule_export.h"
 #include "cli/commands.h"
-#include "cli/quick_scenario.h"
-#include "cli/schedule_export.h"
-#include "cli/simulation.h"
-#include "schedules/pytorch_csv.h"
-#include "schedules/registry.h"
-#include "sim/errors.h"
-#include "sim/resource_estimate.h"
+#include "cli/quick_scenario_options.h"
 
 namespace pipesim {
-
-std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request) {
-  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
-  const auto* static_schedule = dynamic_cast<const StaticSchedule*>(schedule.get());
-  if (static_schedule == nullptr) {
-    throw InputError(fmt::format("schedule '{}' decides at run time; only static schedules can be exported",
-                                 schedule->label()));
-  }
-  PipelineSpec spec;
-  spec.devices = scenario.stages;
-  spec.microbatches = scenario.microbatches;
-  spec.batches = 1;
-  spec.sync = scenario.sync.value_or(schedule->default_sync());
-  schedule->check(spec);
-  const PipelineLayout layout = schedule->layout(scenario.stages);
-  // One batch, no trace or graph kept, but the generators (zb-1p/2p) simulate it: the same estimate as a run.
-  check_resources({layout.devices, layout.stages, scenario.microbatches, 1, false,
-                   scenario.comm.model == CommSpec::Model::kLink},
-                  schedule->label());
-  // Cost-aware generators (zb-1p/2p) plan with the run's comm model, as in simulate_schedule.
-  spec.make_comm = [scenario, layout] { return make_comm_model(scenario, layout); };
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
-  return format_pytorch_csv(static_schedule->batch_actions(spec, *costs));
-}
 
 namespace {
 
 struct ExportArgs {
   QuickScenarioArgs scenario;
   std::string csv_path;
+  std::vector<std::string> overrides;
+  int entry = 1;
 };
+
+// SCHEDULE names a scenario file: its entry is planned with the scenario's own costs (zb-1p/2p included).
+bool names_scenario_file(const std::string& argument) {
+  return argument.size() > 5 && argument.ends_with(".yaml") && std::filesystem::is_regular_file(argument);
+}
 
 }  // namespace
 
@@ -54,9 +32,17 @@ void add_export_command(CLI::App& app) {
       "write a static schedule's per-device lists for one batch in PyTorch's pipelining CSV format");
   add_quick_scenario_options(cmd, args->scenario);
   cmd->add_option("--csv", args->csv_path, "write the CSV to this file (default: standard output)");
+  cmd->add_option("--entry", args->entry,
+                  "with a scenario file (SCENARIO.yaml instead of SCHEDULE): its schedule entry to export, "
+                  "1-based")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--set", args->overrides, "with a scenario file: override a scenario key");
   cmd->callback([args] {
     const std::string csv =
-        export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario));
+        names_scenario_file(args->scenario.schedule)
+            ? export_scenario_entry_csv(load_scenario(args->scenario.schedule, args->overrides), args->entry)
+            : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario));
     if (args->csv_path.empty()) {
       std::cout << csv;
     } else {

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/extrapolate.h"
 #include "cli/commands.h"
-#include "cli/extrapolate.h"
-#include "cli/zb_reference.h"
+#include "io/zb_reference.h"
 #include "report/progress_bar.h"
 
 namespace pipesim {

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
 #include "cli/commands.h"
-#include "cli/report.h"
-#include "cli/schedule_selection.h"
-#include "cli/simulation.h"
-#include "cli/trace_writer.h"
+#include "report/report.h"
+#include "report/trace_writer.h"
 #include "report/progress_bar.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"

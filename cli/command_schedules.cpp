@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/format.h"
+#include "report/format.h"
 #include "schedules/registry.h"
 
 namespace pipesim {

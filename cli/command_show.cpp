@@ -3,9 +3,10 @@
 
 #include <iostream>
 
+#include "api/simulation.h"
 #include "cli/commands.h"
-#include "cli/quick_scenario.h"
-#include "cli/timeline_text.h"
+#include "cli/quick_scenario_options.h"
+#include "report/timeline_text.h"
 
 namespace pipesim {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <iostream>
 
+#include "api/sweep.h"
 #include "cli/commands.h"
-#include "cli/sweep.h"
-#include "cli/sweep_failure.h"
+#include "api/sweep_failure.h"
 #include "sim/errors.h"
 
 namespace pipesim {

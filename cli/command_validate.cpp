@@ -7,9 +7,9 @@
 
 #include "cli/commands.h"
 #include "cli/model_options.h"
-#include "cli/schedule_selection.h"
-#include "cli/simulation.h"
-#include "cli/validate.h"
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
+#include "api/validate.h"
 
 namespace pipesim {
 namespace {

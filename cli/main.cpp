@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/error_message.h"
+#include "io/data_dirs.h"
 #include "pipesim_version.h"
 #include "sim/resource_estimate.h"
 
@@ -17,6 +18,10 @@ int main(int argc, char** argv) {
                                   "refuse a run whose estimated memory (trace, task graph, engine state) "
                                   "exceeds this many GB (default 4)")
       ->check(CLI::Range(0.001, 1e6));
+  app.add_option_function<std::string>(
+      "--data-dir", pipesim::set_data_dir,
+      "look for profiles, reference data and the default scenario here first "
+      "(then PIPESIM_DATA_DIR, <prefix>/share/pipesim, the source tree)");
   pipesim::add_run_command(app);
   pipesim::add_schedules_command(app);
   pipesim::add_costs_command(app);

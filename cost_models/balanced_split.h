@@ -13,7 +13,7 @@ struct PartitionItem {
 };
 
 // What one stage would need: static + in_flight × activation bytes, with in_flight = parts − g for stage g
-// (0-based): 1F1B's (and PACI's) peak of N − i + 1 microbatches on stage i (1-based, DESIGN.md §2).
+// (0-based): 1F1B's (and PACI's) peak of N − i + 1 microbatches on stage i (1-based, docs/design.md §4).
 double stage_memory_bytes(const PartitionItem& sum, int stage, int parts);
 
 // Splits `items` into `parts` non-empty contiguous groups minimising the largest group's summed time, subject

@@ -1,26 +1,14 @@
 #include "cost_models/hardware_profile.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <set>
-#include <sstream>
-#include <tuple>
 
-#include "pipesim_source_dir.h"
-#include "scenarios/yaml_reader.h"
 #include "sim/errors.h"
-#include "sim/text_file.h"
-#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
-
-constexpr const char* kFormat = "pipesim-hardware-profile-1";
 
 // Where x falls on a sorted grid: the lower index, the weight of the upper point (log scale), and the factor
 // by which the rate shrinks below the grid.
@@ -36,58 +24,6 @@ AxisPoint locate(const std::vector<double>& grid, double x) {
   const size_t hi = static_cast<size_t>(std::upper_bound(grid.begin(), grid.end(), x) - grid.begin());
   const size_t lo = hi - 1;
   return {lo, std::log(x / grid[lo]) / std::log(grid[hi] / grid[lo]), 1};
-}
-
-std::vector<double> sorted_unique(std::set<double> values) {
-  return {values.begin(), values.end()};
-}
-
-GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std::string& key) {
-  if (!rows.IsSequence() || rows.size() == 0) r.fail(rows, key, "a list of [m, n, k, tflops] rows");
-  std::set<double> ms, ns, ks;
-  std::map<std::tuple<double, double, double>, double> rate;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const YAML::Node row = rows[i];
-    const std::string row_key = fmt::format("{}[{}]", key, i);
-    if (!row.IsSequence() || row.size() != 4) r.fail(row, row_key, "[m, n, k, tflops]");
-    const double m = r.get_int(row[0], row_key + ".m", 1);
-    const double n = r.get_int(row[1], row_key + ".n", 1);
-    const double k = r.get_int(row[2], row_key + ".k", 1);
-    const double tflops = r.get_double(row[3], row_key + ".tflops", 0);
-    if (tflops <= 0) r.fail(row[3], row_key + ".tflops", "an achieved rate > 0");
-    if (!rate.emplace(std::make_tuple(m, n, k), tflops).second) {
-      r.fail(row, row_key, fmt::format("each (m, n, k) once; ({}, {}, {}) repeats", m, n, k));
-    }
-    ms.insert(m);
-    ns.insert(n);
-    ks.insert(k);
-  }
-  const std::vector<double> m = sorted_unique(ms), n = sorted_unique(ns), k = sorted_unique(ks);
-  std::vector<double> tflops;
-  for (double mi : m) {
-    for (double ni : n) {
-      for (double ki : k) {
-        const auto it = rate.find({mi, ni, ki});
-        if (it == rate.end()) {
-          throw InputError(
-              fmt::format("{}: expected a full grid over m x n x k ({} x {} x {} rows); missing "
-                          "[{}, {}, {}, ...]",
-                          r.where(rows, key), m.size(), n.size(), k.size(), mi, ni, ki));
-        }
-        tflops.push_back(it->second);
-      }
-    }
-  }
-  return GemmTable(key.substr(key.rfind('.') + 1), m, n, k, tflops);
-}
-
-void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfile& p) {
-  const std::vector<std::string> keys = {"command", "date", "driver", "host", "notes"};
-  r.expect_map(node, "provenance", keys);
-  for (const std::string& key : keys) {
-    if (!node[key]) r.fail(node, "provenance." + key, "a string (where the profile came from)");
-    p.provenance[key] = r.get_string(node[key], "provenance." + key);
-  }
 }
 
 }  // namespace
@@ -136,104 +72,6 @@ const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
   }
   throw InputError(fmt::format("{}: hardware profile has no GEMM measurements for dtype '{}' (it has: {})",
                                source, dtype, have));
-}
-
-HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
-  const YamlReader r(source);
-  r.expect_map(root, "",
-               {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",
-                "memory_capacity_gb", "launch_overhead_us", "link", "gemm"});
-  HardwareProfile p;
-  p.source = source;
-  p.name = std::filesystem::path(source).stem().string();
-  if (!root["format"] || r.get_string(root["format"], "format") != kFormat) {
-    r.fail(root["format"], "format", fmt::format("'{}'", kFormat));
-  }
-  const YAML::Node device = root["device"];
-  if (!device) r.fail(root, "device", "{name: ..., kind: gpu|cpu}");
-  r.expect_map(device, "device", {"name", "kind"});
-  if (!device["name"]) r.fail(device, "device.name", "the device's name");
-  p.device_name = r.get_string(device["name"], "device.name");
-  p.device_kind = device["kind"] ? r.get_string(device["kind"], "device.kind") : "";
-  if (p.device_kind != "gpu" && p.device_kind != "cpu")
-    r.fail(device["kind"], "device.kind", "'gpu' or 'cpu'");
-  if (!root["provenance"]) r.fail(root, "provenance", "command, date, driver, host and notes");
-  read_provenance(r, root["provenance"], p);
-  if (const YAML::Node peak = root["peak_tflops"]) {
-    if (!peak.IsMap()) r.fail(peak, "peak_tflops", "a map dtype: TFLOP/s");
-    for (const auto& entry : peak) {
-      const std::string dtype = entry.first.Scalar();
-      p.peak_tflops[dtype] = r.get_double(entry.second, "peak_tflops." + dtype, 0);
-    }
-  }
-  if (!root["memory_bandwidth_gb_per_s"])
-    r.fail(root, "memory_bandwidth_gb_per_s", "the achieved copy bandwidth");
-  p.memory_bandwidth_gb_per_s =
-      r.get_double(root["memory_bandwidth_gb_per_s"], "memory_bandwidth_gb_per_s", 1e-3);
-  if (root["memory_capacity_gb"]) {
-    p.memory_capacity_gb = r.get_double(root["memory_capacity_gb"], "memory_capacity_gb", 1e-3);
-  }
-  if (!root["launch_overhead_us"]) r.fail(root, "launch_overhead_us", "the time to launch one kernel");
-  p.launch_overhead_us = r.get_double(root["launch_overhead_us"], "launch_overhead_us", 0);
-  if (const YAML::Node link = root["link"]) {
-    r.expect_map(link, "link", {"bandwidth_gb_per_s", "latency_us", "source"});
-    if (!link["bandwidth_gb_per_s"] || !link["latency_us"]) {
-      r.fail(link, "link", "bandwidth_gb_per_s and latency_us");
-    }
-    LinkSpec spec;
-    spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], "link.bandwidth_gb_per_s", 1e-6);
-    spec.latency_us = r.get_double(link["latency_us"], "link.latency_us", 0);
-    // One time value (sim/value_ranges.h): the latency is added to every transfer of a run.
-    if (spec.latency_us > kMaxTimeMs * 1e3)
-      r.fail(link["latency_us"], "link.latency_us",
-             fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
-    if (link["source"]) spec.source = r.get_string(link["source"], "link.source");
-    p.link = spec;
-  }
-  const YAML::Node gemm = root["gemm"];
-  if (!gemm || !gemm.IsMap() || gemm.size() == 0) {
-    r.fail(gemm, "gemm", "a map dtype: [[m, n, k, tflops], ...] with at least one dtype");
-  }
-  for (const auto& entry : gemm) {
-    const std::string dtype = entry.first.Scalar();
-    if (dtype != "bf16" && dtype != "fp16" && dtype != "fp32") {
-      r.fail(entry.first, "gemm." + dtype, "a dtype: bf16, fp16 or fp32");
-    }
-    p.gemm.push_back(read_gemm_table(r, entry.second, "gemm." + dtype));
-  }
-  return p;
-}
-
-HardwareProfile load_hardware_profile(const std::string& path) {
-  return parse_hardware_profile(read_text_file(path, "hardware profile"), path);
-}
-
-std::string profiles_directory() {
-  return std::string(PIPESIM_SOURCE_DIR) + "/gpu_calibration/profiles";
-}
-
-std::string resolve_profile_path(const std::string& name_or_path) {
-  namespace fs = std::filesystem;
-  if (fs::is_regular_file(name_or_path)) return name_or_path;
-  const fs::path shipped = fs::path(profiles_directory()) / (name_or_path + ".yaml");
-  if (name_or_path.find('/') == std::string::npos && fs::is_regular_file(shipped)) return shipped.string();
-  std::vector<std::string> names;
-  if (fs::is_directory(profiles_directory())) {
-    for (const auto& entry : fs::directory_iterator(profiles_directory())) {
-      if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(fmt::format("hardware profile '{}': no such file, and not a profile in {} (there: {})",
-                               name_or_path, profiles_directory(), list.empty() ? "none" : list));
 }
 
 }  // namespace pipesim

@@ -2,8 +2,8 @@
 // A hardware profile: what one device achieves, measured by pipesim's microbenchmarks (gpu_calibration/) or
 // fitted to published timings. GEMM throughput is a grid over (m, n, k) per dtype; between grid points it is
 // interpolated, so small GEMMs (small microbatches) run at the lower rate the device really achieves.
-// Format: gpu_calibration/README.md. The writer is gpu_calibration/profile_writer.h (shared with the CUDA
-// program).
+// Format: gpu_calibration/README.md; the reader is io/hardware_profile_reader.h. The writer is
+// gpu_calibration/profile_writer.h (shared with the CUDA program).
 #include <map>
 #include <optional>
 #include <string>
@@ -58,14 +58,5 @@ struct HardwareProfile {
   // Throws InputError naming the profile and the dtypes it has.
   const GemmTable& gemm_table(const std::string& dtype) const;
 };
-
-// Throws InputError with file:line:key for anything malformed (unknown keys, incomplete grid, rates <= 0).
-HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source);
-HardwareProfile load_hardware_profile(const std::string& path);
-
-// A name in gpu_calibration/profiles/ (without .yaml) or a path to a profile file. Throws InputError listing
-// the shipped profiles when neither exists.
-std::string resolve_profile_path(const std::string& name_or_path);
-std::string profiles_directory();
 
 }  // namespace pipesim

@@ -1,5 +1,5 @@
 #pragma once
-// Costs predicted from a GPT-style transformer and a hardware profile (DESIGN.md §4).
+// Costs predicted from a GPT-style transformer and a hardware profile (docs/design.md §6).
 //
 // Per layer and microbatch of b samples of s tokens, hidden h, a heads:
 //   FLOPs  F = s·b·h(24h + 4s), I = s·b·h(24h + 8s), W = 24·s·b·h²   (matmuls only)

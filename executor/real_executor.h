@@ -2,8 +2,8 @@
 // Real mode: one worker thread per device, running concurrently. Each asks its device's DevicePolicy (the
 // very objects of schedule->plan(...)) for the next op through a LocalView over its own state only: which
 // tensors arrived, which ops of its stages are done, its weight versions and in-flight counts, and the
-// transport's barrier. An op is ready under the engine's rules (DESIGN.md §1). Times are the monotonic clock
-// and the thread's CPU time; they mean something only when every worker has its own core.
+// transport's barrier. An op is ready under the engine's rules (docs/design.md §2). Times are the monotonic
+// clock and the thread's CPU time; they mean something only when every worker has its own core.
 #include "executor/execution_result.h"
 #include "executor/training_setup.h"
 #include "executor/transport.h"

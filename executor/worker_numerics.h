@@ -44,7 +44,7 @@ class WorkerNumerics {
   // Runs the op. Throws ScheduleError when an input or a weight version is missing.
   OpReadout execute(const Action& a);
 
-  // Local state, for the ready rules (DESIGN.md §1) and the policies' LocalView.
+  // Local state, for the ready rules (docs/design.md §2) and the policies' LocalView.
   bool has(const TensorTag& tag) const;
   bool forward_done(int stage, int mb) const;
   bool input_grad_done(int stage, int mb) const;

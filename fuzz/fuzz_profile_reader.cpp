@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cost_models/hardware_profile.h"
+#include "io/hardware_profile_reader.h"
 #include "sim/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

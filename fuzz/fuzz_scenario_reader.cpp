@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/simulation.h"
-#include "scenarios/scenario.h"
+#include "api/simulation.h"
+#include "io/scenario.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"
 

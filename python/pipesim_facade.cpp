@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/quick_scenario.h"
-#include "cli/report.h"
+#include "api/quick_scenario.h"
+#include "report/report.h"
 #include "report/result_record.h"
-#include "cli/schedule_export.h"
-#include "cli/schedule_selection.h"
-#include "cli/simulation.h"
-#include "cli/sweep.h"
+#include "api/schedule_export.h"
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
+#include "api/sweep.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cli/report.h"
+#include "report/report.h"
 
 namespace pipesim {
 namespace {

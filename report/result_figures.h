@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/simulation.h"
+#include "analysis/run_result.h"
 
 namespace pipesim {
 

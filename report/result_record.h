@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/report.h"
-#include "cli/simulation.h"
+#include "report/report.h"
+#include "analysis/run_result.h"
 
 namespace pipesim {
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <sstream>
 
-#include "cli/format.h"
-#include "cli/report.h"
+#include "report/format.h"
+#include "report/report.h"
 #include "report/result_figures.h"
 #include "sim/errors.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/simulation.h"
+#include "analysis/run_result.h"
 
 namespace pipesim {
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "scenarios/yaml_reader.h"
+#include "io/yaml_reader.h"
 
 namespace pipesim {
 namespace {

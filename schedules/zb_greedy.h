@@ -15,7 +15,7 @@
 //             before each I once its forwards are done. With prioritize_input_grad a stage >= 2 forwards
 //             ahead of the next skips its F when the next stage's F+I would otherwise wait for it.
 //   end       leftover Ws.
-// Memory: an F holds M_B, its I releases M_B - M_W, its W the remaining M_W (DESIGN.md §3).
+// Memory: an F holds M_B, its I releases M_B - M_W, its W the remaining M_W (docs/design.md §5).
 //
 // zb_search runs the greedy for all 8 flag settings (under the limit and under N * M_B) and adds the
 // handcrafted ZB-H1 and ZB-H2 when they fit the limit and 1F1B's order (I then W at once) as a floor; every

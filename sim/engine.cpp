@@ -15,6 +15,59 @@ constexpr std::uint8_t kForwardDone = 1;
 constexpr std::uint8_t kInputGradDone = 2;   // I, or the input half of B
 constexpr std::uint8_t kWeightGradDone = 4;  // W, or the weight half of B
 
+// Where a microbatch op's input comes from and its output goes, in model order.
+enum class Neighbour : std::uint8_t {
+  kNone,
+  kPrevious,  // the stage before: activations (none for the first stage)
+  kNext,      // the stage after: gradients (none for the last stage)
+};
+
+// The dependency rules of one microbatch op kind (docs/design.md §2), in one table so that a new kind (a
+// fused F&B, a recompute) is one more entry. U (an optimizer step) is not a microbatch op: it waits for its
+// barrier and moves its stage's version.
+struct OpRule {
+  std::uint8_t needs_done = 0;              // bits of its own (stage, microbatch) that must be set first...
+  OpKind needs_done_op = OpKind::F;         // ...by this op (named when the run deadlocks)
+  Neighbour input_from = Neighbour::kNone;  // the transfer it waits for
+  bool pins_forward_version = false;        // reads the version the plan pins (double buffering)
+  std::uint8_t sets_done = 0;               // bits it sets when it ends
+  Neighbour output_to = Neighbour::kNone;   // the transfer it sends when it ends
+  bool holds_activations = false;  // starts holding the microbatch's activations (M_B): in flight from then
+  bool frees_activations = false;  // ends holding them (frees M_B): no longer in flight
+  int weight_grad_bytes_sign = 0;  // M_W when it ends: +1 kept (I), -1 freed (W)
+};
+
+constexpr OpRule rule_of(OpKind kind) {
+  switch (kind) {
+    case OpKind::F:
+      return {.input_from = Neighbour::kPrevious,
+              .pins_forward_version = true,
+              .sets_done = kForwardDone,
+              .output_to = Neighbour::kNext,
+              .holds_activations = true};
+    case OpKind::B:
+      return {.needs_done = kForwardDone,
+              .needs_done_op = OpKind::F,
+              .input_from = Neighbour::kNext,
+              .sets_done = kInputGradDone | kWeightGradDone,
+              .output_to = Neighbour::kPrevious,
+              .frees_activations = true};
+    case OpKind::I:
+      return {.needs_done = kForwardDone,
+              .needs_done_op = OpKind::F,
+              .input_from = Neighbour::kNext,
+              .sets_done = kInputGradDone,
+              .output_to = Neighbour::kPrevious,
+              .frees_activations = true,
+              .weight_grad_bytes_sign = +1};
+    case OpKind::W:
+      return {.needs_done = kInputGradDone, .needs_done_op = OpKind::I, .weight_grad_bytes_sign = -1};
+    case OpKind::U:
+      break;
+  }
+  return {};
+}
+
 struct MicrobatchState {
   TimeNs activation_arrival_ns = kNever;  // input activation from the previous stage is usable from then
   TimeNs gradient_arrival_ns = kNever;    // output gradient from the next stage is usable from then
@@ -94,18 +147,9 @@ class Engine final : public LocalView {
   bool is_ready(const Action& a) const override {
     if (a.kind == OpKind::U) return !a.synchronized || barrier_complete(a.microbatch);
     const MicrobatchState& st = state(a.stage, a.microbatch);
-    switch (a.kind) {
-      case OpKind::F:
-        return (a.stage == 0 || st.activation_arrival_ns <= now_) && has_forward_version(a);
-      case OpKind::B:
-      case OpKind::I:
-        return (st.done & kForwardDone) && (a.stage == layout_.stages - 1 || st.gradient_arrival_ns <= now_);
-      case OpKind::W:
-        return (st.done & kInputGradDone) != 0;
-      case OpKind::U:
-        break;
-    }
-    return false;
+    const OpRule rule = rule_of(a.kind);
+    return (st.done & rule.needs_done) == rule.needs_done && input_arrived(a, rule.input_from) &&
+           (!rule.pins_forward_version || has_forward_version(a));
   }
   int weight_version(int stage) const override { return stage_version_[stage]; }
   int in_flight(int stage) const override { return stage_in_flight_[stage]; }
@@ -116,6 +160,20 @@ class Engine final : public LocalView {
   }
   const MicrobatchState& state(int stage, int mb) const {
     return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
+  }
+
+  // Whether the transfer the op waits for has arrived; none is needed at the pipeline's ends.
+  bool input_arrived(const Action& a, Neighbour from) const {
+    const MicrobatchState& st = state(a.stage, a.microbatch);
+    switch (from) {
+      case Neighbour::kPrevious:
+        return a.stage == 0 || st.activation_arrival_ns <= now_;
+      case Neighbour::kNext:
+        return a.stage == layout_.stages - 1 || st.gradient_arrival_ns <= now_;
+      case Neighbour::kNone:
+        break;
+    }
+    return true;
   }
 
   // A forward pinned to a version (double buffering) waits until its stage has made that version.
@@ -193,26 +251,10 @@ class Engine final : public LocalView {
           fmt::format("device {} asked for {}: microbatches are 0..{}", d, describe(a), microbatches_ - 1));
     }
     const std::uint8_t done = state(a.stage, a.microbatch).done;
-    const std::uint8_t writes = bits_of(a.kind);
+    const std::uint8_t writes = rule_of(a.kind).sets_done;
     if (done & writes) {
       throw ScheduleError(fmt::format("device {} asked for {} a second time", d, describe(a)));
     }
-  }
-
-  static std::uint8_t bits_of(OpKind kind) {
-    switch (kind) {
-      case OpKind::F:
-        return kForwardDone;
-      case OpKind::B:
-        return kInputGradDone | kWeightGradDone;
-      case OpKind::I:
-        return kInputGradDone;
-      case OpKind::W:
-        return kWeightGradDone;
-      case OpKind::U:
-        return 0;
-    }
-    return 0;
   }
 
   void arrive_at_barrier(int d, int step) {
@@ -233,11 +275,14 @@ class Engine final : public LocalView {
           fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));
     }
     int version = stage_version_[a.stage];
-    if (a.kind == OpKind::F) {
+    const OpRule rule = rule_of(a.kind);
+    if (rule.pins_forward_version) {
       const int pinned = plan_.forward_reads.version_of(a.microbatch);
       if (pinned >= 0) version = pinned;
       MicrobatchState& st = state(a.stage, a.microbatch);
       st.forward_version = version;
+    }
+    if (rule.holds_activations) {
       ++stage_in_flight_[a.stage];
       ++dev.in_flight;
       change_memory(d, costs_.activation_bytes(a.stage));
@@ -261,26 +306,24 @@ class Engine final : public LocalView {
       return;
     }
     MicrobatchState& st = state(a.stage, a.microbatch);
-    st.done |= bits_of(a.kind);
-    switch (a.kind) {
-      case OpKind::F:
-        if (a.stage + 1 < layout_.stages) send(OpKind::F, a.stage, a.stage + 1, a.microbatch);
-        break;
-      case OpKind::B:
-      case OpKind::I: {
-        --stage_in_flight_[a.stage];
-        --dev.in_flight;
-        const Bytes kept = a.kind == OpKind::I ? costs_.weight_grad_activation_bytes(a.stage) : 0;
-        change_memory(d, kept - costs_.activation_bytes(a.stage));
-        if (a.stage > 0) send(a.kind, a.stage, a.stage - 1, a.microbatch);
-        break;
-      }
-      case OpKind::W:
-        change_memory(d, -costs_.weight_grad_activation_bytes(a.stage));
-        break;
-      case OpKind::U:
-        break;
+    const OpRule rule = rule_of(a.kind);
+    st.done |= rule.sets_done;
+    if (rule.frees_activations) {
+      --stage_in_flight_[a.stage];
+      --dev.in_flight;
     }
+    if (rule.frees_activations || rule.weight_grad_bytes_sign != 0) {
+      Bytes delta = rule.frees_activations ? -costs_.activation_bytes(a.stage) : 0;
+      if (rule.weight_grad_bytes_sign != 0) {
+        delta += rule.weight_grad_bytes_sign * costs_.weight_grad_activation_bytes(a.stage);
+      }
+      change_memory(d, delta);
+    }
+    if (rule.output_to == Neighbour::kNext && a.stage + 1 < layout_.stages) {
+      send(a.kind, a.stage, a.stage + 1, a.microbatch);
+    }
+    if (rule.output_to == Neighbour::kPrevious && a.stage > 0)
+      send(a.kind, a.stage, a.stage - 1, a.microbatch);
   }
 
   void send(OpKind producer, int src_stage, int dst_stage, int mb) {
@@ -304,7 +347,7 @@ class Engine final : public LocalView {
       }
     }
     MicrobatchState& st = state(dst_stage, mb);
-    (producer == OpKind::F ? st.activation_arrival_ns : st.gradient_arrival_ns) = arrival;
+    (dst_stage > src_stage ? st.activation_arrival_ns : st.gradient_arrival_ns) = arrival;
     if (arrival == now_) {
       mark_dirty(dst);
     } else {
@@ -349,23 +392,21 @@ class Engine final : public LocalView {
       return fmt::format("the barrier of step {}, which devices{} have not reached", a.microbatch, missing);
     }
     const MicrobatchState& st = state(a.stage, a.microbatch);
-    switch (a.kind) {
-      case OpKind::F:
-        if (!has_forward_version(a)) {
-          const int version = plan_.forward_reads.version_of(a.microbatch);
-          return fmt::format("version {} of stage {}'s weights ({} has not run)", version, a.stage + 1,
-                             describe(optimizer_step(a.stage, version - 1, false)));
-        }
-        return describe(forward(a.stage - 1, a.microbatch)) + " has not run";
-      case OpKind::B:
-      case OpKind::I:
-        if (!(st.done & kForwardDone)) return describe(forward(a.stage, a.microbatch)) + " has not run";
-        return fmt::format("the gradient of mb {} from stage {} (its B or I has not run)", a.microbatch,
-                           a.stage + 2);
-      case OpKind::W:
-        return describe(backward_input(a.stage, a.microbatch)) + " has not run";
-      case OpKind::U:
-        break;
+    const OpRule rule = rule_of(a.kind);
+    if ((st.done & rule.needs_done) != rule.needs_done) {
+      return describe({rule.needs_done_op, false, a.stage, a.microbatch}) + " has not run";
+    }
+    if (rule.pins_forward_version && !has_forward_version(a)) {
+      const int version = plan_.forward_reads.version_of(a.microbatch);
+      return fmt::format("version {} of stage {}'s weights ({} has not run)", version, a.stage + 1,
+                         describe(optimizer_step(a.stage, version - 1, false)));
+    }
+    if (rule.input_from == Neighbour::kPrevious) {
+      return describe(forward(a.stage - 1, a.microbatch)) + " has not run";
+    }
+    if (rule.input_from == Neighbour::kNext) {
+      return fmt::format("the gradient of mb {} from stage {} (its B or I has not run)", a.microbatch,
+                         a.stage + 2);
     }
     return "?";
   }

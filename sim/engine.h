@@ -1,8 +1,8 @@
 #pragma once
-// The discrete-event engine. It knows dependencies (DESIGN.md §1), devices with one compute stream, transfers
-// and weight versions; it knows no schedule. Same-instant rule: every op end and every arrival at time t is
-// processed before any device picks its next op at t; devices then choose in index order, so runs are
-// deterministic.
+// The discrete-event engine. It knows dependencies (docs/design.md §2), devices with one compute stream,
+// transfers and weight versions; it knows no schedule. Same-instant rule: every op end and every arrival at
+// time t is processed before any device picks its next op at t; devices then choose in index order, so runs
+// are deterministic.
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
 #include "sim/policy.h"

@@ -1,6 +1,6 @@
 #pragma once
-// Figures computed from a simulated run (DESIGN.md §3). Nothing here is assumed; everything is measured on
-// the trace.
+// Figures computed from a simulated run (docs/design.md §5). Nothing here is assumed; everything is measured
+// on the trace.
 #include <vector>
 
 #include "sim/steady_state.h"

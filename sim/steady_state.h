@@ -1,6 +1,6 @@
 #pragma once
-// How long a run must be for its figures to be steady-state figures (DESIGN.md §3). The run length is the
-// simulator's job, not the user's: the requested batches are a minimum. A run passes every stage's fill
+// How long a run must be for its figures to be steady-state figures (docs/design.md §5). The run length is
+// the simulator's job, not the user's: the requested batches are a minimum. A run passes every stage's fill
 // (warm-up), measures over a window of whole steady cycles that ends before the drain, and, with
 // deterministic costs, doubles the window until its two halves agree. Schedule-agnostic: the schedule only
 // says how long its fill, cycle and drain are (Schedule::steady_state); the cycle is also read off the trace.

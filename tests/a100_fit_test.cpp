@@ -6,7 +6,9 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli/zb_reference.h"
+#include "io/hardware_profile_reader.h"
+#include "io/zb_reference.h"
+#include "report/fit_report.h"
 
 namespace pipesim {
 namespace {

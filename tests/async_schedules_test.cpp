@@ -1,12 +1,12 @@
-// Asynchronous schedules against their closed forms (DESIGN.md §2): PACI's drift ⌈(N−i)/a⌉ with mean (N−i)/a,
-// its throughput against 1F1B-flush, async 1F1B's Δ_i = N−i, PipeDream's N−i+1 versions and τ_i = N−i, and
-// PipeDream-2BW's version formula. Stages are 1-based (i) in comments and 0-based (s = i−1) in code.
+// Asynchronous schedules against their closed forms (docs/design.md §4): PACI's drift ⌈(N−i)/a⌉ with mean
+// (N−i)/a, its throughput against 1F1B-flush, async 1F1B's Δ_i = N−i, PipeDream's N−i+1 versions and τ_i =
+// N−i, and PipeDream-2BW's version formula. Stages are 1-based (i) in comments and 0-based (s = i−1) in code.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "cli/simulation.h"
+#include "api/simulation.h"
 #include "sim/errors.h"
 
 namespace pipesim {

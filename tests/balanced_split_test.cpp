@@ -10,8 +10,8 @@
 #include <random>
 
 #include "cost_models/transformer_costs.h"
+#include "io/scenario.h"
 #include "pipesim_source_dir.h"
-#include "scenarios/scenario.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"
 

@@ -1,4 +1,4 @@
-// Closed forms with uniform stages and no comm (DESIGN.md §2-§3): the flush bubbles, interleaving's
+// Closed forms with uniform stages and no comm (docs/design.md §4-§5): the flush bubbles, interleaving's
 // reduction by the number of chunks, and the in-flight peaks.
 #include <gtest/gtest.h>
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "cli/report.h"
-#include "cli/simulation.h"
-#include "cli/stage_costs.h"
+#include "api/simulation.h"
+#include "api/stage_costs.h"
 #include "pipesim_source_dir.h"
+#include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "tests/test_util.h"

@@ -1,10 +1,10 @@
-// Determinism (DESIGN.md §3): the same scenario gives byte-identical JSON and CSV, in one process and across
-// processes. The scenario has heterogeneous stages, comm latency and many same-instant ties.
+// Determinism (docs/design.md §3): the same scenario gives byte-identical JSON and CSV, in one process and
+// across processes. The scenario has heterogeneous stages, comm latency and many same-instant ties.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "cli/report.h"
+#include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "tests/test_util.h"

@@ -1,6 +1,6 @@
 // Drift, staleness, live weight versions and in-flight counts derived from hand-written traces, and the
 // engine's weight-version semantics they rest on.
-#include "sim/drift.h"
+#include "analysis/drift.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Engine semantics (DESIGN.md §3): same-instant processing, optimizer steps with a duration, and barrier
+// Engine semantics (docs/design.md §3): same-instant processing, optimizer steps with a duration, and barrier
 // versus post-validation synchronisation.
 #include "sim/engine.h"
 

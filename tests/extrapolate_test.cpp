@@ -1,6 +1,6 @@
 // pipesim extrapolate: the rows, the published figures beside them, the PACI paper's method, the CSV columns
-// of issue 5, and the predicted/measured ratios in the Markdown.
-#include "cli/extrapolate.h"
+// of the extrapolation, and the predicted/measured ratios in the Markdown.
+#include "api/extrapolate.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "cli/predicted_run.h"
+#include "api/predicted_run.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"
 

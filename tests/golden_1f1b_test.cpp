@@ -1,5 +1,6 @@
 // Golden timeline: 1F1B-flush, N=4, m=8, F=1 ms, B=2 ms, no comm. Every start time below was worked out by
-// hand from the dependency rules (DESIGN.md §1): an op starts when its device is free and its inputs exist.
+// hand from the dependency rules (docs/design.md §2): an op starts when its device is free and its inputs
+// exist.
 #include <gtest/gtest.h>
 
 #include "tests/test_util.h"

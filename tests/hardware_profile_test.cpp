@@ -1,12 +1,11 @@
 // Hardware profiles: the reader rejects malformed files with file:line:key errors; GEMM interpolation is
 // exact at grid points, monotone between them, and behaves as documented outside the grid.
-#include "cost_models/hardware_profile.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <tuple>
 
+#include "io/hardware_profile_reader.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"
 

@@ -3,9 +3,9 @@
 // chunk, and a chunk count that cannot split the layers equally is an input error naming the key.
 #include <gtest/gtest.h>
 
-#include "cli/predicted_run.h"
-#include "cli/zb_reference.h"
+#include "api/predicted_run.h"
 #include "cost_models/chunk_layers.h"
+#include "io/zb_reference.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

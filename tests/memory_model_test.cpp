@@ -1,6 +1,6 @@
 // The memory model: static parts + weights × live versions + activations, on hand-made timelines; closed
 // forms on simulated runs; and the Zero Bubble paper's measured peaks (1F1B-flush and ZB-2p) within 10%.
-#include "cost_models/memory_model.h"
+#include "analysis/memory_model.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "cli/format.h"
-#include "cli/predicted_run.h"
+#include "api/predicted_run.h"
+#include "report/format.h"
 
 namespace pipesim {
 namespace {
@@ -114,7 +114,7 @@ TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
     EXPECT_EQ(m.weight_versions_max, 1);
 }
 
-// DESIGN.md §4 / issue 5: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within
+// docs/design.md §6: at the Zero Bubble settings the predicted peaks of 1F1B-flush and ZB-2p fall within
 // 10% of the paper's measurements (A100 80GB, GB = 1e9 bytes).
 TEST(MemoryModel, ZeroBubblePaperPeaksWithinTenPercent) {
   const std::string data = default_reference_data_dir();

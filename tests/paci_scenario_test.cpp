@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "cli/simulation.h"
+#include "api/simulation.h"
 #include "pipesim_source_dir.h"
 
 namespace pipesim {

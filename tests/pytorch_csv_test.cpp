@@ -5,8 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "cli/report.h"
-#include "cli/schedule_export.h"
+#include "api/schedule_export.h"
+#include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "schedules/registry.h"

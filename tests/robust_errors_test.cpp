@@ -9,7 +9,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "cli/engine_error_location.h"
+#include "api/engine_error_location.h"
 #include "cli/error_message.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"

@@ -5,7 +5,7 @@
 #include <limits>
 #include <thread>
 
-#include "cli/worker_pool.h"
+#include "api/worker_pool.h"
 #include "pipesim_source_dir.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"

@@ -2,7 +2,7 @@
 // half-written: duplicate YAML keys, BOM and CR line ends, long echoed values, atomic files, stdout errors.
 #include <gtest/gtest.h>
 
-#include "scenarios/yaml_reader.h"
+#include "io/yaml_reader.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 #include "tests/test_util.h"

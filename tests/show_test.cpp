@@ -1,8 +1,8 @@
 // pipesim show: the terminal timeline of tiny runs, compared with hand-drawn expected text.
 #include <gtest/gtest.h>
 
-#include "cli/quick_scenario.h"
-#include "cli/timeline_text.h"
+#include "api/quick_scenario.h"
+#include "report/timeline_text.h"
 #include "test_util.h"
 
 namespace pipesim {

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "cli/report.h"
-#include "cli/run_assertions.h"
+#include "api/run_assertions.h"
+#include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "schedules/registry.h"

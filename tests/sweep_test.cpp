@@ -1,10 +1,10 @@
 // pipesim sweep: list syntax, the product in a fixed order, and rows equal to the same runs made one at a
 // time, whatever the number of threads.
-#include "cli/sweep.h"
+#include "api/sweep.h"
 
 #include <gtest/gtest.h>
 
-#include "cli/report.h"
+#include "report/report.h"
 #include "sim/errors.h"
 #include "test_util.h"
 

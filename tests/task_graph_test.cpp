@@ -1,6 +1,6 @@
 // The realized task graph: when every wait is a dependency its critical path is the makespan, and a trace
 // whose times break a dependency is rejected.
-#include "sim/task_graph.h"
+#include "analysis/task_graph.h"
 
 #include <gtest/gtest.h>
 

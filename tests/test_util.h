@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/simulation.h"
+#include "api/simulation.h"
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
 #include "sim/errors.h"

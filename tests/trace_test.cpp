@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "cli/trace_writer.h"
+#include "report/trace_writer.h"
 #include "test_util.h"
 
 namespace pipesim {

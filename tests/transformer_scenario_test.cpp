@@ -2,7 +2,7 @@
 // entry's own pipeline: — read correctly, and every mistake named by file, line and key.
 #include <gtest/gtest.h>
 
-#include "cli/simulation.h"
+#include "api/simulation.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"
 

@@ -1,9 +1,9 @@
-// Weight memory = parameter bytes x live weight versions (issue 4): PipeDream's grows with depth, PACI's does
+// Weight memory = parameter bytes x live weight versions: PipeDream's grows with depth, PACI's does
 // not.
 #include <gtest/gtest.h>
 
-#include "cli/report.h"
-#include "cli/simulation.h"
+#include "api/simulation.h"
+#include "report/report.h"
 
 namespace pipesim {
 namespace {

@@ -2,7 +2,7 @@
 // and no comm: the per-batch bubble in the paper's convention (longest per-device span minus m(F+I+W)),
 // the in-flight and activation peaks, and valid lists for any m.
 //
-// Ranges, found by simulating every F, I, W in {1..7} ms for N = 2..7 (DESIGN.md §3 gives the m range):
+// Ranges, found by simulating every F, I, W in {1..7} ms for N = 2..7 (docs/design.md §5 gives the m range):
 // - ZB-H1, m >= N: (N-1)(F+I-W) when W <= F. With W > F the bubble is (N-1)I: stage 1 holds N
 //   microbatches and has nothing to run while its first gradient climbs back, which takes (N-1)I.
 // - ZB-H2, m >= 2N-1, W <= F: max(0, (N-1)(F+I-2W)); the paper's setting F = I = W gives 0.

@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "cli/zb_reference.h"
+#include "io/zb_reference.h"
 #include "pipesim_source_dir.h"
 #include "schedules/zb_greedy.h"
 #include "test_util.h"

@@ -1,7 +1,8 @@
 // `pipesim execute`'s library half: a scenario's schedule trained in replay and real mode, summarised.
 #include <gtest/gtest.h>
 
-#include "cli/execute.h"
+#include "api/execute.h"
+#include "cli/execution_summary.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

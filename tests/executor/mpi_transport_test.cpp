@@ -4,7 +4,7 @@
 #ifdef PIPESIM_MPIEXEC
 #include <gtest/gtest.h>
 
-#include "cli/execute.h"
+#include "api/execute.h"
 #include "executor/training_setup.h"
 #include "tests/test_util.h"
 

@@ -99,7 +99,7 @@ TEST(ExecutorReal, PaciDriftStaysWithinItsBound) {
     int largest_on_stage_1 = 0;
     for (const auto& [key, drift] : drift_per_microbatch(run.result.ops)) {
       const int stage_1_based = key.first + 1;
-      const int bound = (kDevices - stage_1_based + a - 1) / a;  // ceil((N - i) / a), DESIGN.md §2
+      const int bound = (kDevices - stage_1_based + a - 1) / a;  // ceil((N - i) / a), docs/design.md §4
       EXPECT_LE(drift, bound) << "stage " << stage_1_based << " mb " << key.second << " a=" << a;
       EXPECT_GE(drift, 0);
       if (key.first == 0) largest_on_stage_1 = std::max(largest_on_stage_1, drift);

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/schedule_export.h"
+#include "api/schedule_export.h"
 #include "executor/real_executor.h"
 #include "executor/sequential_training.h"
 #include "tests/executor/executor_test_util.h"
@@ -116,7 +116,7 @@ TEST(ExecutorReplay, TwoBufferForwardsReadTheVersionOfTheirMicrobatch) {
   const ReplayCase run = replay("pipedream-2bw");
   for (const ExecutedOp& op : run.result.ops) {
     if (op.action.kind != OpKind::F && op.action.kind != OpKind::B) continue;
-    // DESIGN.md §2: microbatch k (1-based) uses version max(floor((k-1)/m) - 1, 0), here with k-1 = j.
+    // docs/design.md §4: microbatch k (1-based) uses version max(floor((k-1)/m) - 1, 0), here with k-1 = j.
     EXPECT_EQ(op.weight_version, std::max(op.action.microbatch / kMicrobatches - 1, 0))
         << describe(op.action);
   }
@@ -133,7 +133,7 @@ TEST(ExecutorReplay, GpipeHoldsMOverNTimesTheActivationsOf1F1BOnTheFirstDevice) 
   const Bytes gpipe = peak_on_device_0(replay("gpipe"));
   const Bytes one_f_one_b = peak_on_device_0(replay("1f1b-flush"));
   ASSERT_GT(one_f_one_b, 0);
-  // Stage 1 keeps m microbatches under GPipe and N under 1F1B (DESIGN.md §2), each the same size.
+  // Stage 1 keeps m microbatches under GPipe and N under 1F1B (docs/design.md §4), each the same size.
   EXPECT_EQ(gpipe * kDevices, one_f_one_b * kMicrobatches);
 }
 

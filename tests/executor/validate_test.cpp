@@ -1,5 +1,5 @@
 // `pipesim validate`'s library half: the executor's runs against the engine's predictions.
-#include "cli/validate.h"
+#include "api/validate.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,39 @@
+#pragma once
+// One simulated run of one schedule: the trace and every figure measured on it. Built by api/simulation.h,
+// read by report/ (table, JSON, CSV, trace, timeline) and the run assertions.
+#include <string>
+#include <vector>
+
+#include "analysis/drift.h"
+#include "analysis/memory_model.h"
+#include "analysis/task_graph.h"
+#include "schedules/guarantees.h"
+#include "schedules/schedule.h"
+#include "sim/metrics.h"
+#include "sim/trace.h"
+
+namespace pipesim {
+
+struct SimulationResult {
+  std::string schedule;                 // display label, with parameters and the entry's pipeline overrides
+  std::string schedule_label;           // the schedule's own display label, without the pipeline overrides
+  std::string schedule_name;            // as requested: a registry name or csv:PATH
+  ScheduleParamValues schedule_params;  // typed, as the schedule ran (given or default)
+  int virtual_stages = 0;               // the layout's stages: N x chunks
+  PipelineSpec spec;                    // spec.batches: the batches actually simulated
+  int batches_requested = 1;            // the scenario's `batches`, a minimum
+  int simulations = 0;                  // runs the steady-state search took (sim/steady_state.h)
+  double microbatch_size = 1;           // b (a mean when the global batch does not split evenly)
+  int seq_len = 0;
+  std::vector<Bytes> activation_bytes_per_microbatch;  // per device, over its chunks (M_B)
+  RunTrace trace;
+  RunMetrics metrics;  // over the steady-state window [first_steady_batch, last_batch)
+  TaskGraphReport graph;
+  DriftReport drift;                 // measured on the trace; means over the metrics' steady-state batches
+  WeightGuarantees guarantees;       // what the schedule promises, per stage
+  MemoryReport memory;               // weights x live versions + gradients + optimizer state + activations
+  double memory_capacity_bytes = 0;  // one device's memory, from the hardware profile; 0 when unknown
+  bool weight_memory_known = false;  // weights modelled (transformer model, or explicit parameter_bytes)
+};
+
+}  // namespace pipesim

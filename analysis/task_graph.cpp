@@ -1,0 +1,178 @@
+#include "analysis/task_graph.h"
+
+#include <fmt/format.h>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/topological_sort.hpp>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// Compressed sparse rows: the graph is built once from an edge list and only read afterwards, so this is
+// several times cheaper than an adjacency_list (one allocation instead of one per vertex and edge).
+struct EdgeDelay {
+  TimeNs delay_ns = 0;
+};
+using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeDelay>;
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// Op indices by (stage, microbatch) for the op kinds that carry data.
+struct OpIndex {
+  OpIndex(const RunTrace& trace) : microbatches(trace.total_microbatches) {
+    const size_t cells = static_cast<size_t>(trace.layout.stages) * microbatches;
+    forward.assign(cells, kNone);
+    input_grad.assign(cells, kNone);
+    weight_grad.assign(cells, kNone);
+    activation_arrival.assign(cells, 0);
+    gradient_arrival.assign(cells, 0);
+    for (size_t i = 0; i < trace.ops.size(); ++i) {
+      const Action& a = trace.ops[i].action;
+      if (a.kind == OpKind::U) continue;
+      const size_t c = cell(a.stage, a.microbatch);
+      if (a.kind == OpKind::F) forward[c] = i;
+      if (a.kind == OpKind::B || a.kind == OpKind::I) input_grad[c] = i;
+      if (a.kind == OpKind::W) weight_grad[c] = i;
+    }
+    for (const TransferRecord& t : trace.transfers) {
+      const size_t c = cell(t.dst_stage, t.microbatch);
+      (t.producer == OpKind::F ? activation_arrival : gradient_arrival)[c] = t.arrival_ns;
+    }
+  }
+  size_t cell(int stage, int mb) const { return static_cast<size_t>(stage) * microbatches + mb; }
+
+  int microbatches;
+  std::vector<size_t> forward, input_grad, weight_grad;
+  std::vector<TimeNs> activation_arrival, gradient_arrival;  // at the receiving stage; 0 = same device
+};
+
+}  // namespace
+
+TaskGraphReport analyze_task_graph(const RunTrace& trace) {
+  const auto& ops = trace.ops;
+  const OpIndex index(trace);
+  std::vector<std::pair<size_t, size_t>> edge_list;
+  std::vector<EdgeDelay> edge_delays;
+  edge_list.reserve(ops.size() * 3);
+  edge_delays.reserve(ops.size() * 3);
+
+  // delay = time from the end of `from` until its output is usable by `to`.
+  auto add = [&](size_t from, size_t to, TimeNs ready_ns) {
+    if (from == kNone) return;
+    edge_list.emplace_back(from, to);
+    edge_delays.push_back({std::max<TimeNs>(0, ready_ns - ops[from].end_ns)});
+  };
+
+  std::vector<std::vector<size_t>> by_device(trace.layout.devices);
+  for (size_t i = 0; i < ops.size(); ++i) by_device[ops[i].device].push_back(i);
+
+  const int last_stage = trace.layout.stages - 1;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Action& a = ops[i].action;
+    if (a.kind == OpKind::U) continue;
+    const size_t c = index.cell(a.stage, a.microbatch);
+    switch (a.kind) {
+      case OpKind::F:
+        if (a.stage > 0) {
+          add(index.forward[index.cell(a.stage - 1, a.microbatch)], i, index.activation_arrival[c]);
+        }
+        break;
+      case OpKind::B:
+      case OpKind::I:
+        add(index.forward[c], i, 0);
+        if (a.stage < last_stage) {
+          add(index.input_grad[index.cell(a.stage + 1, a.microbatch)], i, index.gradient_arrival[c]);
+        }
+        break;
+      case OpKind::W:
+        add(index.input_grad[c], i, 0);
+        break;
+      case OpKind::U:
+        break;
+    }
+  }
+  // Same-device order, and barrier edges: a synchronized U(k) waits for every device's last op before
+  // that device's first U(k).
+  std::vector<std::vector<size_t>> barrier_last_before(0);
+  std::vector<std::vector<size_t>> barrier_members(0);
+  for (const auto& list : by_device) {
+    int next_step = 0;
+    for (size_t k = 0; k < list.size(); ++k) {
+      if (k > 0) add(list[k - 1], list[k], 0);
+      const Action& a = ops[list[k]].action;
+      if (a.kind != OpKind::U || !a.synchronized) continue;
+      const auto step = static_cast<size_t>(a.microbatch);
+      if (barrier_members.size() <= step) {
+        barrier_members.resize(step + 1);
+        barrier_last_before.resize(step + 1);
+      }
+      barrier_members[step].push_back(list[k]);
+      if (a.microbatch >= next_step) {
+        next_step = a.microbatch + 1;
+        if (k > 0) barrier_last_before[step].push_back(list[k - 1]);
+      }
+    }
+  }
+  for (size_t step = 0; step < barrier_members.size(); ++step) {
+    for (size_t member : barrier_members[step]) {
+      for (size_t before : barrier_last_before[step]) {
+        if (ops[before].device != ops[member].device) add(before, member, 0);
+      }
+    }
+  }
+
+  const Graph graph(boost::edges_are_unsorted_multi_pass, edge_list.begin(), edge_list.end(),
+                    edge_delays.begin(), ops.size());
+
+  // Every edge must be respected by the realized times.
+  for (auto [e, end] = boost::edges(graph); e != end; ++e) {
+    const size_t from = boost::source(*e, graph);
+    const size_t to = boost::target(*e, graph);
+    if (ops[from].end_ns + graph[*e].delay_ns > ops[to].start_ns) {
+      throw ScheduleError(
+          fmt::format("task graph: {} on device {} started at {} ns before its dependency {} "
+                      "was ready at {} ns",
+                      describe(ops[to].action), ops[to].device, ops[to].start_ns, describe(ops[from].action),
+                      ops[from].end_ns + graph[*e].delay_ns));
+    }
+  }
+
+  std::vector<size_t> order;
+  order.reserve(ops.size());
+  try {
+    boost::topological_sort(graph, std::back_inserter(order));
+  } catch (const boost::not_a_dag&) {
+    throw ScheduleError("task graph: the realized dependencies contain a cycle");
+  }
+  std::reverse(order.begin(), order.end());
+
+  // Longest path in topological order: ready[v] = max over predecessors u of (finish[u] + delay).
+  std::vector<TimeNs> ready(ops.size(), 0);
+  std::vector<TimeNs> finish(ops.size(), 0);
+  std::vector<size_t> parent(ops.size(), kNone);
+  TaskGraphReport report;
+  report.vertices = boost::num_vertices(graph);
+  report.edges = boost::num_edges(graph);
+  size_t last = kNone;
+  for (size_t u : order) {
+    finish[u] = ready[u] + ops[u].duration_ns();
+    if (last == kNone || finish[u] > finish[last]) last = u;
+    for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
+      const size_t v = boost::target(*e, graph);
+      const TimeNs candidate = finish[u] + graph[*e].delay_ns;
+      if (candidate > ready[v] || parent[v] == kNone) {  // candidate >= 0 == the initial ready[v]
+        ready[v] = candidate;
+        parent[v] = u;
+      }
+    }
+  }
+  if (last != kNone) {
+    report.critical_path_ns = finish[last];
+    for (size_t v = last; v != kNone; v = parent[v]) report.critical_path.push_back(v);
+    std::reverse(report.critical_path.begin(), report.critical_path.end());
+  }
+  return report;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,56 @@
+#ifdef PIPESIM_HAS_EXECUTOR
+#include "api/execute.h"
+
+#include <algorithm>
+
+#include "api/simulation.h"
+#include "executor/mpi_transport.h"
+#include "executor/real_executor.h"
+#include "executor/replay_executor.h"
+#include "schedules/registry.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+
+executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given, const Scenario& scenario,
+                                           const PipelineLayout& layout) {
+  executor::TrainingSetup setup = given;
+  setup.microbatches_per_batch = scenario.microbatches;
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages);
+  return setup;
+}
+
+ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                                  const ExecuteOptions& options) {
+  const Scenario scenario = scenario_for(scenario_as_given, request);
+  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+  ExecutedSchedule run;
+  run.schedule = schedule->label();
+  run.mode = options.mode;
+  run.spec = pipeline_spec_for(scenario, *schedule);
+  schedule->check(run.spec);
+  const PipelineLayout layout = schedule->layout(scenario.stages);
+  run.stages = layout.stages;
+  const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
+  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+  ExecutionPlan plan = schedule->plan(run.spec, *costs);
+  if (options.mode == ExecuteMode::kReplay) {
+    const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+    run.result = executor::execute_replay(plan, *costs, *comm, setup);
+  } else if (options.transport == ExecuteTransport::kMpi) {
+#ifdef PIPESIM_HAS_MPI
+    executor::MpiTransport transport(layout.devices);
+    run.result =
+        executor::gather_on_first_rank(executor::execute_real(plan, setup, transport), layout, transport);
+#else
+    throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
+#endif
+  } else {
+    executor::ThreadsTransport transport(layout.devices);
+    run.result = executor::execute_real(plan, setup, transport);
+  }
+  return run;
+}
+
+}  // namespace pipesim
+#endif

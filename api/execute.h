@@ -1,0 +1,42 @@
+#pragma once
+// `pipesim execute`: train the teacher model under a scenario's schedules with the executor (executor/), in
+// replay or real mode, and summarise each run.
+#ifdef PIPESIM_HAS_EXECUTOR
+#include <string>
+
+#include "executor/execution_result.h"
+#include "executor/training_setup.h"
+#include "io/scenario.h"
+#include "schedules/schedule.h"
+
+namespace pipesim {
+
+enum class ExecuteMode { kReplay, kReal };
+enum class ExecuteTransport { kThreads, kMpi };  // real mode only; mpi needs PIPESIM_HAS_MPI and mpiexec
+
+struct ExecuteOptions {
+  ExecuteMode mode = ExecuteMode::kReplay;
+  ExecuteTransport transport = ExecuteTransport::kThreads;
+  // From the scenario's `executor:` section (executor/scenario_training.h) and the command line;
+  // microbatches_per_batch is taken from the scenario.
+  executor::TrainingSetup setup;
+};
+
+struct ExecutedSchedule {
+  std::string schedule;  // label
+  ExecuteMode mode = ExecuteMode::kReplay;
+  PipelineSpec spec;
+  int stages = 0;
+  executor::ExecutionResult result;
+};
+
+// The setup a run uses: m from the scenario, at least one model unit per (virtual) stage.
+executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given, const Scenario& scenario,
+                                           const PipelineLayout& layout);
+
+// The model gets at least one unit per (virtual) stage: more residual blocks when the pipeline needs them.
+ExecutedSchedule execute_schedule(const Scenario& scenario, const ScheduleRequest& request,
+                                  const ExecuteOptions& options);
+
+}  // namespace pipesim
+#endif

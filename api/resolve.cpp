@@ -1,0 +1,67 @@
+#include "api/resolve.h"
+
+#include <fmt/format.h>
+
+#include "api/simulation.h"
+#include "cost_models/chunk_layers.h"
+#include "schedules/registry.h"
+#include "sim/errors.h"
+#include "sim/resource_estimate.h"
+
+namespace pipesim {
+namespace {
+
+void check_run(const ResolvedRun& run, const ScheduleRequest& request, const ResolveOptions& options) {
+  const Scenario& scenario = run.scenario;
+  try {
+    run.schedule->check(run.spec);
+    // Before anything is sized by the run: the effective pipeline (overrides, chunks, a CSV's sizes).
+    check_resources({run.layout.devices, run.layout.stages, scenario.microbatches, run.spec.batches,
+                     options.task_graph, scenario.comm.model == CommSpec::Model::kLink},
+                    run.label);
+    if (scenario.transformer) {
+      check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split, run.layout);
+    }
+  } catch (const InputError& e) {
+    // Say where the schedule was requested: the file, line and key.
+    throw InputError(fmt::format("{}: {}", request.params.where(), e.what()));
+  }
+  if (run.schedule->splits_backward() && !scenario.backward_split_given) {
+    throw InputError(
+        fmt::format("{}: schedule '{}' splits the backward into I and W, so costs need "
+                    "backward_input_ms and backward_weight_ms (not backward_ms)",
+                    request.params.where(), run.label));
+  }
+  if (run.schedule->plans_under_memory_limit() && !scenario.weight_grad_memory_missing_where.empty()) {
+    throw InputError(fmt::format(
+        "{}: missing; schedule '{}' (requested at {}) orders I and W under an activation-memory "
+        "limit, so the costs must state M_W, the bytes per microbatch that W still holds after I (0 up to "
+        "activation_bytes; 32*s*b*h per transformer layer in 16-bit, the Zero Bubble paper's figure)",
+        scenario.weight_grad_memory_missing_where, run.label, request.params.where()));
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<CommModel> ResolvedRun::make_comm() const {
+  return make_comm_model(scenario, layout);
+}
+
+ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request, const ResolveOptions& options) {
+  ResolvedRun run;
+  run.scenario = scenario_for(scenario, request);  // the entry's own pipeline: overrides
+  run.schedule = make_schedule(request.name, request.params);
+  run.label = run.schedule->label() + pipeline_label(run.scenario, request);
+  run.spec = pipeline_spec_for(run.scenario, *run.schedule);
+  if (options.batches > 0) run.spec.batches = options.batches;
+  run.layout = run.schedule->layout(run.scenario.stages);
+  if (options.check) check_run(run, request, options);
+  run.costs = make_cost_model(run.scenario, run.layout);
+  run.static_memory = static_memory(run.scenario, run.layout);
+  if (run.scenario.transformer) {
+    run.memory_capacity_bytes = run.scenario.transformer->profile.memory_capacity_gb * 1e9;
+  }
+  return run;
+}
+
+}  // namespace pipesim

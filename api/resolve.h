@@ -1,0 +1,46 @@
+#pragma once
+// The one place where a scenario and one schedule request become what a run is made of (docs/design.md §7):
+// the entry's effective pipeline (its pipeline: overrides), the schedule and its layout, the pipeline spec
+// (N, m, the sync rule, the comm model that cost-aware generators plan with), the cost and comm models and
+// the static memory. simulate_schedule, `pipesim costs`, `pipesim export` and the benchmarks all start here,
+// so they cannot disagree about a stage's costs or memory.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/memory_model.h"
+#include "io/scenario.h"
+#include "schedules/schedule.h"
+#include "sim/comm_model.h"
+#include "sim/cost_model.h"
+#include "sim/layout.h"
+
+namespace pipesim {
+
+struct ResolveOptions {
+  // Check, before anything is sized by the run, that the schedule accepts the pipeline, that the run fits the
+  // resource ceiling (sim/resource_estimate.h) and that the costs hold what the schedule needs (I and W,
+  // M_W). Off for `pipesim costs`, which shows the costs without running anything.
+  bool check = true;
+  int batches = 0;         // the spec's batches (and the resource estimate's); 0: the scenario's
+  bool task_graph = true;  // the run builds the task graph (resource estimate)
+};
+
+struct ResolvedRun {
+  Scenario scenario;  // with the entry's pipeline: overrides applied
+  std::unique_ptr<Schedule> schedule;
+  std::string label;  // the schedule's label and the entry's pipeline, e.g. "1f1b-flush [B=128 m=4 b=32]"
+  PipelineSpec spec;  // batches: ResolveOptions::batches or the scenario's
+  PipelineLayout layout;
+  std::unique_ptr<CostModel> costs;
+  std::vector<StageStaticMemory> static_memory;  // per (virtual) stage
+  double memory_capacity_bytes = 0;              // one device's, from the hardware profile; 0 when unknown
+
+  std::unique_ptr<CommModel> make_comm() const;
+};
+
+// Throws InputError naming where the schedule was requested (file, line, key) when a check fails.
+ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request,
+                    const ResolveOptions& options = {});
+
+}  // namespace pipesim

@@ -1,0 +1,37 @@
+#include "api/schedule_export.h"
+
+#include <fmt/format.h>
+
+#include "api/resolve.h"
+#include "api/simulation.h"
+#include "schedules/pytorch_csv.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+
+std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request) {
+  // One batch, no trace or graph kept, but the generators (zb-1p/2p) simulate it: the same estimate as a run.
+  ResolveOptions one_batch;
+  one_batch.batches = 1;
+  one_batch.task_graph = false;
+  const ResolvedRun run = resolve(scenario, request, one_batch);
+  const auto* static_schedule = dynamic_cast<const StaticSchedule*>(run.schedule.get());
+  if (static_schedule == nullptr) {
+    throw InputError(fmt::format("schedule '{}' decides at run time; only static schedules can be exported",
+                                 run.schedule->label()));
+  }
+  PipelineSpec spec = run.spec;
+  spec.batches = 1;
+  return format_pytorch_csv(static_schedule->batch_actions(spec, *run.costs));
+}
+
+std::string export_scenario_entry_csv(const Scenario& scenario, int entry) {
+  const std::vector<ScheduleRequest> requests = requested_schedules(scenario);
+  if (entry < 1 || entry > static_cast<int>(requests.size())) {
+    throw InputError(fmt::format("--entry {}: the scenario {} has schedule entries 1 to {}", entry,
+                                 scenario.source, requests.size()));
+  }
+  return export_schedule_csv(scenario, requests[entry - 1]);
+}
+
+}  // namespace pipesim

@@ -1,0 +1,140 @@
+#include "api/simulation.h"
+
+#include <fmt/format.h>
+
+#include "api/resolve.h"
+#include "api/run_assertions.h"
+#include "api/engine_error_location.h"
+#include "cost_models/chunk_layers.h"
+#include <algorithm>
+#include "schedules/registry.h"
+#include "sim/engine.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
+  if (scenario.transformer) {
+    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(),
+                                                  layout);
+  }
+  return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
+}
+
+namespace {
+
+std::unique_ptr<CommModel> comm_timing_of(const CommSpec& comm, int devices) {
+  if (comm.model == CommSpec::Model::kLink) {
+    return std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
+  }
+  return std::make_unique<FixedLatencyComm>(comm.latency_ns);
+}
+
+std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
+  std::unique_ptr<CommModel> timing = comm_timing_of(comm, devices);
+  if (comm.blocking) return std::make_unique<BlockingComm>(std::move(timing));
+  return timing;
+}
+
+}  // namespace
+
+std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout) {
+  return comm_model_of(scenario.comm, layout.devices);
+}
+
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
+  if (scenario.transformer) {
+    return static_memory_of(
+        transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages));
+  }
+  std::vector<StageStaticMemory> stages(layout.stages);
+  if (scenario.costs.parameter_bytes.empty()) return stages;  // built in code without weights
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    stages[stage].weight_bytes =
+        scenario.costs.parameter_bytes[layout.device(stage)] / layout.chunks_per_device;
+  }
+  return stages;
+}
+
+PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule) {
+  PipelineSpec spec;
+  spec.devices = scenario.stages;
+  spec.microbatches = scenario.microbatches;
+  spec.batches = scenario.batches;
+  // Asynchronous schedules never flush, so the scenario's optimizer synchronisation does not apply to them.
+  spec.sync = schedule.default_sync() == OptimizerSync::kNone
+                  ? OptimizerSync::kNone
+                  : scenario.sync.value_or(schedule.default_sync());
+  spec.make_comm = [comm_spec = scenario.comm, devices = schedule.layout(scenario.stages).devices] {
+    return comm_model_of(comm_spec, devices);
+  };
+  return spec;
+}
+
+SimulationResult simulate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                                   const SimulationOptions& options) {
+  ResolveOptions checks;
+  checks.task_graph = options.analyze_graph;
+  ResolvedRun run = resolve(scenario_as_given, request, checks);
+  const Scenario& scenario = run.scenario;
+  const PipelineLayout& layout = run.layout;
+  SimulationResult result;
+  result.schedule = run.label;
+  result.schedule_label = run.schedule->label();
+  result.schedule_name = request.name;
+  result.schedule_params = request.params.resolved();
+  result.virtual_stages = run.layout.stages;
+  result.spec = run.spec;
+  result.microbatch_size = scenario.samples_per_microbatch();
+  result.seq_len = scenario.seq_len;
+  std::unique_ptr<CostModel> costs = std::move(run.costs);
+  if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
+  result.activation_bytes_per_microbatch.assign(layout.devices, 0);
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    result.activation_bytes_per_microbatch[layout.device(stage)] += costs->activation_bytes(stage);
+  }
+  result.batches_requested = scenario.batches;
+  RunLengthOptions length;
+  length.microbatches_per_batch = scenario.microbatches;
+  length.min_batches = scenario.batches;
+  length.hint = run.schedule->steady_state(result.spec);
+  length.exact_repeat = !options.decorate_costs;
+  result.spec.exact_costs = length.exact_repeat;
+  length.fixed_length = options.fixed_batches;
+  length.run_name = run_name(result);
+  SteadyRun steady =
+      with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
+        return simulate_steady_state(length, [&](int batches) {
+          result.spec.batches = batches;
+          ExecutionPlan plan = run.schedule->plan(result.spec, *costs);
+          return simulate(plan, *costs, *run.make_comm());
+        });
+      });
+  result.trace = std::move(steady.trace);
+  result.spec.batches = steady.window.total_batches;
+  result.simulations = steady.simulations;
+  if (options.analyze_graph) result.graph = analyze_task_graph(result.trace);
+  result.metrics = compute_metrics(result.trace, {scenario.microbatches, steady.window,
+                                                  scenario.samples_per_microbatch(), scenario.seq_len});
+  result.guarantees = run.schedule->guarantees(result.spec);
+  result.drift = compute_drift(result.trace, {steady.window.first_batch * scenario.microbatches,
+                                              steady.window.end_batch * scenario.microbatches});
+  result.memory = compute_memory(result.trace, result.drift, run.static_memory);
+  result.weight_memory_known = scenario.transformer || std::any_of(scenario.costs.parameter_bytes.begin(),
+                                                                   scenario.costs.parameter_bytes.end(),
+                                                                   [](Bytes b) { return b > 0; });
+  result.memory_capacity_bytes = run.memory_capacity_bytes;
+  assert_physical(result, length.exact_repeat);
+  return result;
+}
+
+std::vector<ScheduleRequest> requested_schedules(const Scenario& scenario) {
+  if (!scenario.schedules.empty()) return scenario.schedules;
+  std::vector<ScheduleRequest> all;
+  for (const ScheduleInfo& info : registered_schedules()) {
+    all.push_back({info.name, ScheduleParams(scenario.source)});
+  }
+  return all;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,43 @@
+#pragma once
+// The one-way data flow: scenario -> cost model + schedule -> engine -> trace -> (task graph, metrics).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/run_result.h"
+#include "io/scenario.h"
+#include "sim/comm_model.h"
+
+namespace pipesim {
+
+struct SimulationOptions {
+  bool analyze_graph = true;  // build and validate the task graph (critical path)
+  // Simulate until steady, measure whole cycles and assert the figures' physics (sim/steady_state.h,
+  // cli/run_assertions.h). With decorate_costs (noise) the costs never repeat exactly: one run with the
+  // minimum warm-up and a fixed window of two batches.
+  // fixed_batches: exactly the scenario's batches, figures over the whole run (engine tests, `pipesim show`).
+  bool fixed_batches = false;
+  // Wraps the scenario's cost model, e.g. in seeded jitter for `pipesim check`; empty: none.
+  std::function<std::unique_ptr<CostModel>(std::unique_ptr<CostModel>)> decorate_costs = {};
+};
+
+// Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit
+// costs' parameter_bytes (weights only).
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout);
+
+// The cost model the scenario describes, for the given layout.
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
+std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
+
+// The pipeline the schedule runs for the scenario (N, m, batches, optimizer sync, comm for cost-aware
+// generators): what simulate_schedule plans with, and what the executor plans with.
+PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule);
+
+SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
+                                   const SimulationOptions& options = {});
+
+// Every schedule the scenario lists (all registered ones when it lists none).
+std::vector<ScheduleRequest> requested_schedules(const Scenario& scenario);
+
+}  // namespace pipesim

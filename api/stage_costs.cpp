@@ -1,0 +1,68 @@
+#include "api/stage_costs.h"
+
+#include <fmt/format.h>
+
+#include "api/resolve.h"
+#include "api/simulation.h"
+#include "cost_models/transformer_costs.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+std::vector<StageRow> rows_of(const Scenario& scenario, const PipelineLayout& layout,
+                              const std::unique_ptr<CostModel>& costs) {
+  std::vector<StageRow> rows;
+  if (const auto* transformer = dynamic_cast<const TransformerCostModel*>(costs.get())) {
+    for (const StageCosts& c : transformer->stages()) {
+      rows.push_back({c.layers, c.units, c.forward_s * 1e3, c.backward_input_s * 1e3,
+                      c.backward_weight_s * 1e3, c.transfer_s * 1e3, c.optimizer_s * 1e3, c.parameter_bytes,
+                      c.gradient_bytes, c.optimizer_bytes, c.activation_bytes,
+                      c.weight_grad_activation_bytes});
+    }
+    return rows;
+  }
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    StageRow row;
+    row.forward_ms = ns_to_ms(costs->duration(forward(stage, 0)));
+    row.backward_input_ms = ns_to_ms(costs->duration(backward_input(stage, 0)));
+    row.backward_weight_ms = ns_to_ms(costs->duration(backward_weight(stage, 0)));
+    row.optimizer_ms = ns_to_ms(costs->duration(optimizer_step(stage, 0, false)));
+    const auto& latency = scenario.comm.latency_ns;
+    const size_t device = layout.device(stage);
+    row.comm_ms = latency.empty() ? 0 : ns_to_ms(latency[std::min<size_t>(device, latency.size() - 1)]);
+    row.activation_bytes = static_cast<double>(costs->activation_bytes(stage));
+    row.weight_grad_activation_bytes = static_cast<double>(costs->weight_grad_activation_bytes(stage));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
+  ResolvedStageCosts result;
+  if (entry == 0) {
+    result.scenario = scenario;
+    result.devices = scenario.stages;
+    const PipelineLayout layout = PipelineLayout::linear(scenario.stages);
+    result.rows = rows_of(scenario, layout, make_cost_model(scenario, layout));
+    return result;
+  }
+  const std::vector<ScheduleRequest> requests = requested_schedules(scenario);
+  if (entry < 0 || entry > static_cast<int>(requests.size())) {
+    throw InputError(fmt::format("--entry {}: the scenario {} has schedule entries 1 to {}", entry,
+                                 scenario.source, requests.size()));
+  }
+  // Exactly what simulate_schedule runs, without the checks a run needs (nothing is run here).
+  ResolveOptions no_checks;
+  no_checks.check = false;
+  const ResolvedRun run = resolve(scenario, requests[entry - 1], no_checks);
+  result.scenario = run.scenario;
+  result.entry = run.label;
+  result.devices = run.layout.devices;
+  result.rows = rows_of(run.scenario, run.layout, run.costs);
+  return result;
+}
+
+}  // namespace pipesim

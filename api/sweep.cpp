@@ -1,0 +1,253 @@
+#include "api/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
+#include "api/worker_pool.h"
+#include "report/report.h"
+#include "api/sweep_params.h"
+#include "report/progress_bar.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+constexpr size_t kMaxListValues = 100'000;
+// Runs in one sweep: each keeps a row of results in memory, and at ~10 ms a run this is 20 minutes on one
+// core.
+constexpr double kMaxSweepRuns = 100'000;
+
+double parse_number(const std::string& text, const std::string& option, const std::string& item) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+    throw InputError(fmt::format("{} '{}': '{}' is not a number", option, item, text));
+  }
+  return value;
+}
+
+// "a:b:xK" or "a:b:+K", both ends included when reached.
+void expand_range(const std::string& item, const std::string& option, std::vector<std::string>& values) {
+  std::vector<std::string> parts;
+  std::stringstream stream(item);
+  for (std::string part; std::getline(stream, part, ':');) parts.push_back(part);
+  const auto fail = [&](const std::string& why) {
+    throw InputError(
+        fmt::format("{} '{}': {}; expected a list (4,8,16), a geometric range (4:64:x2) or an "
+                    "arithmetic range (0.5:2:+0.25)",
+                    option, item, why));
+  };
+  if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+')) {
+    fail("not a range");
+  }
+  const double first = parse_number(parts[0], option, item);
+  const double last = parse_number(parts[1], option, item);
+  const double step = parse_number(parts[2].substr(1), option, item);
+  const bool geometric = parts[2][0] == 'x';
+  if (last < first) fail("the range ends before it starts");
+  if (geometric && !(step > 1 && first > 0)) fail("a geometric range needs a factor > 1 and a start > 0");
+  if (!geometric && !(step > 0)) fail("an arithmetic range needs a step > 0");
+  for (long k = 0;; ++k) {
+    const double value = geometric ? first * std::pow(step, static_cast<double>(k)) : first + k * step;
+    if (value > last + 1e-9 * std::abs(last)) break;
+    if (values.size() == kMaxListValues) fail(fmt::format("more than {} values", kMaxListValues));
+    values.push_back(fmt::format("{:.12g}", value));
+  }
+}
+
+struct SweepRun {
+  ScheduleRequest request;
+  std::vector<std::string> param_values;
+  size_t scenario = 0;  // index into the (N, m) scenarios
+};
+
+// One scenario per (N, m), or the error that loading it gave.
+struct ShapeScenario {
+  int stages = 0;
+  int microbatches = 0;
+  std::optional<Scenario> scenario;
+  std::string error;
+};
+
+std::vector<ShapeScenario> load_shapes(const SweepConfig& config, const Scenario& base) {
+  const std::vector<int> stages = config.stages.empty() ? std::vector<int>{base.stages} : config.stages;
+  const std::vector<int> microbatches =
+      config.microbatches.empty() ? std::vector<int>{base.microbatches} : config.microbatches;
+  std::vector<ShapeScenario> shapes;
+  for (int n : stages) {
+    for (int m : microbatches) {
+      ShapeScenario shape{n, m, std::nullopt, ""};
+      std::vector<std::string> overrides = config.overrides;
+      overrides.push_back(fmt::format("pipeline.stages={}", n));
+      overrides.push_back(fmt::format("pipeline.microbatches={}", m));
+      try {
+        shape.scenario = load_scenario(config.scenario_path, overrides);
+      } catch (const InputError& e) {
+        shape.error = e.what();
+      }
+      shapes.push_back(std::move(shape));
+    }
+  }
+  return shapes;
+}
+
+// Bounds the number of runs before any is built: each list may hold 100000 values, their product far more.
+void check_sweep_size(const SweepConfig& config, const Scenario& base) {
+  const double stages = config.stages.empty() ? 1 : static_cast<double>(config.stages.size());
+  const double microbatches =
+      config.microbatches.empty() ? 1 : static_cast<double>(config.microbatches.size());
+  double params = 1;
+  for (const auto& [key, values] : config.params) params *= static_cast<double>(values.size());
+  const double schedules = static_cast<double>(select_schedules(base, config.schedules).size());
+  const double runs = stages * microbatches * params * schedules;
+  if (runs > kMaxSweepRuns) {
+    throw InputError(fmt::format(
+        "sweep: {:g} values of N x {:g} of m x {:g} parameter combinations x {:g} schedules = {:.4g} runs, "
+        "more than {:g}; narrow the ranges or split the sweep",
+        stages, microbatches, params, schedules, runs, kMaxSweepRuns));
+  }
+}
+
+// Schedules, then parameter values (the first --param outermost), then N, then m.
+std::vector<SweepRun> expand_runs(const SweepConfig& config, const Scenario& base, size_t shapes) {
+  std::vector<SweepRun> runs;
+  const std::vector<ScheduleRequest> schedules = select_schedules(base, config.schedules);
+  check_sweep_params_apply(config.params, schedules);
+  for (const ScheduleRequest& request : schedules) {
+    // A parameter the schedule does not take keeps its column empty and multiplies nothing.
+    std::vector<bool> applies;
+    for (const auto& [key, values] : config.params) {
+      applies.push_back(sweep_param_applies(parse_sweep_param_key(key), request.name));
+    }
+    std::vector<size_t> index(config.params.size(), 0);
+    for (;;) {
+      SweepRun run{request, {}, 0};
+      for (size_t p = 0; p < config.params.size(); ++p) {
+        const auto& [key, values] = config.params[p];
+        if (applies[p]) run.request.params.set(parse_sweep_param_key(key).key, values[index[p]]);
+        run.param_values.push_back(applies[p] ? values[index[p]] : "");
+      }
+      for (size_t shape = 0; shape < shapes; ++shape) {
+        run.scenario = shape;
+        runs.push_back(run);
+      }
+      size_t p = config.params.size();
+      while (p > 0 && (!applies[p - 1] || ++index[p - 1] == config.params[p - 1].second.size()))
+        index[--p] = 0;
+      if (p == 0) break;
+    }
+  }
+  return runs;
+}
+
+size_t column_of(const std::vector<std::string>& header, const std::string& name) {
+  return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
+std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape) {
+  std::vector<std::string> row = {csv_escape(run.request.name)};
+  for (const std::string& value : run.param_values) row.push_back(csv_escape(value));
+  std::string error = shape.error;
+  if (shape.scenario) {
+    try {
+      const SimulationResult result = simulate_schedule(*shape.scenario, run.request);
+      for (std::string& cell : csv_row(result)) row.push_back(std::move(cell));
+      row.push_back("");
+      return row;
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  const std::vector<std::string> header = csv_header();
+  std::vector<std::string> metrics(header.size());
+  metrics[column_of(header, "label")] = csv_escape(run.request.name);
+  metrics[column_of(header, "stages")] = std::to_string(shape.stages);
+  metrics[column_of(header, "microbatches")] = std::to_string(shape.microbatches);
+  for (std::string& cell : metrics) row.push_back(std::move(cell));
+  row.push_back(csv_escape(error));
+  return row;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_value_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> values;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) {
+    if (item.empty()) throw InputError(fmt::format("{} '{}': empty value", option, text));
+    if (item.find(':') != std::string::npos) {
+      expand_range(item, option, values);
+    } else {
+      values.push_back(item);
+    }
+  }
+  if (values.empty()) throw InputError(fmt::format("{}: empty list", option));
+  return values;
+}
+
+std::vector<int> expand_int_list(const std::string& text, const std::string& option, int min_value) {
+  std::vector<int> values;
+  for (const std::string& item : expand_value_list(text, option)) {
+    char* end = nullptr;
+    const long value = std::strtol(item.c_str(), &end, 10);
+    if (end != item.c_str() + item.size() || value < min_value || value > 1'000'000) {
+      throw InputError(fmt::format("{} '{}': '{}' is not an integer >= {}", option, text, item, min_value));
+    }
+    values.push_back(static_cast<int>(value));
+  }
+  return values;
+}
+
+SweepTable run_sweep(const SweepConfig& config) {
+  const Scenario base = load_scenario(config.scenario_path, config.overrides);
+  check_sweep_size(config, base);
+  const std::vector<ShapeScenario> shapes = load_shapes(config, base);
+  const std::vector<SweepRun> runs = expand_runs(config, base, shapes.size());
+
+  SweepTable table;
+  table.header = {"schedule_name"};
+  for (const auto& [key, values] : config.params) table.header.push_back(key);
+  for (const std::string& column : csv_header()) table.header.push_back(column);
+  table.header.push_back("error");
+  table.rows.resize(runs.size());
+
+  const size_t threads = worker_count(config.jobs, runs.size(), "--jobs");
+  ProgressBar progress(runs.size(), "runs", config.progress);
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < runs.size(); i = next++) {
+      table.rows[i] = run_one(runs[i], shapes[runs[i].scenario]);
+      const size_t finished = ++done;
+      progress.update(finished);
+    }
+  };
+  run_workers(threads, worker);
+  for (const auto& row : table.rows) table.failed += !row.back().empty();
+  return table;
+}
+
+std::string sweep_to_csv(const SweepTable& table) {
+  auto join = [](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + cells[i];
+    return line + "\n";
+  };
+  std::string out = join(table.header);
+  for (const auto& row : table.rows) out += join(row);
+  return out;
+}
+
+}  // namespace pipesim

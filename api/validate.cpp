@@ -1,0 +1,365 @@
+#ifdef PIPESIM_HAS_EXECUTOR
+#include "api/validate.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "api/simulation.h"
+#include "executor/measured_costs.h"
+#include "executor/real_executor.h"
+#include "executor/replay_executor.h"
+#include "schedules/registry.h"
+#include "sim/engine.h"
+
+namespace pipesim {
+namespace {
+
+// Durations from one model, activation bytes per microbatch measured by the run, transfers from another.
+class MeasuredMemoryCosts final : public CostModel {
+ public:
+  MeasuredMemoryCosts(const CostModel& durations, const CostModel& transfers, std::vector<Bytes> activation,
+                      std::vector<Bytes> weight_grad_activation)
+      : durations_(durations),
+        transfers_(transfers),
+        activation_(std::move(activation)),
+        weight_grad_activation_(std::move(weight_grad_activation)) {}
+  TimeNs duration(const Action& a) const override { return durations_.duration(a); }
+  Bytes activation_bytes(int stage) const override { return activation_[stage]; }
+  Bytes weight_grad_activation_bytes(int stage) const override { return weight_grad_activation_[stage]; }
+  Bytes transfer_bytes(int stage) const override { return transfers_.transfer_bytes(stage); }
+
+ private:
+  const CostModel& durations_;
+  const CostModel& transfers_;
+  std::vector<Bytes> activation_;
+  std::vector<Bytes> weight_grad_activation_;
+};
+
+// Durations from the CPU profile's fp32 GEMM table over the model's GEMMs (DESIGN of the cost model:
+// docs/design.md, "cost models"): a linear map in->out on b samples costs F = GEMM(b, out, in),
+// I = GEMM(b, in, out), W = GEMM(in, out, b); a residual MLP unit is two such maps (d->4d, 4d->d); B = I + W;
+// U reads the weights and the gradient and writes the weights at the profile's copy bandwidth. Element-wise
+// work (LayerNorm, GELU, softmax) is not modelled: that is part of what this prediction tests.
+class CpuProfileCosts final : public CostModel {
+ public:
+  CpuProfileCosts(const HardwareProfile& profile, const executor::TrainingSetup& setup, int stages) {
+    const GemmTable& table = profile.gemm_table("fp32");
+    const executor::ModelShape& shape = setup.shape;
+    struct Map {
+      double in, out;
+    };
+    std::vector<std::vector<Map>> unit_maps;
+    std::vector<std::size_t> unit_parameters;
+    const double d = shape.width;
+    unit_maps.push_back({{double(shape.input_width), d}});
+    for (int b = 0; b < shape.blocks; ++b) unit_maps.push_back({{d, 4 * d}, {4 * d, d}});
+    unit_maps.push_back({{d, double(shape.classes)}});
+    for (const auto& unit : executor::build_units<float>(shape))
+      unit_parameters.push_back(unit->parameter_count());
+    const std::vector<int> first = executor::balanced_unit_split(unit_parameters, stages);
+    const double samples = setup.samples_per_microbatch;
+    seconds_.assign(stages, {});
+    for (int s = 0; s < stages; ++s) {
+      double parameters = 0;
+      for (int u = first[s]; u < first[s + 1]; ++u) {
+        parameters += static_cast<double>(unit_parameters[u]);
+        for (const Map& m : unit_maps[u]) {
+          seconds_[s][static_cast<int>(OpKind::F)] += table.seconds(samples, m.out, m.in);
+          seconds_[s][static_cast<int>(OpKind::I)] += table.seconds(samples, m.in, m.out);
+          seconds_[s][static_cast<int>(OpKind::W)] += table.seconds(m.in, m.out, samples);
+        }
+      }
+      seconds_[s][static_cast<int>(OpKind::B)] =
+          seconds_[s][static_cast<int>(OpKind::I)] + seconds_[s][static_cast<int>(OpKind::W)];
+      seconds_[s][static_cast<int>(OpKind::U)] =
+          3 * 4 * parameters / (profile.memory_bandwidth_gb_per_s * 1e9);
+    }
+  }
+  TimeNs duration(const Action& a) const override {
+    return static_cast<TimeNs>(std::llround(seconds_[a.stage][static_cast<int>(a.kind)] * 1e9));
+  }
+  Bytes activation_bytes(int) const override { return 0; }
+  Bytes weight_grad_activation_bytes(int) const override { return 0; }
+  Bytes transfer_bytes(int) const override { return 0; }
+
+ private:
+  std::vector<std::array<double, kOpKinds>> seconds_;
+};
+
+// What an op holds for the metrics, from the executor's ops and the engine's alike.
+struct OpView {
+  Action action;
+  int device = 0;
+  int weight_version = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+};
+
+template <typename Op>
+std::vector<OpView> views_of(const std::vector<Op>& ops) {
+  std::vector<OpView> out;
+  for (const Op& op : ops) out.push_back({op.action, op.device, op.weight_version, op.start_ns, op.end_ns});
+  return out;
+}
+
+std::map<std::pair<int, int>, int> drift_per_microbatch(const std::vector<OpView>& ops) {
+  std::map<std::pair<int, int>, int> drift;
+  for (const OpView& op : ops) {
+    const auto key = std::pair{op.action.stage, op.action.microbatch};
+    if (op.action.kind == OpKind::F) drift[key] -= op.weight_version;
+    if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) drift[key] += op.weight_version;
+  }
+  return drift;
+}
+
+MeasuredMetrics metrics_of(std::vector<OpView> ops, int devices, int stages, double samples) {
+  MeasuredMetrics m;
+  if (ops.empty()) return m;
+  TimeNs first = ops.front().start_ns;
+  TimeNs last = ops.front().end_ns;
+  double busy_ns = 0;
+  for (const OpView& op : ops) {
+    first = std::min(first, op.start_ns);
+    last = std::max(last, op.end_ns);
+    busy_ns += static_cast<double>(op.end_ns - op.start_ns);
+  }
+  const double makespan_ns = static_cast<double>(last - first);
+  m.makespan_ms = makespan_ns / 1e6;
+  m.throughput_samples_per_s = makespan_ns > 0 ? samples / (makespan_ns / 1e9) : 0;
+  m.bubble = makespan_ns > 0 ? 1 - busy_ns / (devices * makespan_ns) : 0;
+  m.max_drift_per_stage.assign(stages, 0);
+  for (const auto& [key, d] : drift_per_microbatch(ops))
+    m.max_drift_per_stage[key.first] = std::max(m.max_drift_per_stage[key.first], d);
+  // In flight on a device: forwarded (F ended) but not backwarded (B or I ended), counted at op ends.
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const OpView& a, const OpView& b) { return a.end_ns < b.end_ns; });
+  std::vector<int> in_flight(devices, 0);
+  for (const OpView& op : ops) {
+    if (op.action.kind == OpKind::F) ++in_flight[op.device];
+    if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) --in_flight[op.device];
+    m.peak_in_flight = std::max(m.peak_in_flight, in_flight[op.device]);
+  }
+  return m;
+}
+
+TimeNs median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  const auto middle = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+  std::nth_element(v.begin(), middle, v.end());
+  return *middle;
+}
+
+// Per stage, the median change of its device's live activation bytes over its F (what a microbatch saves)
+// and over its W (what the weight gradient held).
+void measured_activation_bytes(const std::vector<executor::ExecutedOp>& ops_in_start_order, int devices,
+                               int stages, std::vector<Bytes>& activation, std::vector<Bytes>& weight_grad) {
+  std::vector<Bytes> live(devices, 0);
+  std::vector<std::vector<TimeNs>> f_bytes(stages), w_bytes(stages);
+  std::vector<std::vector<executor::ExecutedOp>> per_device(devices);
+  for (const auto& op : ops_in_start_order) per_device[op.device].push_back(op);
+  for (int d = 0; d < devices; ++d) {
+    Bytes before = 0;
+    for (const auto& op : per_device[d]) {
+      if (op.action.kind == OpKind::F) f_bytes[op.action.stage].push_back(op.live_activation_bytes - before);
+      if (op.action.kind == OpKind::W) w_bytes[op.action.stage].push_back(before - op.live_activation_bytes);
+      before = op.live_activation_bytes;
+    }
+  }
+  activation.resize(stages);
+  weight_grad.resize(stages);
+  for (int s = 0; s < stages; ++s) {
+    activation[s] = median(f_bytes[s]);
+    weight_grad[s] = median(w_bytes[s]);
+  }
+}
+
+Bytes peak_activation_bytes(const std::vector<executor::ExecutedOp>& ops) {
+  Bytes peak = 0;
+  for (const auto& op : ops) peak = std::max(peak, op.live_activation_bytes);
+  return peak;
+}
+
+}  // namespace
+
+double percent_error(double predicted, double measured) {
+  if (measured == 0) return predicted == 0 ? 0 : 100;
+  return 100 * std::abs(predicted - measured) / std::abs(measured);
+}
+
+ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                                     const ValidationOptions& options, const HardwareProfile& profile) {
+  const Scenario scenario = scenario_for(scenario_as_given, request);
+  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+  const PipelineSpec spec = pipeline_spec_for(scenario, *schedule);
+  schedule->check(spec);
+  const PipelineLayout layout = schedule->layout(scenario.stages);
+  const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
+  const std::unique_ptr<CostModel> scenario_costs = make_cost_model(scenario, layout);
+  const auto fresh_plan = [&] { return schedule->plan(spec, *scenario_costs); };
+
+  ScheduleValidation v;
+  v.schedule = schedule->label();
+  // The real run; its timing counts only when every device has a core of its own.
+  executor::ThreadsTransport transport(layout.devices);
+  ExecutionPlan real_plan = fresh_plan();
+  executor::ExecutionResult run = executor::execute_real(real_plan, setup, transport);
+  v.mode = run.timing_valid ? "real" : "replay";
+  if (!run.timing_valid) {
+    // Replay on the thread CPU times of the unpinned run: per-device virtual clocks, deterministic.
+    std::vector<executor::ExecutedOp> cpu_ops = run.ops;
+    for (auto& op : cpu_ops) op.end_ns = op.start_ns + op.thread_cpu_ns;
+    const executor::MeasuredCostModel cpu_costs(cpu_ops, layout.stages, *scenario_costs);
+    const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+    ExecutionPlan replay_plan = fresh_plan();
+    run = executor::execute_replay(replay_plan, cpu_costs, *comm, setup);
+  }
+  const double samples = static_cast<double>(spec.microbatches) * spec.batches * setup.samples_per_microbatch;
+  v.measured = metrics_of(views_of(run.ops), layout.devices, layout.stages, samples);
+  v.measured.peak_activation_bytes = peak_activation_bytes(run.ops);
+
+  std::vector<Bytes> activation, weight_grad;
+  measured_activation_bytes(run.ops, layout.devices, layout.stages, activation, weight_grad);
+  const auto predict = [&](const CostModel& durations, MeasuredMetrics& out) {
+    const MeasuredMemoryCosts costs(durations, *scenario_costs, activation, weight_grad);
+    const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+    ExecutionPlan plan = fresh_plan();
+    const RunTrace trace = simulate(plan, costs, *comm);
+    out = metrics_of(views_of(trace.ops), layout.devices, layout.stages, samples);
+    for (Bytes b : trace.peak_activation_bytes)
+      out.peak_activation_bytes = std::max(out.peak_activation_bytes, b);
+    return drift_per_microbatch(views_of(trace.ops));
+  };
+  const executor::MeasuredCostModel fitted(run.ops, layout.stages, *scenario_costs);
+  v.drift_exact = predict(fitted, v.fitted) == drift_per_microbatch(views_of(run.ops));
+  const CpuProfileCosts cpu(profile, setup, layout.stages);
+  predict(cpu, v.cost_model);
+  return v;
+}
+
+namespace {
+
+const MeasuredMetrics& predicted(const ScheduleValidation& v, Prediction which) {
+  return which == Prediction::kFitted ? v.fitted : v.cost_model;
+}
+
+template <typename Metric>
+double mape(const ValidationReport& report, Prediction which, Metric metric) {
+  if (report.schedules.empty()) return 0;
+  double sum = 0;
+  for (const ScheduleValidation& v : report.schedules)
+    sum += percent_error(metric(predicted(v, which)), metric(v.measured));
+  return sum / static_cast<double>(report.schedules.size());
+}
+
+std::string drift_text(const std::vector<int>& drift) {
+  return fmt::format("{}", fmt::join(drift, "/"));
+}
+
+const char* prediction_name(Prediction which) {
+  return which == Prediction::kFitted ? "fitted" : "cost-model";
+}
+
+}  // namespace
+
+double throughput_mape(const ValidationReport& report, Prediction which) {
+  return mape(report, which, [](const MeasuredMetrics& m) { return m.throughput_samples_per_s; });
+}
+
+double makespan_mape(const ValidationReport& report, Prediction which) {
+  return mape(report, which, [](const MeasuredMetrics& m) { return m.makespan_ms; });
+}
+
+std::string validation_table(const ValidationReport& report) {
+  std::ostringstream out;
+  for (const Prediction which : {Prediction::kFitted, Prediction::kCostModel}) {
+    out << fmt::format("predicted with {} costs\n", which == Prediction::kFitted
+                                                        ? "fitted (the run's per-op medians)"
+                                                        : "the CPU profile's cost model");
+    out << fmt::format("{:<24} {:>6} {:>22} {:>18} {:>20} {:>12} {:>10} {:>22}\n", "schedule", "mode",
+                       "throughput/s pred/meas", "bubble pred/meas", "makespan_ms pred/meas", "Δ pred/meas",
+                       "in-flight", "act. peak KB pred/meas");
+    for (const ScheduleValidation& v : report.schedules) {
+      const MeasuredMetrics& p = predicted(v, which);
+      const MeasuredMetrics& m = v.measured;
+      out << fmt::format(
+          "{:<24} {:>6} {:>9.0f}/{:<9.0f}{:>3.0f}% {:>6.3f}/{:<6.3f}{:>4.1f}pp {:>8.2f}/{:<8.2f}{:>3.0f}% "
+          "{:>12} "
+          "{:>5}/{:<4} {:>8.1f}/{:<8.1f}{:>4.0f}%\n",
+          v.schedule, v.mode, p.throughput_samples_per_s, m.throughput_samples_per_s,
+          percent_error(p.throughput_samples_per_s, m.throughput_samples_per_s), p.bubble, m.bubble,
+          100 * std::abs(p.bubble - m.bubble), p.makespan_ms, m.makespan_ms,
+          percent_error(p.makespan_ms, m.makespan_ms),
+          drift_text(p.max_drift_per_stage) + (p.max_drift_per_stage == m.max_drift_per_stage ? "=" : "≠"),
+          p.peak_in_flight, m.peak_in_flight, static_cast<double>(p.peak_activation_bytes) / 1e3,
+          static_cast<double>(m.peak_activation_bytes) / 1e3,
+          percent_error(static_cast<double>(p.peak_activation_bytes),
+                        static_cast<double>(m.peak_activation_bytes)));
+    }
+    out << fmt::format("MAPE over {} schedules ({}): throughput {:.2f} %, makespan {:.2f} %\n\n",
+                       report.schedules.size(), prediction_name(which), throughput_mape(report, which),
+                       makespan_mape(report, which));
+  }
+  const bool exact = std::all_of(report.schedules.begin(), report.schedules.end(),
+                                 [](const ScheduleValidation& v) { return v.drift_exact; });
+  out << fmt::format("drift (Δ per stage and microbatch, fitted prediction vs run): {}\n",
+                     exact ? "exact for every schedule" : "DIFFERS for some schedule");
+  return out.str();
+}
+
+namespace {
+
+nlohmann::json metrics_json(const MeasuredMetrics& m) {
+  return {{"makespan_ms", m.makespan_ms},
+          {"throughput_samples_per_s", m.throughput_samples_per_s},
+          {"bubble", m.bubble},
+          {"max_drift_per_stage", m.max_drift_per_stage},
+          {"peak_in_flight", m.peak_in_flight},
+          {"peak_activation_bytes", m.peak_activation_bytes}};
+}
+
+}  // namespace
+
+nlohmann::json validation_json(const ValidationReport& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ScheduleValidation& v : report.schedules) {
+    rows.push_back({{"schedule", v.schedule},
+                    {"mode", v.mode},
+                    {"drift_exact", v.drift_exact},
+                    {"measured", metrics_json(v.measured)},
+                    {"fitted", metrics_json(v.fitted)},
+                    {"cost_model", metrics_json(v.cost_model)}});
+  }
+  nlohmann::json out{{"scenario", report.scenario}, {"schedules", rows}};
+  for (const Prediction which : {Prediction::kFitted, Prediction::kCostModel}) {
+    out["mape_percent"][prediction_name(which)] = {{"throughput", throughput_mape(report, which)},
+                                                   {"makespan", makespan_mape(report, which)}};
+  }
+  return out;
+}
+
+std::string validation_csv(const ValidationReport& report) {
+  std::string out =
+      "schedule,mode,prediction,throughput_pred,throughput_meas,bubble_pred,bubble_meas,makespan_ms_pred,"
+      "makespan_ms_meas,peak_in_flight_pred,peak_in_flight_meas,peak_activation_bytes_pred,"
+      "peak_activation_bytes_meas,drift_exact\n";
+  for (const ScheduleValidation& v : report.schedules) {
+    for (const Prediction which : {Prediction::kFitted, Prediction::kCostModel}) {
+      const MeasuredMetrics& p = predicted(v, which);
+      const MeasuredMetrics& m = v.measured;
+      out +=
+          fmt::format("\"{}\",{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", v.schedule,
+                      v.mode, prediction_name(which), p.throughput_samples_per_s, m.throughput_samples_per_s,
+                      p.bubble, m.bubble, p.makespan_ms, m.makespan_ms, p.peak_in_flight, m.peak_in_flight,
+                      p.peak_activation_bytes, m.peak_activation_bytes, v.drift_exact ? 1 : 0);
+    }
+  }
+  return out;
+}
+
+}  // namespace pipesim
+#endif

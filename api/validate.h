@@ -1,0 +1,68 @@
+#pragma once
+// `pipesim validate`: the simulator's predictions against the executor's measurements, per schedule.
+//
+// Each schedule is trained once by the executor: in real mode (one pinned thread per device) when the
+// pipeline's devices fit on this machine's allowed cores, otherwise in replay mode on per-op costs measured
+// as the thread CPU time of an unpinned real run (a CPU-time cost does not depend on oversubscription).
+// The engine then predicts the same run twice:
+//   fitted      durations = the run's own per-op medians (MeasuredCostModel): tests the engine and the
+//               schedules;
+//   cost model  durations = the CPU profile's GEMM table (`pipesim calibrate --cpu`) over the model's GEMMs:
+//               tests the cost model.
+// Both predictions take per-microbatch activation bytes from the run itself, so the activation peaks test
+// the engine's accounting. Metrics are computed the same way from the executor's ops and the engine's.
+#ifdef PIPESIM_HAS_EXECUTOR
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "api/execute.h"
+#include "cost_models/hardware_profile.h"
+
+namespace pipesim {
+
+struct MeasuredMetrics {
+  double makespan_ms = 0;
+  double throughput_samples_per_s = 0;
+  double bubble = 0;                     // 1 - busy time / (devices x makespan)
+  std::vector<int> max_drift_per_stage;  // largest Δ = v(B or I) - v(F) per stage
+  int peak_in_flight = 0;                // most microbatches forwarded but not yet backwarded on a device
+  Bytes peak_activation_bytes = 0;       // over devices
+};
+
+struct ScheduleValidation {
+  std::string schedule;
+  std::string mode;  // real or replay
+  MeasuredMetrics measured;
+  MeasuredMetrics fitted;
+  MeasuredMetrics cost_model;
+  bool drift_exact = false;  // the fitted prediction's Δ equals the run's for every (stage, microbatch)
+};
+
+struct ValidationOptions {
+  executor::TrainingSetup setup;
+  std::string profile = "cpu-vm";  // name in gpu_calibration/profiles/ or a path
+};
+
+struct ValidationReport {
+  std::string scenario;
+  std::vector<ScheduleValidation> schedules;
+};
+
+ScheduleValidation validate_schedule(const Scenario& scenario, const ScheduleRequest& request,
+                                     const ValidationOptions& options, const HardwareProfile& profile);
+
+// Mean absolute percentage error of `metric` (predicted by `which` against measured) over the schedules.
+enum class Prediction { kFitted, kCostModel };
+double throughput_mape(const ValidationReport& report, Prediction which);
+double makespan_mape(const ValidationReport& report, Prediction which);
+
+std::string validation_table(const ValidationReport& report);
+nlohmann::json validation_json(const ValidationReport& report);
+std::string validation_csv(const ValidationReport& report);
+
+// 100 |predicted - measured| / measured; 0 when both are 0.
+double percent_error(double predicted, double measured);
+
+}  // namespace pipesim
+#endif

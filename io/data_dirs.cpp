@@ -1,0 +1,71 @@
+#include "io/data_dirs.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+#include "pipesim_source_dir.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::mutex& data_dir_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::string& data_dir_flag() {
+  static std::string directory;
+  return directory;
+}
+
+// The running binary's share/pipesim, so that an installed tree can be moved; empty when unknown.
+std::string beside_binary() {
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (error || exe.empty()) return "";
+  return (exe.parent_path().parent_path() / "share" / "pipesim").string();
+}
+
+}  // namespace
+
+void set_data_dir(const std::string& directory) {
+  std::lock_guard<std::mutex> lock(data_dir_mutex());
+  data_dir_flag() = directory;
+}
+
+std::vector<DataDirCandidate> data_dir_candidates() {
+  std::vector<DataDirCandidate> candidates;
+  {
+    std::lock_guard<std::mutex> lock(data_dir_mutex());
+    if (!data_dir_flag().empty()) candidates.push_back({data_dir_flag(), "--data-dir"});
+  }
+  if (const char* env = std::getenv("PIPESIM_DATA_DIR"); env && *env) {
+    candidates.push_back({env, "PIPESIM_DATA_DIR"});
+  }
+  if (const std::string dir = beside_binary(); !dir.empty()) candidates.push_back({dir, "beside the binary"});
+  candidates.push_back({PIPESIM_INSTALL_DATA_DIR, "install prefix"});
+  candidates.push_back({PIPESIM_SOURCE_DIR, "source tree"});
+  return candidates;
+}
+
+std::string find_data_path(const std::string& relative, const std::string& what) {
+  std::string looked;
+  for (const DataDirCandidate& candidate : data_dir_candidates()) {
+    const fs::path path = fs::path(candidate.directory) / relative;
+    std::error_code error;
+    if (fs::exists(path, error)) return path.string();
+    looked += fmt::format("\n  {} ({})", path.string(), candidate.origin);
+  }
+  throw InputError(fmt::format(
+      "{} ({}) not found; looked in:{}\n(pass --data-dir DIR or set PIPESIM_DATA_DIR to a directory holding "
+      "scenarios/, gpu_calibration/profiles/ and data/zero_bubble/)",
+      what, relative, looked));
+}
+
+}  // namespace pipesim

@@ -1,0 +1,18 @@
+#pragma once
+// Reading hardware profiles (cost_models/hardware_profile.h) from YAML, and finding the shipped ones.
+#include <string>
+
+#include "cost_models/hardware_profile.h"
+
+namespace pipesim {
+
+// Throws InputError with file:line:key for anything malformed (unknown keys, incomplete grid, rates <= 0).
+HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source);
+HardwareProfile load_hardware_profile(const std::string& path);
+
+// A name in gpu_calibration/profiles/ on the data search path (io/data_dirs.h), without .yaml, or a path to a
+// profile file. Throws InputError listing the shipped profiles when neither exists.
+std::string resolve_profile_path(const std::string& name_or_path);
+std::string profiles_directory();
+
+}  // namespace pipesim

@@ -1,0 +1,120 @@
+#include "io/model_section.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "io/hardware_profile_reader.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
+  r.expect_map(node, "model",
+               {"layers", "hidden", "heads", "seq_len", "vocab", "dtype", "forward_elementwise_passes",
+                "backward_elementwise_passes"});
+  TransformerModel t;
+  for (const char* key : {"layers", "hidden", "heads", "seq_len", "vocab"}) {
+    if (!node[key])
+      r.fail(node, std::string("model.") + key, "a value (layers, hidden, heads, seq_len, vocab)");
+  }
+  t.layers = r.get_int(node["layers"], "model.layers", 1);
+  t.hidden = r.get_int(node["hidden"], "model.hidden", 1);
+  t.heads = r.get_int(node["heads"], "model.heads", 1);
+  t.seq_len = r.get_int(node["seq_len"], "model.seq_len", 1);
+  t.vocab = r.get_int(node["vocab"], "model.vocab", 1);
+  if (t.hidden % t.heads != 0) r.fail(node["heads"], "model.heads", "a divisor of model.hidden");
+  if (node["dtype"]) {
+    t.dtype = r.get_string(node["dtype"], "model.dtype");
+    if (t.dtype != "bf16" && t.dtype != "fp16" && t.dtype != "fp32") {
+      r.fail(node["dtype"], "model.dtype", "bf16, fp16 or fp32");
+    }
+  }
+  if (node["forward_elementwise_passes"]) {
+    t.forward_elementwise_passes =
+        r.get_double(node["forward_elementwise_passes"], "model.forward_elementwise_passes", 0);
+  }
+  if (node["backward_elementwise_passes"]) {
+    t.backward_elementwise_passes =
+        r.get_double(node["backward_elementwise_passes"], "model.backward_elementwise_passes", 0);
+  }
+  return t;
+}
+
+HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
+  r.expect_map(node, "hardware", {"profile"});
+  if (!node["profile"])
+    r.fail(node, "hardware.profile", "a profile name in gpu_calibration/profiles/ or a path");
+  const std::string value = r.get_string(node["profile"], "hardware.profile");
+  namespace fs = std::filesystem;
+  const fs::path beside = fs::path(r.source()).parent_path() / value;
+  std::string path;
+  try {
+    path = fs::path(value).is_relative() && fs::is_regular_file(beside) ? beside.string()
+                                                                        : resolve_profile_path(value);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", r.where(node["profile"], "hardware.profile"), e.what()));
+  }
+  return load_hardware_profile(path);
+}
+
+}  // namespace
+
+LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+  const std::string name = r.get_string(node, key);
+  if (name == "even") return LayerSplit::kEven;
+  if (name == "zb") return LayerSplit::kZeroBubble;
+  if (name == "balanced") return LayerSplit::kBalanced;
+  r.fail(node, key,
+         "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
+         "attention and MLP halves, embedding, final norm and output layer by predicted time)");
+}
+
+TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root) {
+  TransformerSetup setup;
+  setup.model = read_model(r, root["model"]);
+  if (!root["hardware"])
+    r.fail(root, "hardware", "{profile: NAME} with model: (the hardware to predict times for)");
+  setup.profile = read_hardware(r, root["hardware"]);
+  setup.profile.gemm_table(setup.model.dtype);  // fails now, naming the profile, if it lacks the dtype
+  if (const YAML::Node split = root["pipeline"][kLayerSplitKey]) {
+    setup.split = read_layer_split(r, split, "pipeline.layer_split");
+  }
+  const YAML::Node optimizer = root["optimizer"];
+  if (optimizer && optimizer.IsMap()) {
+    if (const YAML::Node type = optimizer[kOptimizerTypeKey]) {
+      const std::string name = r.get_string(type, "optimizer.type");
+      if (name == "adamw") {
+        setup.optimizer.type = OptimizerType::kAdamW;
+      } else if (name == "sgd") {
+        setup.optimizer.type = OptimizerType::kSgd;
+      } else if (name == "muon") {
+        setup.optimizer.type = OptimizerType::kMuon;
+      } else {
+        r.fail(type, "optimizer.type", "adamw, sgd or muon");
+      }
+    }
+    if (const YAML::Node state = optimizer[kOptimizerStateKey]) {
+      setup.optimizer.state_bytes_per_param = r.get_double(state, "optimizer.state_bytes_per_param", 0);
+    }
+  }
+  return setup;
+}
+
+void reject_transformer_keys(const YamlReader& r, const YAML::Node& root) {
+  const char* why =
+      "nothing here: it applies to transformer scenarios (model: and hardware: instead of costs:)";
+  if (root["hardware"]) r.fail(root["hardware"], "hardware", why);
+  if (root["pipeline"] && root["pipeline"].IsMap() && root["pipeline"][kLayerSplitKey]) {
+    r.fail(root["pipeline"][kLayerSplitKey], "pipeline.layer_split", why);
+  }
+  const YAML::Node optimizer = root["optimizer"];
+  if (optimizer && optimizer.IsMap()) {
+    for (const char* key : {kOptimizerTypeKey, kOptimizerStateKey}) {
+      if (optimizer[key]) r.fail(optimizer[key], std::string("optimizer.") + key, why);
+    }
+  }
+}
+
+}  // namespace pipesim

@@ -1,0 +1,81 @@
+#pragma once
+// A scenario: the pipeline shape, the costs, the communication model, the optimizer synchronisation and the
+// schedules to compare. Read from YAML (format in README.md) with every key checked.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cost_models/explicit_costs.h"
+#include "cost_models/transformer_costs.h"
+#include "scenarios/executor_section.h"
+#include "schedules/schedule.h"
+#include "schedules/schedule_params.h"
+
+namespace pipesim {
+
+// A schedule entry may fix its own pipeline shape (`pipeline:` in the entry), e.g. PACI at a = m beside
+// 1F1B-flush at several m, all at one global batch.
+struct PipelineOverride {
+  std::optional<int> microbatches;
+  std::optional<int> microbatch_size;
+  std::optional<int> global_batch;
+  std::optional<LayerSplit> layer_split;  // transformer scenarios only
+  bool empty() const { return !microbatches && !microbatch_size && !global_batch && !layer_split; }
+};
+
+struct ScheduleRequest {
+  std::string name;
+  ScheduleParams params;
+  PipelineOverride pipeline = {};  // a default initializer keeps {name, params} initialization warning-free
+};
+
+struct CommSpec {
+  enum class Model { kFixedLatency, kLink };
+  Model model = Model::kFixedLatency;
+  std::vector<TimeNs> latency_ns;     // fixed latency: per sending device; link: one value for all links
+  double bandwidth_bytes_per_ns = 0;  // link only (1 GB/s = 1 byte/ns)
+  bool blocking = false;              // transfers hold both devices' compute streams (sim/comm_model.h)
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;  // the file it came from
+  int stages = 1;
+  int microbatches = 1;
+  int microbatch_size = 1;
+  int global_batch = 0;  // > 0: samples per batch instead of microbatch_size; b = global_batch / m (a mean)
+  // b: microbatch_size, or global_batch / m (fractional when the batch does not split evenly: the mean size).
+  double samples_per_microbatch() const;
+  int batches = 4;
+  int seq_len = 0;                              // tokens per sample; 0 when unknown (no tokens/s then)
+  std::optional<OptimizerSync> sync;            // unset: each schedule's default
+  ExplicitCostTable costs;                      // explicit `costs:`; empty when `model:` is given
+  std::optional<TransformerSetup> transformer;  // `model:` + `hardware:`: costs predicted (cost_models/)
+  bool backward_split_given = false;            // the scenario gave I and W separately
+  // Where costs.weight_grad_activation_bytes (M_W) should have been, when explicit costs from a file leave it
+  // out; empty when given, predicted by the transformer model, or built in code.
+  std::string weight_grad_memory_missing_where;
+  CommSpec comm;
+  std::vector<ScheduleRequest> schedules;  // empty: every registered schedule
+  ExecutorSection executor;                // `executor:`: what `pipesim execute` trains
+};
+
+// `overrides` are "dotted.key=value" strings (--set); the value is parsed as YAML.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
+                        const std::vector<std::string>& overrides = {});
+
+// The scenario as one schedule entry sees it: its `pipeline:` overrides applied. Throws InputError naming the
+// entry when the result is inconsistent (a global batch smaller than m).
+Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request);
+// " [B=128 m=24 b=5.33]" for an entry with `pipeline:` overrides, "" otherwise (appended to the schedule
+// label).
+std::string pipeline_label(const Scenario& effective, const ScheduleRequest& request);
+
+// The scenario `pipesim run` uses when none is given.
+std::string default_scenario_path();
+
+OptimizerSync parse_sync(const std::string& text, const std::string& where);
+std::string sync_name(OptimizerSync sync);
+
+}  // namespace pipesim

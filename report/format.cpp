@@ -1,0 +1,61 @@
+#include "report/format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pipesim {
+
+std::string format_bytes(Bytes bytes) {
+  if (bytes < 10'000) return fmt::format("{} B", bytes);
+  if (bytes < 10'000'000) return fmt::format("{:.2f} kB", bytes / 1e3);
+  if (bytes < 10'000'000'000) return fmt::format("{:.2f} MB", bytes / 1e6);
+  return fmt::format("{:.2f} GB", bytes / 1e9);
+}
+
+namespace {
+
+// Numbers line up on the right; names and text on the left.
+bool right_aligned(size_t column, const std::string& cell) {
+  if (column == 0 || cell.empty()) return false;
+  const char c = cell.front();
+  return (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+';
+}
+
+// Columns on a terminal: one per UTF-8 code point ("Δ" is two bytes, one column).
+size_t display_width(const std::string& text) {
+  size_t width = 0;
+  for (const unsigned char c : text) width += (c & 0xC0) != 0x80;
+  return width;
+}
+
+}  // namespace
+
+std::string render_table(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) out += "  ";
+      out += right_aligned(c, cells[c]) ? fmt::format("{:>{}}", cells[c], width[c])
+                                        : fmt::format("{:<{}}", cells[c], width[c]);
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  size_t total = 0;
+  for (size_t w : width) total += w;
+  out += std::string(total + 2 * (width.size() - 1), '-') + "\n";
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+}  // namespace pipesim

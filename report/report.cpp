@@ -1,0 +1,109 @@
+#include "report/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "io/scenario.h"
+#include "report/format.h"
+#include "report/result_figures.h"
+
+namespace pipesim {
+std::string csv_escape(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+bool has_batch_bubble(const SimulationResult& r) {
+  return r.spec.sync != OptimizerSync::kNone;
+}
+
+std::optional<bool> fits_memory(const SimulationResult& r) {
+  if (r.memory_capacity_bytes <= 0) return std::nullopt;
+  return static_cast<double>(r.memory.peak_bytes()) <= r.memory_capacity_bytes;
+}
+
+std::vector<std::string> csv_header() {
+  return {"label",
+          "sync",
+          "stages",
+          "microbatches",
+          "microbatch_size",
+          "batches",
+          "batches_simulated",
+          "period_ms",
+          "throughput_samples_per_s",
+          "throughput_tokens_per_s",
+          "throughput_samples_per_gpu_s",
+          "bubble_fraction",
+          "bubble_rate_zb",
+          "makespan_ms",
+          "critical_path_ms",
+          "peak_memory_bytes_max",
+          "fits_memory",
+          "peak_weight_bytes_max",
+          "peak_activation_bytes_max",
+          "peak_activation_x_mb_max",
+          "peak_in_flight_max",
+          "simulated_ops",
+          "drift_max",
+          "drift_bound",
+          "staleness_max",
+          "weight_versions_max"};
+}
+
+std::vector<std::string> csv_row(const SimulationResult& r) {
+  const RunMetrics& m = r.metrics;
+  auto optional_cell = [](auto value, const char* format) {
+    return value ? fmt::format(fmt::runtime(format), *value) : std::string();
+  };
+  const std::optional<bool> fits = fits_memory(r);
+  return {csv_escape(r.schedule),
+          sync_token(r.spec.sync),
+          fmt::format("{}", r.spec.devices),
+          fmt::format("{}", r.spec.microbatches),
+          fmt::format("{}", r.microbatch_size),
+          fmt::format("{}", r.batches_requested),
+          fmt::format("{}", r.spec.batches),
+          fmt::format("{:.6f}", ns_to_ms(m.period_ns)),
+          fmt::format("{:.6f}", m.throughput_samples_per_s),
+          optional_cell(tokens_per_s(r), "{:.3f}"),
+          fmt::format("{:.6f}", m.throughput_samples_per_gpu_s),
+          fmt::format("{:.6f}", m.bubble_fraction),
+          optional_cell(zb_bubble_rate(r), "{:.6f}"),
+          fmt::format("{:.6f}", ns_to_ms(m.makespan_ns)),
+          optional_cell(critical_path_ms(r), "{:.6f}"),
+          fmt::format("{}", r.memory.peak_bytes()),
+          fits ? (*fits ? "true" : "false") : "",
+          optional_cell(max_peak_weight_bytes(r), "{}"),
+          fmt::format("{}", max_peak_activation_bytes(r)),
+          fmt::format("{:.4f}", max_peak_activation_microbatches(r)),
+          fmt::format("{}", max_peak_in_flight(r)),
+          fmt::format("{}", m.simulated_ops),
+          fmt::format("{}", max_drift(r)),
+          fmt::format("{}", max_drift_bound(r)),
+          fmt::format("{}", max_staleness(r)),
+          fmt::format("{}", max_weight_versions(r))};
+}
+
+std::string results_to_csv(const std::vector<SimulationResult>& results) {
+  auto join = [](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + cells[i];
+    return line + "\n";
+  };
+  // The schedule's registry name first, as in `pipesim sweep`'s CSV.
+  std::vector<std::string> header = csv_header();
+  header.insert(header.begin(), "schedule_name");
+  std::string out = join(header);
+  for (const auto& r : results) {
+    std::vector<std::string> row = csv_row(r);
+    row.insert(row.begin(), csv_escape(r.schedule_name));
+    out += join(row);
+  }
+  return out;
+}
+
+}  // namespace pipesim
