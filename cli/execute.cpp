@@ -29,7 +29,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   ExecutionPlan plan = schedule->plan(run.spec, *costs);
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
-    run.result = executor::execute_replay(plan, *costs, *comm, setup);
+    run.result = executor::execute_replay(plan, *costs, *comm, setup, options.observer);
   } else {
     executor::ThreadsTransport transport(layout.devices);
     run.result = executor::execute_real(plan, setup, transport);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "executor/execution_result.h"
+#include "executor/replay_executor.h"
 #include "executor/training_setup.h"
 #include "scenarios/scenario.h"
 #include "schedules/schedule.h"
@@ -16,7 +17,8 @@ enum class ExecuteMode { kReplay, kReal };
 
 struct ExecuteOptions {
   ExecuteMode mode = ExecuteMode::kReplay;
-  executor::TrainingSetup setup;  // microbatches_per_batch is taken from the scenario
+  executor::TrainingSetup setup;           // microbatches_per_batch is taken from the scenario
+  executor::ReplayObserver observer = {};  // replay mode: sees every op after it ran
 };
 
 struct ExecutedSchedule {

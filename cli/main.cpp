@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   pipesim::add_sweep_command(app);
 #ifdef PIPESIM_HAS_EXECUTOR
   pipesim::add_execute_command(app);
+  pipesim::add_train_command(app);
 #endif
   try {
     app.parse(argc, argv);

@@ -21,10 +21,10 @@ struct ModelShape {
 template <typename T>
 std::vector<std::unique_ptr<LayerUnit<T>>> build_units(const ModelShape& shape) {
   std::vector<std::unique_ptr<LayerUnit<T>>> units;
-  units.push_back(std::make_unique<LinearUnit<T>>(shape.input_width, shape.width));
+  units.push_back(std::make_unique<LinearUnit<T>>(shape.input_width, shape.width, ParameterRole::kEmbedding));
   for (int b = 0; b < shape.blocks; ++b)
     units.push_back(std::make_unique<ResidualMlpUnit<T>>(shape.width, 4 * shape.width));
-  units.push_back(std::make_unique<LinearUnit<T>>(shape.width, shape.classes));
+  units.push_back(std::make_unique<LinearUnit<T>>(shape.width, shape.classes, ParameterRole::kHead));
   return units;
 }
 
@@ -48,6 +48,12 @@ class StageModel {
     first_unit_ = first;
   }
   std::size_t parameter_count() const { return parameter_count_; }
+  std::vector<ParameterBlock> parameter_blocks() const {
+    std::vector<ParameterBlock> blocks;
+    for (std::size_t u = 0; u < units_.size(); ++u)
+      append_blocks(blocks, units_[u]->parameter_blocks(), offsets_[u]);
+    return blocks;
+  }
   void initialize(std::span<T> params, std::uint64_t seed) const {
     for (std::size_t u = 0; u < units_.size(); ++u) {
       units_[u]->initialize(slice(params, u), seed, static_cast<std::uint64_t>(first_unit_) + u);
