@@ -64,11 +64,11 @@ INSTANTIATE_TEST_SUITE_P(Executor, SynchronousTrainingPerOptimizer,
 // AdamW keeps two moments per parameter; error feedback one more buffer; Muon one momentum per hidden-matrix
 // value and two moments for the rest.
 TEST(ExecutorOptimizerMemory, StateBytesPerStageFollowTheOptimizerAndTheCorrection) {
-  PlannedRun run = plan_small("pipedream-2bw");
-  const TrainingSetup base = small_setup();
-  const StagedModel model = build_staged_model(base, run.stages);
   for (const RuleCase& rule : rule_cases()) {
+    PlannedRun run = plan_small("pipedream-2bw");  // a plan runs once: its policies keep state
+    const StagedModel model = build_staged_model(small_setup(), run.stages);
     const ExecutionResult result = execute_replay(run.plan, *run.costs, *run.comm, setup_for(rule));
+    ASSERT_FALSE(result.ops.empty());
     for (int s = 0; s < run.stages; ++s) {
       std::size_t hidden = 0;
       std::size_t rest = 0;
@@ -103,7 +103,8 @@ TEST(ExecutorDelayCorrection, WeightPredictionChangesWhatDelayedForwardsRead) {
   TrainingSetup setup = setup_for(rule_cases()[1]);
   const ExecutionResult plain = execute_replay(run.plan, *run.costs, *run.comm, setup);
   setup.correction = DelayCorrection::kWeightPrediction;
-  const ExecutionResult predicted = execute_replay(run.plan, *run.costs, *run.comm, setup);
+  PlannedRun again = plan_small("pipedream");
+  const ExecutionResult predicted = execute_replay(again.plan, *again.costs, *again.comm, setup);
   ASSERT_EQ(plain.ops.size(), predicted.ops.size());
   int changed_first_stage = 0;
   for (std::size_t i = 0; i < plain.ops.size(); ++i) {
