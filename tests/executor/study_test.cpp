@@ -13,6 +13,7 @@
 #include "cli/study_runner.h"
 #include "executor/study/validation.h"
 #include "executor/teacher_data.h"
+#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -83,6 +84,18 @@ TEST(StudyConfig, QuickReplacesItsKeysAndCorrectionsSkipSynchronousSchedules) {
   EXPECT_EQ(runs[0].key(), "B=16 1f1b-flush m=2 adamw none seed=1");
   EXPECT_EQ(runs[5].key(), "B=16 pipedream-2bw m=2 adamw error-feedback seed=2");
   EXPECT_EQ(run_samples(full, runs[0]), 64);
+}
+
+TEST(StudyConfig, ShippedStudiesReadInFullAndQuick) {
+  for (const char* name : {"paci-scaled", "one-step-delay"}) {
+    const std::string path = std::string(PIPESIM_SOURCE_DIR) + "/studies/" + name + ".yaml";
+    const Study full = load_study(path, false);
+    const Study quick = load_study(path, true);
+    EXPECT_EQ(full.stages, 8) << name;
+    EXPECT_EQ(full.seeds.size(), 3U) << name;
+    EXPECT_LT(quick.sample_budget, full.sample_budget) << name;
+    EXPECT_FALSE(study_runs(quick).empty()) << name;
+  }
 }
 
 std::vector<CurvePoint> curve(const std::vector<std::pair<double, double>>& loss_and_time) {
