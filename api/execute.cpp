@@ -36,7 +36,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   ExecutionPlan plan = schedule->plan(run.spec, *costs);
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
-    run.result = executor::execute_replay(plan, *costs, *comm, setup);
+    run.result = executor::execute_replay(plan, *costs, *comm, setup, options.observer);
   } else if (options.transport == ExecuteTransport::kMpi) {
 #ifdef PIPESIM_HAS_MPI
     executor::MpiTransport transport(layout.devices);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "executor/execution_result.h"
+#include "executor/replay_executor.h"
 #include "executor/training_setup.h"
 #include "io/scenario.h"
 #include "schedules/schedule.h"
@@ -20,6 +21,7 @@ struct ExecuteOptions {
   // From the scenario's `executor:` section (executor/scenario_training.h) and the command line;
   // microbatches_per_batch is taken from the scenario.
   executor::TrainingSetup setup;
+  executor::ReplayObserver observer = {};  // replay mode: sees every op after it ran
 };
 
 struct ExecutedSchedule {

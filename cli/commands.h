@@ -17,6 +17,7 @@ void add_sweep_command(CLI::App& app);
 #ifdef PIPESIM_HAS_EXECUTOR
 void add_execute_command(CLI::App& app);
 void add_validate_command(CLI::App& app);  // executor builds only
+void add_train_command(CLI::App& app);
 #endif
 
 // Writes text to a file atomically (a temporary file renamed over it), or to standard output for "-";

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
 #ifdef PIPESIM_HAS_EXECUTOR
   pipesim::add_execute_command(app);
   pipesim::add_validate_command(app);
+  pipesim::add_train_command(app);
 #endif
   try {
     app.parse(argc, argv);

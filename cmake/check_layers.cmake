@@ -10,7 +10,7 @@ set(PIPESIM_LAYERS
   "analysis:sim:schedules:cost_models"
   "io:sim:schedules:cost_models:analysis"
   "report:sim:schedules:cost_models:analysis:io"
-  "executor:sim"
+  "executor:sim:schedules:cost_models:analysis:io"
   "api:sim:schedules:cost_models:analysis:io:report:executor"
   "cli:sim:schedules:cost_models:analysis:io:report:executor:api:gpu_calibration")
 set(PIPESIM_KNOWN_DIRS sim schedules cost_models analysis io report executor api cli gpu_calibration)

@@ -26,6 +26,7 @@ struct ExecutionResult {
   std::vector<ExecutedOp> ops;
   std::vector<std::vector<float>> final_parameters;  // per (virtual) stage
   std::vector<double> losses;                        // per global microbatch
+  std::vector<Bytes> optimizer_state_bytes;  // per (virtual) stage: optimizer state + correction buffer
 };
 
 }  // namespace pipesim::executor

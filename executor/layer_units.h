@@ -10,6 +10,7 @@
 
 #include "executor/counter_rng.h"
 #include "executor/dense_ops.h"
+#include "executor/optim/parameter_blocks.h"
 
 namespace pipesim::executor {
 
@@ -45,6 +46,14 @@ class LayerUnit {
                                    UnitCache<T>& cache) const = 0;
   // Adds dL/d(params) to grads. Reads no weights, only what backward_input left.
   virtual void backward_weight(const UnitCache<T>& cache, std::span<T> grads) const = 0;
+  // The unit's tensors in its flat parameters (for the optimizers). A unit that does not say is treated as
+  // one vector: AdamW everywhere, no weight decay.
+  virtual std::vector<ParameterBlock> parameter_blocks() const {
+    return {{.offset = 0,
+             .rows = 1,
+             .cols = static_cast<int>(parameter_count()),
+             .role = ParameterRole::kVector}};
+  }
 };
 
 // Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) weights.
@@ -67,7 +76,9 @@ void initialize_layer_norm(std::span<T> gamma_beta, std::uint64_t seed, std::uin
 template <typename T>
 class LinearUnit final : public LayerUnit<T> {
  public:
-  LinearUnit(int in, int out) : in_(in), out_(out) {}
+  // role: what the weight matrix is to the optimizers (the input projection, a hidden matrix, the head).
+  LinearUnit(int in, int out, ParameterRole role = ParameterRole::kMatrix)
+      : in_(in), out_(out), role_(role) {}
   int input_width() const override { return in_; }
   int output_width() const override { return out_; }
   std::size_t parameter_count() const override { return static_cast<std::size_t>(in_) * out_ + out_; }
@@ -87,12 +98,17 @@ class LinearUnit final : public LayerUnit<T> {
   void backward_weight(const UnitCache<T>& cache, std::span<T> grads) const override {
     affine_weight_grad(cache.saved[0], cache.saved[1], grads.data(), grads.data() + weight_count());
   }
+  std::vector<ParameterBlock> parameter_blocks() const override {
+    return {{.offset = 0, .rows = in_, .cols = out_, .role = role_},
+            {.offset = weight_count(), .rows = 1, .cols = out_, .role = ParameterRole::kVector}};
+  }
 
  private:
   std::size_t weight_count() const { return static_cast<std::size_t>(in_) * out_; }
   const T* bias(std::span<const T> params) const { return params.data() + weight_count(); }
   int in_;
   int out_;
+  ParameterRole role_;
 };
 
 // The frame the pre-LN residual units share: y = x + Linear_out(middle(Linear_in(LayerNorm(x)))), widths
@@ -159,6 +175,15 @@ class PreNormResidualUnit : public LayerUnit<T> {
     affine_weight_grad(m, dy, grads.data() + offset_w_out(), grads.data() + offset_b_out());
     affine_weight_grad(normed, da, grads.data() + offset_w_in(), grads.data() + offset_b_in());
     layer_norm_affine_weight_grad(d_normed, x_hat, grads.data());
+  }
+  std::vector<ParameterBlock> parameter_blocks() const override {
+    using enum ParameterRole;
+    return {{.offset = 0, .rows = 1, .cols = d_, .role = kVector},
+            {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector},
+            {.offset = offset_w1(), .rows = d_, .cols = h_, .role = kMatrix},
+            {.offset = offset_b1(), .rows = 1, .cols = h_, .role = kVector},
+            {.offset = offset_w2(), .rows = h_, .cols = d_, .role = kMatrix},
+            {.offset = offset_b2(), .rows = 1, .cols = d_, .role = kVector}};
   }
 
  protected:

@@ -53,10 +53,10 @@ std::vector<std::unique_ptr<LayerUnit<T>>> build_units(const ModelShape& shape) 
                                                        shape.input_width, EmbeddingLayout::kConcatenated));
     units.push_back(std::make_unique<LinearUnit<T>>(shape.embedding_width * shape.input_width, d));
   } else {
-    units.push_back(std::make_unique<LinearUnit<T>>(shape.input_width, d));
+    units.push_back(std::make_unique<LinearUnit<T>>(shape.input_width, d, ParameterRole::kEmbedding));
   }
   for (int b = 0; b < shape.blocks; ++b) units.push_back(std::make_unique<ResidualMlpUnit<T>>(d, 4 * d));
-  units.push_back(std::make_unique<LinearUnit<T>>(d, shape.classes));
+  units.push_back(std::make_unique<LinearUnit<T>>(d, shape.classes, ParameterRole::kHead));
   return units;
 }
 
@@ -92,6 +92,12 @@ class StageModel {
     first_unit_ = first;
   }
   std::size_t parameter_count() const { return parameter_count_; }
+  std::vector<ParameterBlock> parameter_blocks() const {
+    std::vector<ParameterBlock> blocks;
+    for (std::size_t u = 0; u < units_.size(); ++u)
+      append_blocks(blocks, units_[u]->parameter_blocks(), offsets_[u]);
+    return blocks;
+  }
   void initialize(std::span<T> params, std::uint64_t seed) const {
     for (std::size_t u = 0; u < units_.size(); ++u) {
       units_[u]->initialize(slice(params, u), seed, static_cast<std::uint64_t>(first_unit_) + u);

@@ -8,7 +8,7 @@
 namespace pipesim::executor {
 
 ExecutionResult execute_replay(ExecutionPlan& plan, const CostModel& costs, CommModel& comm,
-                               const TrainingSetup& setup) {
+                               const TrainingSetup& setup, const ReplayObserver& observer) {
   use_single_blas_thread();
   ExecutionResult result;
   result.trace = simulate(plan, costs, comm);
@@ -28,8 +28,12 @@ ExecutionResult execute_replay(ExecutionPlan& plan, const CostModel& costs, Comm
     for (int s : layout.stages_on(op.device)) live += numerics.live_activation_bytes(s);
     result.ops.push_back({op.action, op.device, readout.weight_version, readout.weights_fingerprint,
                           op.start_ns, op.end_ns, live});
+    if (observer) observer(op, numerics);
   }
-  for (int s = 0; s < layout.stages; ++s) result.final_parameters.push_back(numerics.parameters(s));
+  for (int s = 0; s < layout.stages; ++s) {
+    result.final_parameters.push_back(numerics.parameters(s));
+    result.optimizer_state_bytes.push_back(numerics.optimizer_state_bytes(s));
+  }
   result.losses.assign(plan.total_microbatches, 0.0);
   for (const auto& [mb, loss] : numerics.losses()) result.losses[mb] = loss;
   return result;

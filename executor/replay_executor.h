@@ -7,6 +7,7 @@
 // the executor records come from its own weight store (current copy, stashes, pinned 2BW versions), not from
 // the trace, so comparing the two checks the executor against the simulator.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "executor/execution_result.h"
@@ -20,7 +21,11 @@ namespace pipesim::executor {
 
 // Plans nothing itself: `plan` comes from schedule->plan(spec, costs). Throws ScheduleError when an op finds
 // an input or weight version missing (which would mean the trace broke a dependency).
+// `observer`, when set, sees every op after it ran, with the worker's state (e.g. to evaluate the weights
+// along the way).
+class WorkerNumerics;
+using ReplayObserver = std::function<void(const OpRecord&, const WorkerNumerics&)>;
 ExecutionResult execute_replay(ExecutionPlan& plan, const CostModel& costs, CommModel& comm,
-                               const TrainingSetup& setup);
+                               const TrainingSetup& setup, const ReplayObserver& observer = {});
 
 }  // namespace pipesim::executor

@@ -2,7 +2,7 @@
 // The TrainingSetup a scenario's `executor:` section asks for: the data set loaded (from its Debian
 // package, or the repository's snippet) and the model sized by it.
 #include "executor/training_setup.h"
-#include "scenarios/executor_section.h"
+#include "io/executor_section.h"
 
 namespace pipesim::executor {
 

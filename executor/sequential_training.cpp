@@ -7,6 +7,8 @@ namespace pipesim::executor {
 std::vector<std::vector<float>> train_sequentially(const TrainingSetup& setup, int stages, int steps) {
   StagedModel model = build_staged_model(setup, stages);
   std::vector<std::vector<float>> params = model.initial_parameters;
+  std::vector<StageUpdater> updaters;
+  for (int s = 0; s < stages; ++s) updaters.push_back(make_stage_updater(setup, model, s));
   const int m = setup.microbatches_per_batch;
   for (int step = 0; step < steps; ++step) {
     // grads[s][j]: stage s's gradient of microbatch j.
@@ -27,7 +29,7 @@ std::vector<std::vector<float>> train_sequentially(const TrainingSetup& setup, i
     for (int s = 0; s < stages; ++s) {
       std::vector<const std::vector<float>*> in_order;
       for (const auto& g : grads[s]) in_order.push_back(&g);
-      sgd_step(params[s], in_order, setup.learning_rate);
+      updaters[s].update(params[s], in_order);
     }
   }
   return params;

@@ -2,17 +2,6 @@
 
 namespace pipesim::executor {
 
-void sgd_step(std::span<float> params, const std::vector<const std::vector<float>*>& gradients_in_order,
-              float learning_rate) {
-  if (gradients_in_order.empty()) return;
-  const float count = static_cast<float>(gradients_in_order.size());
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    float sum = 0.0F;
-    for (const std::vector<float>* g : gradients_in_order) sum += (*g)[i];
-    params[i] -= learning_rate * (sum / count);
-  }
-}
-
 std::uint64_t fingerprint(std::span<const float> values) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (const std::byte b : std::as_bytes(values)) {
@@ -34,6 +23,10 @@ StagedModel build_staged_model(const TrainingSetup& setup, int stages) {
     model.initial_parameters.push_back(std::move(params));
   }
   return model;
+}
+
+StageUpdater make_stage_updater(const TrainingSetup& setup, const StagedModel& model, int stage) {
+  return {setup.update_rule(), model.stages[stage].parameter_blocks(), model.stages[stage].parameter_count()};
 }
 
 }  // namespace pipesim::executor

@@ -23,6 +23,8 @@ struct WorkerNumerics::StageState {
   std::map<int, Slot> slots;                                          // by microbatch
   int in_flight = 0;
   Bytes live_bytes = 0;
+  std::unique_ptr<StageUpdater> updater;
+  int last_delay = 0;  // updates between the F and the B (or I) of the stage's latest backward
 };
 
 WorkerNumerics::WorkerNumerics(const StagedModel& model, const std::vector<int>& stages_held,
@@ -36,6 +38,7 @@ WorkerNumerics::WorkerNumerics(const StagedModel& model, const std::vector<int>&
   for (int s : stages_held) {
     auto state = std::make_unique<StageState>();
     state->versions[0] = std::make_shared<const std::vector<float>>(model.initial_parameters[s]);
+    state->updater = std::make_unique<StageUpdater>(make_stage_updater(setup, model, s));
     stages_held_[s] = std::move(state);
   }
 }
@@ -80,6 +83,9 @@ int WorkerNumerics::in_flight(int stage) const {
 Bytes WorkerNumerics::live_activation_bytes(int stage) const {
   return stage_state(stage).live_bytes;
 }
+Bytes WorkerNumerics::optimizer_state_bytes(int stage) const {
+  return stage_state(stage).updater->state_bytes();
+}
 std::vector<float> WorkerNumerics::parameters(int stage) const {
   return *stage_state(stage).versions.rbegin()->second;
 }
@@ -122,13 +128,13 @@ WorkerNumerics::WeightCopy WorkerNumerics::weights_read(const Action& a, const S
   switch (a.kind) {
     case OpKind::F: {
       const int pinned = forward_reads_.version_of(a.microbatch);
-      if (pinned < 0) return newest;
+      if (pinned < 0) return predicted(a.stage, newest);
       const auto found = versions.find(pinned);
       if (found == versions.end()) {
         throw ScheduleError(fmt::format("{} needs weight version {}, which stage {} does not have",
                                         describe(a), pinned, a.stage + 1));
       }
-      return {found->first, found->second};
+      return predicted(a.stage, {found->first, found->second});
     }
     case OpKind::B:
     case OpKind::I:
@@ -178,6 +184,8 @@ void WorkerNumerics::run_backward_input(const Action& a, Slot& st, const WeightC
     inbox_.erase(found);
   }
   st.backward_weights = read;
+  stage_state(a.stage).last_delay =
+      stage_state(a.stage).versions.rbegin()->first - st.forward_weights.version;
   Matrix<float> dx = model_.stages[a.stage].backward_input(*read.values, std::move(dy), st.caches);
   st.output_gradient = {};
   st.input_grad_done = true;
@@ -194,6 +202,16 @@ void WorkerNumerics::run_backward_weight(const Action& a, Slot& st) {
   st.forward_weights = {};
 }
 
+// Weight prediction: a forward reads the weights it is expected to meet at its backward, tau updates on,
+// with tau the delay the stage's latest backward saw. Other rules, or no delay seen yet: the weights as
+// they are (a copy is made only when they change).
+WorkerNumerics::WeightCopy WorkerNumerics::predicted(int stage, const WeightCopy& copy) const {
+  const StageState& state = stage_state(stage);
+  if (setup_.correction != DelayCorrection::kWeightPrediction || state.last_delay <= 0) return copy;
+  return {copy.version, std::make_shared<const std::vector<float>>(
+                            state.updater->predicted(*copy.values, state.last_delay))};
+}
+
 // Applies every gradient finished since the stage's last step, in microbatch order.
 void WorkerNumerics::step_optimizer(int stage) {
   StageState& state = stage_state(stage);
@@ -201,7 +219,7 @@ void WorkerNumerics::step_optimizer(int stage) {
   std::vector<const std::vector<float>*> in_order;
   for (const auto& [mb, grads] : state.pending_gradients) in_order.push_back(&grads);
   auto next = std::make_shared<std::vector<float>>(*values);
-  sgd_step(*next, in_order, setup_.learning_rate);
+  state.updater->update(*next, in_order);
   state.pending_gradients.clear();
   state.versions[version + 1] = std::move(next);
   // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up.

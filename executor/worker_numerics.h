@@ -51,6 +51,7 @@ class WorkerNumerics {
   int version(int stage) const;
   int in_flight(int stage) const;
   Bytes live_activation_bytes(int stage) const;  // saved tensors of the stage's microbatches
+  Bytes optimizer_state_bytes(int stage) const;  // optimizer state and the delay correction's buffer
 
   std::vector<float> parameters(int stage) const;
   const std::map<int, double>& losses() const { return losses_; }
@@ -68,6 +69,7 @@ class WorkerNumerics {
   Slot& slot(int stage, int mb);
   const Slot* find_slot(int stage, int mb) const;
   WeightCopy weights_read(const Action& a, const Slot& st) const;
+  WeightCopy predicted(int stage, const WeightCopy& copy) const;
   void run_forward(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_input(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_weight(const Action& a, Slot& st);

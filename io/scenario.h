@@ -7,7 +7,7 @@
 
 #include "cost_models/explicit_costs.h"
 #include "cost_models/transformer_costs.h"
-#include "scenarios/executor_section.h"
+#include "io/executor_section.h"
 #include "schedules/schedule.h"
 #include "schedules/schedule_params.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // One run's summary figures, each the largest over devices or stages, or empty when the run cannot know it:
-// what the table, the CSV and the JSON record show (docs/design.md §5, §7).
+// what the table, the CSV and the JSON record show (docs/design.md §5, §8).
 #include <optional>
 #include <string>
 

@@ -2,7 +2,7 @@
 // A schedule's parameters as the user wrote them ("chunks: 2", "max_in_flight: [3, 3, 1]"), with typed,
 // checked getters. Unknown parameters are an error: check_all_used() names them. Each getter also records the
 // typed value the schedule runs with (given or default), so results report the parameters as numbers,
-// booleans, strings and lists, never as a joined label (docs/design.md §7).
+// booleans, strings and lists, never as a joined label (docs/design.md §8).
 #include <map>
 #include <set>
 #include <string>

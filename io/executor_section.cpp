@@ -1,4 +1,4 @@
-#include "scenarios/executor_section.h"
+#include "io/executor_section.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

@@ -1,0 +1,53 @@
+// pipesim train STUDY.yaml [--quick] [--out DIR]: train a learning study's runs in replay mode, write their
+// curves (DIR/NAME.csv, resumed when interrupted) and the time-to-target table (DIR/NAME-table.md, also
+// printed). plots/study.py draws the curves.
+#ifdef PIPESIM_HAS_EXECUTOR
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/study_report.h"
+#include "cli/study_runner.h"
+
+namespace pipesim {
+namespace {
+
+struct TrainArgs {
+  std::string study;
+  bool quick = false;
+  std::string out_dir = "study-results";
+};
+
+void train(const TrainArgs& args) {
+  const Study study = load_study(args.study, args.quick);
+  std::filesystem::create_directories(args.out_dir);
+  const std::string stem =
+      (std::filesystem::path(args.out_dir) / (study.name + (args.quick ? "-quick" : ""))).string();
+  const std::string csv_path = stem + ".csv";
+  StudyCurves curves;
+  const StudyProgress progress = run_study(study, csv_path, curves, &std::cerr);
+  const std::string table = format_study_table(study, summarize_study(study, curves));
+  write_file(stem + "-table.md", table);
+  std::cout << fmt::format("{}: {} runs ({} resumed from {}, {} trained)\n\n", study.name,
+                           progress.runs_total, progress.runs_resumed, csv_path, progress.runs_executed)
+            << table;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "train",
+      "train a learning study (schedules x optimizers x corrections x seeds) and report time to target");
+  cmd->add_option("study", args->study, "study YAML file (e.g. studies/one-step-delay.yaml)")->required();
+  cmd->add_flag("--quick", args->quick, "use the study's quick: section (a smaller budget, fewer seeds)");
+  cmd->add_option("--out", args->out_dir, "directory for NAME.csv (curves) and NAME-table.md")
+      ->capture_default_str();
+  cmd->callback([args] { train(*args); });
+}
+
+}  // namespace pipesim
+#endif

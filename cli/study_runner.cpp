@@ -1,0 +1,263 @@
+#ifdef PIPESIM_HAS_EXECUTOR
+#include "cli/study_runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "api/execute.h"
+#include "executor/study/validation.h"
+#include "executor/worker_numerics.h"
+#include "pipesim_source_dir.h"
+#include "schedules/registry.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+
+std::string StudyRun::group() const {
+  return fmt::format("B={} {} {} {}", global_batch, schedule.label(), optimizer.label,
+                     executor::delay_correction_name(correction));
+}
+std::string StudyRun::key() const {
+  return fmt::format("{} seed={}", group(), seed);
+}
+
+namespace {
+
+ScheduleParams params_of(const Study& study, const StudySchedule& schedule) {
+  ScheduleParams params(study.source);
+  for (const auto& [key, value] : schedule.params) params.set(key, value);
+  return params;
+}
+
+std::string resolve(const std::string& path) {
+  if (std::filesystem::exists(path)) return path;
+  const std::string in_source = std::string(PIPESIM_SOURCE_DIR) + "/" + path;
+  return std::filesystem::exists(in_source) ? in_source : path;
+}
+
+}  // namespace
+
+bool is_asynchronous(const Study& study, const StudySchedule& schedule) {
+  return make_schedule(schedule.name, params_of(study, schedule))->default_sync() == OptimizerSync::kNone;
+}
+
+std::vector<StudyRun> study_runs(const Study& study) {
+  std::vector<StudyRun> runs;
+  for (int batch : study.global_batches) {
+    for (const StudySchedule& schedule : study.schedules) {
+      const bool async = is_asynchronous(study, schedule);
+      for (const StudyOptimizer& optimizer : study.optimizers) {
+        for (executor::DelayCorrection correction : study.corrections) {
+          if (!async && correction != executor::DelayCorrection::kNone) continue;
+          for (std::uint64_t seed : study.seeds)
+            runs.push_back({batch, schedule, optimizer, correction, seed});
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+std::int64_t run_samples(const Study& study, const StudyRun& run) {
+  const std::int64_t batches = (study.sample_budget + run.global_batch - 1) / run.global_batch;
+  return batches * run.global_batch;
+}
+
+std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
+  const int m = run.schedule.microbatches;
+  const std::int64_t total_samples = run_samples(study, run);
+  std::vector<std::string> overrides = study.target_overrides;
+  overrides.push_back(fmt::format("pipeline.stages={}", study.stages));
+  overrides.push_back(fmt::format("pipeline.microbatches={}", m));
+  overrides.push_back(fmt::format("pipeline.global_batch={}", run.global_batch));
+  overrides.push_back(fmt::format("pipeline.batches={}", total_samples / run.global_batch));
+  Scenario scenario = load_scenario(resolve(study.target_scenario), overrides);
+  scenario.schedules.clear();
+  const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
+  const int stages = make_schedule(request.name, request.params)->layout(study.stages).stages;
+
+  ExecuteOptions options;
+  executor::TrainingSetup& setup = options.setup;
+  setup.shape = study.shape;
+  setup.shape.blocks = std::max(setup.shape.blocks, stages - 2);  // as execute_schedule raises it
+  setup.samples_per_microbatch = run.global_batch / m;
+  setup.microbatches_per_batch = m;
+  setup.learning_rate = run.optimizer.learning_rate;
+  setup.optimizer = run.optimizer.config;
+  setup.correction = run.correction;
+  setup.seed = run.seed;
+  setup.lr_schedule = {.warmup_fraction = study.warmup_fraction,
+                       .floor_ratio = study.floor_ratio,
+                       .total_microbatches = total_samples / setup.samples_per_microbatch};
+  const executor::StagedModel model = executor::build_staged_model(setup, stages);
+
+  std::vector<CurvePoint> points;
+  const executor::Evaluation initial =
+      executor::evaluate(model, model.initial_parameters, setup, study.validation_samples);
+  points.push_back({0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0});
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> last_return;
+  double measured_s = 0;
+  double loss_sum = 0;
+  int loss_count = 0;
+  std::int64_t samples = 0;
+  std::int64_t next_eval = study.eval_every_samples;
+  options.observer = [&](const OpRecord& op, const executor::WorkerNumerics& numerics) {
+    if (last_return) measured_s += std::chrono::duration<double>(Clock::now() - *last_return).count();
+    if (op.action.kind == OpKind::F && op.action.stage + 1 == stages) {
+      loss_sum += numerics.losses().at(op.action.microbatch);
+      ++loss_count;
+      samples += setup.samples_per_microbatch;
+      if (samples >= next_eval || samples == total_samples) {
+        std::vector<std::vector<float>> params;
+        for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
+        const executor::Evaluation e = executor::evaluate(model, params, setup, study.validation_samples);
+        points.push_back({samples, loss_sum / loss_count, e.loss, e.accuracy,
+                          static_cast<double>(op.end_ns) / 1e9, measured_s});
+        loss_sum = 0;
+        loss_count = 0;
+        while (next_eval <= samples) next_eval += study.eval_every_samples;
+      }
+    }
+    last_return = Clock::now();
+  };
+  execute_schedule(scenario, request, options);
+  return points;
+}
+
+std::string curve_csv_header() {
+  return "run,global_batch,schedule,optimizer,correction,seed,samples,train_loss,val_loss,val_accuracy,"
+         "predicted_s,measured_s\n";
+}
+
+std::string curve_csv_rows(const StudyRun& run, const std::vector<CurvePoint>& points) {
+  std::string out;
+  for (const CurvePoint& p : points) {
+    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", run.key(),
+                       run.global_batch, run.schedule.label(), run.optimizer.label,
+                       executor::delay_correction_name(run.correction), run.seed, p.samples, p.train_loss,
+                       p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s);
+  }
+  return out;
+}
+
+namespace {
+
+std::optional<std::pair<std::string, CurvePoint>> parse_row(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  std::string cell;
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  if (cells.size() != 12) return std::nullopt;
+  try {
+    CurvePoint p;
+    std::size_t used = 0;
+    p.samples = std::stoll(cells[6], &used);
+    if (used != cells[6].size()) return std::nullopt;
+    double* fields[] = {&p.train_loss, &p.val_loss, &p.val_accuracy, &p.predicted_s, &p.measured_s};
+    for (int i = 0; i < 5; ++i) {
+      *fields[i] = std::stod(cells[7 + i], &used);
+      if (used != cells[7 + i].size()) return std::nullopt;
+    }
+    return std::pair{cells[0], p};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+StudyCurves read_complete_curves(const std::string& csv_text, const Study& study) {
+  std::map<std::string, std::int64_t> expected_samples;
+  for (const StudyRun& run : study_runs(study)) expected_samples[run.key()] = run_samples(study, run);
+  StudyCurves curves;
+  std::stringstream in(csv_text);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    // A line cut short by an interruption has no newline after it: eof is set.
+    if (in.eof()) break;
+    const auto row = parse_row(line);
+    if (row && expected_samples.contains(row->first)) curves[row->first].push_back(row->second);
+  }
+  for (auto it = curves.begin(); it != curves.end();) {
+    const bool complete = it->second.back().samples == expected_samples.at(it->first);
+    it = complete ? std::next(it) : curves.erase(it);
+  }
+  return curves;
+}
+
+namespace {
+
+std::string clock_text(double seconds) {
+  const int s = static_cast<int>(std::lround(seconds));
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+void draw_bar(std::ostream& out, int done, int total, double elapsed_s, int executed) {
+  constexpr int kWidth = 30;
+  const int filled = total == 0 ? kWidth : done * kWidth / total;
+  const std::string eta =
+      executed == 0 ? "?" : clock_text(elapsed_s / executed * static_cast<double>(total - done));
+  out << fmt::format("\r[{}{}] {}/{} runs  elapsed {}  ETA {}  ", std::string(filled, '#'),
+                     std::string(kWidth - filled, '.'), done, total, clock_text(elapsed_s), eta)
+      << std::flush;
+}
+
+}  // namespace
+
+StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCurves& curves,
+                        std::ostream* progress) {
+  const std::vector<StudyRun> runs = study_runs(study);
+  StudyProgress result;
+  result.runs_total = static_cast<int>(runs.size());
+  std::string existing;
+  if (std::ifstream in(csv_path); in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    existing = text.str();
+  }
+  curves = read_complete_curves(existing, study);
+  result.runs_resumed = static_cast<int>(curves.size());
+  // Rewrite the file with the complete runs only, in study order, then append.
+  {
+    std::ofstream out(csv_path, std::ios::trunc);
+    if (!out) throw InputError(fmt::format("{}: cannot write the study's curves", csv_path));
+    out << curve_csv_header();
+    for (const StudyRun& run : runs) {
+      if (curves.contains(run.key())) out << curve_csv_rows(run, curves.at(run.key()));
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  int done = result.runs_resumed;
+  if (progress) draw_bar(*progress, done, result.runs_total, 0, 0);
+  for (const StudyRun& run : runs) {
+    if (curves.contains(run.key())) continue;
+    std::vector<CurvePoint> points = train_study_run(study, run);
+    std::ofstream out(csv_path, std::ios::app);
+    out << curve_csv_rows(run, points) << std::flush;
+    curves[run.key()] = std::move(points);
+    ++result.runs_executed;
+    ++done;
+    if (progress) draw_bar(*progress, done, result.runs_total, elapsed_s(), result.runs_executed);
+  }
+  if (progress) *progress << "\n";
+  return result;
+}
+
+}  // namespace pipesim
+#endif

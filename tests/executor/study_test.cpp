@@ -1,0 +1,213 @@
+// Learning studies: the reader's checks, which runs a study makes, the table's figures on hand-made curves,
+// the validation figures on a model whose answer is known, and a tiny study trained end to end that resumes
+// after an interruption.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/study_config.h"
+#include "cli/study_report.h"
+#include "cli/study_runner.h"
+#include "executor/study/validation.h"
+#include "executor/teacher_data.h"
+#include "pipesim_source_dir.h"
+#include "sim/errors.h"
+
+namespace pipesim {
+namespace {
+
+// Two stages of the GPT-2 Medium setting, 64 samples in batches of 16: a few seconds in all.
+constexpr const char* kTinyStudy = R"(name: tiny
+task: teacher-mlp
+model: {input_width: 8, width: 8, blocks: 0, classes: 3}
+target_setting: {scenario: scenarios/paci/gpt2-medium-8stage.yaml}
+stages: 2
+global_batches: [16]
+sample_budget: 64
+eval_every_samples: 32
+validation_samples: 32
+seeds: [1, 2]
+learning_rate: {warmup_fraction: 0.25, floor_ratio: 0.1}
+optimizers:
+  - {name: adamw, lr: 0.01}
+schedules:
+  - {name: 1f1b-flush, microbatches: 2}
+  - {name: pipedream-2bw, microbatches: 2}
+corrections: [none, error-feedback]
+targets: {loss: 5.0}
+quick: {seeds: [3]}
+)";
+
+std::string expect_input_error(const std::string& text) {
+  try {
+    parse_study(text, "s.yaml", false);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "task: teacher-mlp", "task: gpt")).find("s.yaml:2"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "task: teacher-mlp", "task: gpt")).find("teacher-mlp"),
+            std::string::npos);
+  const std::string bad_optimizer = expect_input_error(replaced(kTinyStudy, "name: adamw", "name: adam"));
+  EXPECT_NE(bad_optimizer.find("optimizers[0].name"), std::string::npos);
+  EXPECT_NE(bad_optimizer.find("muon"), std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "global_batches: [16]", "global_batches: [15]"))
+                .find("global_batches[0]"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "stages: 2", "stages: 2\nstagse: 3")).find("stagse"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "targets: {loss: 5.0}", "targets: {}")).find("targets"),
+            std::string::npos);
+}
+
+TEST(StudyConfig, QuickReplacesItsKeysAndCorrectionsSkipSynchronousSchedules) {
+  const Study full = parse_study(kTinyStudy, "s.yaml", false);
+  const Study quick = parse_study(kTinyStudy, "s.yaml", true);
+  EXPECT_EQ(full.seeds, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(quick.seeds, (std::vector<std::uint64_t>{3}));
+  // 1F1B-flush: none only; 2BW: none and error feedback; times 2 seeds.
+  const std::vector<StudyRun> runs = study_runs(full);
+  ASSERT_EQ(runs.size(), 6U);
+  EXPECT_EQ(runs[0].key(), "B=16 1f1b-flush m=2 adamw none seed=1");
+  EXPECT_EQ(runs[5].key(), "B=16 pipedream-2bw m=2 adamw error-feedback seed=2");
+  EXPECT_EQ(run_samples(full, runs[0]), 64);
+}
+
+TEST(StudyConfig, ShippedStudiesReadInFullAndQuick) {
+  for (const char* name : {"paci-scaled", "one-step-delay"}) {
+    const std::string path = std::string(PIPESIM_SOURCE_DIR) + "/studies/" + name + ".yaml";
+    const Study full = load_study(path, false);
+    const Study quick = load_study(path, true);
+    EXPECT_EQ(full.stages, 8) << name;
+    EXPECT_EQ(full.seeds.size(), 3U) << name;
+    EXPECT_LT(quick.sample_budget, full.sample_budget) << name;
+    EXPECT_FALSE(study_runs(quick).empty()) << name;
+  }
+}
+
+std::vector<CurvePoint> curve(const std::vector<std::pair<double, double>>& loss_and_time) {
+  std::vector<CurvePoint> points;
+  std::int64_t samples = 0;
+  for (const auto& [loss, time] : loss_and_time) {
+    points.push_back({samples, 0, loss, 1 - loss / 4, time, time / 2});
+    samples += 32;
+  }
+  return points;
+}
+
+TEST(StudyReport, TimeToTargetSpreadAndSpeedupByHand) {
+  const Study study = parse_study(kTinyStudy, "s.yaml", false);
+  const std::vector<StudyRun> runs = study_runs(study);
+  StudyCurves curves;
+  // Flush: seed 1 reaches loss <= 5 at the second point (t = 2), seed 2 at the third (t = 4).
+  curves[runs[0].key()] = curve({{6, 0}, {5, 2}, {4, 3}});
+  curves[runs[1].key()] = curve({{8, 0}, {6, 2}, {5, 4}});
+  // 2BW without correction: both seeds at t = 1.5; with error feedback: seed 1 never, seed 2 at t = 1.
+  curves[runs[2].key()] = curve({{6, 0}, {5, 1.5}, {4, 2}});
+  curves[runs[3].key()] = curve({{6, 0}, {4, 1.5}, {3, 2}});
+  curves[runs[4].key()] = curve({{6, 0}, {6, 1}, {6, 2}});
+  curves[runs[5].key()] = curve({{6, 0}, {5, 1}, {5, 2}});
+  const std::vector<GroupSummary> groups = summarize_study(study, curves);
+  ASSERT_EQ(groups.size(), 3U);
+  EXPECT_EQ(groups[0].reached, 2);
+  EXPECT_DOUBLE_EQ(groups[0].samples_to_target, (32 + 64) / 2.0);
+  EXPECT_DOUBLE_EQ(groups[0].predicted_s_to_target, 3.0);
+  EXPECT_DOUBLE_EQ(groups[0].measured_s_to_target, 1.5);
+  // Per point the seeds differ by 2, 1, 1: sample variances 2, 0.5, 0.5; RMS sqrt(3 / 3) = 1.
+  EXPECT_DOUBLE_EQ(groups[0].loss_spread, 1.0);
+  EXPECT_DOUBLE_EQ(groups[0].final_val_loss, 4.5);
+  EXPECT_DOUBLE_EQ(groups[0].speedup_over_fastest_flush, 1.0);
+  EXPECT_DOUBLE_EQ(groups[1].speedup_over_fastest_flush, 3.0 / 1.5);
+  EXPECT_EQ(groups[2].reached, 1);
+  EXPECT_DOUBLE_EQ(groups[2].predicted_s_to_target, 1.0);
+  EXPECT_TRUE(std::isnan(groups[2].speedup_over_fastest_flush));  // not every seed reached
+  const std::string table = format_study_table(study, groups);
+  EXPECT_NE(table.find("| 16 | pipedream-2bw m=2 | adamw | none | 2/2 | 32 | 1.500 |"), std::string::npos)
+      << table;
+}
+
+TEST(StudyValidation, AZeroModelScoresLogClassesAndThePriorOfClassZero) {
+  executor::TrainingSetup setup;
+  setup.shape = {.input_width = 6, .width = 4, .blocks = 1, .classes = 3};
+  setup.samples_per_microbatch = 8;
+  const executor::StagedModel model = executor::build_staged_model(setup, 3);
+  std::vector<std::vector<float>> zeros;
+  for (const auto& p : model.initial_parameters) zeros.emplace_back(p.size(), 0.0F);
+  // Zero weights: every logit is 0, the loss ln 3, and the argmax is class 0.
+  const executor::Evaluation e = executor::evaluate(model, zeros, setup, 32);
+  EXPECT_NEAR(e.loss, std::log(3.0), 1e-6);
+  int zero_labels = 0;
+  for (int j = 0; j < 4; ++j) {
+    const auto mb = executor::teacher_microbatch<float>(setup.seed, 2'000'000'000, j, 8, 6, 3);
+    for (int label : mb.labels) zero_labels += label == 0 ? 1 : 0;
+  }
+  EXPECT_DOUBLE_EQ(e.accuracy, zero_labels / 32.0);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The CSV without its measured_s column (the only one that depends on the machine).
+std::string without_measured(const std::string& csv) {
+  std::stringstream in(csv);
+  std::string line, out;
+  while (std::getline(in, line)) out += line.substr(0, line.rfind(',')) + "\n";
+  return out;
+}
+
+TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
+  const Study study = parse_study(kTinyStudy, "s.yaml", false);
+  const std::string dir = testing::TempDir();
+  const std::string full_path = dir + "/study_full.csv";
+  std::filesystem::remove(full_path);
+  StudyCurves curves;
+  std::ostringstream bar;
+  const StudyProgress first = run_study(study, full_path, curves, &bar);
+  EXPECT_EQ(first.runs_executed, 6);
+  EXPECT_NE(bar.str().find("6/6 runs"), std::string::npos);
+  for (const auto& [key, points] : curves) {
+    ASSERT_EQ(points.size(), 3U) << key;  // 0, 32 and 64 samples
+    EXPECT_EQ(points.back().samples, 64);
+    EXPECT_TRUE(std::isnan(points.front().train_loss));
+    for (std::size_t i = 1; i < points.size(); ++i) {
+      EXPECT_GT(points[i].predicted_s, points[i - 1].predicted_s) << key;
+      EXPECT_TRUE(std::isfinite(points[i].val_loss)) << key;
+    }
+  }
+  // Interrupt: keep the rows of the first four runs and half a line of the fifth.
+  const std::string full = read_text(full_path);
+  std::size_t cut = 0;
+  for (int line = 0; line < 1 + 4 * 3; ++line) cut = full.find('\n', cut) + 1;
+  const std::string resumed_path = dir + "/study_resumed.csv";
+  {
+    std::ofstream out(resumed_path, std::ios::trunc);
+    out << full.substr(0, cut) << full.substr(cut, 40);
+  }
+  StudyCurves resumed_curves;
+  const StudyProgress second = run_study(study, resumed_path, resumed_curves, nullptr);
+  EXPECT_EQ(second.runs_resumed, 4);
+  EXPECT_EQ(second.runs_executed, 2);
+  EXPECT_EQ(without_measured(read_text(resumed_path)), without_measured(full));
+  // A complete CSV: nothing left to train.
+  EXPECT_EQ(run_study(study, resumed_path, resumed_curves, nullptr).runs_executed, 0);
+}
+
+}  // namespace
+}  // namespace pipesim
