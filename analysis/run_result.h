@@ -9,6 +9,7 @@
 #include "analysis/task_graph.h"
 #include "schedules/guarantees.h"
 #include "schedules/schedule.h"
+#include "schedules/schedule_params.h"
 #include "sim/metrics.h"
 #include "sim/trace.h"
 

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "api/engine_error_location.h"
 #include "api/resolve.h"
 #include "api/run_assertions.h"
-#include "api/engine_error_location.h"
 #include "cost_models/chunk_layers.h"
-#include <algorithm>
 #include "schedules/registry.h"
 #include "sim/engine.h"
 #include "sim/errors.h"

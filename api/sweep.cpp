@@ -15,10 +15,10 @@
 
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
-#include "api/worker_pool.h"
-#include "report/report.h"
 #include "api/sweep_params.h"
+#include "api/worker_pool.h"
 #include "report/progress_bar.h"
+#include "report/report.h"
 #include "sim/errors.h"
 
 namespace pipesim {

@@ -32,7 +32,7 @@ std::string first_failed_run(const SweepTable& table, const std::string& csv_pat
     if (row.empty() || row.back().empty()) continue;
     // Row 1 of the CSV is the header.
     return fmt::format("row {} of {} ({} N={} m={}): {}", i + 2, csv_path,
-                       unquoted(cell(table, row, "schedule")), cell(table, row, "stages"),
+                       unquoted(cell(table, row, "schedule_name")), cell(table, row, "stages"),
                        cell(table, row, "microbatches"), unquoted(row.back()));
   }
   return "";

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "api/simulation.h"
@@ -15,6 +16,7 @@
 #include "executor/replay_executor.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
+#include "sim/errors.h"
 
 namespace pipesim {
 namespace {
@@ -59,9 +61,17 @@ class CpuProfileCosts final : public CostModel {
     unit_maps.push_back({{double(shape.input_width), d}});
     for (int b = 0; b < shape.blocks; ++b) unit_maps.push_back({{d, 4 * d}, {4 * d, d}});
     unit_maps.push_back({{d, double(shape.classes)}});
-    for (const auto& unit : executor::build_units<float>(shape))
-      unit_parameters.push_back(unit->parameter_count());
-    const std::vector<int> first = executor::balanced_unit_split(unit_parameters, stages);
+    const auto units = executor::build_units<float>(shape);
+    if (shape.kind != executor::ModelKind::kResidualMlp || shape.token_input ||
+        units.size() != unit_maps.size()) {
+      throw InputError(
+          "validate: the cost-model prediction covers the residual MLP on dense input only (executor.model: "
+          "residual_mlp with the teacher or fashion_mnist data)");
+    }
+    for (const auto& unit : units) unit_parameters.push_back(unit->parameter_count());
+    // The training run's own split (executor/training_setup.cpp): by each unit's forward FLOPs.
+    const std::vector<int> first =
+        executor::balanced_unit_split(executor::unit_costs(units, setup.samples_per_microbatch), stages);
     const double samples = setup.samples_per_microbatch;
     seconds_.assign(stages, {});
     for (int s = 0; s < stages; ++s) {
@@ -324,7 +334,7 @@ nlohmann::json metrics_json(const MeasuredMetrics& m) {
 
 }  // namespace
 
-nlohmann::json validation_json(const ValidationReport& report) {
+std::string validation_json_text(const ValidationReport& report) {
   nlohmann::json rows = nlohmann::json::array();
   for (const ScheduleValidation& v : report.schedules) {
     rows.push_back({{"schedule", v.schedule},
@@ -339,7 +349,7 @@ nlohmann::json validation_json(const ValidationReport& report) {
     out["mape_percent"][prediction_name(which)] = {{"throughput", throughput_mape(report, which)},
                                                    {"makespan", makespan_mape(report, which)}};
   }
-  return out;
+  return out.dump(2) + "\n";
 }
 
 std::string validation_csv(const ValidationReport& report) {

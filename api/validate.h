@@ -12,7 +12,6 @@
 // Both predictions take per-microbatch activation bytes from the run itself, so the activation peaks test
 // the engine's accounting. Metrics are computed the same way from the executor's ops and the engine's.
 #ifdef PIPESIM_HAS_EXECUTOR
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -58,7 +57,7 @@ double throughput_mape(const ValidationReport& report, Prediction which);
 double makespan_mape(const ValidationReport& report, Prediction which);
 
 std::string validation_table(const ValidationReport& report);
-nlohmann::json validation_json(const ValidationReport& report);
+std::string validation_json_text(const ValidationReport& report);  // indented, with a final newline
 std::string validation_csv(const ValidationReport& report);
 
 // 100 |predicted - measured| / measured; 0 when both are 0.

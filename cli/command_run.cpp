@@ -8,11 +8,11 @@
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "cli/commands.h"
-#include "report/report.h"
-#include "report/trace_writer.h"
 #include "report/progress_bar.h"
+#include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
+#include "report/trace_writer.h"
 #include "sim/errors.h"
 
 namespace pipesim {

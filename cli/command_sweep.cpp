@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "api/sweep.h"
-#include "cli/commands.h"
 #include "api/sweep_failure.h"
+#include "cli/commands.h"
 #include "sim/errors.h"
 
 namespace pipesim {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "api/study_report.h"
+#include "api/study_runner.h"
 #include "cli/commands.h"
-#include "cli/study_report.h"
-#include "cli/study_runner.h"
 
 namespace pipesim {
 namespace {

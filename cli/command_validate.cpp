@@ -5,11 +5,12 @@
 
 #include <iostream>
 
-#include "cli/commands.h"
-#include "cli/model_options.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "api/validate.h"
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "io/hardware_profile_reader.h"
 
 namespace pipesim {
 namespace {
@@ -39,7 +40,7 @@ int validate(const ValidateArgs& args) {
   for (const ScheduleRequest& request : select_schedules(scenario, args.schedules))
     report.schedules.push_back(validate_schedule(scenario, request, options, profile));
   std::cout << validation_table(report);
-  if (!args.json_path.empty()) write_file(args.json_path, validation_json(report).dump(2) + "\n");
+  if (!args.json_path.empty()) write_file(args.json_path, validation_json_text(report));
   if (!args.csv_path.empty()) write_file(args.csv_path, validation_csv(report));
   const double mape = throughput_mape(report, Prediction::kFitted);
   if (args.max_mape_percent >= 0 && mape > args.max_mape_percent) {

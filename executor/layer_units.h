@@ -180,10 +180,10 @@ class PreNormResidualUnit : public LayerUnit<T> {
     using enum ParameterRole;
     return {{.offset = 0, .rows = 1, .cols = d_, .role = kVector},
             {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector},
-            {.offset = offset_w1(), .rows = d_, .cols = h_, .role = kMatrix},
-            {.offset = offset_b1(), .rows = 1, .cols = h_, .role = kVector},
-            {.offset = offset_w2(), .rows = h_, .cols = d_, .role = kMatrix},
-            {.offset = offset_b2(), .rows = 1, .cols = d_, .role = kVector}};
+            {.offset = offset_w_in(), .rows = d_, .cols = inner_, .role = kMatrix},
+            {.offset = offset_b_in(), .rows = 1, .cols = inner_, .role = kVector},
+            {.offset = offset_w_out(), .rows = middle_, .cols = d_, .role = kMatrix},
+            {.offset = offset_b_out(), .rows = 1, .cols = d_, .role = kVector}};
   }
 
  protected:

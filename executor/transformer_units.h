@@ -45,6 +45,16 @@ class EmbeddingUnit final : public LayerUnit<T> {
   void initialize(std::span<T> params, std::uint64_t seed, std::uint64_t unit_index) const override {
     initialize_uniform(params, 0.5, seed, unit_index, 0);
   }
+  // Both tables are embeddings: Muon leaves them to its AdamW part.
+  std::vector<ParameterBlock> parameter_blocks() const override {
+    std::vector<ParameterBlock> blocks{
+        {.offset = 0, .rows = vocab_, .cols = d_, .role = ParameterRole::kEmbedding}};
+    if (layout_ == EmbeddingLayout::kTokenRows) {
+      blocks.push_back(
+          {.offset = token_table_size(), .rows = context_, .cols = d_, .role = ParameterRole::kEmbedding});
+    }
+    return blocks;
+  }
   Matrix<T> forward(std::span<const T> params, const Matrix<T>& ids, UnitCache<T>& cache) const override {
     Matrix<T> y(output_rows(ids.rows), output_width());
     for (int r = 0; r < ids.rows; ++r) {
@@ -240,6 +250,13 @@ class NormHeadUnit final : public LayerUnit<T> {
   void backward_weight(const UnitCache<T>& cache, std::span<T> grads) const override {
     affine_weight_grad(cache.saved[1], cache.saved[2], grads.data() + offset_w(), grads.data() + offset_b());
     layer_norm_affine_weight_grad(cache.saved[3], cache.saved[0], grads.data());
+  }
+  std::vector<ParameterBlock> parameter_blocks() const override {
+    using enum ParameterRole;
+    return {{.offset = 0, .rows = 1, .cols = d_, .role = kVector},
+            {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector},
+            {.offset = offset_w(), .rows = d_, .cols = classes_, .role = kHead},
+            {.offset = offset_b(), .rows = 1, .cols = classes_, .role = kVector}};
   }
 
  private:

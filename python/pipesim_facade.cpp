@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "api/quick_scenario.h"
-#include "report/report.h"
-#include "report/result_record.h"
 #include "api/schedule_export.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "api/sweep.h"
+#include "report/report.h"
+#include "report/result_record.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"
@@ -39,9 +39,11 @@ std::string run_json(const ScenarioInput& input, const RunOptions& options) {
   for (const ScheduleRequest& request : select_schedules(scenario, options.schedules)) {
     results.push_back(simulate_schedule(scenario, request));
   }
-  const std::string path = !input.text.empty() ? input.source
-                           : input.path.empty() ? default_scenario_path() : input.path;
-  return results_json_text(ResultsSource{scenario.name, path}, results, ReportOptions{options.memory_timeline});
+  const std::string path = !input.text.empty()  ? input.source
+                           : input.path.empty() ? default_scenario_path()
+                                                : input.path;
+  return results_json_text(ResultsSource{scenario.name, path}, results,
+                           ReportOptions{options.memory_timeline});
 }
 
 // The body of `pipesim sweep` (cli/command_sweep.cpp), the CSV returned instead of written.

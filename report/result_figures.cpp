@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "io/scenario.h"
 #include "report/report.h"
 
 namespace pipesim {

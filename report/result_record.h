@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
 #include "analysis/run_result.h"
+#include "report/report.h"
 
 namespace pipesim {
 

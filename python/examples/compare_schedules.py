@@ -21,31 +21,31 @@ GB = 1e9
 
 
 def samples_per_batch(result):
-    return round(result["microbatches"] * result["microbatch_size"])
+    return round(result["pipeline"]["global_batch"])
 
 
 def main(argv):
     results = [r for r in pipesim.run() if samples_per_batch(r) == 128]
-    results.sort(key=lambda r: r["throughput_samples_per_s"], reverse=True)
-    best = next((r for r in results if r["fits_memory"]), None)
+    results.sort(key=lambda r: r["metrics"]["throughput_samples_per_s"], reverse=True)
+    best = next((r for r in results if r["fits"]), None)
 
     print(f"pipesim {pipesim.__version__}: {len(results)} runs at B = 128, fastest first (* best that fits)")
-    width = max(len(r["schedule"]) for r in results)
+    width = max(len(r["label"]) for r in results)
     sync_width = max(len(r["sync"]) for r in results)
     print(f"  {'schedule':<{width}} {'m':>3} {'sync':<{sync_width}} {'samples/s':>9} {'bubble':>7} {'peak GB':>8}  fits")
     for r in results:
         mark = "*" if r is best else " "
-        bubble = f"{100 * r['bubble_fraction']:.1f}%"
-        peak_gb = max(r["peak_memory_bytes"]) / GB
-        fits = {True: "yes", False: "no", None: "-"}[r["fits_memory"]]
-        print(f"{mark} {r['schedule']:<{width}} {r['microbatches']:>3} {r['sync']:<{sync_width}} "
-              f"{r['throughput_samples_per_s']:>9.1f} {bubble:>7} {peak_gb:>8.1f}  {fits}")
-    # Synchronous schedules flush every batch, so they have a per-batch bubble rate (null for async ones).
-    flush = max((r for r in results if r["bubble_rate_zb"] is not None), key=lambda r: r["throughput_samples_per_s"])
+        bubble = f"{100 * r['metrics']['bubble_fraction']:.1f}%"
+        peak_gb = r["metrics"]["peak_memory_bytes"] / GB
+        fits = {True: "yes", False: "no", None: "-"}[r["fits"]]
+        print(f"{mark} {r['label']:<{width}} {r['pipeline']['microbatches']:>3} {r['sync']:<{sync_width}} "
+              f"{r['metrics']['throughput_samples_per_s']:>9.1f} {bubble:>7} {peak_gb:>8.1f}  {fits}")
+    # Synchronous schedules flush every batch; asynchronous ones have sync "none".
+    flush = max((r for r in results if r["sync"] != "none"), key=lambda r: r["metrics"]["throughput_samples_per_s"])
     if best is not None:
-        gain = best["throughput_samples_per_s"] / flush["throughput_samples_per_s"] - 1
-        print(f"best that fits: {best['schedule']}, {100 * gain:+.1f}% samples/s over the fastest schedule "
-              f"with a flush ({flush['schedule']})")
+        gain = best["metrics"]["throughput_samples_per_s"] / flush["metrics"]["throughput_samples_per_s"] - 1
+        print(f"best that fits: {best['label']}, {100 * gain:+.1f}% samples/s over the fastest schedule "
+              f"with a flush ({flush['label']})")
 
     if len(argv) > 1:
         import matplotlib
@@ -55,11 +55,11 @@ def main(argv):
 
         fig, ax = plt.subplots(figsize=(8, 5))
         for r in results:
-            x, y = max(r["peak_memory_bytes"]) / GB, r["throughput_samples_per_s"]
-            ax.scatter(x, y, color="tab:green" if r["fits_memory"] else "tab:red")
-            ax.annotate(r["schedule"], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
-        if results and results[0]["memory_capacity_bytes"]:
-            ax.axvline(results[0]["memory_capacity_bytes"] / GB, color="grey", linestyle="--",
+            x, y = r["metrics"]["peak_memory_bytes"] / GB, r["metrics"]["throughput_samples_per_s"]
+            ax.scatter(x, y, color="tab:green" if r["fits"] else "tab:red")
+            ax.annotate(r["label"], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        if results and results[0]["metrics"]["memory_capacity_bytes"]:
+            ax.axvline(results[0]["metrics"]["memory_capacity_bytes"] / GB, color="grey", linestyle="--",
                        label="device memory")
             ax.legend()
         ax.set_xlabel("peak memory of the fullest device (GB)")

@@ -46,21 +46,21 @@ class RunTest(TempDirTest):
         for n, m, f, b in [(4, 8, 1.0, 2.0), (2, 4, 0.5, 1.5), (8, 8, 1.0, 1.0)]:
             with self.subTest(n=n, m=m):
                 (result,) = pipesim.run(uniform_scenario(n, m, f, b))
-                self.assertAlmostEqual(result["period_ms"], (m + n - 1) * (f + b), places=6)
-                self.assertAlmostEqual(result["bubble_fraction"], (n - 1) / (m + n - 1), places=6)
-                self.assertEqual(result["stages"], n)
-                self.assertEqual(result["microbatches"], m)
+                self.assertAlmostEqual(result["metrics"]["period_ms"], (m + n - 1) * (f + b), places=6)
+                self.assertAlmostEqual(result["metrics"]["bubble_fraction"], (n - 1) / (m + n - 1), places=6)
+                self.assertEqual(result["pipeline"]["devices"], n)
+                self.assertEqual(result["pipeline"]["microbatches"], m)
                 # One sample a microbatch (microbatch_size 1): m samples per period.
-                self.assertAlmostEqual(result["throughput_samples_per_s"], m / ((m + n - 1) * (f + b)) * 1e3)
+                self.assertAlmostEqual(result["metrics"]["throughput_samples_per_s"], m / ((m + n - 1) * (f + b)) * 1e3)
 
     def test_overrides_reach_the_run(self):
         scenario = uniform_scenario(4, 8, 1.0, 2.0)
         (result,) = pipesim.run(scenario, set=["pipeline.microbatches=4"])
-        self.assertAlmostEqual(result["period_ms"], (4 + 3) * 3.0, places=6)
+        self.assertAlmostEqual(result["metrics"]["period_ms"], (4 + 3) * 3.0, places=6)
         (result,) = pipesim.run(scenario, set={"costs.forward_ms": 2})
-        self.assertAlmostEqual(result["period_ms"], (8 + 3) * 4.0, places=6)
+        self.assertAlmostEqual(result["metrics"]["period_ms"], (8 + 3) * 4.0, places=6)
         (result,) = pipesim.run(scenario, batches=7)
-        self.assertEqual(result["batches"], 7)
+        self.assertEqual(result["pipeline"]["batches_requested"], 7)
 
 
 if __name__ == "__main__":

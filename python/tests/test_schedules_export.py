@@ -43,9 +43,9 @@ class ExportTest(TempDirTest):
         path = self.path("1f1b.csv")
         pipesim.export("1f1b-flush", stages=4, microbatches=8, costs="1,2", path=path)
         native, exported = pipesim.run(uniform_scenario(4, 8, 1.0, 2.0, schedules=["1f1b-flush", f"csv:{path}"]))
-        self.assertAlmostEqual(exported["period_ms"], (8 + 3) * 3.0, places=6)
+        self.assertAlmostEqual(exported["metrics"]["period_ms"], (8 + 3) * 3.0, places=6)
         for key in ("period_ms", "makespan_ms", "bubble_fraction", "peak_activation_bytes", "simulated_ops"):
-            self.assertEqual(exported[key], native[key], key)
+            self.assertEqual(exported["metrics"][key], native["metrics"][key], key)
 
     def test_run_time_schedule_raises_the_commands_message(self):
         with self.assertRaises(pipesim.InputError) as caught:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "api/execute.h"
+#include "cli/execution_summary.h"
 #include "executor/training_setup.h"
 #include "tests/test_util.h"
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/study_config.h"
-#include "cli/study_report.h"
-#include "cli/study_runner.h"
+#include "api/study_config.h"
+#include "api/study_report.h"
+#include "api/study_runner.h"
 #include "executor/study/validation.h"
 #include "executor/teacher_data.h"
 #include "pipesim_source_dir.h"

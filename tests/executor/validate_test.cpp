@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "executor/real_executor.h"
+#include "io/hardware_profile_reader.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

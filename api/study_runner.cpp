@@ -1,5 +1,5 @@
 #ifdef PIPESIM_HAS_EXECUTOR
-#include "cli/study_runner.h"
+#include "api/study_runner.h"
 
 #include <fmt/format.h>
 

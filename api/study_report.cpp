@@ -1,5 +1,5 @@
 #ifdef PIPESIM_HAS_EXECUTOR
-#include "cli/study_report.h"
+#include "api/study_report.h"
 
 #include <fmt/format.h>
 

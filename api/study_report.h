@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/study_runner.h"
+#include "api/study_runner.h"
 
 namespace pipesim {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/study_config.h"
+#include "api/study_config.h"
 
 namespace pipesim {
 

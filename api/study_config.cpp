@@ -1,5 +1,5 @@
 #ifdef PIPESIM_HAS_EXECUTOR
-#include "cli/study_config.h"
+#include "api/study_config.h"
 
 #include <fmt/format.h>
 
