@@ -8,10 +8,6 @@
 namespace pipesim {
 namespace {
 
-Bytes rounded(double bytes) {
-  return static_cast<Bytes>(std::llround(bytes));
-}
-
 // One change of a device's memory: activations become `activation_bytes`, or stage `stage` now holds
 // `live_versions` copies of its weights.
 struct Change {
@@ -22,14 +18,6 @@ struct Change {
 };
 
 }  // namespace
-
-std::vector<StageStaticMemory> static_memory_of(const std::vector<StageCosts>& stages) {
-  std::vector<StageStaticMemory> result;
-  for (const StageCosts& c : stages) {
-    result.push_back({rounded(c.parameter_bytes), rounded(c.gradient_bytes), rounded(c.optimizer_bytes), 0});
-  }
-  return result;
-}
 
 Bytes MemoryReport::peak_bytes() const {
   Bytes peak = 0;

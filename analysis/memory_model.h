@@ -8,20 +8,18 @@
 #include <vector>
 
 #include "analysis/drift.h"
-#include "cost_models/transformer_costs.h"
 #include "sim/trace.h"
 
 namespace pipesim {
 
-// What a (virtual) stage holds besides activations.
+// What a (virtual) stage holds besides activations: plain bytes per stage, whatever model they came from
+// (api/simulation.h derives them from the transformer model or the explicit costs).
 struct StageStaticMemory {
   Bytes weight_bytes = 0;  // one copy of the weights
   Bytes gradient_bytes = 0;
   Bytes optimizer_bytes = 0;  // optimizer state, with any fp32 master weights
   Bytes extra_bytes = 0;      // buffers a schedule or runtime needs besides these
 };
-
-std::vector<StageStaticMemory> static_memory_of(const std::vector<StageCosts>& stages);
 
 struct MemoryPoint {
   TimeNs time_ns;

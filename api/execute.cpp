@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "api/resolve.h"
 #include "api/simulation.h"
 #include "executor/mpi_transport.h"
 #include "executor/real_executor.h"
@@ -22,20 +23,25 @@ executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given,
 
 ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                   const ExecuteOptions& options) {
-  const Scenario scenario = scenario_for(scenario_as_given, request);
-  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+  // The run the simulator would build (api/resolve.h), without the cost checks: the executor measures its own
+  // costs, so a scenario that gives only F and B still trains a schedule that splits I and W.
+  ResolveOptions resolve_options;
+  resolve_options.check = false;
+  resolve_options.task_graph = false;
+  ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
+  const Scenario& scenario = resolved.scenario;
+  const PipelineLayout& layout = resolved.layout;
   ExecutedSchedule run;
-  run.schedule = schedule->label();
+  run.schedule = resolved.schedule->label();
   run.mode = options.mode;
-  run.spec = pipeline_spec_for(scenario, *schedule);
-  schedule->check(run.spec);
-  const PipelineLayout layout = schedule->layout(scenario.stages);
+  run.spec = resolved.spec;
+  resolved.schedule->check(run.spec);
   run.stages = layout.stages;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
-  ExecutionPlan plan = schedule->plan(run.spec, *costs);
+  const std::unique_ptr<CostModel>& costs = resolved.costs;
+  ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
   if (options.mode == ExecuteMode::kReplay) {
-    const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+    const std::unique_ptr<CommModel> comm = resolved.make_comm();
     run.result = executor::execute_replay(plan, *costs, *comm, setup, options.observer);
   } else if (options.transport == ExecuteTransport::kMpi) {
 #ifdef PIPESIM_HAS_MPI

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "api/engine_error_location.h"
 #include "api/resolve.h"
 #include "api/run_assertions.h"
 #include "cost_models/chunk_layers.h"
+#include "cost_models/transformer_costs.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
 #include "sim/errors.h"
@@ -45,8 +47,14 @@ std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const Pipel
 
 std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
   if (scenario.transformer) {
-    return static_memory_of(
-        transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages));
+    std::vector<StageStaticMemory> stages;
+    for (const StageCosts& c :
+         transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages)) {
+      stages.push_back({static_cast<Bytes>(std::llround(c.parameter_bytes)),
+                        static_cast<Bytes>(std::llround(c.gradient_bytes)),
+                        static_cast<Bytes>(std::llround(c.optimizer_bytes)), 0});
+    }
+    return stages;
   }
   std::vector<StageStaticMemory> stages(layout.stages);
   if (scenario.costs.parameter_bytes.empty()) return stages;  // built in code without weights

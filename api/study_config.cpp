@@ -14,9 +14,11 @@
 namespace pipesim {
 
 const std::vector<std::string>& study_tasks() {
-  // teacher-mlp: the residual MLP on the synthetic teacher task (executor/teacher_data.h). Another task is
-  // one more name here and its model and data in the executor (README.md, "Learning studies").
-  static const std::vector<std::string> tasks{"teacher-mlp"};
+  // teacher-mlp: the residual MLP on the synthetic teacher task (executor/teacher_data.h); austen-gpt: the
+  // tiny character GPT on Jane Austen's novels (Debian's r-cran-janeaustenr, one novel held out);
+  // snippet-gpt: the same GPT on the repository's public-domain snippet (no package needed). The study's
+  // `model:` width and blocks apply to each.
+  static const std::vector<std::string> tasks{"teacher-mlp", "austen-gpt", "snippet-gpt"};
   return tasks;
 }
 

@@ -12,9 +12,10 @@
 #include <sstream>
 
 #include "api/execute.h"
+#include "executor/scenario_training.h"
 #include "executor/study/validation.h"
 #include "executor/worker_numerics.h"
-#include "pipesim_source_dir.h"
+#include "io/data_dirs.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 
@@ -36,10 +37,10 @@ ScheduleParams params_of(const Study& study, const StudySchedule& schedule) {
   return params;
 }
 
+// A path as given, else relative to the data search path (io/data_dirs.h).
 std::string resolve(const std::string& path) {
   if (std::filesystem::exists(path)) return path;
-  const std::string in_source = std::string(PIPESIM_SOURCE_DIR) + "/" + path;
-  return std::filesystem::exists(in_source) ? in_source : path;
+  return find_data_path(path, "the study's target_setting scenario");
 }
 
 }  // namespace
@@ -86,7 +87,16 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   ExecuteOptions options;
   executor::TrainingSetup& setup = options.setup;
   setup.shape = study.shape;
-  setup.shape.blocks = std::max(setup.shape.blocks, stages - 2);  // as execute_schedule raises it
+  if (study.task != "teacher-mlp") {
+    // The GPT tasks: the data set loaded and the model sized by it, as a scenario's `executor:` section does.
+    ExecutorSection section;
+    section.model = "gpt";
+    section.data = study.task == "austen-gpt" ? "austen" : "snippet";
+    section.width = study.shape.width;
+    section.blocks = study.shape.blocks;
+    setup = executor::training_setup_for(section, setup);
+  }
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, stages);  // as execute_schedule raises it
   setup.samples_per_microbatch = run.global_batch / m;
   setup.microbatches_per_batch = m;
   setup.learning_rate = run.optimizer.learning_rate;

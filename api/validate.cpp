@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/resolve.h"
 #include "api/simulation.h"
 #include "executor/measured_costs.h"
 #include "executor/real_executor.h"
@@ -203,13 +204,19 @@ double percent_error(double predicted, double measured) {
 
 ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                      const ValidationOptions& options, const HardwareProfile& profile) {
-  const Scenario scenario = scenario_for(scenario_as_given, request);
-  const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
-  const PipelineSpec spec = pipeline_spec_for(scenario, *schedule);
+  // The run the simulator would build (api/resolve.h); the executor measures its own costs, so the
+  // scenario's are not checked for I, W or M_W.
+  ResolveOptions resolve_options;
+  resolve_options.check = false;
+  resolve_options.task_graph = false;
+  const ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
+  const Scenario& scenario = resolved.scenario;
+  const std::unique_ptr<Schedule>& schedule = resolved.schedule;
+  const PipelineSpec& spec = resolved.spec;
   schedule->check(spec);
-  const PipelineLayout layout = schedule->layout(scenario.stages);
+  const PipelineLayout& layout = resolved.layout;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
-  const std::unique_ptr<CostModel> scenario_costs = make_cost_model(scenario, layout);
+  const std::unique_ptr<CostModel>& scenario_costs = resolved.costs;
   const auto fresh_plan = [&] { return schedule->plan(spec, *scenario_costs); };
 
   ScheduleValidation v;
@@ -224,7 +231,7 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
     std::vector<executor::ExecutedOp> cpu_ops = run.ops;
     for (auto& op : cpu_ops) op.end_ns = op.start_ns + op.thread_cpu_ns;
     const executor::MeasuredCostModel cpu_costs(cpu_ops, layout.stages, *scenario_costs);
-    const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+    const std::unique_ptr<CommModel> comm = resolved.make_comm();
     ExecutionPlan replay_plan = fresh_plan();
     run = executor::execute_replay(replay_plan, cpu_costs, *comm, setup);
   }

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "pipesim_source_dir.h"
+#include "io/data_dirs.h"
 #include "sim/errors.h"
 
 namespace pipesim::executor {
@@ -133,7 +133,7 @@ std::shared_ptr<const Dataset> load_dataset(const std::string& name, int context
   }
   if (name == "snippet") {
     // The passage's last paragraph is held out.
-    const std::string path = std::string(PIPESIM_SOURCE_DIR) + "/executor/data/snippet.txt";
+    const std::string path = find_data_path("executor/data/snippet.txt", "the snippet corpus");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(fmt::format("cannot read {} (part of the repository)", path));
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -209,5 +209,24 @@ TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
   EXPECT_EQ(run_study(study, resumed_path, resumed_curves, nullptr).runs_executed, 0);
 }
 
+// The character GPT on the repository's snippet: per-position predictions, so the accuracy is a fraction of
+// positions (in [0, 1], not a count per sample), and 512 samples of training lower the held-out loss.
+TEST(StudyRunner, TheSnippetGptTaskTrainsTheCharacterModelOnHeldOutText) {
+  std::string text = replaced(kTinyStudy, "task: teacher-mlp", "task: snippet-gpt");
+  text = replaced(text, "model: {input_width: 8, width: 8, blocks: 0, classes: 3}",
+                  "model: {width: 16, blocks: 1}");
+  text = replaced(text, "sample_budget: 64", "sample_budget: 512");
+  text = replaced(text, "eval_every_samples: 32", "eval_every_samples: 256");
+  const Study study = parse_study(text, "s.yaml", false);
+  const std::vector<CurvePoint> points = train_study_run(study, study_runs(study).front());
+  ASSERT_EQ(points.size(), 3U);  // 0, 256 and 512 samples
+  for (const CurvePoint& p : points) {
+    EXPECT_TRUE(std::isfinite(p.val_loss));
+    EXPECT_GE(p.val_accuracy, 0.0);
+    EXPECT_LE(p.val_accuracy, 1.0);
+  }
+  EXPECT_LT(points.back().val_loss, points.front().val_loss);
+}
+
 }  // namespace
 }  // namespace pipesim
