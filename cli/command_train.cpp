@@ -10,6 +10,7 @@
 #include "api/study_report.h"
 #include "api/study_runner.h"
 #include "cli/commands.h"
+#include "report/progress_bar.h"
 
 namespace pipesim {
 namespace {
@@ -27,7 +28,9 @@ void train(const TrainArgs& args) {
       (std::filesystem::path(args.out_dir) / (study.name + (args.quick ? "-quick" : ""))).string();
   const std::string csv_path = stem + ".csv";
   StudyCurves curves;
-  const StudyProgress progress = run_study(study, csv_path, curves, &std::cerr);
+  // The bar redraws one line with '\r': on a terminal only, so that logs stay readable.
+  std::ostream* bar = ProgressBar::stderr_is_terminal() ? &std::cerr : nullptr;
+  const StudyProgress progress = run_study(study, csv_path, curves, bar);
   const std::string table = format_study_table(study, summarize_study(study, curves));
   write_file(stem + "-table.md", table);
   std::cout << fmt::format("{}: {} runs ({} resumed from {}, {} trained)\n\n", study.name,
