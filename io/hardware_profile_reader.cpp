@@ -7,6 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -148,8 +151,28 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   return p;
 }
 
+// Parsing a profile's YAML dominates a short run, and extrapolate and sweeps load the same file once per run:
+// parsed profiles are kept per path, and reused while the file's text is unchanged (a profile rewritten by
+// `pipesim calibrate` in the same process is parsed again).
 HardwareProfile load_hardware_profile(const std::string& path) {
-  return parse_hardware_profile(read_text_file(path, "hardware profile"), path);
+  struct Parsed {
+    std::string text;
+    HardwareProfile profile;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const Parsed>> cache;
+  constexpr std::size_t kMaxCachedProfiles = 16;
+  std::string text = read_text_file(path, "hardware profile");
+  {
+    const std::lock_guard lock(mutex);
+    const auto it = cache.find(path);
+    if (it != cache.end() && it->second->text == text) return it->second->profile;
+  }
+  auto parsed = std::make_shared<const Parsed>(Parsed{text, parse_hardware_profile(text, path)});
+  const std::lock_guard lock(mutex);
+  if (cache.size() >= kMaxCachedProfiles) cache.clear();
+  cache[path] = parsed;
+  return parsed->profile;
 }
 
 std::string profiles_directory() {

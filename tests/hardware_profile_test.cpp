@@ -57,6 +57,19 @@ TEST(HardwareProfile, ReadsEveryField) {
   EXPECT_EQ(p.gemm_table("bf16").m_sizes(), (std::vector<double>{256, 4096}));
 }
 
+// Loads are cached per path while the file's text is unchanged: a rewritten profile is read anew.
+TEST(HardwareProfile, ARewrittenProfileFileIsReadAgain) {
+  const test::TempDir dir;
+  const std::string path = dir.write("gpu.yaml", kValid);
+  EXPECT_EQ(load_hardware_profile(path).memory_bandwidth_gb_per_s, 1000);
+  EXPECT_EQ(load_hardware_profile(path).memory_bandwidth_gb_per_s, 1000);
+  dir.write("gpu.yaml",
+            replaced(kValid, "memory_bandwidth_gb_per_s: 1000", "memory_bandwidth_gb_per_s: 1500"));
+  EXPECT_EQ(load_hardware_profile(path).memory_bandwidth_gb_per_s, 1500);
+  dir.write("gpu.yaml", replaced(kValid, "peak_tflops: {bf16: 100}", "peak_tflops: {bf16: -1}"));
+  EXPECT_THROW(load_hardware_profile(path), InputError);
+}
+
 TEST(HardwareProfile, InterpolationIsExactAtGridPoints) {
   const HardwareProfile profile = parse_hardware_profile(kValid, "p.yaml");
   const GemmTable& t = profile.gemm_table("bf16");
