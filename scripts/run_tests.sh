@@ -1,8 +1,38 @@
 #!/usr/bin/env bash
-# Installs what is missing, checks formatting, builds, and runs every test (unit tests and the CLI's invariant check).
+# Installs what is missing, checks formatting, builds, and runs every test: the Release build's ctest (unit
+# tests, the CLI's invariant check, the Python module, the fuzz regressions, the quick learning studies), then
+# the same unit tests and a `pipesim check` grid under ASan + UBSan (scripts/sanitize.sh) and 60 s of
+# libFuzzer on each input reader (scripts/fuzz.sh). `--no-sanitizers` stops after ctest (a quicker loop while
+# developing; CI runs everything). Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/check_format.sh
-scripts/build.sh
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+sanitizers=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitizers) sanitizers=0 ;;
+    -h | --help)
+      sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "run_tests.sh: unknown argument '$arg' (expected --no-sanitizers or --help)" >&2
+      exit 2
+      ;;
+  esac
+done
+phase() {
+  local name="$1"
+  shift
+  local start=$SECONDS
+  "$@"
+  echo "run_tests: $name took $((SECONDS - start)) s" >&2
+}
+phase setup scripts/setup.sh
+phase format scripts/check_format.sh
+phase build scripts/build.sh
+phase ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
+if [ "$sanitizers" -eq 1 ]; then
+  phase "sanitizer build" scripts/sanitize_build.sh
+  phase "sanitizer tests" scripts/sanitize.sh
+  phase fuzzing scripts/fuzz.sh 60
+fi
