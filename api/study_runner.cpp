@@ -3,13 +3,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "api/execute.h"
 #include "executor/scenario_training.h"
@@ -228,7 +233,7 @@ void draw_bar(std::ostream& out, int done, int total, double elapsed_s, int exec
 }  // namespace
 
 StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCurves& curves,
-                        std::ostream* progress) {
+                        std::ostream* progress, int jobs) {
   const std::vector<StudyRun> runs = study_runs(study);
   StudyProgress result;
   result.runs_total = static_cast<int>(runs.size());
@@ -255,15 +260,43 @@ StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCu
   };
   int done = result.runs_resumed;
   if (progress) draw_bar(*progress, done, result.runs_total, 0, 0);
+  std::vector<const StudyRun*> pending;
   for (const StudyRun& run : runs) {
-    if (curves.contains(run.key())) continue;
-    std::vector<CurvePoint> points = train_study_run(study, run);
-    std::ofstream out(csv_path, std::ios::app);
-    out << curve_csv_rows(run, points) << std::flush;
-    curves[run.key()] = std::move(points);
-    ++result.runs_executed;
-    ++done;
-    if (progress) draw_bar(*progress, done, result.runs_total, elapsed_s(), result.runs_executed);
+    if (!curves.contains(run.key())) pending.push_back(&run);
+  }
+  // Runs are independent and deterministic: `jobs` threads take them in study order, and each run's rows are
+  // appended whole, under the lock, as it ends (so a resumed study sees only complete runs).
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < pending.size(); i = next++) {
+      try {
+        std::vector<CurvePoint> points = train_study_run(study, *pending[i]);
+        const std::lock_guard lock(mutex);
+        std::ofstream out(csv_path, std::ios::app);
+        out << curve_csv_rows(*pending[i], points) << std::flush;
+        if (!out) throw InputError(fmt::format("{}: cannot append the study's curves", csv_path));
+        curves[pending[i]->key()] = std::move(points);
+        ++result.runs_executed;
+        ++done;
+        if (progress) draw_bar(*progress, done, result.runs_total, elapsed_s(), result.runs_executed);
+      } catch (...) {  // the lock above is released by now
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = pending.size();  // the other threads finish the run they hold and stop
+        return;
+      }
+    }
+  };
+  const int threads = std::clamp(jobs, 1, std::max(1, static_cast<int>(pending.size())));
+  std::vector<std::jthread> workers;
+  for (int t = 1; t < threads; ++t) workers.emplace_back(work);
+  work();
+  workers.clear();  // joins
+  if (failure) {
+    if (progress) *progress << "\n";
+    std::rethrow_exception(failure);
   }
   if (progress) *progress << "\n";
   return result;

@@ -59,9 +59,10 @@ struct StudyProgress {
 };
 
 // Trains the runs the CSV lacks, rewriting it first with its complete runs only, and appending each run as it
-// ends. `progress`: a bar with the ETA (stderr in the CLI); nullptr for none.
+// ends. `progress`: a bar with the ETA (stderr in the CLI); nullptr for none. `jobs` runs train at once (one
+// core each: the replay worker is single-threaded); the curves do not depend on it.
 StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCurves& curves,
-                        std::ostream* progress);
+                        std::ostream* progress, int jobs = 1);
 
 }  // namespace pipesim
 #endif

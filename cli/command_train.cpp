@@ -19,6 +19,7 @@ struct TrainArgs {
   std::string study;
   bool quick = false;
   std::string out_dir = "study-results";
+  int jobs = 1;
 };
 
 void train(const TrainArgs& args) {
@@ -30,7 +31,7 @@ void train(const TrainArgs& args) {
   StudyCurves curves;
   // The bar redraws one line with '\r': on a terminal only, so that logs stay readable.
   std::ostream* bar = ProgressBar::stderr_is_terminal() ? &std::cerr : nullptr;
-  const StudyProgress progress = run_study(study, csv_path, curves, bar);
+  const StudyProgress progress = run_study(study, csv_path, curves, bar, args.jobs);
   const std::string table = format_study_table(study, summarize_study(study, curves));
   write_file(stem + "-table.md", table);
   std::cout << fmt::format("{}: {} runs ({} resumed from {}, {} trained)\n\n", study.name,
@@ -48,6 +49,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("study", args->study, "study YAML file (e.g. studies/one-step-delay.yaml)")->required();
   cmd->add_flag("--quick", args->quick, "use the study's quick: section (a smaller budget, fewer seeds)");
   cmd->add_option("--out", args->out_dir, "directory for NAME.csv (curves) and NAME-table.md")
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", args->jobs,
+                  "runs trained at once, one core each (the curves are the same for any value; measured "
+                  "seconds grow when the cores are shared)")
+      ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->callback([args] { train(*args); });
 }

@@ -209,6 +209,35 @@ TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
   EXPECT_EQ(run_study(study, resumed_path, resumed_curves, nullptr).runs_executed, 0);
 }
 
+// Several jobs train the same curves (rows in completion order, so compared per run), and a failing run stops
+// the study with its error instead of losing it in a thread.
+TEST(StudyRunner, JobsTrainTheSameCurvesAsOneAndPassOnAFailure) {
+  const Study study = parse_study(kTinyStudy, "s.yaml", false);
+  const std::string dir = testing::TempDir();
+  StudyCurves one, three;
+  std::filesystem::remove(dir + "/study_jobs1.csv");
+  std::filesystem::remove(dir + "/study_jobs3.csv");
+  run_study(study, dir + "/study_jobs1.csv", one, nullptr, 1);
+  EXPECT_EQ(run_study(study, dir + "/study_jobs3.csv", three, nullptr, 3).runs_executed, 6);
+  ASSERT_EQ(one.size(), three.size());
+  for (const auto& [key, points] : one) {
+    ASSERT_TRUE(three.contains(key)) << key;
+    ASSERT_EQ(points.size(), three.at(key).size()) << key;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      EXPECT_EQ(points[i].samples, three.at(key)[i].samples);
+      EXPECT_EQ(points[i].val_loss, three.at(key)[i].val_loss) << key;  // bit-identical numerics
+    }
+  }
+  StudyCurves resumed;
+  EXPECT_EQ(run_study(study, dir + "/study_jobs3.csv", resumed, nullptr, 2).runs_resumed, 6);
+
+  Study broken = study;
+  broken.target_scenario = dir + "/no-such-scenario.yaml";
+  std::filesystem::remove(dir + "/study_broken.csv");
+  StudyCurves none;
+  EXPECT_THROW(run_study(broken, dir + "/study_broken.csv", none, nullptr, 2), InputError);
+}
+
 // The character GPT on the repository's snippet: per-position predictions, so the accuracy is a fraction of
 // positions (in [0, 1], not a count per sample), and 512 samples of training lower the held-out loss.
 TEST(StudyRunner, TheSnippetGptTaskTrainsTheCharacterModelOnHeldOutText) {
