@@ -5,9 +5,12 @@
 
 #include "api/resolve.h"
 #include "api/simulation.h"
+#include "executor/measured_costs.h"
 #include "executor/mpi_transport.h"
 #include "executor/real_executor.h"
 #include "executor/replay_executor.h"
+#include "executor/study/validation.h"
+#include "executor/worker_numerics.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 
@@ -37,12 +40,44 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   run.spec = resolved.spec;
   resolved.schedule->check(run.spec);
   run.stages = layout.stages;
+  run.layout = layout;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
   const std::unique_ptr<CostModel>& costs = resolved.costs;
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
+  run.setup = setup;
+  run.guarantees = resolved.schedule->guarantees(run.spec);
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
-    run.result = executor::execute_replay(plan, *costs, *comm, setup, options.observer);
+    // Held-out evaluations after the forward of every eval_every_batches-th batch on the last stage, and of
+    // the last batch.
+    const executor::StagedModel model = executor::build_staged_model(setup, layout.stages);
+    const int m = run.spec.microbatches;
+    const int every = options.eval_every_batches;
+    const executor::ReplayObserver observer = [&](const OpRecord& op,
+                                                  const executor::WorkerNumerics& numerics) {
+      if (options.observer) options.observer(op, numerics);
+      const Action& a = op.action;
+      if (every < 0 || a.kind != OpKind::F || a.stage + 1 != layout.stages || (a.microbatch + 1) % m != 0)
+        return;
+      const int batch = a.microbatch / m;
+      if (batch + 1 != run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
+      std::vector<std::vector<float>> params;
+      for (int s = 0; s < layout.stages; ++s) params.push_back(numerics.parameters(s));
+      const executor::Evaluation e = executor::evaluate(model, params, setup, options.validation_samples);
+      run.evaluations.push_back({batch, e.loss, e.accuracy});
+    };
+    if (options.measured_clock) {
+      // Pass 1 measures every op's thread CPU time in the order of the scenario's clock; pass 2 replays on
+      // those times, so its order and timestamps are the per-device virtual clocks of the measured costs.
+      ExecutionPlan measuring_plan = resolved.schedule->plan(run.spec, *costs);
+      const executor::ExecutionResult measuring =
+          executor::execute_replay(measuring_plan, *costs, *comm, setup);
+      const executor::PerOpCostModel measured(measuring.ops, layout.stages, *costs);
+      const std::unique_ptr<CommModel> comm2 = resolved.make_comm();
+      run.result = executor::execute_replay(plan, measured, *comm2, setup, observer);
+    } else {
+      run.result = executor::execute_replay(plan, *costs, *comm, setup, observer);
+    }
   } else if (options.transport == ExecuteTransport::kMpi) {
 #ifdef PIPESIM_HAS_MPI
     executor::MpiTransport transport(layout.devices);
@@ -54,6 +89,17 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   } else {
     executor::ThreadsTransport transport(layout.devices);
     run.result = executor::execute_real(plan, setup, transport);
+  }
+  // Under mpi only rank 0 holds every stage's weights (gathered); the other ranks hold their own.
+  const auto& final_parameters = run.result.final_parameters;
+  const bool holds_every_stage =
+      final_parameters.size() == static_cast<std::size_t>(layout.stages) &&
+      std::none_of(final_parameters.begin(), final_parameters.end(), [](const auto& p) { return p.empty(); });
+  if (options.mode == ExecuteMode::kReal && options.eval_every_batches >= 0 && holds_every_stage) {
+    const executor::StagedModel model = executor::build_staged_model(setup, layout.stages);
+    const executor::Evaluation e =
+        executor::evaluate(model, run.result.final_parameters, setup, options.validation_samples);
+    run.evaluations.push_back({run.spec.batches - 1, e.loss, e.accuracy});
   }
   return run;
 }

@@ -8,6 +8,7 @@
 #include "executor/replay_executor.h"
 #include "executor/training_setup.h"
 #include "io/scenario.h"
+#include "schedules/guarantees.h"
 #include "schedules/schedule.h"
 
 namespace pipesim {
@@ -22,6 +23,22 @@ struct ExecuteOptions {
   // microbatches_per_batch is taken from the scenario.
   executor::TrainingSetup setup;
   executor::ReplayObserver observer = {};  // replay mode: sees every op after it ran
+  // Replay mode: true, the virtual clocks advance by each op's own measured thread CPU time (a first pass
+  // measures them, the second replays on them; `pipesim execute`'s default); false, by the scenario's costs
+  // (deterministic timestamps, one pass).
+  bool measured_clock = false;
+  // Held-out evaluations: every this many batches and after the last (0: after the last only; -1: none).
+  // Real mode evaluates the final weights only.
+  int eval_every_batches = -1;
+  int validation_samples = 256;
+};
+
+// A held-out evaluation along a run: after the forward of batch `batch`'s last microbatch on the last stage,
+// every stage's newest weights (or the final weights, batch = batches - 1, in real mode).
+struct RunEvaluation {
+  int batch = 0;
+  double loss = 0;
+  double accuracy = 0;
 };
 
 struct ExecutedSchedule {
@@ -29,7 +46,11 @@ struct ExecutedSchedule {
   ExecuteMode mode = ExecuteMode::kReplay;
   PipelineSpec spec;
   int stages = 0;
+  PipelineLayout layout;
+  executor::TrainingSetup setup;  // as the run used it (training_setup_for)
+  WeightGuarantees guarantees;    // what the schedule promises, per stage
   executor::ExecutionResult result;
+  std::vector<RunEvaluation> evaluations;  // in batch order
 };
 
 // The setup a run uses: m from the scenario, at least one model unit per (virtual) stage.

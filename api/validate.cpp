@@ -227,10 +227,9 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   executor::ExecutionResult run = executor::execute_real(real_plan, setup, transport);
   v.mode = run.timing_valid ? "real" : "replay";
   if (!run.timing_valid) {
-    // Replay on the thread CPU times of the unpinned run: per-device virtual clocks, deterministic.
-    std::vector<executor::ExecutedOp> cpu_ops = run.ops;
-    for (auto& op : cpu_ops) op.end_ns = op.start_ns + op.thread_cpu_ns;
-    const executor::MeasuredCostModel cpu_costs(cpu_ops, layout.stages, *scenario_costs);
+    // Replay on the thread CPU times of the unpinned run: per-device virtual clocks advanced by each op's own
+    // measured cost (not a median: the fitted prediction below uses medians, and must not see itself).
+    const executor::PerOpCostModel cpu_costs(run.ops, layout.stages, *scenario_costs);
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
     ExecutionPlan replay_plan = fresh_plan();
     run = executor::execute_replay(replay_plan, cpu_costs, *comm, setup);

@@ -17,7 +17,7 @@ struct ExecutedOp {
   TimeNs start_ns = 0;
   TimeNs end_ns = 0;
   Bytes live_activation_bytes = 0;  // on the op's device, after the op
-  TimeNs thread_cpu_ns = 0;         // real mode: CPU time of the worker thread over the op
+  TimeNs thread_cpu_ns = 0;         // CPU time of the worker thread over the op (both modes)
 };
 
 struct ExecutionResult {

@@ -29,4 +29,22 @@ TimeNs MeasuredCostModel::duration(const Action& action) const {
   return median_ns_[action.stage][static_cast<int>(action.kind)];
 }
 
+std::vector<ExecutedOp> with_cpu_durations(std::vector<ExecutedOp> ops) {
+  for (ExecutedOp& op : ops) op.end_ns = op.start_ns + op.thread_cpu_ns;
+  return ops;
+}
+
+PerOpCostModel::PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages,
+                               const CostModel& memory_and_transfers)
+    : medians_(with_cpu_durations(ops), stages, memory_and_transfers) {
+  for (const ExecutedOp& op : ops) {
+    op_ns_[{op.action.kind, op.action.stage, op.action.microbatch}] = std::max<TimeNs>(1, op.thread_cpu_ns);
+  }
+}
+
+TimeNs PerOpCostModel::duration(const Action& action) const {
+  const auto it = op_ns_.find({action.kind, action.stage, action.microbatch});
+  return it != op_ns_.end() ? it->second : medians_.duration(action);
+}
+
 }  // namespace pipesim::executor

@@ -3,6 +3,8 @@
 // when it predicts a real run. Durations are the median per (op kind, stage) (the lower one of an even
 // count); memory and transfer figures come from another model.
 #include <array>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "executor/execution_result.h"
@@ -25,5 +27,28 @@ class MeasuredCostModel final : public CostModel {
   std::vector<std::array<TimeNs, kOpKinds>> median_ns_;  // per stage, per op kind
   const CostModel& other_;
 };
+
+// Each op's own measured thread CPU time, keyed by (kind, stage, microbatch or step): the per-device virtual
+// clocks of replay mode advance by what that very op cost, not by a median, so the replayed timeline keeps
+// the run's variation. An op the measuring run did not hold (a run-time rule chose differently) takes the
+// median of its (kind, stage).
+class PerOpCostModel final : public CostModel {
+ public:
+  PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
+  TimeNs duration(const Action& action) const override;
+  Bytes activation_bytes(int stage) const override { return medians_.activation_bytes(stage); }
+  Bytes weight_grad_activation_bytes(int stage) const override {
+    return medians_.weight_grad_activation_bytes(stage);
+  }
+  Bytes transfer_bytes(int stage) const override { return medians_.transfer_bytes(stage); }
+
+ private:
+  std::map<std::tuple<OpKind, int, int>, TimeNs> op_ns_;
+  MeasuredCostModel medians_;  // of the same CPU times
+};
+
+// The ops with their measured thread CPU time as their duration (start kept): what PerOpCostModel and the
+// medians of a CPU-time replay read.
+std::vector<ExecutedOp> with_cpu_durations(std::vector<ExecutedOp> ops);
 
 }  // namespace pipesim::executor

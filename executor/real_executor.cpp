@@ -10,6 +10,7 @@
 #include <exception>
 #include <thread>
 
+#include "executor/thread_clock.h"
 #include "sim/errors.h"
 
 namespace pipesim::executor {
@@ -19,12 +20,6 @@ TimeNs monotonic_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-TimeNs thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<TimeNs>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 void pin_to_core(int core) {

@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "executor/thread_clock.h"
 #include "executor/worker_numerics.h"
 #include "sim/engine.h"
 
@@ -23,11 +24,13 @@ ExecutionResult execute_replay(ExecutionPlan& plan, const CostModel& costs, Comm
       [&self](const TensorTag& tag, Matrix<float> tensor) { self->deliver(tag, std::move(tensor)); });
   self = &numerics;
   for (const OpRecord& op : result.trace.ops) {
+    const TimeNs cpu_start_ns = thread_cpu_ns();
     const OpReadout readout = numerics.execute(op.action);
+    const TimeNs cpu_ns = thread_cpu_ns() - cpu_start_ns;
     Bytes live = 0;
     for (int s : layout.stages_on(op.device)) live += numerics.live_activation_bytes(s);
     result.ops.push_back({op.action, op.device, readout.weight_version, readout.weights_fingerprint,
-                          op.start_ns, op.end_ns, live});
+                          op.start_ns, op.end_ns, live, cpu_ns});
     if (observer) observer(op, numerics);
   }
   for (int s = 0; s < layout.stages; ++s) {

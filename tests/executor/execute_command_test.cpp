@@ -1,18 +1,23 @@
 // `pipesim execute`'s library half: a scenario's schedule trained in replay and real mode, summarised.
 #include <gtest/gtest.h>
 
+#include "analysis/drift.h"
 #include "api/execute.h"
+#include "api/execution_report.h"
 #include "cli/execution_summary.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
 
-ExecutedSchedule execute_small(const std::string& name, ExecuteMode mode) {
-  // N = 2, m = 2, one batch, F = 1 ms, B = 2 ms, no comm.
-  const Scenario scenario = test::uniform_scenario(2, 2, 1.0, 2.0, 0, 1);
+ExecutedSchedule execute_small(const std::string& name, ExecuteMode mode, int batches = 1,
+                               int eval_every = -1) {
+  // N = 2, m = 2, F = 1 ms, B = 2 ms, no comm.
+  const Scenario scenario = test::uniform_scenario(2, 2, 1.0, 2.0, 0, batches);
   ExecuteOptions options;
   options.mode = mode;
+  options.eval_every_batches = eval_every;
+  options.validation_samples = 16;
   options.setup.shape = {.input_width = 8, .width = 8, .blocks = 2, .classes = 3};
   return execute_schedule(scenario, {name, ScheduleParams(test::kTestSource)}, options);
 }
@@ -35,6 +40,59 @@ TEST(ExecuteCommand, RealAndReplayTrainTheSameSynchronousModel) {
   EXPECT_EQ(real["first_batch_mean_loss"], replay["first_batch_mean_loss"]);
   EXPECT_EQ(gpipe["first_batch_mean_loss"], replay["first_batch_mean_loss"]);
   EXPECT_GT(real["first_batch_mean_loss"].get<double>(), 0.0);
+}
+
+// On the scenario's clock a replay's ops carry the engine's times and its own weight versions, so the figures
+// computed from the executed ops equal those of the engine's trace of the same run.
+TEST(ExecuteReport, MeasuredFiguresOfAReplayEqualTheEnginesOnTheSameTrace) {
+  for (const std::string name : {"1f1b-flush", "zb-h1", "pipedream", "paci"}) {
+    const ExecutedSchedule run = execute_small(name, ExecuteMode::kReplay, 5);
+    const SimulationResult measured = measured_result(run);
+    const RunTrace& engine = run.result.trace;
+    ASSERT_EQ(measured.trace.ops.size(), engine.ops.size()) << name;
+    for (std::size_t i = 0; i < engine.ops.size(); ++i) {
+      EXPECT_EQ(measured.trace.ops[i].start_ns, engine.ops[i].start_ns - engine.ops.front().start_ns) << name;
+      EXPECT_EQ(measured.trace.ops[i].weight_version, engine.ops[i].weight_version) << name << " op " << i;
+    }
+    EXPECT_EQ(measured.trace.peak_in_flight, engine.peak_in_flight) << name;
+    const DriftReport drift = compute_drift(engine, {2, 8});  // batches 1..3 of 5, m = 2
+    for (int s = 0; s < 2; ++s) {
+      EXPECT_EQ(measured.drift.stages[s].drift, drift.stages[s].drift) << name;
+      EXPECT_EQ(measured.drift.stages[s].weight_versions_max, drift.stages[s].weight_versions_max) << name;
+    }
+    EXPECT_EQ(measured.metrics.first_steady_batch, 1);
+    EXPECT_EQ(measured.metrics.last_batch, 4);
+    EXPECT_GT(measured.metrics.period_ns, 0) << name;
+    EXPECT_GE(measured.metrics.bubble_fraction, 0) << name;
+    EXPECT_LT(measured.metrics.bubble_fraction, 1) << name;
+    EXPECT_GT(measured.memory.peak_bytes(), 0) << name;  // the real parameters, gradients and state
+  }
+}
+
+TEST(ExecuteReport, TrainingCurveHasOneStepPerBatchAndTheEvaluationsAsked) {
+  const ExecutedSchedule run = execute_small("1f1b-flush", ExecuteMode::kReplay, 5, 2);
+  const std::vector<TrainingStep> curve = training_curve(run);
+  ASSERT_EQ(curve.size(), 5U);
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_EQ(curve[k].samples, (k + 1) * 2 * run.setup.samples_per_microbatch);
+    EXPECT_EQ(curve[k].val_loss.has_value(), k == 1 || k == 3 || k == 4) << k;  // every 2, and the last
+    EXPECT_NEAR(curve[k].train_loss, (run.result.losses[2 * k] + run.result.losses[2 * k + 1]) / 2, 1e-12);
+    if (k > 0) {
+      EXPECT_GT(curve[k].time_s, curve[k - 1].time_s);
+    }
+  }
+  // 1F1B at N = 2, m = 2, F = 1, B = 2 (ms), U free: a batch takes 2F + 2B + F + B... its last B ends at 9
+  // ms.
+  EXPECT_DOUBLE_EQ(curve[0].time_s, 0.009);
+  const std::string csv = training_curve_csv_header() + training_curve_csv_rows(run);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "schedule,step,samples,time_s,clock,train_loss,val_loss,val_accuracy");
+  EXPECT_NE(csv.find(",virtual,"), std::string::npos);
+  const ExecutedSchedule none = execute_small("1f1b-flush", ExecuteMode::kReplay, 3, -1);
+  EXPECT_TRUE(none.evaluations.empty());
+  const ExecutedSchedule real = execute_small("1f1b-flush", ExecuteMode::kReal, 3, 0);
+  ASSERT_EQ(real.evaluations.size(), 1U);  // the final weights
+  EXPECT_EQ(real.evaluations.front().batch, 2);
 }
 
 }  // namespace

@@ -47,5 +47,39 @@ TEST(ExecutorMeasuredCosts, ReplayWithCostsMeasuredFromAReplayReproducesItsTimes
   }
 }
 
+TEST(ExecutorMeasuredCosts, PerOpCostsAreEachOpsOwnCpuTimeWithTheMedianForOthers) {
+  const PlannedRun run = plan_small("gpipe");
+  std::vector<ExecutedOp> ops{timed(OpKind::F, 0, 0, 100), timed(OpKind::F, 0, 200, 300),
+                              timed(OpKind::F, 0, 400, 500)};
+  const TimeNs cpu[] = {7, 3, 5};
+  for (int i = 0; i < 3; ++i) {
+    ops[i].action.microbatch = i;
+    ops[i].thread_cpu_ns = cpu[i];
+  }
+  const PerOpCostModel costs(ops, 4, *run.costs);
+  EXPECT_EQ(costs.duration(forward(0, 0)), 7);  // the op's own time, not the wall span (100)
+  EXPECT_EQ(costs.duration(forward(0, 1)), 3);
+  EXPECT_EQ(costs.duration(forward(0, 2)), 5);
+  EXPECT_EQ(costs.duration(forward(0, 9)), 5);  // not measured: the median of the CPU times {7, 3, 5}
+  EXPECT_EQ(costs.activation_bytes(1), run.costs->activation_bytes(1));
+}
+
+TEST(ExecutorMeasuredCosts, ReplayOnPerOpCostsKeepsEveryOpsMeasuredDuration) {
+  // Replay records each op's thread CPU time; replaying on those gives every op exactly that duration, and a
+  // static schedule's numerics do not depend on the clock.
+  PlannedRun first = plan_small("1f1b-flush");
+  const ExecutionResult measuring = execute_replay(first.plan, *first.costs, *first.comm, small_setup());
+  for (const ExecutedOp& op : measuring.ops) EXPECT_GT(op.thread_cpu_ns, 0) << describe(op.action);
+  const PerOpCostModel measured(measuring.ops, first.stages, *first.costs);
+  PlannedRun second = plan_small("1f1b-flush");
+  const ExecutionResult replayed = execute_replay(second.plan, measured, *second.comm, small_setup());
+  ASSERT_EQ(replayed.ops.size(), measuring.ops.size());
+  for (const ExecutedOp& op : replayed.ops) {
+    EXPECT_EQ(op.end_ns - op.start_ns, measured.duration(op.action)) << describe(op.action);
+  }
+  EXPECT_EQ(replayed.final_parameters, measuring.final_parameters);
+  EXPECT_EQ(replayed.losses, measuring.losses);
+}
+
 }  // namespace
 }  // namespace pipesim::executor

@@ -49,14 +49,15 @@ TEST(Validate, FittedPredictionAgreesOnDriftExactlyForSynchronousAnd2bwSchedules
   }
 }
 
-TEST(Validate, MoreDevicesThanCoresReplaysAndTheFittedPredictionIsTheRun) {
+TEST(Validate, MoreDevicesThanCoresReplaysOnEachOpsOwnCpuTime) {
   const int devices = static_cast<int>(executor::allowed_cores().size()) + 1;
   const ScheduleValidation v = validate_small("1f1b-flush", devices);
   EXPECT_EQ(v.mode, "replay");
   EXPECT_TRUE(v.drift_exact);
-  // Every op of the replay lasts its (kind, stage) median, so the fitted costs are the replay's own costs.
-  EXPECT_DOUBLE_EQ(v.fitted.makespan_ms, v.measured.makespan_ms);
-  EXPECT_DOUBLE_EQ(v.fitted.bubble, v.measured.bubble);
+  // Every op of the replay lasts its own measured CPU time, the fitted prediction its (kind, stage) median:
+  // close, not equal by construction (the per-op replay is tested in measured_costs_test.cpp).
+  EXPECT_GT(v.measured.makespan_ms, 0);
+  EXPECT_NEAR(v.fitted.makespan_ms, v.measured.makespan_ms, 0.5 * v.measured.makespan_ms);
   EXPECT_EQ(v.fitted.peak_in_flight, v.measured.peak_in_flight);
   // 1F1B holds at most N - i microbatches on device i: N on the first.
   EXPECT_EQ(v.measured.peak_in_flight, devices);
