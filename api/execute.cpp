@@ -46,11 +46,16 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
   run.setup = setup;
   run.guarantees = resolved.schedule->guarantees(run.spec);
+  const executor::StagedModel model = executor::build_staged_model(setup, layout.stages);
+  const auto evaluate_at = [&](int batch, const std::vector<std::vector<float>>& stage_parameters) {
+    const executor::Evaluation e =
+        executor::evaluate(model, stage_parameters, setup, options.validation_samples);
+    run.evaluations.push_back({batch, e.loss, e.accuracy});
+  };
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
     // Held-out evaluations after the forward of every eval_every_batches-th batch on the last stage, and of
     // the last batch.
-    const executor::StagedModel model = executor::build_staged_model(setup, layout.stages);
     const int m = run.spec.microbatches;
     const int every = options.eval_every_batches;
     const executor::ReplayObserver observer = [&](const OpRecord& op,
@@ -63,8 +68,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
       if (batch + 1 != run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
       std::vector<std::vector<float>> params;
       for (int s = 0; s < layout.stages; ++s) params.push_back(numerics.parameters(s));
-      const executor::Evaluation e = executor::evaluate(model, params, setup, options.validation_samples);
-      run.evaluations.push_back({batch, e.loss, e.accuracy});
+      evaluate_at(batch, params);
     };
     if (options.measured_clock) {
       // Pass 1 measures every op's thread CPU time in the order of the scenario's clock; pass 2 replays on
@@ -95,12 +99,8 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   const bool holds_every_stage =
       final_parameters.size() == static_cast<std::size_t>(layout.stages) &&
       std::none_of(final_parameters.begin(), final_parameters.end(), [](const auto& p) { return p.empty(); });
-  if (options.mode == ExecuteMode::kReal && options.eval_every_batches >= 0 && holds_every_stage) {
-    const executor::StagedModel model = executor::build_staged_model(setup, layout.stages);
-    const executor::Evaluation e =
-        executor::evaluate(model, run.result.final_parameters, setup, options.validation_samples);
-    run.evaluations.push_back({run.spec.batches - 1, e.loss, e.accuracy});
-  }
+  if (options.mode == ExecuteMode::kReal && options.eval_every_batches >= 0 && holds_every_stage)
+    evaluate_at(run.spec.batches - 1, final_parameters);
   return run;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/drift.h"
 #include "analysis/memory_model.h"
 #include "report/report.h"
+#include "sim/errors.h"
 #include "sim/metrics.h"
 #include "sim/steady_state.h"
 
@@ -84,14 +85,34 @@ SimulationResult measured_result(const ExecutedSchedule& run) {
   result.microbatch_size = run.setup.samples_per_microbatch;
   result.trace = trace_of(run);
   result.activation_bytes_per_microbatch.assign(run.layout.devices, 0);
+  // An executor cannot lengthen its run until it is steady, as the simulator does (sim/steady_state.h): with
+  // N >> m an asynchronous run may still be filling when it ends, and a batch-start period taken there falls
+  // below the work. So the headline figures are over the whole run, as `pipesim validate` measures them:
+  // throughput = samples / makespan, period = makespan / batches, bubble = 1 - busy / (devices x makespan).
   const int batches = run.spec.batches;
+  const int m = run.spec.microbatches;
   RunWindow window;
   window.total_batches = batches;
-  window.first_batch = batches >= 3 ? 1 : 0;
-  window.end_batch = batches >= 3 ? batches - 1 : batches;
-  result.metrics = compute_metrics(result.trace, {run.spec.microbatches, window, result.microbatch_size, 0});
-  const int m = run.spec.microbatches;
-  result.drift = compute_drift(result.trace, {window.first_batch * m, window.end_batch * m});
+  window.first_batch = 0;
+  window.end_batch = batches;
+  result.metrics = compute_metrics(result.trace, {m, window, result.microbatch_size, 0});
+  const TimeNs makespan_ns = result.trace.makespan_ns;
+  double busy_ns = 0;
+  for (const OpRecord& op : result.trace.ops) busy_ns += static_cast<double>(op.duration_ns());
+  const double samples = static_cast<double>(m) * batches * result.microbatch_size;
+  const int devices = run.layout.devices;
+  if (makespan_ns > 0) {
+    result.metrics.period_ns = makespan_ns / batches;
+    result.metrics.throughput_samples_per_s = samples / (static_cast<double>(makespan_ns) / 1e9);
+    result.metrics.throughput_samples_per_gpu_s = result.metrics.throughput_samples_per_s / devices;
+    result.metrics.bubble_fraction = 1 - busy_ns / (devices * static_cast<double>(makespan_ns));
+  }
+  if (!(result.metrics.bubble_fraction >= 0 && result.metrics.bubble_fraction < 1)) {
+    throw InternalError(
+        fmt::format("{}: measured bubble {} outside [0, 1) (busy {} ns on {} devices over {} ns)",
+                    result.schedule, result.metrics.bubble_fraction, busy_ns, devices, makespan_ns));
+  }
+  result.drift = compute_drift(result.trace, {0, batches * m});
   result.guarantees = run.guarantees;
   std::vector<StageStaticMemory> memory(run.layout.stages);
   for (int s = 0; s < run.layout.stages; ++s) {

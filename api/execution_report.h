@@ -17,8 +17,9 @@
 
 namespace pipesim {
 
-// The steady-state window is every batch but the first and the last (all of them when there are fewer
-// than 3). Memory: every stage's real parameter count as weights and gradients, the optimizer's real state.
+// Figures over the whole run (an executor cannot run on to a steady state): throughput = samples / makespan,
+// period = makespan / batches, bubble = 1 - busy / (devices x makespan), drift means over every microbatch.
+// Memory: every stage's real parameter count as weights and gradients, the optimizer's real state.
 SimulationResult measured_result(const ExecutedSchedule& run);
 
 struct TrainingStep {

@@ -29,14 +29,19 @@ TimeNs MeasuredCostModel::duration(const Action& action) const {
   return median_ns_[action.stage][static_cast<int>(action.kind)];
 }
 
+namespace {
+
+// The ops with their measured thread CPU time as their duration: what the medians of PerOpCostModel read.
 std::vector<ExecutedOp> with_cpu_durations(std::vector<ExecutedOp> ops) {
   for (ExecutedOp& op : ops) op.end_ns = op.start_ns + op.thread_cpu_ns;
   return ops;
 }
 
+}  // namespace
+
 PerOpCostModel::PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages,
                                const CostModel& memory_and_transfers)
-    : medians_(with_cpu_durations(ops), stages, memory_and_transfers) {
+    : MeasuredCostModel(with_cpu_durations(ops), stages, memory_and_transfers) {
   for (const ExecutedOp& op : ops) {
     op_ns_[{op.action.kind, op.action.stage, op.action.microbatch}] = std::max<TimeNs>(1, op.thread_cpu_ns);
   }
@@ -44,7 +49,7 @@ PerOpCostModel::PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages,
 
 TimeNs PerOpCostModel::duration(const Action& action) const {
   const auto it = op_ns_.find({action.kind, action.stage, action.microbatch});
-  return it != op_ns_.end() ? it->second : medians_.duration(action);
+  return it != op_ns_.end() ? it->second : MeasuredCostModel::duration(action);
 }
 
 }  // namespace pipesim::executor

@@ -12,7 +12,7 @@
 
 namespace pipesim::executor {
 
-class MeasuredCostModel final : public CostModel {
+class MeasuredCostModel : public CostModel {
  public:
   MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
   // 0 for a (kind, stage) that never ran.
@@ -31,24 +31,14 @@ class MeasuredCostModel final : public CostModel {
 // Each op's own measured thread CPU time, keyed by (kind, stage, microbatch or step): the per-device virtual
 // clocks of replay mode advance by what that very op cost, not by a median, so the replayed timeline keeps
 // the run's variation. An op the measuring run did not hold (a run-time rule chose differently) takes the
-// median of its (kind, stage).
-class PerOpCostModel final : public CostModel {
+// median CPU time of its (kind, stage).
+class PerOpCostModel final : public MeasuredCostModel {
  public:
   PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
   TimeNs duration(const Action& action) const override;
-  Bytes activation_bytes(int stage) const override { return medians_.activation_bytes(stage); }
-  Bytes weight_grad_activation_bytes(int stage) const override {
-    return medians_.weight_grad_activation_bytes(stage);
-  }
-  Bytes transfer_bytes(int stage) const override { return medians_.transfer_bytes(stage); }
 
  private:
   std::map<std::tuple<OpKind, int, int>, TimeNs> op_ns_;
-  MeasuredCostModel medians_;  // of the same CPU times
 };
-
-// The ops with their measured thread CPU time as their duration (start kept): what PerOpCostModel and the
-// medians of a CPU-time replay read.
-std::vector<ExecutedOp> with_cpu_durations(std::vector<ExecutedOp> ops);
 
 }  // namespace pipesim::executor

@@ -55,13 +55,19 @@ TEST(ExecuteReport, MeasuredFiguresOfAReplayEqualTheEnginesOnTheSameTrace) {
       EXPECT_EQ(measured.trace.ops[i].weight_version, engine.ops[i].weight_version) << name << " op " << i;
     }
     EXPECT_EQ(measured.trace.peak_in_flight, engine.peak_in_flight) << name;
-    const DriftReport drift = compute_drift(engine, {2, 8});  // batches 1..3 of 5, m = 2
+    const DriftReport drift = compute_drift(engine, {0, 10});  // every microbatch: 5 batches of m = 2
     for (int s = 0; s < 2; ++s) {
       EXPECT_EQ(measured.drift.stages[s].drift, drift.stages[s].drift) << name;
       EXPECT_EQ(measured.drift.stages[s].weight_versions_max, drift.stages[s].weight_versions_max) << name;
     }
-    EXPECT_EQ(measured.metrics.first_steady_batch, 1);
-    EXPECT_EQ(measured.metrics.last_batch, 4);
+    for (int s = 0; s < 2; ++s)
+      EXPECT_DOUBLE_EQ(measured.drift.stages[s].drift_mean, drift.stages[s].drift_mean);
+    // Whole-run figures: 5 batches x 2 microbatches x b samples over the makespan.
+    const double samples = 10.0 * run.setup.samples_per_microbatch;
+    EXPECT_DOUBLE_EQ(measured.metrics.throughput_samples_per_s,
+                     samples / (static_cast<double>(measured.trace.makespan_ns) / 1e9))
+        << name;
+    EXPECT_EQ(measured.metrics.period_ns, measured.trace.makespan_ns / 5) << name;
     EXPECT_GT(measured.metrics.period_ns, 0) << name;
     EXPECT_GE(measured.metrics.bubble_fraction, 0) << name;
     EXPECT_LT(measured.metrics.bubble_fraction, 1) << name;
@@ -93,6 +99,29 @@ TEST(ExecuteReport, TrainingCurveHasOneStepPerBatchAndTheEvaluationsAsked) {
   const ExecutedSchedule real = execute_small("1f1b-flush", ExecuteMode::kReal, 3, 0);
   ASSERT_EQ(real.evaluations.size(), 1U);  // the final weights
   EXPECT_EQ(real.evaluations.front().batch, 2);
+}
+
+// N >> m: an asynchronous run still filling when it ends. Its figures stay physical: the period is not below
+// any device's work per batch and the throughput not above what the makespan allows.
+TEST(ExecuteReport, FiguresOfARunThatNeverReachesSteadyStateStayPhysical) {
+  const Scenario scenario = test::uniform_scenario(8, 2, 1.0, 2.0, 0, 4);
+  for (const std::string name : {"pipedream", "async-1f1b", "paci", "1f1b-flush"}) {
+    ExecuteOptions options;
+    options.setup.shape = {.input_width = 8, .width = 8, .blocks = 8, .classes = 3};
+    const ExecutedSchedule run =
+        execute_schedule(scenario, {name, ScheduleParams(test::kTestSource)}, options);
+    const SimulationResult measured = measured_result(run);
+    std::vector<TimeNs> busy(8, 0);
+    for (const OpRecord& op : measured.trace.ops) busy[op.device] += op.duration_ns();
+    for (int d = 0; d < 8; ++d) EXPECT_GE(measured.metrics.period_ns * 4, busy[d]) << name << " device " << d;
+    EXPECT_GE(measured.metrics.bubble_fraction, 0) << name;
+    EXPECT_LT(measured.metrics.bubble_fraction, 1) << name;
+    EXPECT_LE(
+        measured.metrics.throughput_samples_per_s,
+        8.0 * run.setup.samples_per_microbatch / (static_cast<double>(measured.trace.makespan_ns) / 1e9) +
+            1e-9)
+        << name;
+  }
 }
 
 }  // namespace
