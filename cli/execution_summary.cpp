@@ -22,7 +22,9 @@ nlohmann::json execution_summary(const ExecutedSchedule& run) {
   TimeNs last_end = first_start;
   std::vector<Bytes> peak(run.spec.devices, 0);
   std::map<std::pair<int, int>, int> drift;  // (stage, mb) -> v_B - v_F
+  TimeNs overhead_ns = 0;
   for (const executor::ExecutedOp& op : ops) {
+    overhead_ns += op.overhead_ns;
     first_start = std::min(first_start, op.start_ns);
     last_end = std::max(last_end, op.end_ns);
     peak[op.device] = std::max(peak[op.device], op.live_activation_bytes);
@@ -43,6 +45,10 @@ nlohmann::json execution_summary(const ExecutedSchedule& run) {
   out["ops"] = ops.size();
   out["makespan_ns"] = last_end - first_start;
   out["timing_valid"] = run.result.timing_valid;
+  if (run.mode == ExecuteMode::kReal && !ops.empty()) {
+    // The executor's own time per op (choosing, receiving, sending; not waiting): ExecutedOp::overhead_ns.
+    out["overhead_ns_per_op"] = overhead_ns / static_cast<TimeNs>(ops.size());
+  }
   out["first_batch_mean_loss"] = mean_loss_of_batch(run.result.losses, 0, m);
   out["last_batch_mean_loss"] = mean_loss_of_batch(run.result.losses, run.spec.batches - 1, m);
   out["max_drift_per_stage"] = max_drift;

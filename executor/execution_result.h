@@ -18,6 +18,10 @@ struct ExecutedOp {
   TimeNs end_ns = 0;
   Bytes live_activation_bytes = 0;  // on the op's device, after the op
   TimeNs thread_cpu_ns = 0;         // CPU time of the worker thread over the op (both modes)
+  // Real mode: the executor's own time for this op, outside the numerics and not waiting: choosing it
+  // (the policy, readiness), taking in what arrived before it and handing its outputs to the transport.
+  // Sending happens inside [start_ns, end_ns]; it is counted here, not as the op's work. Replay: 0.
+  TimeNs overhead_ns = 0;
 };
 
 struct ExecutionResult {

@@ -74,12 +74,18 @@ void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const
   pin_to_core(core);
   const PipelineLayout& layout = plan.layout;
   const std::vector<int> stages = layout.stages_on(device);
+  TimeNs send_ns = 0;  // inside the current op
   WorkerNumerics numerics(model, stages, plan, setup, [&](const TensorTag& tag, Matrix<float> tensor) {
+    const TimeNs send_start_ns = monotonic_ns();
     transport.send(layout.device(tag.stage), tag, std::move(tensor));
+    send_ns += monotonic_ns() - send_start_ns;
   });
   const WorkerView view(numerics, transport, plan);
   DevicePolicy& policy = *plan.policies[device];
   int barrier_next_step = 0;
+  // Overhead of the next op: the time since the last op ended, less the time blocked waiting for news.
+  TimeNs last_end_ns = monotonic_ns();
+  TimeNs waited_ns = 0;
   for (;;) {
     const std::uint64_t seen = transport.news_count(device);
     for (auto& [tag, tensor] : transport.receive_all(device)) numerics.deliver(tag, std::move(tensor));
@@ -90,7 +96,10 @@ void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const
     }
     if (!next && policy.finished()) break;
     if (!next || !view.is_ready(*next)) {
-      if (!transport.wait_for_news(device, seen, stall_timeout_ms)) {
+      const TimeNs wait_start_ns = monotonic_ns();
+      const bool news = transport.wait_for_news(device, seen, stall_timeout_ms);
+      waited_ns += monotonic_ns() - wait_start_ns;
+      if (!news) {
         throw DeadlockError(
             fmt::format("device {} waited {} ms for {} with no news (or another worker failed)", device,
                         stall_timeout_ms, next ? describe(*next) : "a ready op"));
@@ -100,12 +109,17 @@ void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const
     policy.started(*next);
     const TimeNs start_ns = monotonic_ns();
     const TimeNs cpu_start_ns = thread_cpu_ns();
+    send_ns = 0;
     const OpReadout readout = numerics.execute(*next);
     const TimeNs cpu_ns = thread_cpu_ns() - cpu_start_ns;
+    const TimeNs end_ns = monotonic_ns();
     Bytes live = 0;
     for (int s : stages) live += numerics.live_activation_bytes(s);
-    out.ops.push_back({*next, device, readout.weight_version, readout.weights_fingerprint, start_ns,
-                       monotonic_ns(), live, cpu_ns});
+    const TimeNs overhead_ns = std::max<TimeNs>(0, start_ns - last_end_ns - waited_ns) + send_ns;
+    out.ops.push_back({*next, device, readout.weight_version, readout.weights_fingerprint, start_ns, end_ns,
+                       live, cpu_ns, overhead_ns});
+    last_end_ns = end_ns;
+    waited_ns = 0;
   }
   for (int s : stages) out.parameters[s] = numerics.parameters(s);
   out.losses = numerics.losses();

@@ -36,6 +36,8 @@ TEST(ExecuteCommand, RealAndReplayTrainTheSameSynchronousModel) {
   const nlohmann::json real = execution_summary(execute_small("1f1b-flush", ExecuteMode::kReal));
   const nlohmann::json gpipe = execution_summary(execute_small("gpipe", ExecuteMode::kReplay));
   EXPECT_EQ(real["mode"], "real");
+  EXPECT_GE(real["overhead_ns_per_op"].get<long long>(), 0);
+  EXPECT_FALSE(replay.contains("overhead_ns_per_op"));  // a replay's clock has no executor overhead
   // One batch: every schedule reads version 0, so the losses are the same numbers.
   EXPECT_EQ(real["first_batch_mean_loss"], replay["first_batch_mean_loss"]);
   EXPECT_EQ(gpipe["first_batch_mean_loss"], replay["first_batch_mean_loss"]);

@@ -116,5 +116,22 @@ TEST(ExecutorReal, LiveActivationsReturnToZeroOnEveryDevice) {
   EXPECT_EQ(last, std::vector<Bytes>(kDevices, 0));
 }
 
+TEST(ExecutorReal, OverheadPerOpIsPartOfTheTimeSinceTheDevicesLastOp) {
+  const RealCase run = run_real("1f1b-flush");
+  std::vector<TimeNs> last_end(kDevices, -1);
+  TimeNs total_overhead_ns = 0;
+  for (const ExecutedOp& op : run.result.ops) {  // in start order, so in order per device
+    SCOPED_TRACE(describe(op.action));
+    EXPECT_GE(op.overhead_ns, 0);
+    // Choosing and receiving happen between ops, sending inside the op: never more than both spans.
+    if (last_end[op.device] >= 0) {
+      EXPECT_LE(op.overhead_ns, op.end_ns - last_end[op.device]);
+    }
+    last_end[op.device] = op.end_ns;
+    total_overhead_ns += op.overhead_ns;
+  }
+  EXPECT_GT(total_overhead_ns, 0);  // asking a policy and sending a tensor take some time
+}
+
 }  // namespace
 }  // namespace pipesim::executor
