@@ -37,5 +37,3 @@ BENCHMARK(BM_OneFOneBFlushN32M256)->ArgName("task_graph")->Arg(0)->Arg(1)->Unit(
 
 }  // namespace
 }  // namespace pipesim
-
-BENCHMARK_MAIN();

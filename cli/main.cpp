@@ -4,11 +4,13 @@
 
 #include "cli/commands.h"
 #include "cli/error_message.h"
+#include "cli/process_setup.h"
 #include "io/data_dirs.h"
 #include "pipesim_version.h"
 #include "sim/resource_estimate.h"
 
 int main(int argc, char** argv) {
+  pipesim::prepare_process(argv);
   CLI::App app{"pipesim: a discrete-event simulator of pipeline-parallel training schedules"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("pipesim ") + PIPESIM_VERSION);

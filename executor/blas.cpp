@@ -1,6 +1,11 @@
 #include "executor/blas.h"
 
 #include <cblas.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <string_view>
 
 namespace pipesim::executor {
 namespace {
@@ -29,6 +34,37 @@ void use_single_blas_thread() {
 
 int blas_thread_count() {
   return openblas_get_num_threads();
+}
+
+std::string blas_core_name() {
+  return openblas_get_corename();
+}
+
+std::string better_blas_core_type() {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return "";
+  const std::string chosen = blas_core_name();
+  constexpr std::array<std::string_view, 6> kFallbacks = {"prescott", "Prescott", "core2",
+                                                          "Core2",    "nehalem",  "Nehalem"};
+  bool fell_back = false;
+  for (std::string_view name : kFallbacks) fell_back = fell_back || chosen == name;
+  if (!fell_back) return "";
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+    return "SkylakeX";
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+  return "";
+}
+
+void rerun_with_better_blas_kernels(char** argv) {
+  const std::string core = better_blas_core_type();
+  if (core.empty()) return;
+  if (setenv("OPENBLAS_CORETYPE", core.c_str(), 0) != 0) return;
+  setenv(kBlasCoreChosenMarker, "1", 1);
+  execv("/proc/self/exe", argv);
+  unsetenv("OPENBLAS_CORETYPE");  // the exec failed: go on with the kernels OpenBLAS chose
+  unsetenv(kBlasCoreChosenMarker);
 }
 
 }  // namespace pipesim::executor

@@ -1,5 +1,7 @@
 #pragma once
 // The executor's only BLAS entry points: row-major GEMM in fp32 (training) and fp64 (gradient checks).
+#include <string>
+
 namespace pipesim::executor {
 
 // C = alpha * op(A) * op(B) + beta * C, row-major; op(A) is m x k, op(B) is k x n.
@@ -12,5 +14,19 @@ void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha,
 void use_single_blas_thread();
 // The threads the BLAS library will use for a call: 1 after use_single_blas_thread().
 int blas_thread_count();
+
+// OpenBLAS picks its kernels when it loads. On a CPU whose model it does not know (a VM's generic "Intel
+// Xeon Processor") it falls back to Prescott's SSE3 kernels, 3-5x slower than the AVX2 or AVX-512 ones the
+// CPU runs. The OPENBLAS_CORETYPE that gives the faster kernels when that happened and the variable is not
+// set; empty otherwise.
+std::string better_blas_core_type();
+// The kernel set OpenBLAS runs ("Prescott", "Haswell", "SkylakeX", ...).
+std::string blas_core_name();
+// When better_blas_core_type() is not empty, runs this program again with OPENBLAS_CORETYPE set to it (exec
+// of /proc/self/exe with the same arguments); returns when there is nothing to do or the exec failed.
+// Call first thing in main: nothing of the process survives. The new process also has kBlasCoreChosenMarker
+// set (to 1), so that a choice of pipesim's is told apart from the user's.
+inline constexpr const char* kBlasCoreChosenMarker = "PIPESIM_CHOSE_OPENBLAS_CORETYPE";
+void rerun_with_better_blas_kernels(char** argv);
 
 }  // namespace pipesim::executor

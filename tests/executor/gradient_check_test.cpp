@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 
 #include "executor/layer_units.h"
@@ -99,6 +100,18 @@ TEST(ExecutorGradientCheck, Fp32RationalGeluMatchesTheStdTanhForm) {
 TEST(ExecutorBlas, OneThreadPerWorker) {
   use_single_blas_thread();
   EXPECT_EQ(blas_thread_count(), 1);
+}
+
+// The tests' main ran prepare_process (cli/process_setup.h): on a CPU with AVX2 and FMA, OpenBLAS must not be
+// left on the SSE3 kernels it falls back to for CPU models it does not know.
+TEST(ExecutorBlas, RunsTheKernelsTheCpuSupports) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2 + FMA";
+  const bool chosen_by_user =
+      std::getenv("OPENBLAS_CORETYPE") != nullptr && std::getenv(kBlasCoreChosenMarker) == nullptr;
+  if (chosen_by_user) GTEST_SKIP() << "OPENBLAS_CORETYPE set by the user";
+  for (const char* fallback : {"Prescott", "Core2", "Nehalem"}) EXPECT_NE(blas_core_name(), fallback);
+  EXPECT_EQ(better_blas_core_type(), "");  // nothing left to improve
 }
 
 TEST(ExecutorBalancedSplit, SplitsByParameterCountAndKeepsEveryStageNonEmpty) {
