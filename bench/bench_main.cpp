@@ -1,5 +1,5 @@
 // pipesim_bench's main: Google Benchmark's, after giving OpenBLAS the kernels this CPU runs
-// (executor/blas.h).
+// (executor/blas.h) and tuning the allocator (executor/allocator.h).
 #include <benchmark/benchmark.h>
 
 #include "cli/process_setup.h"

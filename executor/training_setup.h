@@ -29,7 +29,8 @@ struct TrainingSetup {
   UpdateRule update_rule() const { return {learning_rate, optimizer, lr_schedule, correction}; }
 };
 
-// FNV-1a over the bytes of a weight copy: tells two copies apart without keeping them.
+// A 64-bit hash of a weight copy's bits (FNV-1a over 64-bit words, then a final mix): tells two copies apart
+// without keeping them.
 std::uint64_t fingerprint(std::span<const float> values);
 
 // The float model's stages for a pipeline of `stages` (virtual) stages, and their initial weights.

@@ -74,6 +74,9 @@ class WorkerNumerics {
   void run_backward_input(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_weight(const Action& a, Slot& st);
   void step_optimizer(int stage);
+  // The fingerprint of a weight copy, hashed once per copy: copies never change after they are made, and
+  // hashing megabytes of weights on every op would cost more than the op's arithmetic.
+  std::uint64_t fingerprint_of(const std::shared_ptr<const std::vector<float>>& values);
 
   const StagedModel& model_;
   const TrainingSetup& setup_;
@@ -84,6 +87,11 @@ class WorkerNumerics {
   std::map<int, std::unique_ptr<StageState>> stages_held_;
   std::map<TensorTag, Matrix<float>> inbox_;
   std::map<int, double> losses_;
+  struct HashedCopy {
+    std::weak_ptr<const std::vector<float>> copy;  // expired: the address may now hold another copy
+    std::uint64_t fingerprint = 0;
+  };
+  std::map<const std::vector<float>*, HashedCopy> fingerprints_;
 };
 
 }  // namespace pipesim::executor
