@@ -138,12 +138,12 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   gethostname(host, sizeof host - 1);
   p.host = host;
   p.notes = fmt::format(
-      "one thread; blocked fp32 GEMM; medians of {} runs after {} warm-up(s); copy: memcpy of {:.0f} MiB; "
+      "one thread; GEMM: {}; medians of {} runs after {} warm-up(s); copy: memcpy of {:.0f} MiB; "
       "launch: "
       "empty task to a worker thread and back (condition variables); link: the same handoff carrying a "
       "memcpy; "
       "times are wall clock on a machine that may be shared",
-      o.repeats, o.warmups, o.copy_bytes / (1 << 20));
+      o.gemm_name, o.repeats, o.warmups, o.copy_bytes / (1 << 20));
 
   progress("memcpy bandwidth");
   const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
@@ -177,8 +177,8 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     progress(fmt::format("fp32 GEMMs with m = {}", m));
     for (long n : o.sizes) {
       for (long k : o.sizes) {
-        const double s = median_seconds(o.warmups, o.repeats,
-                                        [&] { blocked_gemm(a.data(), b.data(), c.data(), m, n, k); });
+        const double s =
+            median_seconds(o.warmups, o.repeats, [&] { o.gemm(a.data(), b.data(), c.data(), m, n, k); });
         p.gemm.push_back({"fp32", m, n, k, s});
       }
     }

@@ -3,6 +3,7 @@
 // nvcc built it, either calibrates or says clearly that there is no GPU.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -128,6 +129,19 @@ TEST(Calibration, CpuCalibrationWritesAProfilePipesimReads) {
   EXPECT_EQ(t.m_sizes(), (std::vector<double>{16, 64}));
   EXPECT_EQ(t.k_sizes(), (std::vector<double>{16, 64}));
   EXPECT_THROW(p.gemm_table("bf16"), InputError);
+}
+
+TEST(Calibration, CpuCalibrationTimesTheGemmItIsGivenAndNamesIt) {
+  CpuCalibrationOptions options = quick_cpu_calibration();
+  std::vector<std::array<long, 3>> shapes;
+  options.gemm = [&](const float*, const float*, float*, long m, long n, long k) {
+    shapes.push_back({m, n, k});
+  };
+  options.gemm_name = "the test's GEMM";
+  const pipesim_profile::ProfileData data = calibrate_cpu(options, [](const std::string&) {});
+  // Every (m, n, k) of the 2 x 2 x 2 grid, each timed warm-ups + repeats times.
+  EXPECT_EQ(shapes.size(), 8u * static_cast<std::size_t>(options.warmups + options.repeats));
+  EXPECT_NE(data.notes.find("GEMM: the test's GEMM"), std::string::npos) << data.notes;
 }
 
 #ifdef PIPESIM_GPU_CALIBRATE
