@@ -46,8 +46,8 @@ class MeasuredMemoryCosts final : public CostModel {
 // Durations from the CPU profile's fp32 GEMM table over the model's GEMMs (DESIGN of the cost model:
 // docs/design.md, "cost models"): a linear map in->out on b samples costs F = GEMM(b, out, in),
 // I = GEMM(b, in, out), W = GEMM(in, out, b); a residual MLP unit is two such maps (d->4d, 4d->d); B = I + W;
-// U reads the weights and the gradient and writes the weights at the profile's copy bandwidth. Element-wise
-// work (LayerNorm, GELU, softmax) is not modelled: that is part of what this prediction tests.
+// W's gradient buffer and U's traffic over weights and gradients go at the profile's copy bandwidth.
+// Element-wise work (LayerNorm, GELU, softmax) is not modelled: that is part of what this prediction tests.
 class CpuProfileCosts final : public CostModel {
  public:
   CpuProfileCosts(const HardwareProfile& profile, const executor::TrainingSetup& setup, int stages) {
@@ -85,10 +85,16 @@ class CpuProfileCosts final : public CostModel {
           seconds_[s][static_cast<int>(OpKind::W)] += table.seconds(m.in, m.out, samples);
         }
       }
+      const double bytes_per_s = profile.memory_bandwidth_gb_per_s * 1e9;
+      // W fills its microbatch's own gradient buffer (zeroed, then written): the executor keeps one per
+      // microbatch so that U sums them in microbatch order.
+      seconds_[s][static_cast<int>(OpKind::W)] += 2 * 4 * parameters / bytes_per_s;
       seconds_[s][static_cast<int>(OpKind::B)] =
           seconds_[s][static_cast<int>(OpKind::I)] + seconds_[s][static_cast<int>(OpKind::W)];
-      seconds_[s][static_cast<int>(OpKind::U)] =
-          3 * 4 * parameters / (profile.memory_bandwidth_gb_per_s * 1e9);
+      // U copies the weights into a new version (read + write), sums the m gradients into a mean (m reads,
+      // one write) and steps (reads the weights and the mean, writes the weights).
+      const double m = setup.microbatches_per_batch;
+      seconds_[s][static_cast<int>(OpKind::U)] = (m + 6) * 4 * parameters / bytes_per_s;
     }
   }
   TimeNs duration(const Action& a) const override {
@@ -126,6 +132,20 @@ std::map<std::pair<int, int>, int> drift_per_microbatch(const std::vector<OpView
     if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) drift[key] += op.weight_version;
   }
   return drift;
+}
+
+// Of the (stage, microbatch) pairs either side holds, the fraction whose Δ both give (1 when both are empty).
+double fraction_agreeing(const std::map<std::pair<int, int>, int>& predicted,
+                         const std::map<std::pair<int, int>, int>& measured) {
+  std::size_t pairs = predicted.size(), agreeing = 0;
+  for (const auto& [key, drift] : measured) {
+    const auto it = predicted.find(key);
+    if (it == predicted.end())
+      ++pairs;
+    else if (it->second == drift)
+      ++agreeing;
+  }
+  return pairs == 0 ? 1.0 : static_cast<double>(agreeing) / static_cast<double>(pairs);
 }
 
 MeasuredMetrics metrics_of(std::vector<OpView> ops, int devices, int stages, double samples) {
@@ -228,7 +248,7 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   v.mode = run.timing_valid ? "real" : "replay";
   if (!run.timing_valid) {
     // Replay on the thread CPU times of the unpinned run: per-device virtual clocks advanced by each op's own
-    // measured cost (not a median: the fitted prediction below uses medians, and must not see itself).
+    // measured cost (not a mean: the fitted prediction below uses means, and must not see itself).
     const executor::PerOpCostModel cpu_costs(run.ops, layout.stages, *scenario_costs);
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
     ExecutionPlan replay_plan = fresh_plan();
@@ -251,7 +271,10 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
     return drift_per_microbatch(views_of(trace.ops));
   };
   const executor::MeasuredCostModel fitted(run.ops, layout.stages, *scenario_costs);
-  v.drift_exact = predict(fitted, v.fitted) == drift_per_microbatch(views_of(run.ops));
+  const auto predicted_drift = predict(fitted, v.fitted);
+  const auto measured_drift = drift_per_microbatch(views_of(run.ops));
+  v.drift_exact = predicted_drift == measured_drift;
+  v.drift_agreement = fraction_agreeing(predicted_drift, measured_drift);
   const CpuProfileCosts cpu(profile, setup, layout.stages);
   predict(cpu, v.cost_model);
   return v;
@@ -276,6 +299,29 @@ std::string drift_text(const std::vector<int>& drift) {
   return fmt::format("{}", fmt::join(drift, "/"));
 }
 
+// Δ per stage (its largest over microbatches: what the schedules' bounds speak of) and per microbatch. A
+// schedule whose rule reads arrivals (PACI, async-1f1b) follows the real run's timing, which the fitted
+// prediction reproduces only on average: where the two orders part, single microbatches' Δ differ.
+std::string drift_summary(const ValidationReport& report) {
+  std::vector<std::string> per_stage_differs, per_microbatch_differs;
+  for (const ScheduleValidation& v : report.schedules) {
+    if (v.fitted.max_drift_per_stage != v.measured.max_drift_per_stage)
+      per_stage_differs.push_back(v.schedule);
+    if (!v.drift_exact)
+      per_microbatch_differs.push_back(fmt::format("{} {:.0f} %", v.schedule, 100 * v.drift_agreement));
+  }
+  const std::size_t total = report.schedules.size();
+  std::string out = fmt::format("drift, fitted prediction vs run: largest Δ per stage {}; ",
+                                per_stage_differs.empty()
+                                    ? "equal for every schedule"
+                                    : fmt::format("DIFFERS for {}", fmt::join(per_stage_differs, ", ")));
+  if (per_microbatch_differs.empty()) return out + "Δ per microbatch exact for every schedule\n";
+  return out + fmt::format(
+                   "Δ per microbatch exact for {} of {}; agreeing on {} of microbatches (an arrival-driven "
+                   "rule follows the run's own timing)\n",
+                   total - per_microbatch_differs.size(), total, fmt::join(per_microbatch_differs, ", "));
+}
+
 const char* prediction_name(Prediction which) {
   return which == Prediction::kFitted ? "fitted" : "cost-model";
 }
@@ -294,7 +340,7 @@ std::string validation_table(const ValidationReport& report) {
   std::ostringstream out;
   for (const Prediction which : {Prediction::kFitted, Prediction::kCostModel}) {
     out << fmt::format("predicted with {} costs\n", which == Prediction::kFitted
-                                                        ? "fitted (the run's per-op medians)"
+                                                        ? "fitted (the run's per-op means)"
                                                         : "the CPU profile's cost model");
     out << fmt::format("{:<24} {:>6} {:>22} {:>18} {:>20} {:>12} {:>10} {:>22}\n", "schedule", "mode",
                        "throughput/s pred/meas", "bubble pred/meas", "makespan_ms pred/meas", "Δ pred/meas",
@@ -320,10 +366,7 @@ std::string validation_table(const ValidationReport& report) {
                        report.schedules.size(), prediction_name(which), throughput_mape(report, which),
                        makespan_mape(report, which));
   }
-  const bool exact = std::all_of(report.schedules.begin(), report.schedules.end(),
-                                 [](const ScheduleValidation& v) { return v.drift_exact; });
-  out << fmt::format("drift (Δ per stage and microbatch, fitted prediction vs run): {}\n",
-                     exact ? "exact for every schedule" : "DIFFERS for some schedule");
+  out << drift_summary(report);
   return out.str();
 }
 
@@ -346,6 +389,7 @@ std::string validation_json_text(const ValidationReport& report) {
     rows.push_back({{"schedule", v.schedule},
                     {"mode", v.mode},
                     {"drift_exact", v.drift_exact},
+                    {"drift_agreement", v.drift_agreement},
                     {"measured", metrics_json(v.measured)},
                     {"fitted", metrics_json(v.fitted)},
                     {"cost_model", metrics_json(v.cost_model)}});

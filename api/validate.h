@@ -5,7 +5,7 @@
 // pipeline's devices fit on this machine's allowed cores, otherwise in replay mode on per-op costs measured
 // as the thread CPU time of an unpinned real run (a CPU-time cost does not depend on oversubscription).
 // The engine then predicts the same run twice:
-//   fitted      durations = the run's own per-op medians (MeasuredCostModel): tests the engine and the
+//   fitted      durations = the run's own per-op means (MeasuredCostModel): tests the engine and the
 //               schedules;
 //   cost model  durations = the CPU profile's GEMM table (`pipesim calibrate --cpu`) over the model's GEMMs:
 //               tests the cost model.
@@ -35,7 +35,8 @@ struct ScheduleValidation {
   MeasuredMetrics measured;
   MeasuredMetrics fitted;
   MeasuredMetrics cost_model;
-  bool drift_exact = false;  // the fitted prediction's Δ equals the run's for every (stage, microbatch)
+  bool drift_exact = false;    // the fitted prediction's Δ equals the run's for every (stage, microbatch)
+  double drift_agreement = 0;  // the fraction of (stage, microbatch) whose Δ the two agree on
 };
 
 struct ValidationOptions {

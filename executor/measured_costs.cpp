@@ -6,32 +6,33 @@ namespace pipesim::executor {
 
 MeasuredCostModel::MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages,
                                      const CostModel& memory_and_transfers)
-    : median_ns_(stages), other_(memory_and_transfers) {
+    : mean_ns_(stages), other_(memory_and_transfers) {
   std::vector<std::array<std::vector<TimeNs>, kOpKinds>> samples(stages);
   for (const ExecutedOp& op : ops) {
     samples[op.action.stage][static_cast<int>(op.action.kind)].push_back(op.end_ns - op.start_ns);
   }
   for (int s = 0; s < stages; ++s) {
     for (int k = 0; k < kOpKinds; ++k) {
-      std::vector<TimeNs>& v = samples[s][k];
+      const std::vector<TimeNs>& v = samples[s][k];
       if (v.empty()) {
-        median_ns_[s][k] = 0;
+        mean_ns_[s][k] = 0;
         continue;
       }
-      const auto middle = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-      std::nth_element(v.begin(), middle, v.end());
-      median_ns_[s][k] = *middle;
+      TimeNs sum_ns = 0;
+      for (TimeNs t : v) sum_ns += t;
+      const auto count = static_cast<TimeNs>(v.size());
+      mean_ns_[s][k] = (sum_ns + count / 2) / count;  // rounded to the nearest ns
     }
   }
 }
 
 TimeNs MeasuredCostModel::duration(const Action& action) const {
-  return median_ns_[action.stage][static_cast<int>(action.kind)];
+  return mean_ns_[action.stage][static_cast<int>(action.kind)];
 }
 
 namespace {
 
-// The ops with their measured thread CPU time as their duration: what the medians of PerOpCostModel read.
+// The ops with their measured thread CPU time as their duration: what the means of PerOpCostModel read.
 std::vector<ExecutedOp> with_cpu_durations(std::vector<ExecutedOp> ops) {
   for (ExecutedOp& op : ops) op.end_ns = op.start_ns + op.thread_cpu_ns;
   return ops;

@@ -19,20 +19,22 @@ ExecutedOp timed(OpKind kind, int stage, TimeNs start_ns, TimeNs end_ns) {
   return op;
 }
 
-TEST(ExecutorMeasuredCosts, MedianPerKindAndStageLowerOfAnEvenCount) {
+TEST(ExecutorMeasuredCosts, MeanPerKindAndStageRoundedToTheNanosecond) {
   const PlannedRun run = plan_small("gpipe");
-  const std::vector<ExecutedOp> ops{timed(OpKind::F, 0, 0, 5), timed(OpKind::F, 0, 10, 11),
+  const std::vector<ExecutedOp> ops{timed(OpKind::F, 0, 0, 5),   timed(OpKind::F, 0, 10, 11),
                                     timed(OpKind::F, 0, 20, 23), timed(OpKind::B, 1, 0, 4),
-                                    timed(OpKind::B, 1, 10, 12)};
+                                    timed(OpKind::B, 1, 10, 12), timed(OpKind::I, 1, 0, 1),
+                                    timed(OpKind::I, 1, 0, 2)};
   const MeasuredCostModel costs(ops, 4, *run.costs);
-  EXPECT_EQ(costs.duration(forward(0, 7)), 3);   // {5, 1, 3}
-  EXPECT_EQ(costs.duration(backward(1, 0)), 2);  // {4, 2}: the lower middle
-  EXPECT_EQ(costs.duration(forward(1, 0)), 0);   // never ran
+  EXPECT_EQ(costs.duration(forward(0, 7)), 3);             // {5, 1, 3}
+  EXPECT_EQ(costs.duration(backward(1, 0)), 3);            // {4, 2}
+  EXPECT_EQ(costs.duration({OpKind::I, false, 1, 0}), 2);  // {1, 2}: 1.5 rounds up
+  EXPECT_EQ(costs.duration(forward(1, 0)), 0);             // never ran
   EXPECT_EQ(costs.activation_bytes(2), run.costs->activation_bytes(2));
 }
 
 TEST(ExecutorMeasuredCosts, ReplayWithCostsMeasuredFromAReplayReproducesItsTimes) {
-  // A replay's op durations are the scenario's constants per (kind, stage), so their medians are too, and
+  // A replay's op durations are the scenario's constants per (kind, stage), so their means are too, and
   // replaying with them must give the same trace.
   PlannedRun first = plan_small("zb-h1");
   const ExecutionResult original = execute_replay(first.plan, *first.costs, *first.comm, small_setup());
@@ -47,11 +49,11 @@ TEST(ExecutorMeasuredCosts, ReplayWithCostsMeasuredFromAReplayReproducesItsTimes
   }
 }
 
-TEST(ExecutorMeasuredCosts, PerOpCostsAreEachOpsOwnCpuTimeWithTheMedianForOthers) {
+TEST(ExecutorMeasuredCosts, PerOpCostsAreEachOpsOwnCpuTimeWithTheMeanForOthers) {
   const PlannedRun run = plan_small("gpipe");
   std::vector<ExecutedOp> ops{timed(OpKind::F, 0, 0, 100), timed(OpKind::F, 0, 200, 300),
                               timed(OpKind::F, 0, 400, 500)};
-  const TimeNs cpu[] = {7, 3, 5};
+  const TimeNs cpu[] = {7, 3, 6};
   for (int i = 0; i < 3; ++i) {
     ops[i].action.microbatch = i;
     ops[i].thread_cpu_ns = cpu[i];
@@ -59,8 +61,8 @@ TEST(ExecutorMeasuredCosts, PerOpCostsAreEachOpsOwnCpuTimeWithTheMedianForOthers
   const PerOpCostModel costs(ops, 4, *run.costs);
   EXPECT_EQ(costs.duration(forward(0, 0)), 7);  // the op's own time, not the wall span (100)
   EXPECT_EQ(costs.duration(forward(0, 1)), 3);
-  EXPECT_EQ(costs.duration(forward(0, 2)), 5);
-  EXPECT_EQ(costs.duration(forward(0, 9)), 5);  // not measured: the median of the CPU times {7, 3, 5}
+  EXPECT_EQ(costs.duration(forward(0, 2)), 6);
+  EXPECT_EQ(costs.duration(forward(0, 9)), 5);  // not measured: the mean of the CPU times {7, 3, 6}
   EXPECT_EQ(costs.activation_bytes(1), run.costs->activation_bytes(1));
 }
 
