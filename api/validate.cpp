@@ -247,7 +247,7 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   executor::ExecutionResult run = executor::execute_real(real_plan, setup, transport);
   v.mode = run.timing_valid ? "real" : "replay";
   if (!run.timing_valid) {
-    // Replay on the thread CPU times of the unpinned run: per-device virtual clocks advanced by each op's own
+    // Replay on the thread CPU times of an unpinned run: per-device virtual clocks advanced by each op's own
     // measured cost (not a mean: the fitted prediction below uses means, and must not see itself).
     const executor::PerOpCostModel cpu_costs(run.ops, layout.stages, *scenario_costs);
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
