@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, checks formatting, builds, and runs every test: the Release build's ctest (unit
 # tests, the CLI's invariant check, the Python module, the fuzz regressions, the quick learning studies), then
-# the same unit tests and a `pipesim check` grid under ASan + UBSan (scripts/sanitize.sh) and 60 s of
+# the same unit tests and a `pipesim check` grid under ASan + UBSan (scripts/sanitize.sh) and 30 s of
 # libFuzzer on each input reader (scripts/fuzz.sh). `--no-sanitizers` stops after ctest (a quicker loop while
 # developing; CI runs everything). Each phase prints its time.
 set -euo pipefail
@@ -34,5 +34,5 @@ phase ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
 if [ "$sanitizers" -eq 1 ]; then
   phase "sanitizer build" scripts/sanitize_build.sh
   phase "sanitizer tests" scripts/sanitize.sh
-  phase fuzzing scripts/fuzz.sh 60
+  phase fuzzing scripts/fuzz.sh 30
 fi
