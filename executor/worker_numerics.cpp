@@ -89,6 +89,12 @@ Bytes WorkerNumerics::live_activation_bytes(int stage) const {
 Bytes WorkerNumerics::optimizer_state_bytes(int stage) const {
   return stage_state(stage).updater->state_bytes();
 }
+int WorkerNumerics::pinned_weight_copies(int stage) const {
+  int pinned = 0;
+  for (const auto& [mb, st] : stage_state(stage).slots)
+    pinned += (st.forward_weights.values != nullptr) + (st.backward_weights.values != nullptr);
+  return pinned;
+}
 std::vector<float> WorkerNumerics::parameters(int stage) const {
   return *stage_state(stage).versions.rbegin()->second;
 }

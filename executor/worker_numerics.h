@@ -52,6 +52,9 @@ class WorkerNumerics {
   int in_flight(int stage) const;
   Bytes live_activation_bytes(int stage) const;  // saved tensors of the stage's microbatches
   Bytes optimizer_state_bytes(int stage) const;  // optimizer state and the delay correction's buffer
+  // Weight copies the stage's microbatches still pin (a stash, what a backward read): 0 once every
+  // microbatch that ran has finished its W, or old versions stay alive.
+  int pinned_weight_copies(int stage) const;
 
   std::vector<float> parameters(int stage) const;
   const std::map<int, double>& losses() const { return losses_; }

@@ -161,5 +161,20 @@ TEST(ExecutorCsvSchedule, TrainsExactlyLikeTheScheduleItWasExportedFrom) {
   }
 }
 
+// A finished microbatch pins no weight copy: otherwise every version its backward read stays alive (the
+// executor's memory grew by a weight copy per stage and step).
+TEST(ExecutorReplay, FinishedMicrobatchesPinNoWeightCopies) {
+  for (const std::string name : {"1f1b-flush", "zb-h1", "pipedream", "pipedream-2bw"}) {
+    PlannedRun run = plan_small(name);
+    int pinned_at_end = -1;  // after the last op: the observer overwrites it after each
+    execute_replay(run.plan, *run.costs, *run.comm, small_setup(),
+                   [&](const OpRecord&, const WorkerNumerics& n) {
+                     pinned_at_end = 0;
+                     for (int s = 0; s < run.stages; ++s) pinned_at_end += n.pinned_weight_copies(s);
+                   });
+    EXPECT_EQ(pinned_at_end, 0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace pipesim::executor
