@@ -1,6 +1,6 @@
 // The executor's speed: GFLOP/s of one worker's GEMMs (OpenBLAS, one thread) against the CPU profile's fp32
-// GEMM table at the same shape (the profile measures pipesim's own blocked kernel, `pipesim calibrate
-// --cpu`), and the executor's own cost per op (choosing it, taking in its inputs, sending its outputs) as a
+// GEMM table at the same shape (`pipesim calibrate --cpu` measures the same OpenBLAS call when the executor
+// is built), and the executor's own cost per op (choosing it, taking in its inputs, sending its outputs) as a
 // fraction of ops of a few milliseconds, in real mode with two workers.
 #ifdef PIPESIM_HAS_EXECUTOR
 #include <benchmark/benchmark.h>

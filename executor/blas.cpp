@@ -3,9 +3,8 @@
 #include <cblas.h>
 #include <unistd.h>
 
-#include <array>
+#include <cctype>
 #include <cstdlib>
-#include <string_view>
 
 namespace pipesim::executor {
 namespace {
@@ -40,14 +39,14 @@ std::string blas_core_name() {
   return openblas_get_corename();
 }
 
+bool is_fallback_blas_core(std::string_view core) {
+  std::string lower(core);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "prescott" || lower == "core2" || lower == "nehalem";
+}
+
 std::string better_blas_core_type() {
-  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return "";
-  const std::string chosen = blas_core_name();
-  constexpr std::array<std::string_view, 6> kFallbacks = {"prescott", "Prescott", "core2",
-                                                          "Core2",    "nehalem",  "Nehalem"};
-  bool fell_back = false;
-  for (std::string_view name : kFallbacks) fell_back = fell_back || chosen == name;
-  if (!fell_back) return "";
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || !is_fallback_blas_core(blas_core_name())) return "";
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {

@@ -1,6 +1,7 @@
 #pragma once
 // The executor's only BLAS entry points: row-major GEMM in fp32 (training) and fp64 (gradient checks).
 #include <string>
+#include <string_view>
 
 namespace pipesim::executor {
 
@@ -22,6 +23,9 @@ int blas_thread_count();
 std::string better_blas_core_type();
 // The kernel set OpenBLAS runs ("Prescott", "Haswell", "SkylakeX", ...).
 std::string blas_core_name();
+// Whether `core` names one of the generic kernel sets OpenBLAS falls back to (Prescott, Core2, Nehalem; any
+// case).
+bool is_fallback_blas_core(std::string_view core);
 // When better_blas_core_type() is not empty, runs this program again with OPENBLAS_CORETYPE set to it (exec
 // of /proc/self/exe with the same arguments); returns when there is nothing to do or the exec failed.
 // Call first thing in main: nothing of the process survives. The new process also has kBlasCoreChosenMarker

@@ -7,21 +7,16 @@ namespace pipesim::executor {
 MeasuredCostModel::MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages,
                                      const CostModel& memory_and_transfers)
     : mean_ns_(stages), other_(memory_and_transfers) {
-  std::vector<std::array<std::vector<TimeNs>, kOpKinds>> samples(stages);
+  std::vector<std::array<TimeNs, kOpKinds>> sum_ns(stages), count(stages);
   for (const ExecutedOp& op : ops) {
-    samples[op.action.stage][static_cast<int>(op.action.kind)].push_back(op.end_ns - op.start_ns);
+    const int k = static_cast<int>(op.action.kind);
+    sum_ns[op.action.stage][k] += op.end_ns - op.start_ns;
+    ++count[op.action.stage][k];
   }
   for (int s = 0; s < stages; ++s) {
     for (int k = 0; k < kOpKinds; ++k) {
-      const std::vector<TimeNs>& v = samples[s][k];
-      if (v.empty()) {
-        mean_ns_[s][k] = 0;
-        continue;
-      }
-      TimeNs sum_ns = 0;
-      for (TimeNs t : v) sum_ns += t;
-      const auto count = static_cast<TimeNs>(v.size());
-      mean_ns_[s][k] = (sum_ns + count / 2) / count;  // rounded to the nearest ns
+      const TimeNs n = count[s][k];
+      mean_ns_[s][k] = n == 0 ? 0 : (sum_ns[s][k] + n / 2) / n;  // rounded to the nearest ns
     }
   }
 }

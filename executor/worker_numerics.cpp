@@ -20,10 +20,7 @@ struct WorkerNumerics::Slot {
 struct WorkerNumerics::StageState {
   std::map<int, std::shared_ptr<const std::vector<float>>> versions;  // newest last
   std::map<int, std::vector<float>> pending_gradients;                // by microbatch
-  // Gradient buffers of past steps, kept for the next ones: a fresh multi-MB buffer per microbatch
-  // page-faults on first touch, which made a backward 6x slower than its arithmetic.
-  std::vector<std::vector<float>> spare_gradients;
-  std::map<int, Slot> slots;  // by microbatch
+  std::map<int, Slot> slots;                                          // by microbatch
   int in_flight = 0;
   Bytes live_bytes = 0;
   std::unique_ptr<StageUpdater> updater;
@@ -214,12 +211,7 @@ void WorkerNumerics::run_backward_input(const Action& a, Slot& st, const WeightC
 
 void WorkerNumerics::run_backward_weight(const Action& a, Slot& st) {
   if (!st.input_grad_done) throw ScheduleError(fmt::format("{} ran before its I", describe(a)));
-  StageState& state = stage_state(a.stage);
-  std::vector<float>& grads = state.pending_gradients[a.microbatch];
-  if (grads.empty() && !state.spare_gradients.empty()) {
-    grads = std::move(state.spare_gradients.back());
-    state.spare_gradients.pop_back();
-  }
+  std::vector<float>& grads = stage_state(a.stage).pending_gradients[a.microbatch];
   grads.assign(model_.stages[a.stage].parameter_count(), 0.0F);
   model_.stages[a.stage].backward_weight(st.caches, grads);
   st.caches.clear();
@@ -247,7 +239,6 @@ void WorkerNumerics::step_optimizer(int stage) {
   for (const auto& [mb, grads] : state.pending_gradients) in_order.push_back(&grads);
   auto next = std::make_shared<std::vector<float>>(*values);
   state.updater->update(*next, in_order);
-  for (auto& [mb, grads] : state.pending_gradients) state.spare_gradients.push_back(std::move(grads));
   state.pending_gradients.clear();
   state.versions[version + 1] = std::move(next);
   // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up.

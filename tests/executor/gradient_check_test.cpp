@@ -110,8 +110,15 @@ TEST(ExecutorBlas, RunsTheKernelsTheCpuSupports) {
   const bool chosen_by_user =
       std::getenv("OPENBLAS_CORETYPE") != nullptr && std::getenv(kBlasCoreChosenMarker) == nullptr;
   if (chosen_by_user) GTEST_SKIP() << "OPENBLAS_CORETYPE set by the user";
-  for (const char* fallback : {"Prescott", "Core2", "Nehalem"}) EXPECT_NE(blas_core_name(), fallback);
+  EXPECT_FALSE(is_fallback_blas_core(blas_core_name())) << blas_core_name();
   EXPECT_EQ(better_blas_core_type(), "");  // nothing left to improve
+}
+
+TEST(ExecutorBlas, FallbackKernelSetsAreTheGenericOnesInAnyCase) {
+  for (const char* name : {"Prescott", "prescott", "CORE2", "Nehalem"})
+    EXPECT_TRUE(is_fallback_blas_core(name));
+  for (const char* name : {"Haswell", "SkylakeX", "Cooperlake", "Zen", ""})
+    EXPECT_FALSE(is_fallback_blas_core(name));
 }
 
 TEST(ExecutorBalancedSplit, SplitsByParameterCountAndKeepsEveryStageNonEmpty) {
