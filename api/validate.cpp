@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/cpu_profile_costs.h"
 #include "api/resolve.h"
 #include "api/simulation.h"
 #include "executor/measured_costs.h"
@@ -43,71 +44,6 @@ class MeasuredMemoryCosts final : public CostModel {
   std::vector<Bytes> weight_grad_activation_;
 };
 
-// Durations from the CPU profile's fp32 GEMM table over the model's GEMMs (DESIGN of the cost model:
-// docs/design.md, "cost models"): a linear map in->out on b samples costs F = GEMM(b, out, in),
-// I = GEMM(b, in, out), W = GEMM(in, out, b); a residual MLP unit is two such maps (d->4d, 4d->d); B = I + W;
-// W's gradient buffer and U's traffic over weights and gradients go at the profile's copy bandwidth.
-// Element-wise work (LayerNorm, GELU, softmax) is not modelled: that is part of what this prediction tests.
-class CpuProfileCosts final : public CostModel {
- public:
-  CpuProfileCosts(const HardwareProfile& profile, const executor::TrainingSetup& setup, int stages) {
-    const GemmTable& table = profile.gemm_table("fp32");
-    const executor::ModelShape& shape = setup.shape;
-    struct Map {
-      double in, out;
-    };
-    std::vector<std::vector<Map>> unit_maps;
-    std::vector<std::size_t> unit_parameters;
-    const double d = shape.width;
-    unit_maps.push_back({{double(shape.input_width), d}});
-    for (int b = 0; b < shape.blocks; ++b) unit_maps.push_back({{d, 4 * d}, {4 * d, d}});
-    unit_maps.push_back({{d, double(shape.classes)}});
-    const auto units = executor::build_units<float>(shape);
-    if (shape.kind != executor::ModelKind::kResidualMlp || shape.token_input ||
-        units.size() != unit_maps.size()) {
-      throw InputError(
-          "validate: the cost-model prediction covers the residual MLP on dense input only (executor.model: "
-          "residual_mlp with the teacher or fashion_mnist data)");
-    }
-    for (const auto& unit : units) unit_parameters.push_back(unit->parameter_count());
-    // The training run's own split (executor/training_setup.cpp): by each unit's forward FLOPs.
-    const std::vector<int> first =
-        executor::balanced_unit_split(executor::unit_costs(units, setup.samples_per_microbatch), stages);
-    const double samples = setup.samples_per_microbatch;
-    seconds_.assign(stages, {});
-    for (int s = 0; s < stages; ++s) {
-      double parameters = 0;
-      for (int u = first[s]; u < first[s + 1]; ++u) {
-        parameters += static_cast<double>(unit_parameters[u]);
-        for (const Map& m : unit_maps[u]) {
-          seconds_[s][static_cast<int>(OpKind::F)] += table.seconds(samples, m.out, m.in);
-          seconds_[s][static_cast<int>(OpKind::I)] += table.seconds(samples, m.in, m.out);
-          seconds_[s][static_cast<int>(OpKind::W)] += table.seconds(m.in, m.out, samples);
-        }
-      }
-      const double bytes_per_s = profile.memory_bandwidth_gb_per_s * 1e9;
-      // W fills its microbatch's own gradient buffer (zeroed, then written): the executor keeps one per
-      // microbatch so that U sums them in microbatch order.
-      seconds_[s][static_cast<int>(OpKind::W)] += 2 * 4 * parameters / bytes_per_s;
-      seconds_[s][static_cast<int>(OpKind::B)] =
-          seconds_[s][static_cast<int>(OpKind::I)] + seconds_[s][static_cast<int>(OpKind::W)];
-      // U copies the weights into a new version (read + write), sums the m gradients into a mean (m reads,
-      // one write) and steps (reads the weights and the mean, writes the weights).
-      const double m = setup.microbatches_per_batch;
-      seconds_[s][static_cast<int>(OpKind::U)] = (m + 6) * 4 * parameters / bytes_per_s;
-    }
-  }
-  TimeNs duration(const Action& a) const override {
-    return static_cast<TimeNs>(std::llround(seconds_[a.stage][static_cast<int>(a.kind)] * 1e9));
-  }
-  Bytes activation_bytes(int) const override { return 0; }
-  Bytes weight_grad_activation_bytes(int) const override { return 0; }
-  Bytes transfer_bytes(int) const override { return 0; }
-
- private:
-  std::vector<std::array<double, kOpKinds>> seconds_;
-};
-
 // What an op holds for the metrics, from the executor's ops and the engine's alike.
 struct OpView {
   Action action;
@@ -124,28 +60,14 @@ std::vector<OpView> views_of(const std::vector<Op>& ops) {
   return out;
 }
 
-std::map<std::pair<int, int>, int> drift_per_microbatch(const std::vector<OpView>& ops) {
-  std::map<std::pair<int, int>, int> drift;
+DriftPerMicrobatch drift_per_microbatch(const std::vector<OpView>& ops) {
+  DriftPerMicrobatch drift;
   for (const OpView& op : ops) {
     const auto key = std::pair{op.action.stage, op.action.microbatch};
     if (op.action.kind == OpKind::F) drift[key] -= op.weight_version;
     if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) drift[key] += op.weight_version;
   }
   return drift;
-}
-
-// Of the (stage, microbatch) pairs either side holds, the fraction whose Δ both give (1 when both are empty).
-double fraction_agreeing(const std::map<std::pair<int, int>, int>& predicted,
-                         const std::map<std::pair<int, int>, int>& measured) {
-  std::size_t pairs = predicted.size(), agreeing = 0;
-  for (const auto& [key, drift] : measured) {
-    const auto it = predicted.find(key);
-    if (it == predicted.end())
-      ++pairs;
-    else if (it->second == drift)
-      ++agreeing;
-  }
-  return pairs == 0 ? 1.0 : static_cast<double>(agreeing) / static_cast<double>(pairs);
 }
 
 MeasuredMetrics metrics_of(std::vector<OpView> ops, int devices, int stages, double samples) {
@@ -217,6 +139,18 @@ Bytes peak_activation_bytes(const std::vector<executor::ExecutedOp>& ops) {
 
 }  // namespace
 
+double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrobatch& measured) {
+  std::size_t pairs = predicted.size(), agreeing = 0;
+  for (const auto& [key, drift] : measured) {
+    const auto it = predicted.find(key);
+    if (it == predicted.end())
+      ++pairs;
+    else if (it->second == drift)
+      ++agreeing;
+  }
+  return pairs == 0 ? 1.0 : static_cast<double>(agreeing) / static_cast<double>(pairs);
+}
+
 double percent_error(double predicted, double measured) {
   if (measured == 0) return predicted == 0 ? 0 : 100;
   return 100 * std::abs(predicted - measured) / std::abs(measured);
@@ -274,7 +208,7 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   const auto predicted_drift = predict(fitted, v.fitted);
   const auto measured_drift = drift_per_microbatch(views_of(run.ops));
   v.drift_exact = predicted_drift == measured_drift;
-  v.drift_agreement = fraction_agreeing(predicted_drift, measured_drift);
+  v.drift_agreement = drift_agreement(predicted_drift, measured_drift);
   const CpuProfileCosts cpu(profile, setup, layout.stages);
   predict(cpu, v.cost_model);
   return v;

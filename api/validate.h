@@ -12,7 +12,9 @@
 // Both predictions take per-microbatch activation bytes from the run itself, so the activation peaks test
 // the engine's accounting. Metrics are computed the same way from the executor's ops and the engine's.
 #ifdef PIPESIM_HAS_EXECUTOR
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/execute.h"
@@ -51,6 +53,11 @@ struct ValidationReport {
 
 ScheduleValidation validate_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                      const ValidationOptions& options, const HardwareProfile& profile);
+
+// Δ = v(B or I) - v(F) per (stage, microbatch).
+using DriftPerMicrobatch = std::map<std::pair<int, int>, int>;
+// Of the (stage, microbatch) pairs either side holds, the fraction whose Δ both give (1 when both are empty).
+double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrobatch& measured);
 
 // Mean absolute percentage error of `metric` (predicted by `which` against measured) over the schedules.
 enum class Prediction { kFitted, kCostModel };

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/cpu_profile_costs.h"
+#include "executor/model.h"
 #include "executor/real_executor.h"
 #include "io/hardware_profile_reader.h"
 #include "tests/test_util.h"
@@ -27,6 +29,46 @@ TEST(Validate, PercentErrorIsRelativeToTheMeasurement) {
   EXPECT_DOUBLE_EQ(percent_error(110, 100), 10);
   EXPECT_DOUBLE_EQ(percent_error(90, 100), 10);
   EXPECT_DOUBLE_EQ(percent_error(0, 0), 0);
+}
+
+TEST(Validate, DriftAgreementCountsEveryPairEitherSideHolds) {
+  const DriftPerMicrobatch run{{{0, 0}, 1}, {{0, 1}, 0}, {{1, 0}, 2}};
+  EXPECT_DOUBLE_EQ(drift_agreement(run, run), 1.0);
+  EXPECT_DOUBLE_EQ(drift_agreement({}, {}), 1.0);
+  DriftPerMicrobatch one_differs = run;
+  one_differs[{1, 0}] = 1;
+  EXPECT_DOUBLE_EQ(drift_agreement(one_differs, run), 2.0 / 3.0);
+  // A pair only one side holds counts as a disagreement, on either side.
+  DriftPerMicrobatch extra = run;
+  extra[{1, 1}] = 0;
+  EXPECT_DOUBLE_EQ(drift_agreement(extra, run), 3.0 / 4.0);
+  EXPECT_DOUBLE_EQ(drift_agreement(run, extra), 3.0 / 4.0);
+}
+
+// The cost model's memory terms, on one stage holding every unit: W = its GEMMs + the gradient buffer
+// (2 x 4 bytes per parameter), B = I + W, U = (m + 6) x 4 bytes per parameter, at the profile's bandwidth.
+TEST(Validate, CpuProfileCostsChargeTheGradientBufferAndTheStepAtCopyBandwidth) {
+  const HardwareProfile profile = load_hardware_profile(resolve_profile_path("cpu-vm"));
+  executor::TrainingSetup setup;
+  setup.shape = {.input_width = 16, .width = 32, .blocks = 2, .classes = 4};
+  setup.samples_per_microbatch = 8;
+  double parameters = 0;
+  for (const auto& unit : executor::build_units<float>(setup.shape))
+    parameters += static_cast<double>(unit->parameter_count());
+  const double bytes_per_ns = profile.memory_bandwidth_gb_per_s;  // GB/s = bytes/ns
+  const auto step = [&](int m) {
+    setup.microbatches_per_batch = m;
+    return CpuProfileCosts(profile, setup, 1).duration({OpKind::U, false, 0, 0});
+  };
+  EXPECT_NEAR(step(8), 14 * 4 * parameters / bytes_per_ns, 1);
+  EXPECT_NEAR(step(1), 7 * 4 * parameters / bytes_per_ns, 1);
+  const CpuProfileCosts costs(profile, setup, 1);
+  const TimeNs i = costs.duration({OpKind::I, false, 0, 0}), w = costs.duration({OpKind::W, false, 0, 0});
+  EXPECT_NEAR(costs.duration({OpKind::B, false, 0, 0}), i + w, 1);
+  // W's GEMMs are at least as costly as 0 ns, so W is at least the buffer's traffic.
+  EXPECT_GE(w + 1, static_cast<TimeNs>(2 * 4 * parameters / bytes_per_ns));
+  setup.shape.token_input = true;
+  EXPECT_THROW(CpuProfileCosts(profile, setup, 1), InputError);
 }
 
 TEST(Validate, FittedPredictionAgreesOnDriftExactlyForSynchronousAnd2bwSchedules) {
