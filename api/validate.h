@@ -3,12 +3,14 @@
 //
 // Each schedule is trained once by the executor: in real mode (one pinned thread per device) when the
 // pipeline's devices fit on this machine's allowed cores, otherwise in replay mode on per-op costs measured
-// as the thread CPU time of an unpinned real run (a CPU-time cost does not depend on oversubscription).
-// The engine then predicts the same run twice:
-//   fitted      durations = the run's own per-op means (MeasuredCostModel): tests the engine and the
-//               schedules;
-//   cost model  durations = the CPU profile's GEMM table (`pipesim calibrate --cpu`) over the model's GEMMs:
-//               tests the cost model.
+// as the thread CPU time of a first pass that runs every op alone on one thread.
+// The engine then predicts the same run three ways:
+//   fitted        each op draws a duration from the run's own durations of its (kind, stage)
+//                 (ResampledCostModel): tests the engine and the schedules;
+//   fitted means  each op lasts the mean of its (kind, stage) (MeasuredCostModel): what the spread of op
+//                 times costs the pipeline beyond its mean, shown by the gap to `fitted`;
+//   cost model    durations = the CPU profile's GEMM table (`pipesim calibrate --cpu`) over the model's
+//                 GEMMs: tests the cost model.
 // Both predictions take per-microbatch activation bytes from the run itself, so the activation peaks test
 // the engine's accounting. Metrics are computed the same way from the executor's ops and the engine's.
 #ifdef PIPESIM_HAS_EXECUTOR
@@ -36,6 +38,7 @@ struct ScheduleValidation {
   std::string mode;  // real or replay
   MeasuredMetrics measured;
   MeasuredMetrics fitted;
+  MeasuredMetrics fitted_means;
   MeasuredMetrics cost_model;
   bool drift_exact = false;    // the fitted prediction's Δ equals the run's for every (stage, microbatch)
   double drift_agreement = 0;  // the fraction of (stage, microbatch) whose Δ the two agree on
@@ -60,7 +63,7 @@ using DriftPerMicrobatch = std::map<std::pair<int, int>, int>;
 double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrobatch& measured);
 
 // Mean absolute percentage error of `metric` (predicted by `which` against measured) over the schedules.
-enum class Prediction { kFitted, kCostModel };
+enum class Prediction { kFitted, kFittedMeans, kCostModel };
 double throughput_mape(const ValidationReport& report, Prediction which);
 double makespan_mape(const ValidationReport& report, Prediction which);
 

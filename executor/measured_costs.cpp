@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "executor/counter_rng.h"
+
 namespace pipesim::executor {
 
 MeasuredCostModel::MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages,
                                      const CostModel& memory_and_transfers)
-    : mean_ns_(stages), other_(memory_and_transfers) {
+    : MemoryAndTransfersFrom(memory_and_transfers), mean_ns_(stages) {
   std::vector<std::array<TimeNs, kOpKinds>> sum_ns(stages), count(stages);
   for (const ExecutedOp& op : ops) {
     const int k = static_cast<int>(op.action.kind);
@@ -46,6 +48,24 @@ PerOpCostModel::PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages,
 TimeNs PerOpCostModel::duration(const Action& action) const {
   const auto it = op_ns_.find({action.kind, action.stage, action.microbatch});
   return it != op_ns_.end() ? it->second : MeasuredCostModel::duration(action);
+}
+
+ResampledCostModel::ResampledCostModel(const std::vector<ExecutedOp>& ops, int stages,
+                                       const CostModel& memory_and_transfers, std::uint64_t seed)
+    : MemoryAndTransfersFrom(memory_and_transfers), samples_ns_(stages), seed_(seed) {
+  for (const ExecutedOp& op : ops)
+    samples_ns_[op.action.stage][static_cast<int>(op.action.kind)].push_back(op.end_ns - op.start_ns);
+  for (auto& per_kind : samples_ns_)
+    for (std::vector<TimeNs>& samples : per_kind) std::sort(samples.begin(), samples.end());
+}
+
+TimeNs ResampledCostModel::duration(const Action& action) const {
+  const std::vector<TimeNs>& samples = samples_ns_[action.stage][static_cast<int>(action.kind)];
+  if (samples.empty()) return 0;
+  const std::uint64_t key =
+      hash_key({seed_, static_cast<std::uint64_t>(action.kind), static_cast<std::uint64_t>(action.stage),
+                static_cast<std::uint64_t>(static_cast<std::uint32_t>(action.microbatch))});
+  return samples[key % samples.size()];
 }
 
 }  // namespace pipesim::executor

@@ -5,6 +5,7 @@
 // 9 ms alone and 22 ms beside another, a bimodal spread whose median picks one mode, while the mean keeps
 // each stage's total measured work. Memory and transfer figures come from another model.
 #include <array>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -14,11 +15,10 @@
 
 namespace pipesim::executor {
 
-class MeasuredCostModel : public CostModel {
+// Durations measured by a run; memory and transfer figures from another model.
+class MemoryAndTransfersFrom : public CostModel {
  public:
-  MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
-  // 0 for a (kind, stage) that never ran.
-  TimeNs duration(const Action& action) const override;
+  explicit MemoryAndTransfersFrom(const CostModel& other) : other_(other) {}
   Bytes activation_bytes(int stage) const override { return other_.activation_bytes(stage); }
   Bytes weight_grad_activation_bytes(int stage) const override {
     return other_.weight_grad_activation_bytes(stage);
@@ -26,8 +26,17 @@ class MeasuredCostModel : public CostModel {
   Bytes transfer_bytes(int stage) const override { return other_.transfer_bytes(stage); }
 
  private:
-  std::vector<std::array<TimeNs, kOpKinds>> mean_ns_;  // per stage, per op kind
   const CostModel& other_;
+};
+
+class MeasuredCostModel : public MemoryAndTransfersFrom {
+ public:
+  MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
+  // 0 for a (kind, stage) that never ran.
+  TimeNs duration(const Action& action) const override;
+
+ private:
+  std::vector<std::array<TimeNs, kOpKinds>> mean_ns_;  // per stage, per op kind
 };
 
 // Each op's own measured thread CPU time, keyed by (kind, stage, microbatch or step): the per-device virtual
@@ -41,6 +50,23 @@ class PerOpCostModel final : public MeasuredCostModel {
 
  private:
   std::map<std::tuple<OpKind, int, int>, TimeNs> op_ns_;
+};
+
+// The run's per-op durations as a distribution per (op kind, stage): each op of a prediction draws one of
+// its (kind, stage)'s measured durations, picked by a hash of the op and the seed (deterministic in any
+// order the engine asks). A pipeline pays for op-to-op variation: a device waits for the slowest of its
+// inputs, so a timeline of means runs short of one with the same means and the measured spread. Sampling
+// carries the spread without reading any op's own time.
+class ResampledCostModel final : public MemoryAndTransfersFrom {
+ public:
+  ResampledCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers,
+                     std::uint64_t seed = 0);
+  // 0 for a (kind, stage) that never ran.
+  TimeNs duration(const Action& action) const override;
+
+ private:
+  std::vector<std::array<std::vector<TimeNs>, kOpKinds>> samples_ns_;  // per stage, per op kind, sorted
+  std::uint64_t seed_;
 };
 
 }  // namespace pipesim::executor

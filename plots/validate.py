@@ -2,8 +2,8 @@
 """Predicted against measured throughput per schedule, from `pipesim validate --json FILE`.
 
 Usage: /usr/bin/python3 plots/validate.py VALIDATION.json [OUT.png]
-One point per schedule and prediction (fitted costs, the CPU profile's cost model); the diagonal is a
-perfect prediction.
+One point per schedule and prediction (fitted costs drawn from the run's op times, the same fit with each
+op's mean, the CPU profile's cost model); the diagonal is a perfect prediction.
 """
 import json
 import sys
@@ -22,8 +22,15 @@ def main():
     out = sys.argv[2] if len(sys.argv) > 2 else "validate.png"
     fig, ax = plt.subplots(figsize=(6, 6))
     everything = []
-    for key, label, marker in (("fitted", "fitted costs", "o"), ("cost_model", "CPU-profile cost model", "s")):
-        mape = report["mape_percent"]["fitted" if key == "fitted" else "cost-model"]["throughput"]
+    predictions = (
+        ("fitted", "fitted", "fitted costs", "o"),
+        ("fitted_means", "fitted-means", "fitted means", "x"),
+        ("cost_model", "cost-model", "CPU-profile cost model", "s"),
+    )
+    for key, mape_key, label, marker in predictions:
+        if mape_key not in report["mape_percent"]:
+            continue
+        mape = report["mape_percent"][mape_key]["throughput"]
         xs = [row["measured"]["throughput_samples_per_s"] for row in report["schedules"]]
         ys = [row[key]["throughput_samples_per_s"] for row in report["schedules"]]
         everything += xs + ys

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "executor/replay_executor.h"
 #include "tests/executor/executor_test_util.h"
 
@@ -81,6 +83,39 @@ TEST(ExecutorMeasuredCosts, ReplayOnPerOpCostsKeepsEveryOpsMeasuredDuration) {
   }
   EXPECT_EQ(replayed.final_parameters, measuring.final_parameters);
   EXPECT_EQ(replayed.losses, measuring.losses);
+}
+
+TEST(ExecutorMeasuredCosts, ResampledCostsDrawEachOpFromItsKindAndStagesDurations) {
+  const PlannedRun run = plan_small("gpipe");
+  const std::vector<ExecutedOp> ops{timed(OpKind::F, 0, 0, 10), timed(OpKind::F, 0, 0, 20),
+                                    timed(OpKind::F, 0, 0, 30), timed(OpKind::F, 0, 0, 40),
+                                    timed(OpKind::B, 2, 0, 7)};
+  const ResampledCostModel costs(ops, 4, *run.costs, 1);
+  std::map<TimeNs, int> drawn;
+  double sum = 0;
+  constexpr int kDraws = 4000;
+  for (int mb = 0; mb < kDraws; ++mb) {
+    const TimeNs d = costs.duration(forward(0, mb));
+    ++drawn[d];
+    sum += static_cast<double>(d);
+    EXPECT_EQ(costs.duration(forward(0, mb)), d);  // the same op always draws the same
+  }
+  // Every draw is one of the measured durations, each about as often as the others, so the mean is kept.
+  ASSERT_EQ(drawn.size(), 4u);
+  for (const auto& [duration, count] : drawn) {
+    EXPECT_TRUE(duration == 10 || duration == 20 || duration == 30 || duration == 40) << duration;
+    EXPECT_NEAR(count, kDraws / 4, kDraws / 20) << duration;
+  }
+  EXPECT_NEAR(sum / kDraws, 25, 1);
+  EXPECT_EQ(costs.duration(backward(2, 5)), 7);  // a single sample is every draw
+  EXPECT_EQ(costs.duration(forward(1, 0)), 0);   // never ran
+  EXPECT_EQ(costs.transfer_bytes(1), run.costs->transfer_bytes(1));
+  // Another seed draws another sequence.
+  const ResampledCostModel other(ops, 4, *run.costs, 2);
+  int differing = 0;
+  for (int mb = 0; mb < 64; ++mb)
+    differing += other.duration(forward(0, mb)) != costs.duration(forward(0, mb));
+  EXPECT_GT(differing, 16);
 }
 
 }  // namespace

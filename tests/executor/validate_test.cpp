@@ -93,10 +93,12 @@ TEST(Validate, MoreDevicesThanCoresReplaysOnEachOpsOwnCpuTime) {
   const ScheduleValidation v = validate_small("1f1b-flush", devices);
   EXPECT_EQ(v.mode, "replay");
   EXPECT_TRUE(v.drift_exact);
-  // Every op of the replay lasts its own measured CPU time, the fitted prediction its (kind, stage) mean:
-  // close, not equal by construction (the per-op replay is tested in measured_costs_test.cpp).
+  // Every op of the replay lasts its own measured CPU time, the fitted predictions a draw from its (kind,
+  // stage)'s times or their mean: close, not equal by construction (the per-op replay is tested in
+  // measured_costs_test.cpp).
   EXPECT_GT(v.measured.makespan_ms, 0);
   EXPECT_NEAR(v.fitted.makespan_ms, v.measured.makespan_ms, 0.5 * v.measured.makespan_ms);
+  EXPECT_NEAR(v.fitted_means.makespan_ms, v.measured.makespan_ms, 0.5 * v.measured.makespan_ms);
   EXPECT_EQ(v.fitted.peak_in_flight, v.measured.peak_in_flight);
   // 1F1B holds at most N - i microbatches on device i: N on the first.
   EXPECT_EQ(v.measured.peak_in_flight, devices);
