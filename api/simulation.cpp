@@ -122,7 +122,18 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.trace = std::move(steady.trace);
   result.spec.batches = steady.window.total_batches;
   result.simulations = steady.simulations;
-  if (options.analyze_graph) result.graph = analyze_task_graph(result.trace);
+  if (options.analyze_graph) {
+    result.graph = analyze_task_graph(result.trace);
+    // Two computations of one figure: the Boost graph's longest path and the engine's inline one.
+    if (result.graph.critical_path_ns != result.trace.critical_path_ns) {
+      throw ScheduleError(fmt::format("{}: the task graph's critical path is {} ns, the engine's {} ns",
+                                      result.schedule, result.graph.critical_path_ns,
+                                      result.trace.critical_path_ns));
+    }
+  } else {
+    result.graph.critical_path_ns = result.trace.critical_path_ns;
+    result.graph.critical_path = result.trace.critical_path;
+  }
   result.metrics = compute_metrics(result.trace, {scenario.microbatches, steady.window,
                                                   scenario.samples_per_microbatch(), scenario.seq_len});
   result.guarantees = run.schedule->guarantees(result.spec);

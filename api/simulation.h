@@ -12,7 +12,9 @@
 namespace pipesim {
 
 struct SimulationOptions {
-  bool analyze_graph = true;  // build and validate the task graph (critical path)
+  // Build the Boost task graph: validates every dependency of the realized run and cross-checks the
+  // engine's inline critical path (RunTrace::critical_path_ns). Off: the inline path alone.
+  bool analyze_graph = false;
   // Simulate until steady, measure whole cycles and assert the figures' physics (sim/steady_state.h,
   // cli/run_assertions.h). With decorate_costs (noise) the costs never repeat exactly: one run with the
   // minimum warm-up and a fixed window of two batches.

@@ -26,6 +26,7 @@ struct RunArgs {
   std::string trace_path;
   std::vector<std::string> overrides;
   bool memory_timeline = false;
+  bool task_graph = false;
   std::string format = "table";  // what goes to standard output
   bool wide = false;
   std::string columns;
@@ -51,8 +52,10 @@ void run(const RunArgs& args) {
   const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
   {
     ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal());
+    SimulationOptions simulation;
+    simulation.analyze_graph = args.task_graph;
     for (const ScheduleRequest& request : requests) {
-      results.push_back(simulate_schedule(scenario, request));
+      results.push_back(simulate_schedule(scenario, request, simulation));
       progress.update(results.size());
     }
   }
@@ -96,6 +99,9 @@ void add_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("--memory-timeline", args->memory_timeline,
                 "include each device's memory timeline in the JSON");
+  cmd->add_flag("--task-graph", args->task_graph,
+                "also build the realized task graph (Boost.Graph): checks every dependency of the run and "
+                "the engine's inline critical path against the graph's longest path (slower, more memory)");
   cmd->callback([args] { run(*args); });
 }
 

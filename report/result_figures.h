@@ -26,7 +26,7 @@ int max_weight_versions(const SimulationResult& r);
 // Empty when the figure does not apply or is unknown.
 std::optional<double> tokens_per_s(const SimulationResult& r);          // needs the sequence length
 std::optional<double> zb_bubble_rate(const SimulationResult& r);        // needs batches that flush
-std::optional<double> critical_path_ms(const SimulationResult& r);      // needs the task graph
+std::optional<double> critical_path_ms(const SimulationResult& r);      // empty when no op ran
 std::optional<Bytes> max_peak_weight_bytes(const SimulationResult& r);  // needs the weights' size
 
 }  // namespace pipesim

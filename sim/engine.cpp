@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <queue>
 
 #include "sim/errors.h"
@@ -72,6 +74,10 @@ struct MicrobatchState {
   TimeNs activation_arrival_ns = kNever;  // input activation from the previous stage is usable from then
   TimeNs gradient_arrival_ns = kNever;    // output gradient from the next stage is usable from then
   std::int32_t forward_version = -1;
+  // Indices into the trace's ops of the F and of the B or I of this (stage, microbatch): the producers
+  // whose ends the critical path follows.
+  std::int32_t forward_op = -1;
+  std::int32_t input_grad_op = -1;
   std::uint8_t done = 0;
 };
 
@@ -86,6 +92,7 @@ struct DeviceState {
   int barrier_next_step = 0;  // lowest optimizer step this device has not yet arrived at
   Bytes activation_bytes = 0;
   int in_flight = 0;
+  std::int32_t last_op = -1;  // index of the op this device started last
 };
 
 struct Event {
@@ -112,6 +119,8 @@ class Engine final : public LocalView {
     for (int d = 0; d < layout_.devices; ++d) this_pass_.push(d);  // every device is asked at time 0
     // Most schedules run F, B (or I and W) once per stage and microbatch, plus a few U.
     trace_.ops.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 3 + 64);
+    dag_finish_ns_.reserve(trace_.ops.capacity());
+    dag_parent_.reserve(trace_.ops.capacity());
     trace_.transfers.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 2 + 64);
     stage_version_.assign(layout_.stages, 0);
     stage_in_flight_.assign(layout_.stages, 0);
@@ -140,6 +149,7 @@ class Engine final : public LocalView {
     }
     check_all_finished();
     trace_.makespan_ns = now_;
+    record_critical_path();
     return std::move(trace_);
   }
 
@@ -262,6 +272,7 @@ class Engine final : public LocalView {
     if (step < dev.barrier_next_step) return;
     if (static_cast<int>(barrier_arrivals_.size()) <= step) barrier_arrivals_.resize(step + 1, 0);
     dev.barrier_next_step = step + 1;
+    bind_barrier(d, step);
     if (++barrier_arrivals_[step] == layout_.devices) {
       for (int other = 0; other < layout_.devices; ++other) mark_dirty(other);
     }
@@ -292,8 +303,95 @@ class Engine final : public LocalView {
     dev.busy = true;
     dev.running = a;
     dev.running_end_ns = add_time_ns(now_, duration, "an op's end");
+    track_critical_path(d, a, duration);
     trace_.ops.push_back({a, d, version, now_, dev.running_end_ns});
     events_.push({dev.running_end_ns, seq_++, d, true});
+  }
+
+  // The critical path, inline: each op's earliest finish over the realized task graph (analysis/
+  // task_graph.h: data edges carrying the transfer delay each had, F before its B or I, I before its W,
+  // same-device order, synchronized steps after every device's last op before the barrier), with the
+  // predecessor that bound it. Called as the op starts, when all of those have ended.
+  void track_critical_path(int d, const Action& a, TimeNs duration) {
+    if (trace_.ops.size() >= static_cast<size_t>(INT32_MAX)) {
+      throw InputError("the run has more than 2^31 ops; lower the microbatches or batches");
+    }
+    const auto op = static_cast<std::int32_t>(trace_.ops.size());
+    TimeNs ready = 0;
+    std::int32_t parent = -1;
+    const auto consider = [&](std::int32_t from, TimeNs delay_ns) {
+      if (from < 0) return;
+      const TimeNs candidate = dag_finish_ns_[from] + std::max<TimeNs>(0, delay_ns);
+      if (parent < 0 || candidate > ready) {
+        ready = candidate;
+        parent = from;
+      }
+    };
+    consider(devices_[d].last_op, 0);
+    if (a.kind == OpKind::U) {
+      if (a.synchronized) {
+        const BarrierBound& bound = barrier_bound_[a.microbatch];
+        consider(bound.op, 0);
+      }
+    } else {
+      MicrobatchState& st = state(a.stage, a.microbatch);
+      const auto delay_from = [&](std::int32_t producer, TimeNs arrival_ns) {
+        return producer < 0 ? 0 : arrival_ns - trace_.ops[producer].end_ns;
+      };
+      switch (a.kind) {
+        case OpKind::F:
+          if (a.stage > 0) {
+            const std::int32_t producer = state(a.stage - 1, a.microbatch).forward_op;
+            consider(producer, delay_from(producer, st.activation_arrival_ns));
+          }
+          st.forward_op = op;
+          break;
+        case OpKind::B:
+        case OpKind::I:
+          consider(st.forward_op, 0);
+          if (a.stage + 1 < layout_.stages) {
+            const std::int32_t producer = state(a.stage + 1, a.microbatch).input_grad_op;
+            consider(producer, delay_from(producer, st.gradient_arrival_ns));
+          }
+          st.input_grad_op = op;
+          break;
+        case OpKind::W:
+          consider(st.input_grad_op, 0);
+          break;
+        case OpKind::U:
+          break;
+      }
+    }
+    // The engine starts an op only once all of those are satisfied, so no earliest start can be later.
+    if (ready > now_) {
+      throw ScheduleError(
+          fmt::format("engine: {} on device {} started at {} ns before its dependencies "
+                      "allow ({} ns)",
+                      describe(a), d, now_, ready));
+    }
+    dag_finish_ns_.push_back(ready + duration);
+    dag_parent_.push_back(parent);
+    devices_[d].last_op = op;
+  }
+
+  // A device reaching barrier `step` after the op it ran last: a synchronized U(step) starts no earlier
+  // than that op's earliest finish.
+  void bind_barrier(int d, int step) {
+    if (static_cast<int>(barrier_bound_.size()) <= step) barrier_bound_.resize(step + 1);
+    BarrierBound& bound = barrier_bound_[step];
+    const std::int32_t last = devices_[d].last_op;
+    if (last >= 0 && (bound.op < 0 || dag_finish_ns_[last] > dag_finish_ns_[bound.op])) bound.op = last;
+  }
+
+  void record_critical_path() {
+    std::int32_t last = -1;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(dag_finish_ns_.size()); ++i) {
+      if (last < 0 || dag_finish_ns_[i] > dag_finish_ns_[last]) last = i;
+    }
+    if (last < 0) return;
+    trace_.critical_path_ns = dag_finish_ns_[last];
+    for (std::int32_t v = last; v >= 0; v = dag_parent_[v]) trace_.critical_path.push_back(v);
+    std::reverse(trace_.critical_path.begin(), trace_.critical_path.end());
   }
 
   void finish_op(int d) {
@@ -444,6 +542,12 @@ class Engine final : public LocalView {
   std::vector<int> stage_version_;
   std::vector<int> stage_in_flight_;
   std::vector<int> barrier_arrivals_;
+  struct BarrierBound {
+    std::int32_t op = -1;  // the latest-finishing (earliest finish) op run before the barrier by any device
+  };
+  std::vector<BarrierBound> barrier_bound_;  // per optimizer step
+  std::vector<TimeNs> dag_finish_ns_;        // per op: its earliest finish over the task graph
+  std::vector<std::int32_t> dag_parent_;     // per op: the predecessor that bound its earliest start
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   RunTrace trace_;
 };

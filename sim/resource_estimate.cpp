@@ -16,8 +16,10 @@ std::atomic<double> ceiling_bytes{4e9};
 
 // Bytes per element of what grows with the run, beyond the records themselves: the engine's per-(stage,
 // microbatch) state and the task graph's op index (5 words per cell), the edge list with its delays and the
-// compressed graph built from it (about 6 words per edge), and the plan's action lists.
-constexpr double kCellBytes = 32 + 5 * 8;
+// compressed graph built from it (about 6 words per edge), the plan's action lists, and the engine's inline
+// critical path (an earliest finish and a predecessor per op).
+constexpr double kCellBytes = 40 + 5 * 8;
+constexpr double kCriticalPathBytesPerOp = sizeof(TimeNs) + sizeof(std::int32_t);
 constexpr double kEdgeBytes = 6 * 8;
 constexpr double kPlannedActionBytes = sizeof(Action);
 
@@ -37,9 +39,9 @@ ResourceEstimate estimate_resources(const RunShape& shape) {
     // each device's last op before it to every stage's U: stages x devices per batch.
     e.graph_edges = 3 * e.ops + e.transfers + stages * devices * shape.batches;
   }
-  e.bytes = e.ops * (sizeof(OpRecord) + sizeof(MemorySample) + kPlannedActionBytes) +
-            e.transfers * sizeof(TransferRecord) + stages * microbatches * kCellBytes +
-            e.graph_edges * kEdgeBytes;
+  e.bytes =
+      e.ops * (sizeof(OpRecord) + sizeof(MemorySample) + kPlannedActionBytes + kCriticalPathBytesPerOp) +
+      e.transfers * sizeof(TransferRecord) + stages * microbatches * kCellBytes + e.graph_edges * kEdgeBytes;
   if (shape.link_comm) e.bytes += devices * devices * sizeof(std::int64_t);
   return e;
 }

@@ -50,6 +50,10 @@ struct RunTrace {
   std::vector<Bytes> peak_activation_bytes;       // per device
   std::vector<int> peak_in_flight;                // per device
   TimeNs makespan_ns = 0;
+  // The longest path through the realized task graph (analysis/task_graph.h), tracked as ops started:
+  // its length and its ops (indices into `ops`, first to last).
+  TimeNs critical_path_ns = 0;
+  std::vector<std::size_t> critical_path;
 };
 
 }  // namespace pipesim

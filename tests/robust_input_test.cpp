@@ -158,9 +158,11 @@ TEST(ResourceEstimate, CountsMatchAHandCount) {
 }
 
 TEST(ResourceEstimate, OversizedRunsAreRefusedBeforeAllocating) {
-  // The barrier edges of gpipe with N = 10000 (15.7 GB measured before this check).
-  const std::string wide =
-      input_error_of([] { test::run_schedule(test::uniform_scenario(10000, 1, 1, 1), "gpipe"); });
+  // The task graph's barrier edges of gpipe with N = 10000 (15.7 GB measured before this check).
+  SimulationOptions with_graph;
+  with_graph.analyze_graph = true;
+  const std::string wide = input_error_of(
+      [&] { test::run_schedule(test::uniform_scenario(10000, 1, 1, 1), "gpipe", {}, with_graph); });
   EXPECT_NE(wide.find("above the 4 GB ceiling; lower N, m or the batches, or raise the ceiling with "
                       "--max-memory-gb"),
             std::string::npos)

@@ -10,8 +10,15 @@
 namespace pipesim {
 namespace {
 
-using test::run_schedule;
 using test::uniform_scenario;
+
+// Runs with the Boost task graph built (SimulationOptions::analyze_graph).
+SimulationResult run_schedule(const Scenario& scenario, const std::string& name,
+                              const std::map<std::string, std::string>& params = {}) {
+  SimulationOptions options;
+  options.analyze_graph = true;
+  return test::run_schedule(scenario, name, params, options);
+}
 
 // Every op on the critical path starts exactly when its predecessor's output is usable, and the path runs
 // from time 0 to the makespan.
