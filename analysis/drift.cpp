@@ -40,7 +40,11 @@ struct StageOps {
   std::vector<int> forward_version;
   std::vector<int> gradient_version;    // largest over B, I, W
   std::vector<TimeNs> gradient_end_ns;  // end of the last gradient op
-  std::vector<const OpRecord*> updates;
+  // The stage's optimizer steps in order, as contiguous columns (searched per microbatch: no pointer
+  // chasing into the trace).
+  std::vector<TimeNs> update_start_ns;
+  std::vector<TimeNs> update_end_ns;
+  std::vector<int> update_version;
   std::vector<TimeNs> last_read_ns;  // per version
   std::vector<Change> in_flight;
 };
@@ -64,10 +68,10 @@ void summarize(const StageOps& ops, const DriftWindow& window, StageDrift& out) 
       ++drift_count;
     }
     // The gradient is applied by the first U that starts once the last gradient op has ended.
-    const auto applied = std::lower_bound(ops.updates.begin(), ops.updates.end(), ops.gradient_end_ns[j],
-                                          [](const OpRecord* u, TimeNs t) { return u->start_ns < t; });
-    if (applied == ops.updates.end()) continue;
-    const int staleness = (*applied)->weight_version - v_f;
+    const auto applied =
+        std::lower_bound(ops.update_start_ns.begin(), ops.update_start_ns.end(), ops.gradient_end_ns[j]);
+    if (applied == ops.update_start_ns.end()) continue;
+    const int staleness = ops.update_version[applied - ops.update_start_ns.begin()] - v_f;
     out.staleness[j] = staleness;
     out.staleness_max = std::max(out.staleness_max, staleness);
     if (in_window) {
@@ -83,13 +87,13 @@ void summarize(const StageOps& ops, const DriftWindow& window, StageDrift& out) 
 // of the end of the U that replaced it and the end of the last op that read it.
 void version_timeline(const StageOps& ops, StageDrift& out) {
   std::vector<Change> changes;
-  const int versions = static_cast<int>(ops.updates.size()) + 1;
+  const int versions = static_cast<int>(ops.update_end_ns.size()) + 1;
   for (int v = 0; v < versions; ++v) {
-    const TimeNs made = v == 0 ? 0 : ops.updates[v - 1]->end_ns;
+    const TimeNs made = v == 0 ? 0 : ops.update_end_ns[v - 1];
     const TimeNs last_read = v < static_cast<int>(ops.last_read_ns.size()) ? ops.last_read_ns[v] : 0;
     changes.push_back({made, 1, v == 0 ? 0 : 1});
     // The newest version lives on after the run.
-    if (v + 1 < versions) changes.push_back({std::max(ops.updates[v]->end_ns, last_read), -1, 0});
+    if (v + 1 < versions) changes.push_back({std::max(ops.update_end_ns[v], last_read), -1, 0});
   }
   out.weight_versions_max = sweep(changes, [&](TimeNs t, int current, int live) {
     out.versions.push_back({t, current, live});
@@ -117,11 +121,13 @@ DriftReport compute_drift(const RunTrace& trace, const DriftWindow& window) {
     }
     s.last_read_ns[op.weight_version] = std::max(s.last_read_ns[op.weight_version], op.end_ns);
     if (a.kind == OpKind::U) {
-      if (op.weight_version != static_cast<int>(s.updates.size())) {
+      if (op.weight_version != static_cast<int>(s.update_version.size())) {
         throw ScheduleError(fmt::format("trace: {} read version {} after {} steps", describe(a),
-                                        op.weight_version, s.updates.size()));
+                                        op.weight_version, s.update_version.size()));
       }
-      s.updates.push_back(&op);
+      s.update_start_ns.push_back(op.start_ns);
+      s.update_end_ns.push_back(op.end_ns);
+      s.update_version.push_back(op.weight_version);
       continue;
     }
     const int j = a.microbatch;

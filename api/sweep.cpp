@@ -6,8 +6,10 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -19,7 +21,9 @@
 #include "api/worker_pool.h"
 #include "report/progress_bar.h"
 #include "report/report.h"
+#include "schedules/registry.h"
 #include "sim/errors.h"
+#include "sim/steady_state.h"
 
 namespace pipesim {
 namespace {
@@ -180,7 +184,58 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
   return row;
 }
 
+// Rows finished ahead of the oldest unfinished one that a sweep holds at most, per thread.
+constexpr size_t kReorderWindowPerThread = 64;
+
+// What a run is expected to simulate: its stages x m x 3 ops (F, I, W) x the batches its steady-state
+// search starts with. A weight for the ETA and the shards, not a promise: 0 cost when it cannot be known.
+double expected_ops(const SweepRun& run, const ShapeScenario& shape) {
+  constexpr double kFallback = 1;
+  if (!shape.scenario) return kFallback;
+  try {
+    const Scenario& scenario = *shape.scenario;
+    const std::unique_ptr<Schedule> schedule = make_schedule(run.request.name, run.request.params);
+    const PipelineSpec spec = pipeline_spec_for(scenario, *schedule);
+    RunLengthOptions length;
+    length.microbatches_per_batch = scenario.microbatches;
+    length.min_batches = scenario.batches;
+    length.hint = schedule->steady_state(spec);
+    const double batches = initial_window(length).total_batches;
+    return std::max(kFallback,
+                    3.0 * schedule->layout(scenario.stages).stages * scenario.microbatches * batches);
+  } catch (const std::exception&) {
+    return kFallback;  // the run itself will report what is wrong
+  }
+}
+
 }  // namespace
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  int index = 0, count = 0;
+  const auto number = [](const std::string& part, int& out) {
+    char* end = nullptr;
+    const long value = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || end != part.c_str() + part.size() || value < 1 || value > 1'000'000) return false;
+    out = static_cast<int>(value);
+    return true;
+  };
+  if (slash == std::string::npos || !number(text.substr(0, slash), index) ||
+      !number(text.substr(slash + 1), count) || index > count) {
+    throw InputError(fmt::format("--shard '{}': expected i/n with 1 <= i <= n, e.g. 2/8", text));
+  }
+  return {index, count};
+}
+
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) line += ',';
+    line += cells[i];
+  }
+  line += '\n';
+  return line;
+}
 
 std::vector<std::string> expand_value_list(const std::string& text, const std::string& option) {
   std::vector<std::string> values;
@@ -210,43 +265,111 @@ std::vector<int> expand_int_list(const std::string& text, const std::string& opt
   return values;
 }
 
-SweepTable run_sweep(const SweepConfig& config) {
+SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
+  if (config.shard_count < 1 || config.shard_index < 1 || config.shard_index > config.shard_count) {
+    throw InputError(
+        fmt::format("--shard {}/{}: expected i/n with 1 <= i <= n", config.shard_index, config.shard_count));
+  }
   const Scenario base = load_scenario(config.scenario_path, config.overrides);
   check_sweep_size(config, base);
   const std::vector<ShapeScenario> shapes = load_shapes(config, base);
-  const std::vector<SweepRun> runs = expand_runs(config, base, shapes.size());
+  std::vector<SweepRun> runs = expand_runs(config, base, shapes.size());
 
-  SweepTable table;
-  table.header = {"schedule_name"};
-  for (const auto& [key, values] : config.params) table.header.push_back(key);
-  for (const std::string& column : csv_header()) table.header.push_back(column);
-  table.header.push_back("error");
-  table.rows.resize(runs.size());
+  // Weights, then this shard's contiguous block: the runs whose work starts in its share of the total.
+  std::vector<double> weights;
+  weights.reserve(runs.size());
+  for (const SweepRun& run : runs) weights.push_back(expected_ops(run, shapes[run.scenario]));
+  double total_work = 0;
+  for (double w : weights) total_work += w;
+  if (config.shard_count > 1) {
+    const double from = total_work * (config.shard_index - 1) / config.shard_count;
+    const double to = total_work * config.shard_index / config.shard_count;
+    std::vector<SweepRun> block;
+    std::vector<double> block_weights;
+    double before = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const bool last_shard = config.shard_index == config.shard_count;
+      if (before >= from && (before < to || last_shard)) {
+        block.push_back(runs[i]);
+        block_weights.push_back(weights[i]);
+      }
+      before += weights[i];
+    }
+    runs = std::move(block);
+    weights = std::move(block_weights);
+    total_work = 0;
+    for (double w : weights) total_work += w;
+  }
+
+  SweepSummary summary;
+  summary.header = {"schedule_name"};
+  for (const auto& [key, values] : config.params) summary.header.push_back(key);
+  for (const std::string& column : csv_header()) summary.header.push_back(column);
+  summary.header.push_back("error");
+  if (sink.header) sink.header(summary.header);
 
   const size_t threads = worker_count(config.jobs, runs.size(), "--jobs");
-  ProgressBar progress(runs.size(), "runs", config.progress);
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> done{0};
+  const size_t window = kReorderWindowPerThread * std::max<size_t>(1, threads);
+  ProgressBar progress(runs.size(), "runs", config.progress, total_work);
+  std::mutex mutex;
+  std::condition_variable room;
+  std::map<size_t, std::vector<std::string>> finished;  // rows done ahead of `emitted`
+  size_t emitted = 0;
+  size_t next = 0;
+  size_t done = 0;
+  double work_done = 0;
+  std::exception_ptr sink_error;
   auto worker = [&] {
-    for (size_t i = next++; i < runs.size(); i = next++) {
-      table.rows[i] = run_one(runs[i], shapes[runs[i].scenario]);
-      const size_t finished = ++done;
-      progress.update(finished);
+    for (;;) {
+      size_t i = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (next >= runs.size() || sink_error) return;
+        i = next++;
+        room.wait(lock, [&] { return i < emitted + window || sink_error; });
+        if (sink_error) return;
+      }
+      std::vector<std::string> row = run_one(runs[i], shapes[runs[i].scenario]);
+      std::unique_lock<std::mutex> lock(mutex);
+      finished.emplace(i, std::move(row));
+      ++done;
+      work_done += weights[i];
+      progress.update(done, work_done);
+      // Whoever completes the oldest row writes it and every finished row after it, in order.
+      try {
+        for (auto it = finished.begin(); it != finished.end() && it->first == emitted;
+             it = finished.erase(it), ++emitted) {
+          const bool failed = !it->second.back().empty();
+          if (failed && summary.failed++ == 0) {
+            summary.first_failed_index = emitted;
+            summary.first_failed_row = it->second;
+          }
+          if (sink.row) sink.row(it->second);
+        }
+      } catch (...) {
+        sink_error = std::current_exception();
+      }
+      room.notify_all();
     }
   };
   run_workers(threads, worker);
-  for (const auto& row : table.rows) table.failed += !row.back().empty();
+  if (sink_error) std::rethrow_exception(sink_error);
+  summary.rows = emitted;
+  return summary;
+}
+
+SweepTable run_sweep(const SweepConfig& config) {
+  SweepTable table;
+  SweepSink sink;
+  sink.header = [&](const std::vector<std::string>& header) { table.header = header; };
+  sink.row = [&](const std::vector<std::string>& row) { table.rows.push_back(row); };
+  table.failed = run_sweep(config, sink).failed;
   return table;
 }
 
 std::string sweep_to_csv(const SweepTable& table) {
-  auto join = [](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + cells[i];
-    return line + "\n";
-  };
-  std::string out = join(table.header);
-  for (const auto& row : table.rows) out += join(row);
+  std::string out = csv_line(table.header);
+  for (const auto& row : table.rows) out += csv_line(row);
   return out;
 }
 

@@ -1,7 +1,11 @@
 #pragma once
 // `pipesim sweep`: the product of lists of N, m, schedules and schedule parameters, run on a thread pool, one
 // CSV row per run. Rows come in the order of the product whatever the number of threads, and each row equals
-// the row of the same run made alone.
+// the row of the same run made alone. Rows are streamed: each is handed on as soon as it and every row before
+// it are done, so memory holds only rows finished out of order (at most a window of them: workers wait
+// rather than run far ahead of the oldest unfinished row).
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +27,15 @@ struct SweepConfig {
   std::vector<std::pair<std::string, std::vector<std::string>>>
       params;             // --param key=list or schedule:key=list (cli/sweep_params.h)
   int jobs = 0;           // threads; 0: every core
-  bool progress = false;  // progress bar with ETA on stderr
+  bool progress = false;  // progress bar with ETA on stderr (weighted by each run's expected ops)
+  // Run only shard `shard_index` (1-based) of `shard_count`: contiguous blocks of the product holding about
+  // equal expected work, so shards 1..n together are the whole sweep in order.
+  int shard_index = 1;
+  int shard_count = 1;
 };
+
+// "i/n" (1 <= i <= n) as {i, n}; names --shard in errors.
+std::pair<int, int> parse_shard(const std::string& text);
 
 struct SweepTable {
   std::vector<std::string> header;
@@ -36,5 +47,20 @@ struct SweepTable {
 // a multiple of N for interleaved-1f1b) keeps its row with the message in `error` and the metrics empty.
 SweepTable run_sweep(const SweepConfig& config);
 std::string sweep_to_csv(const SweepTable& table);
+
+// The streamed form: `header` once, then `row` for every run in order. Returns what a report needs.
+struct SweepSink {
+  std::function<void(const std::vector<std::string>& header)> header;
+  std::function<void(const std::vector<std::string>& row)> row;
+};
+struct SweepSummary {
+  std::vector<std::string> header;
+  size_t rows = 0;
+  int failed = 0;
+  size_t first_failed_index = 0;              // its position among the rows written (0-based)
+  std::vector<std::string> first_failed_row;  // empty when every run succeeded
+};
+SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink);
+std::string csv_line(const std::vector<std::string>& cells);  // the cells joined by commas, with a newline
 
 }  // namespace pipesim

@@ -7,9 +7,10 @@
 namespace pipesim {
 namespace {
 
-std::string cell(const SweepTable& table, const std::vector<std::string>& row, const std::string& column) {
-  const auto it = std::find(table.header.begin(), table.header.end(), column);
-  const auto index = static_cast<size_t>(it - table.header.begin());
+std::string cell(const std::vector<std::string>& header, const std::vector<std::string>& row,
+                 const std::string& column) {
+  const auto it = std::find(header.begin(), header.end(), column);
+  const auto index = static_cast<size_t>(it - header.begin());
   return index < row.size() ? row[index] : "";
 }
 
@@ -24,18 +25,27 @@ std::string unquoted(const std::string& csv_cell) {
   return text;
 }
 
+// Row 1 of the CSV is the header.
+std::string describe_failed_row(const std::vector<std::string>& header, const std::vector<std::string>& row,
+                                size_t index, const std::string& csv_path) {
+  return fmt::format("row {} of {} ({} N={} m={}): {}", index + 2, csv_path,
+                     unquoted(cell(header, row, "schedule_name")), cell(header, row, "stages"),
+                     cell(header, row, "microbatches"), unquoted(row.back()));
+}
+
 }  // namespace
 
 std::string first_failed_run(const SweepTable& table, const std::string& csv_path) {
   for (size_t i = 0; i < table.rows.size(); ++i) {
     const std::vector<std::string>& row = table.rows[i];
-    if (row.empty() || row.back().empty()) continue;
-    // Row 1 of the CSV is the header.
-    return fmt::format("row {} of {} ({} N={} m={}): {}", i + 2, csv_path,
-                       unquoted(cell(table, row, "schedule_name")), cell(table, row, "stages"),
-                       cell(table, row, "microbatches"), unquoted(row.back()));
+    if (!row.empty() && !row.back().empty()) return describe_failed_row(table.header, row, i, csv_path);
   }
   return "";
+}
+
+std::string first_failed_run(const SweepSummary& summary, const std::string& csv_path) {
+  if (summary.first_failed_row.empty()) return "";
+  return describe_failed_row(summary.header, summary.first_failed_row, summary.first_failed_index, csv_path);
 }
 
 }  // namespace pipesim

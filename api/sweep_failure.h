@@ -9,5 +9,7 @@ namespace pipesim {
 
 // "row R of PATH (SCHEDULE N=.. m=..): ERROR" for the first row whose error column is set; "" when none is.
 std::string first_failed_run(const SweepTable& table, const std::string& csv_path);
+// The same from a streamed sweep's summary.
+std::string first_failed_run(const SweepSummary& summary, const std::string& csv_path);
 
 }  // namespace pipesim

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <tuple>
 
 #include "api/sweep.h"
 #include "api/sweep_failure.h"
@@ -19,6 +20,7 @@ struct SweepArgs {
   std::string microbatches;
   std::vector<std::string> params;
   std::string out_path;
+  std::string shard;
   bool quiet = false;
 };
 
@@ -35,16 +37,22 @@ void sweep(SweepArgs& args) {
     const std::string key = param.substr(0, eq);
     config.params.emplace_back(key, expand_value_list(param.substr(eq + 1), "--param " + key));
   }
+  if (!args.shard.empty()) std::tie(config.shard_index, config.shard_count) = parse_shard(args.shard);
   config.progress = !args.quiet && isatty(STDERR_FILENO);
   check_output_path(args.out_path);
-  const SweepTable table = run_sweep(config);
-  write_file(args.out_path, sweep_to_csv(table));
-  std::cerr << fmt::format("{} runs written to {}", table.rows.size(), args.out_path);
-  if (table.failed > 0) {
-    std::cerr << fmt::format("; {} failed (see the error column)\n", table.failed);
+  // Rows reach the file as they finish, in order; it replaces the target once the sweep is complete.
+  StreamedOutputFile out(args.out_path);
+  SweepSink sink;
+  sink.header = [&](const std::vector<std::string>& header) { out.write(csv_line(header)); };
+  sink.row = [&](const std::vector<std::string>& row) { out.write(csv_line(row)); };
+  const SweepSummary summary = run_sweep(config, sink);
+  out.commit();
+  std::cerr << fmt::format("{} runs written to {}", summary.rows, args.out_path);
+  if (summary.failed > 0) {
+    std::cerr << fmt::format("; {} failed (see the error column)\n", summary.failed);
     // The CSV holds what succeeded; the exit status says that not everything did.
-    throw InputError(fmt::format("sweep: {} of {} runs failed; the first is {}", table.failed,
-                                 table.rows.size(), first_failed_run(table, args.out_path)));
+    throw InputError(fmt::format("sweep: {} of {} runs failed; the first is {}", summary.failed, summary.rows,
+                                 first_failed_run(summary, args.out_path)));
   }
   std::cerr << "\n";
 }
@@ -74,6 +82,10 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", args->config.jobs, "threads (default: every core)")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--quiet,-q", args->quiet, "no progress bar");
+  cmd->add_option("--shard", args->shard,
+                  "run only part i of n (i/n, e.g. 3/8): contiguous blocks of the product with about equal "
+                  "expected work, each CSV with the header; shards 1..n in order, headers after the first "
+                  "dropped, are the whole sweep's CSV");
   cmd->callback([args] { sweep(*args); });
 }
 

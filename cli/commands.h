@@ -1,6 +1,7 @@
 #pragma once
 // Each subcommand registers itself on the CLI11 app; main.cpp lists them.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <string>
 
 namespace pipesim {
@@ -25,5 +26,23 @@ void add_train_command(CLI::App& app);
 void write_file(const std::string& path, const std::string& text);
 // Throws InputError unless `path` could be written: call before the work, so a bad path fails at once.
 void check_output_path(const std::string& path);
+
+// A file written piece by piece as work finishes (a sweep's rows), with write_file's guarantee: the pieces go
+// to a temporary file beside the target, renamed over it by commit(); destroyed uncommitted, it removes the
+// temporary file and leaves an existing target as it was. "-" streams to standard output.
+class StreamedOutputFile {
+ public:
+  explicit StreamedOutputFile(const std::string& path);
+  ~StreamedOutputFile();
+  StreamedOutputFile(const StreamedOutputFile&) = delete;
+  StreamedOutputFile& operator=(const StreamedOutputFile&) = delete;
+  void write(const std::string& text);
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temporary_;
+  std::FILE* file_ = nullptr;
+};
 
 }  // namespace pipesim

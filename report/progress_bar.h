@@ -15,12 +15,13 @@ std::string format_duration(double seconds);
 
 class ProgressBar {
  public:
-  // `unit`: what is counted ("runs", "schedules"). `enabled` false: never draws.
-  ProgressBar(size_t total, std::string unit, bool enabled);
+  // `unit`: what is counted ("runs", "schedules"). `enabled` false: never draws. `total_work` > 0: the ETA
+  // comes from work (e.g. expected ops) instead of counts, for items of unequal size.
+  ProgressBar(size_t total, std::string unit, bool enabled, double total_work = 0);
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
-  void update(size_t done);
+  void update(size_t done, double work_done = 0);
 
   // Whether stderr is a terminal.
   static bool stderr_is_terminal();
@@ -29,6 +30,7 @@ class ProgressBar {
   using Clock = std::chrono::steady_clock;
   std::mutex mutex_;
   size_t total_;
+  double total_work_;
   std::string unit_;
   bool enabled_;
   Clock::time_point start_;

@@ -102,6 +102,60 @@ TEST_F(SweepRuns, SameTableWithOneThreadOrMany) {
   EXPECT_EQ(sweep_to_csv(run_sweep(c)), one);
 }
 
+TEST_F(SweepRuns, RowsStreamInOrderWithManyThreadsAndSmallRunsOvertakingLargeOnes) {
+  // Large runs first (N = 16, m = 64), then many small ones: threads finish small ones ahead of the large
+  // one, and the sink still sees the product's order, each row as the table has it.
+  SweepConfig c = config();
+  c.stages = {16, 2, 3, 4};
+  c.microbatches = {64, 4, 5, 6, 7, 8};
+  c.schedules = "1f1b-flush,zb-h1";
+  c.jobs = 1;
+  const SweepTable reference = run_sweep(c);
+  c.jobs = 4;
+  std::vector<Strings> streamed;
+  Strings header;
+  SweepSink sink;
+  sink.header = [&](const Strings& h) { header = h; };
+  sink.row = [&](const Strings& row) { streamed.push_back(row); };
+  const SweepSummary summary = run_sweep(c, sink);
+  EXPECT_EQ(header, reference.header);
+  EXPECT_EQ(streamed, reference.rows);
+  EXPECT_EQ(summary.rows, reference.rows.size());
+  EXPECT_EQ(summary.failed, reference.failed);
+}
+
+TEST_F(SweepRuns, ShardsInOrderAreTheWholeSweep) {
+  SweepConfig c = config();
+  c.stages = {2, 3, 4, 8};
+  c.microbatches = {4, 8, 16, 32};
+  c.jobs = 2;
+  const SweepTable whole = run_sweep(c);
+  for (int n : {1, 2, 3, 7}) {
+    std::vector<Strings> concatenated;
+    size_t largest_shard = 0;
+    for (int i = 1; i <= n; ++i) {
+      c.shard_index = i;
+      c.shard_count = n;
+      const SweepTable shard = run_sweep(c);
+      EXPECT_EQ(shard.header, whole.header);
+      concatenated.insert(concatenated.end(), shard.rows.begin(), shard.rows.end());
+      largest_shard = std::max(largest_shard, shard.rows.size());
+    }
+    EXPECT_EQ(concatenated, whole.rows) << n << " shards";
+    // Work, not counts, is balanced: the small runs' shards hold more of them, and none holds everything.
+    if (n > 1) {
+      EXPECT_LT(largest_shard, whole.rows.size()) << n << " shards";
+    }
+  }
+  EXPECT_EQ(parse_shard("2/8"), std::make_pair(2, 8));
+  for (const char* bad : {"", "0/4", "5/4", "1/0", "a/2", "1/2/3", "2", "-1/4"}) {
+    EXPECT_THROW(parse_shard(bad), InputError) << bad;
+  }
+  c.shard_index = 3;
+  c.shard_count = 2;
+  EXPECT_THROW(run_sweep(c), InputError);
+}
+
 TEST_F(SweepRuns, ParameterListsBecomeColumns) {
   SweepConfig c = config();
   c.stages = {2};
@@ -180,6 +234,27 @@ TEST_F(SweepRuns, CommandLineWritesTheSameCsv) {
                   "microbatches (6) must be a multiple of stages (4)\n",
                   out, out));
   EXPECT_EQ(test::read_file(out), sweep_to_csv(run_sweep(config())));
+}
+
+TEST_F(SweepRuns, CommandLineShardsConcatenateToTheWholeCsv) {
+  const std::string sweep =
+      fmt::format("sweep '{}' --stages 2,4 --microbatches 4,8 --schedules gpipe,zb-h1 -j 2", path_);
+  const std::string whole = dir_.file("whole.csv");
+  ASSERT_EQ(test::run_pipesim(fmt::format("{} --out '{}'", sweep, whole), dir_).exit_code, 0);
+  std::string concatenated;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string part = dir_.file(fmt::format("part{}.csv", i));
+    const test::CommandResult r =
+        test::run_pipesim(fmt::format("{} --shard {}/3 --out '{}'", sweep, i, part), dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string text = test::read_file(part);
+    concatenated += i == 1 ? text : text.substr(text.find('\n') + 1);  // every shard has the header
+  }
+  EXPECT_EQ(concatenated, test::read_file(whole));
+  const test::CommandResult bad =
+      test::run_pipesim(fmt::format("{} --shard 4/3 --out '{}'", sweep, dir_.file("bad.csv")), dir_);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--shard '4/3': expected i/n with 1 <= i <= n"), std::string::npos) << bad.err;
 }
 
 }  // namespace
