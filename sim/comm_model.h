@@ -29,6 +29,7 @@ class FixedLatencyComm : public CommModel {
  public:
   explicit FixedLatencyComm(std::vector<TimeNs> latency_ns) : latency_ns_(std::move(latency_ns)) {}
   TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) override;
+  const std::vector<TimeNs>& latency_ns() const { return latency_ns_; }
 
  private:
   std::vector<TimeNs> latency_ns_;
