@@ -32,30 +32,9 @@ void check_output_path(const std::string& path) {
 }
 
 void write_file(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw InputError("standard output: write failed");
-    return;
-  }
-  check_output_path(path);
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw InputError(fmt::format("{}: cannot open for writing: {}", temporary, std::strerror(errno)));
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw InputError(fmt::format("{}: write failed (the existing file, if any, is unchanged)", path));
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temporary.c_str());
-    throw InputError(fmt::format("{}: cannot replace the file: {}", path, std::strerror(error)));
-  }
+  StreamedOutputFile out(path);
+  out.write(text);
+  out.commit();
 }
 
 StreamedOutputFile::StreamedOutputFile(const std::string& path) : path_(path) {

@@ -5,6 +5,8 @@
 #include <queue>
 #include <utility>
 
+#include "sim/value_ranges.h"
+
 namespace pipesim {
 namespace {
 
@@ -55,7 +57,7 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
     const auto after = [&](TimeNs end_ns, int producer_stage) {
       if (end_ns == kUnknown) return false;
       const int from = layout.device(producer_stage);
-      t = std::max(t, from == d ? end_ns : end_ns + run.latency_ns[from]);
+      t = std::max(t, from == d ? end_ns : add_time_ns(end_ns, run.latency_ns[from], "a transfer's arrival"));
       return true;
     };
     switch (a.kind) {
@@ -116,7 +118,7 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
         // An op with memory effects that starts and ends at one instant: the order of its changes against
         // the device's others then depends on the engine's event order. A step has none.
         if (duration < 0 || (duration == 0 && a.kind != OpKind::U)) return std::nullopt;
-        const TimeNs end = start + duration;
+        const TimeNs end = add_time_ns(start, duration, "an op's end");
         int version = stage_version[a.stage];
         Cell* own = a.kind == OpKind::U ? nullptr : &cell(a.stage, a.microbatch);
         switch (a.kind) {
