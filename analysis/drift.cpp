@@ -53,34 +53,23 @@ void summarize(const StageOps& ops, const DriftWindow& window, StageDrift& out) 
   const int microbatches = static_cast<int>(ops.forward_version.size());
   out.drift.assign(microbatches, -1);
   out.staleness.assign(microbatches, -1);
-  long drift_sum = 0, drift_count = 0, staleness_sum = 0, staleness_count = 0;
+  StageDriftTally tally;
   for (int j = 0; j < microbatches; ++j) {
     const int v_f = ops.forward_version[j];
     if (v_f < 0 || ops.gradient_version[j] < 0) continue;
     const bool in_window = j >= window.first_microbatch && j < window.end_microbatch;
     const int drift = ops.gradient_version[j] - v_f;
     out.drift[j] = drift;
-    out.drift_max = std::max(out.drift_max, drift);
-    if (static_cast<int>(out.drift_histogram.size()) <= drift) out.drift_histogram.resize(drift + 1, 0);
-    ++out.drift_histogram[drift];
-    if (in_window) {
-      drift_sum += drift;
-      ++drift_count;
-    }
+    tally.add_drift(drift, in_window);
     // The gradient is applied by the first U that starts once the last gradient op has ended.
     const auto applied =
         std::lower_bound(ops.update_start_ns.begin(), ops.update_start_ns.end(), ops.gradient_end_ns[j]);
     if (applied == ops.update_start_ns.end()) continue;
     const int staleness = ops.update_version[applied - ops.update_start_ns.begin()] - v_f;
     out.staleness[j] = staleness;
-    out.staleness_max = std::max(out.staleness_max, staleness);
-    if (in_window) {
-      staleness_sum += staleness;
-      ++staleness_count;
-    }
+    tally.add_staleness(staleness, in_window);
   }
-  if (drift_count > 0) out.drift_mean = static_cast<double>(drift_sum) / drift_count;
-  if (staleness_count > 0) out.staleness_mean = static_cast<double>(staleness_sum) / staleness_count;
+  tally.finish(out);
 }
 
 // Live versions over time: version v lives from the end of the U that made it (0 for v = 0) until the later
@@ -101,6 +90,32 @@ void version_timeline(const StageOps& ops, StageDrift& out) {
 }
 
 }  // namespace
+
+void StageDriftTally::add_drift(int drift, bool in_window) {
+  drift_max_ = std::max(drift_max_, drift);
+  if (static_cast<int>(histogram_.size()) <= drift) histogram_.resize(drift + 1, 0);
+  ++histogram_[drift];
+  if (in_window) {
+    drift_sum_ += drift;
+    ++drift_count_;
+  }
+}
+
+void StageDriftTally::add_staleness(int staleness, bool in_window) {
+  staleness_max_ = std::max(staleness_max_, staleness);
+  if (in_window) {
+    staleness_sum_ += staleness;
+    ++staleness_count_;
+  }
+}
+
+void StageDriftTally::finish(StageDrift& out) const {
+  out.drift_max = drift_max_;
+  out.staleness_max = staleness_max_;
+  out.drift_histogram = histogram_;
+  out.drift_mean = drift_count_ > 0 ? static_cast<double>(drift_sum_) / drift_count_ : 0;
+  out.staleness_mean = staleness_count_ > 0 ? static_cast<double>(staleness_sum_) / staleness_count_ : 0;
+}
 
 DriftReport compute_drift(const RunTrace& trace, const DriftWindow& window) {
   const int stages = trace.layout.stages;

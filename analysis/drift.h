@@ -47,4 +47,20 @@ struct DriftReport {
 
 DriftReport compute_drift(const RunTrace& trace, const DriftWindow& window);
 
+// A stage's drift and staleness figures, added one microbatch at a time (from a trace or while a run
+// streams): maxima and histogram over every microbatch, means over the window's.
+class StageDriftTally {
+ public:
+  void add_drift(int drift, bool in_window);
+  void add_staleness(int staleness, bool in_window);
+  // Fills the maxima, means and histogram of `out`.
+  void finish(StageDrift& out) const;
+
+ private:
+  int drift_max_ = 0;
+  int staleness_max_ = 0;
+  long drift_sum_ = 0, drift_count_ = 0, staleness_sum_ = 0, staleness_count_ = 0;
+  std::vector<long> histogram_;
+};
+
 }  // namespace pipesim

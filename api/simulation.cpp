@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "analysis/streaming_analysis.h"
 #include "api/engine_error_location.h"
 #include "api/resolve.h"
 #include "api/run_assertions.h"
@@ -111,35 +113,63 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.spec.exact_costs = length.exact_repeat;
   length.fixed_length = options.fixed_batches;
   length.run_name = run_name(result);
-  SteadyRun steady =
-      with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
-        return simulate_steady_state(length, [&](int batches) {
-          result.spec.batches = batches;
-          ExecutionPlan plan = run.schedule->plan(result.spec, *costs);
-          return simulate(plan, *costs, *run.make_comm());
+  const MetricsInput metrics_input{
+      scenario.microbatches, {}, scenario.samples_per_microbatch(), scenario.seq_len};
+  if (options.keep_trace || options.analyze_graph) {
+    SteadyRun steady =
+        with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
+          return simulate_steady_state(length, [&](int batches) {
+            result.spec.batches = batches;
+            ExecutionPlan plan = run.schedule->plan(result.spec, *costs);
+            return simulate(plan, *costs, *run.make_comm());
+          });
         });
-      });
-  result.trace = std::move(steady.trace);
-  result.spec.batches = steady.window.total_batches;
-  result.simulations = steady.simulations;
-  if (options.analyze_graph) {
-    result.graph = analyze_task_graph(result.trace);
-    // Two computations of one figure: the Boost graph's longest path and the engine's inline one.
-    if (result.graph.critical_path_ns != result.trace.critical_path_ns) {
-      throw ScheduleError(fmt::format("{}: the task graph's critical path is {} ns, the engine's {} ns",
-                                      result.schedule, result.graph.critical_path_ns,
-                                      result.trace.critical_path_ns));
+    result.trace = std::move(steady.trace);
+    result.spec.batches = steady.window.total_batches;
+    result.simulations = steady.simulations;
+    if (options.analyze_graph) {
+      result.graph = analyze_task_graph(result.trace);
+      // Two computations of one figure: the Boost graph's longest path and the engine's inline one.
+      if (result.graph.critical_path_ns != result.trace.critical_path_ns) {
+        throw ScheduleError(fmt::format("{}: the task graph's critical path is {} ns, the engine's {} ns",
+                                        result.schedule, result.graph.critical_path_ns,
+                                        result.trace.critical_path_ns));
+      }
+    } else {
+      result.graph.critical_path_ns = result.trace.critical_path_ns;
+      result.graph.critical_path = result.trace.critical_path;
     }
+    MetricsInput input = metrics_input;
+    input.window = steady.window;
+    result.metrics = compute_metrics(result.trace, input);
+    result.drift = compute_drift(result.trace, {steady.window.first_batch * scenario.microbatches,
+                                                steady.window.end_batch * scenario.microbatches});
+    result.memory = compute_memory(result.trace, result.drift, run.static_memory);
   } else {
+    std::optional<StreamingAnalysis> analysis;
+    const SteadyWindow steady =
+        with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
+          return find_steady_window(length, [&](const RunWindow& window) -> const SteadyStateProbe& {
+            result.spec.batches = window.total_batches;
+            ExecutionPlan plan = run.schedule->plan(result.spec, *costs);
+            analysis.emplace(StreamingConfig{layout, scenario.microbatches, window, plan.total_microbatches,
+                                             run.static_memory});
+            result.trace = simulate(plan, *costs, *run.make_comm(), *analysis);
+            return *analysis;
+          });
+        });
+    result.spec.batches = steady.window.total_batches;
+    result.simulations = steady.simulations;
     result.graph.critical_path_ns = result.trace.critical_path_ns;
-    result.graph.critical_path = result.trace.critical_path;
+    MetricsInput input = metrics_input;
+    input.window = steady.window;
+    result.metrics = analysis->metrics(input, result.trace);
+    result.drift = analysis->drift(
+        {steady.window.first_batch * scenario.microbatches, steady.window.end_batch * scenario.microbatches},
+        result.trace);
+    result.memory = analysis->memory();
   }
-  result.metrics = compute_metrics(result.trace, {scenario.microbatches, steady.window,
-                                                  scenario.samples_per_microbatch(), scenario.seq_len});
   result.guarantees = run.schedule->guarantees(result.spec);
-  result.drift = compute_drift(result.trace, {steady.window.first_batch * scenario.microbatches,
-                                              steady.window.end_batch * scenario.microbatches});
-  result.memory = compute_memory(result.trace, result.drift, run.static_memory);
   result.weight_memory_known = scenario.transformer || std::any_of(scenario.costs.parameter_bytes.begin(),
                                                                    scenario.costs.parameter_bytes.end(),
                                                                    [](Bytes b) { return b > 0; });

@@ -22,6 +22,11 @@ struct SimulationOptions {
   bool fixed_batches = false;
   // Wraps the scenario's cost model, e.g. in seeded jitter for `pipesim check`; empty: none.
   std::function<std::unique_ptr<CostModel>(std::unique_ptr<CostModel>)> decorate_costs = {};
+  // Record the run: every op, transfer and memory sample (timelines, `--trace`, per-microbatch drift, the
+  // critical path's ops). Off: the figures are computed while the run streams
+  // (analysis/streaming_analysis.h), in memory that does not grow with the run; the result's trace then
+  // holds only the run's totals and its drift and memory reports no per-microbatch values or timelines.
+  bool keep_trace = true;
 };
 
 // Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <deque>
 #include <queue>
 
 #include "sim/errors.h"
+#include "sim/run_observer.h"
 #include "sim/value_ranges.h"
 
 namespace pipesim {
@@ -70,15 +72,33 @@ constexpr OpRule rule_of(OpKind kind) {
   return {};
 }
 
+// Where the critical path stands at one op: its earliest finish over the task graph, its real end, and its
+// index in the trace (kept only when the trace is recorded, to name the path's ops).
+struct DagPoint {
+  TimeNs finish_ns = 0;
+  TimeNs end_ns = 0;
+  std::int32_t op = -1;
+  bool known = false;
+};
+
 struct MicrobatchState {
   TimeNs activation_arrival_ns = kNever;  // input activation from the previous stage is usable from then
   TimeNs gradient_arrival_ns = kNever;    // output gradient from the next stage is usable from then
+  // The F and the B or I of this (stage, microbatch): the producers whose ends the critical path follows.
+  DagPoint forward;
+  DagPoint input_grad;
   std::int32_t forward_version = -1;
-  // Indices into the trace's ops of the F and of the B or I of this (stage, microbatch): the producers
-  // whose ends the critical path follows.
-  std::int32_t forward_op = -1;
-  std::int32_t input_grad_op = -1;
+  std::int32_t gradient_version = -1;  // largest version its gradient ops read so far
   std::uint8_t done = 0;
+};
+
+// One weight version of one stage while it may still be read. It is retired (RunObserver::version_retired)
+// once replaced and no longer referenced: by a stash (a microbatch whose forward read it and whose last
+// gradient op has not started) or by a forward pinned to it that has not started (double buffering).
+struct VersionLife {
+  int references = 0;
+  TimeNs last_read_end_ns = 0;
+  TimeNs replaced_end_ns = kNever;  // end of the U that replaced it; kNever while current
 };
 
 struct DeviceState {
@@ -92,7 +112,7 @@ struct DeviceState {
   int barrier_next_step = 0;  // lowest optimizer step this device has not yet arrived at
   Bytes activation_bytes = 0;
   int in_flight = 0;
-  std::int32_t last_op = -1;  // index of the op this device started last
+  DagPoint last_op;  // the op this device started last
 };
 
 struct Event {
@@ -107,8 +127,13 @@ struct Event {
 
 class Engine final : public LocalView {
  public:
-  Engine(ExecutionPlan& plan, const CostModel& costs, CommModel& comm)
-      : plan_(plan), layout_(plan.layout), costs_(costs), comm_(comm) {
+  Engine(ExecutionPlan& plan, const CostModel& costs, CommModel& comm, RunObserver* observer)
+      : plan_(plan),
+        layout_(plan.layout),
+        costs_(costs),
+        comm_(comm),
+        observer_(observer),
+        record_(!observer) {
     if (static_cast<int>(plan.policies.size()) != layout_.devices) {
       throw ScheduleError(
           fmt::format("plan has {} device policies for {} devices", plan.policies.size(), layout_.devices));
@@ -117,19 +142,26 @@ class Engine final : public LocalView {
     mb_state_.resize(static_cast<size_t>(layout_.stages) * microbatches_);
     devices_.resize(layout_.devices);
     for (int d = 0; d < layout_.devices; ++d) this_pass_.push(d);  // every device is asked at time 0
-    // Most schedules run F, B (or I and W) once per stage and microbatch, plus a few U.
-    trace_.ops.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 3 + 64);
-    dag_finish_ns_.reserve(trace_.ops.capacity());
-    dag_parent_.reserve(trace_.ops.capacity());
-    trace_.transfers.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 2 + 64);
+    if (record_) {
+      // Most schedules run F, B (or I and W) once per stage and microbatch, plus a few U.
+      trace_.ops.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 3 + 64);
+      dag_parent_.reserve(trace_.ops.capacity());
+      trace_.transfers.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 2 + 64);
+      trace_.memory.resize(layout_.devices);
+      for (auto& samples : trace_.memory) samples.push_back({0, 0, 0});
+    } else {
+      for (int d = 0; d < layout_.devices; ++d) observer_->memory_changed(d, {0, 0, 0});
+    }
     stage_version_.assign(layout_.stages, 0);
     stage_in_flight_.assign(layout_.stages, 0);
+    versions_.resize(layout_.stages);
+    version_base_.assign(layout_.stages, 0);
+    for (int stage = 0; stage < layout_.stages; ++stage) make_version(stage, 0);
     trace_.layout = layout_;
     trace_.total_microbatches = microbatches_;
-    trace_.memory.resize(layout_.devices);
     trace_.peak_activation_bytes.assign(layout_.devices, 0);
     trace_.peak_in_flight.assign(layout_.devices, 0);
-    for (auto& samples : trace_.memory) samples.push_back({0, 0, 0});
+    trace_.stage_peak_in_flight.assign(layout_.stages, 0);
   }
 
   RunTrace run() {
@@ -148,8 +180,10 @@ class Engine final : public LocalView {
       dispatch_dirty_devices();
     }
     check_all_finished();
+    check_versions_retired();
     trace_.makespan_ns = now_;
     record_critical_path();
+    if (observer_) observer_->run_finished(now_);
     return std::move(trace_);
   }
 
@@ -285,6 +319,8 @@ class Engine final : public LocalView {
       throw ScheduleError(
           fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));
     }
+    const TimeNs end_ns = add_time_ns(now_, duration, "an op's end");
+    const bool stashed = plan_.backward_reads == BackwardReads::kStashedWeights;
     int version = stage_version_[a.stage];
     const OpRule rule = rule_of(a.kind);
     if (rule.pins_forward_version) {
@@ -292,20 +328,107 @@ class Engine final : public LocalView {
       if (pinned >= 0) version = pinned;
       MicrobatchState& st = state(a.stage, a.microbatch);
       st.forward_version = version;
+      if (observer_) {
+        // The stash takes its reference before the pin gives its own up, so the version is never
+        // unreferenced in between.
+        if (stashed) ++version_life(a.stage, version).references;
+        if (pinned >= 0) release_version(a.stage, pinned);
+      }
     }
     if (rule.holds_activations) {
       ++stage_in_flight_[a.stage];
+      trace_.stage_peak_in_flight[a.stage] =
+          std::max(trace_.stage_peak_in_flight[a.stage], stage_in_flight_[a.stage]);
       ++dev.in_flight;
       change_memory(d, costs_.activation_bytes(a.stage));
-    } else if (a.kind != OpKind::U && plan_.backward_reads == BackwardReads::kStashedWeights) {
+    } else if (a.kind != OpKind::U && stashed) {
       version = state(a.stage, a.microbatch).forward_version;
     }
     dev.busy = true;
     dev.running = a;
-    dev.running_end_ns = add_time_ns(now_, duration, "an op's end");
+    dev.running_end_ns = end_ns;
     track_critical_path(d, a, duration);
-    trace_.ops.push_back({a, d, version, now_, dev.running_end_ns});
-    events_.push({dev.running_end_ns, seq_++, d, true});
+    if (observer_) observe_start(d, a, version, end_ns, stashed);
+    if (record_) {
+      trace_.ops.push_back({a, d, version, now_, end_ns});
+    } else {
+      ++trace_.op_count;
+    }
+    events_.push({end_ns, seq_++, d, true});
+  }
+
+  // What a streaming observer learns when an op starts: the op, the versions it reads and retires, and its
+  // microbatch's drift once its last gradient op starts.
+  void observe_start(int d, const Action& a, int version, TimeNs end_ns, bool stashed) {
+    VersionLife& read = version_life(a.stage, version);
+    read.last_read_end_ns = std::max(read.last_read_end_ns, end_ns);
+    if (a.kind == OpKind::U) {
+      read.replaced_end_ns = end_ns;
+      make_version(a.stage, version + 1);
+      retire_if_done(a.stage, version);
+    } else if (is_gradient_op(a.kind)) {
+      MicrobatchState& st = state(a.stage, a.microbatch);
+      st.gradient_version = std::max(st.gradient_version, version);
+      if (a.kind != OpKind::I) {  // B, or the W after an I: the last gradient op
+        observer_->gradient_complete(
+            {a.stage, a.microbatch, st.forward_version, st.gradient_version, end_ns});
+        if (stashed) release_version(a.stage, st.forward_version);
+      }
+    }
+    observer_->op_started({a, d, version, now_, end_ns});
+  }
+
+  VersionLife& version_life(int stage, int version) {
+    const int index = version - version_base_[stage];
+    if (index < 0 || index >= static_cast<int>(versions_[stage].size()) ||
+        versions_[stage][index].references < 0) {
+      throw ScheduleError(
+          fmt::format("engine: stage {} read version {} after it was retired", stage + 1, version));
+    }
+    return versions_[stage][index];
+  }
+
+  // A new version exists from its U's start on (its forward may be pinned to it); it holds a reference for
+  // every forward pinned to it.
+  void make_version(int stage, int version) {
+    VersionLife life;
+    const ForwardReads& reads = plan_.forward_reads;
+    if (reads.period_microbatches > 0) {
+      const long p = reads.period_microbatches;
+      const long first = version == 0 ? 0 : (version + static_cast<long>(reads.lag_versions)) * p;
+      const long end = (version + static_cast<long>(reads.lag_versions) + 1) * p;
+      life.references = static_cast<int>(std::max(0L, std::min<long>(end, microbatches_) - first));
+    }
+    if (versions_[stage].empty()) version_base_[stage] = version;
+    versions_[stage].push_back(life);
+  }
+
+  void release_version(int stage, int version) {
+    --version_life(stage, version).references;
+    retire_if_done(stage, version);
+  }
+
+  void retire_if_done(int stage, int version) {
+    VersionLife& life = version_life(stage, version);
+    if (life.replaced_end_ns == kNever || life.references != 0) return;
+    observer_->version_retired(stage, version, std::max(life.replaced_end_ns, life.last_read_end_ns));
+    life.references = -1;  // retired
+    auto& lives = versions_[stage];
+    while (!lives.empty() && lives.front().references < 0) {
+      lives.pop_front();
+      ++version_base_[stage];
+    }
+  }
+
+  // Every version but the newest must have been retired: a reference left over is an engine bug.
+  void check_versions_retired() const {
+    if (!observer_) return;
+    for (int stage = 0; stage < layout_.stages; ++stage) {
+      if (versions_[stage].size() > 1) {
+        throw ScheduleError(fmt::format("engine: version {} of stage {} is still referenced after the run",
+                                        version_base_[stage], stage + 1));
+      }
+    }
   }
 
   // The critical path, inline: each op's earliest finish over the realized task graph (analysis/
@@ -313,50 +436,41 @@ class Engine final : public LocalView {
   // same-device order, synchronized steps after every device's last op before the barrier), with the
   // predecessor that bound it. Called as the op starts, when all of those have ended.
   void track_critical_path(int d, const Action& a, TimeNs duration) {
-    if (trace_.ops.size() >= static_cast<size_t>(INT32_MAX)) {
+    const std::size_t ops = record_ ? trace_.ops.size() : static_cast<std::size_t>(trace_.op_count);
+    if (ops >= static_cast<size_t>(INT32_MAX)) {
       throw InputError("the run has more than 2^31 ops; lower the microbatches or batches");
     }
-    const auto op = static_cast<std::int32_t>(trace_.ops.size());
+    const auto op = static_cast<std::int32_t>(ops);
     TimeNs ready = 0;
     std::int32_t parent = -1;
-    const auto consider = [&](std::int32_t from, TimeNs delay_ns) {
-      if (from < 0) return;
-      const TimeNs candidate = dag_finish_ns_[from] + std::max<TimeNs>(0, delay_ns);
-      if (parent < 0 || candidate > ready) {
+    bool bound = false;
+    const auto consider = [&](const DagPoint& from, TimeNs arrival_ns) {
+      if (!from.known) return;
+      const TimeNs candidate = from.finish_ns + std::max<TimeNs>(0, arrival_ns - from.end_ns);
+      if (!bound || candidate > ready) {
         ready = candidate;
-        parent = from;
+        parent = from.op;
+        bound = true;
       }
     };
     consider(devices_[d].last_op, 0);
     if (a.kind == OpKind::U) {
-      if (a.synchronized) {
-        const BarrierBound& bound = barrier_bound_[a.microbatch];
-        consider(bound.op, 0);
-      }
+      if (a.synchronized) consider(barrier_bound_[a.microbatch], 0);
     } else {
       MicrobatchState& st = state(a.stage, a.microbatch);
-      const auto delay_from = [&](std::int32_t producer, TimeNs arrival_ns) {
-        return producer < 0 ? 0 : arrival_ns - trace_.ops[producer].end_ns;
-      };
       switch (a.kind) {
         case OpKind::F:
-          if (a.stage > 0) {
-            const std::int32_t producer = state(a.stage - 1, a.microbatch).forward_op;
-            consider(producer, delay_from(producer, st.activation_arrival_ns));
-          }
-          st.forward_op = op;
+          if (a.stage > 0) consider(state(a.stage - 1, a.microbatch).forward, st.activation_arrival_ns);
           break;
         case OpKind::B:
         case OpKind::I:
-          consider(st.forward_op, 0);
+          consider(st.forward, 0);
           if (a.stage + 1 < layout_.stages) {
-            const std::int32_t producer = state(a.stage + 1, a.microbatch).input_grad_op;
-            consider(producer, delay_from(producer, st.gradient_arrival_ns));
+            consider(state(a.stage + 1, a.microbatch).input_grad, st.gradient_arrival_ns);
           }
-          st.input_grad_op = op;
           break;
         case OpKind::W:
-          consider(st.input_grad_op, 0);
+          consider(st.input_grad, 0);
           break;
         case OpKind::U:
           break;
@@ -369,28 +483,30 @@ class Engine final : public LocalView {
                       "allow ({} ns)",
                       describe(a), d, now_, ready));
     }
-    dag_finish_ns_.push_back(ready + duration);
-    dag_parent_.push_back(parent);
-    devices_[d].last_op = op;
+    const DagPoint point{ready + duration, now_ + duration, op, true};
+    if (a.kind == OpKind::F) state(a.stage, a.microbatch).forward = point;
+    if (a.kind == OpKind::B || a.kind == OpKind::I) state(a.stage, a.microbatch).input_grad = point;
+    if (record_) dag_parent_.push_back(parent);
+    if (!critical_end_.known || point.finish_ns > critical_end_.finish_ns) critical_end_ = point;
+    devices_[d].last_op = point;
   }
 
   // A device reaching barrier `step` after the op it ran last: a synchronized U(step) starts no earlier
   // than that op's earliest finish.
   void bind_barrier(int d, int step) {
     if (static_cast<int>(barrier_bound_.size()) <= step) barrier_bound_.resize(step + 1);
-    BarrierBound& bound = barrier_bound_[step];
-    const std::int32_t last = devices_[d].last_op;
-    if (last >= 0 && (bound.op < 0 || dag_finish_ns_[last] > dag_finish_ns_[bound.op])) bound.op = last;
+    DagPoint& bound = barrier_bound_[step];
+    const DagPoint& last = devices_[d].last_op;
+    // The barrier is a zero-time join: an op after it waits for the bound's finish, not for a transfer.
+    if (last.known && (!bound.known || last.finish_ns > bound.finish_ns))
+      bound = {last.finish_ns, 0, last.op, true};
   }
 
   void record_critical_path() {
-    std::int32_t last = -1;
-    for (std::int32_t i = 0; i < static_cast<std::int32_t>(dag_finish_ns_.size()); ++i) {
-      if (last < 0 || dag_finish_ns_[i] > dag_finish_ns_[last]) last = i;
-    }
-    if (last < 0) return;
-    trace_.critical_path_ns = dag_finish_ns_[last];
-    for (std::int32_t v = last; v >= 0; v = dag_parent_[v]) trace_.critical_path.push_back(v);
+    if (!critical_end_.known) return;
+    trace_.critical_path_ns = critical_end_.finish_ns;
+    if (!record_) return;
+    for (std::int32_t v = critical_end_.op; v >= 0; v = dag_parent_[v]) trace_.critical_path.push_back(v);
     std::reverse(trace_.critical_path.begin(), trace_.critical_path.end());
   }
 
@@ -437,8 +553,13 @@ class Engine final : public LocalView {
           blocking && devices_[dst].busy ? std::max(now_, devices_[dst].running_end_ns) : now_;
       const TransferTiming timing = comm_.send(src, dst, bytes, ready);
       arrival = timing.arrival_ns;
-      trace_.transfers.push_back(
-          {producer, src_stage, dst_stage, mb, src, dst, bytes, now_, timing.start_ns, arrival, blocking});
+      const TransferRecord transfer{producer, src_stage, dst_stage,       mb,      src,     dst,
+                                    bytes,    now_,      timing.start_ns, arrival, blocking};
+      if (record_) {
+        trace_.transfers.push_back(transfer);
+      } else {
+        observer_->transfer_sent(transfer);
+      }
       if (blocking) {
         hold_stream(src, arrival);
         hold_stream(dst, arrival);
@@ -470,12 +591,16 @@ class Engine final : public LocalView {
                       "bytes or the microbatches in flight",
                       d + 1));
     }
-    auto& samples = trace_.memory[d];
-    if (samples.back().time_ns == now_) {
-      samples.back().activation_bytes = dev.activation_bytes;
-      samples.back().in_flight = dev.in_flight;
+    if (record_) {
+      auto& samples = trace_.memory[d];
+      if (samples.back().time_ns == now_) {
+        samples.back().activation_bytes = dev.activation_bytes;
+        samples.back().in_flight = dev.in_flight;
+      } else {
+        samples.push_back({now_, dev.activation_bytes, dev.in_flight});
+      }
     } else {
-      samples.push_back({now_, dev.activation_bytes, dev.in_flight});
+      observer_->memory_changed(d, {now_, dev.activation_bytes, dev.in_flight});
     }
     trace_.peak_activation_bytes[d] = std::max(trace_.peak_activation_bytes[d], dev.activation_bytes);
     trace_.peak_in_flight[d] = std::max(trace_.peak_in_flight[d], dev.in_flight);
@@ -542,12 +667,14 @@ class Engine final : public LocalView {
   std::vector<int> stage_version_;
   std::vector<int> stage_in_flight_;
   std::vector<int> barrier_arrivals_;
-  struct BarrierBound {
-    std::int32_t op = -1;  // the latest-finishing (earliest finish) op run before the barrier by any device
-  };
-  std::vector<BarrierBound> barrier_bound_;  // per optimizer step
-  std::vector<TimeNs> dag_finish_ns_;        // per op: its earliest finish over the task graph
-  std::vector<std::int32_t> dag_parent_;     // per op: the predecessor that bound its earliest start
+  // Per optimizer step: the latest-finishing (earliest finish) op run before the barrier by any device.
+  std::vector<DagPoint> barrier_bound_;
+  DagPoint critical_end_;                 // the op with the latest earliest finish so far
+  std::vector<std::int32_t> dag_parent_;  // per op, recorded runs only: the predecessor that bound its start
+  RunObserver* observer_;                 // streaming: told everything, nothing recorded
+  bool record_;                           // record every op, transfer and memory sample in the trace
+  std::vector<std::deque<VersionLife>> versions_;  // per stage, streaming only: versions not yet retired
+  std::vector<int> version_base_;                  // per stage: the version versions_[stage].front() is
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   RunTrace trace_;
 };
@@ -555,7 +682,12 @@ class Engine final : public LocalView {
 }  // namespace
 
 RunTrace simulate(ExecutionPlan& plan, const CostModel& costs, CommModel& comm) {
-  Engine engine(plan, costs, comm);
+  Engine engine(plan, costs, comm, nullptr);
+  return engine.run();
+}
+
+RunTrace simulate(ExecutionPlan& plan, const CostModel& costs, CommModel& comm, RunObserver& observer) {
+  Engine engine(plan, costs, comm, &observer);
   return engine.run();
 }
 

@@ -30,54 +30,63 @@ class BatchOf {
 RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   const int m = input.microbatches_per_batch;
   const int devices = trace.layout.devices;
-  RunMetrics result;
-  result.makespan_ns = trace.makespan_ns;
-  result.simulated_ops = static_cast<long>(trace.ops.size());
-  result.devices.resize(devices);
-
   const RunWindow& w = input.window;
   const std::vector<TimeNs> starts = batch_start_times(trace, m, w.total_batches);
-  const int lo = w.first_batch;
-  const int hi = w.end_batch;
-  const TimeNs window_begin = starts[lo];
-  const TimeNs window_end = hi < w.total_batches ? starts[hi] : trace.makespan_ns;
-  const int window_batches = hi - lo;
-  result.first_steady_batch = lo;
-  result.last_batch = hi;
-  result.window_ns = window_end - window_begin;
-  result.period_ns = result.window_ns / window_batches;
-
-  // Per-device work and busy time.
-  std::vector<TimeNs> work_total(devices, 0);
-  std::vector<TimeNs> busy_in_window(devices, 0);
-  std::vector<TimeNs> work_in_window(devices, 0);
-  std::vector<TimeNs> span_begin(devices, kNever);
-  std::vector<TimeNs> span_end(devices, 0);
+  MetricsTally tally;
+  tally.window_begin_ns = starts[w.first_batch];
+  tally.window_end_ns = w.end_batch < w.total_batches ? starts[w.end_batch] : trace.makespan_ns;
+  tally.makespan_ns = trace.makespan_ns;
+  tally.ops = static_cast<long>(trace.ops.size());
+  tally.total_microbatches = trace.total_microbatches;
+  tally.devices.resize(devices);
   BatchOf batch_of(trace.layout.stages, m);
   for (const OpRecord& op : trace.ops) {
-    const int d = op.device;
-    if (op.action.kind != OpKind::U) work_total[d] += op.duration_ns();
-    const TimeNs overlap = std::min(op.end_ns, window_end) - std::max(op.start_ns, window_begin);
-    if (overlap > 0) busy_in_window[d] += overlap;
-    if (overlap > 0 && op.action.kind != OpKind::U) work_in_window[d] += overlap;
+    MetricsTally::Device& t = tally.devices[op.device];
+    if (op.action.kind != OpKind::U) t.work_total_ns += op.duration_ns();
+    const TimeNs overlap =
+        std::min(op.end_ns, tally.window_end_ns) - std::max(op.start_ns, tally.window_begin_ns);
+    if (overlap > 0) t.busy_in_window_ns += overlap;
+    if (overlap > 0 && op.action.kind != OpKind::U) t.work_in_window_ns += overlap;
     // U is left out: under a barrier it waits for the slowest stage, which is not this device's bubble.
-    if (op.action.kind != OpKind::U && batch_of(op) == lo) {
-      span_begin[d] = std::min(span_begin[d], op.start_ns);
-      span_end[d] = std::max(span_end[d], op.end_ns);
+    if (op.action.kind != OpKind::U && batch_of(op) == w.first_batch) {
+      t.span_begin_ns = std::min(t.span_begin_ns, op.start_ns);
+      t.span_end_ns = std::max(t.span_end_ns, op.end_ns);
     }
   }
+  for (int d = 0; d < devices; ++d) {
+    tally.devices[d].peak_activation_bytes = trace.peak_activation_bytes[d];
+    tally.devices[d].peak_in_flight = trace.peak_in_flight[d];
+  }
+  return metrics_from_tally(tally, input);
+}
+
+RunMetrics metrics_from_tally(const MetricsTally& tally, const MetricsInput& input) {
+  const int m = input.microbatches_per_batch;
+  const int devices = static_cast<int>(tally.devices.size());
+  RunMetrics result;
+  result.makespan_ns = tally.makespan_ns;
+  result.simulated_ops = tally.ops;
+  result.devices.resize(devices);
+  const RunWindow& w = input.window;
+  const int window_batches = w.end_batch - w.first_batch;
+  result.first_steady_batch = w.first_batch;
+  result.last_batch = w.end_batch;
+  result.window_ns = tally.window_end_ns - tally.window_begin_ns;
+  result.period_ns = result.window_ns / window_batches;
+
   TimeNs max_work = 0;
   for (int d = 0; d < devices; ++d) {
+    const MetricsTally::Device& t = tally.devices[d];
     DeviceMetrics& dm = result.devices[d];
-    dm.work_ns_per_microbatch = work_in_window[d] / (static_cast<TimeNs>(window_batches) * m);
-    dm.run_work_ns_per_microbatch = work_total[d] / std::max(1, trace.total_microbatches);
-    dm.busy_ns_per_batch = busy_in_window[d] / window_batches;
+    dm.work_ns_per_microbatch = t.work_in_window_ns / (static_cast<TimeNs>(window_batches) * m);
+    dm.run_work_ns_per_microbatch = t.work_total_ns / std::max(1, tally.total_microbatches);
+    dm.busy_ns_per_batch = t.busy_in_window_ns / window_batches;
     dm.idle_ns_per_batch = result.period_ns - dm.busy_ns_per_batch;
-    dm.peak_activation_bytes = trace.peak_activation_bytes[d];
-    dm.peak_in_flight = trace.peak_in_flight[d];
+    dm.peak_activation_bytes = t.peak_activation_bytes;
+    dm.peak_in_flight = t.peak_in_flight;
     max_work = std::max(max_work, dm.work_ns_per_microbatch);
-    if (span_begin[d] != kNever) {
-      result.zb_batch_cost_ns = std::max(result.zb_batch_cost_ns, span_end[d] - span_begin[d]);
+    if (t.span_begin_ns != kNever) {
+      result.zb_batch_cost_ns = std::max(result.zb_batch_cost_ns, t.span_end_ns - t.span_begin_ns);
     }
   }
 

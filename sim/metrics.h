@@ -48,4 +48,26 @@ struct RunMetrics {
 
 RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input);
 
+// What the figures are computed from, gathered from a trace or while a run streams
+// (analysis/streaming_analysis.h): one implementation of the formulas for both.
+struct MetricsTally {
+  TimeNs window_begin_ns = 0;
+  TimeNs window_end_ns = 0;
+  TimeNs makespan_ns = 0;
+  long ops = 0;
+  int total_microbatches = 0;
+  struct Device {
+    TimeNs work_total_ns = 0;       // F, B, I, W time over the run
+    TimeNs busy_in_window_ns = 0;   // every op's time inside the window
+    TimeNs work_in_window_ns = 0;   // F, B, I, W time inside the window
+    TimeNs span_begin_ns = kNever;  // first start and last end of the window's first batch's F, B, I, W
+    TimeNs span_end_ns = 0;
+    Bytes peak_activation_bytes = 0;
+    int peak_in_flight = 0;
+  };
+  std::vector<Device> devices;
+};
+
+RunMetrics metrics_from_tally(const MetricsTally& tally, const MetricsInput& input);
+
 }  // namespace pipesim

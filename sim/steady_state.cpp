@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "sim/errors.h"
 
@@ -77,6 +78,12 @@ int forward_gap_repeat(const RunTrace& trace, int first_microbatch, int end_micr
     const int j = op.action.microbatch - first_microbatch;
     if (op.action.kind == OpKind::F && op.action.stage == 0 && j >= 0 && j <= count) start[j] = op.start_ns;
   }
+  return forward_gap_repeat(start);
+}
+
+int forward_gap_repeat(const std::vector<TimeNs>& start) {
+  const int count = static_cast<int>(start.size()) - 1;
+  if (count < 2) return 0;
   std::vector<TimeNs> gap(count);
   for (int j = 0; j < count; ++j) gap[j] = start[j + 1] - start[j];
   for (int p = 1; p <= count / 2; ++p) {
@@ -90,35 +97,49 @@ int forward_gap_repeat(const RunTrace& trace, int first_microbatch, int end_micr
 bool halves_agree(const RunTrace& trace, const RunWindow& window, int m) {
   const std::vector<TimeNs> starts = batch_start_times(trace, m, window.total_batches);
   const int mid = window.first_batch + window.batches() / 2;
-  const TimeNs begin = starts[window.first_batch];
-  const TimeNs middle = starts[mid];
-  const TimeNs end = starts[window.end_batch];
-  if (!nearly_equal(middle - begin, end - middle)) return false;
+  HalvesTally tally;
+  tally.begin_ns = starts[window.first_batch];
+  tally.middle_ns = starts[mid];
+  tally.end_ns = starts[window.end_batch];
   const int devices = trace.layout.devices;
-  std::vector<TimeNs> first_busy(devices, 0), second_busy(devices, 0), work(devices, 0);
+  tally.first_busy_ns.assign(devices, 0);
+  tally.second_busy_ns.assign(devices, 0);
+  tally.work_ns.assign(devices, 0);
+  tally.ops = static_cast<long>(trace.ops.size());
+  tally.total_microbatches = trace.total_microbatches;
   for (const OpRecord& op : trace.ops) {
-    first_busy[op.device] += std::max<TimeNs>(0, std::min(op.end_ns, middle) - std::max(op.start_ns, begin));
-    second_busy[op.device] += std::max<TimeNs>(0, std::min(op.end_ns, end) - std::max(op.start_ns, middle));
-    if (op.action.kind != OpKind::U) work[op.device] += op.duration_ns();
+    tally.first_busy_ns[op.device] +=
+        std::max<TimeNs>(0, std::min(op.end_ns, tally.middle_ns) - std::max(op.start_ns, tally.begin_ns));
+    tally.second_busy_ns[op.device] +=
+        std::max<TimeNs>(0, std::min(op.end_ns, tally.end_ns) - std::max(op.start_ns, tally.middle_ns));
+    if (op.action.kind != OpKind::U) tally.work_ns[op.device] += op.duration_ns();
   }
+  return halves_agree(tally, window, m);
+}
+
+bool halves_agree(const HalvesTally& tally, const RunWindow& window, int m) {
+  if (!nearly_equal(tally.middle_ns - tally.begin_ns, tally.end_ns - tally.middle_ns)) return false;
   // A half shorter than the work its microbatches need on some device is a transient (the first device
   // running ahead of a slower one while the lag grows), however alike the halves look: not steady yet.
   const double microbatches_per_half = static_cast<double>(window.batches() / 2) * m;
-  const double slack_ns = static_cast<double>(trace.ops.size());  // integer rounding, 1 ns per op
-  for (int d = 0; d < devices; ++d) {
-    if (!nearly_equal(first_busy[d], second_busy[d])) return false;
-    const double work_per_microbatch = static_cast<double>(work[d]) / std::max(1, trace.total_microbatches);
-    if (static_cast<double>(middle - begin) + slack_ns < microbatches_per_half * work_per_microbatch)
+  const double slack_ns = static_cast<double>(tally.ops);  // integer rounding, 1 ns per op
+  for (size_t d = 0; d < tally.work_ns.size(); ++d) {
+    if (!nearly_equal(tally.first_busy_ns[d], tally.second_busy_ns[d])) return false;
+    const double work_per_microbatch =
+        static_cast<double>(tally.work_ns[d]) / std::max(1, tally.total_microbatches);
+    if (static_cast<double>(tally.middle_ns - tally.begin_ns) + slack_ns <
+        microbatches_per_half * work_per_microbatch)
       return false;
   }
   return true;
 }
 
-SteadyRun simulate_steady_state(const RunLengthOptions& o, const std::function<RunTrace(int batches)>& run) {
-  SteadyRun result;
+SteadyWindow find_steady_window(const RunLengthOptions& o,
+                                const std::function<const SteadyStateProbe&(const RunWindow& window)>& run) {
+  SteadyWindow result;
   if (o.fixed_length) {
     result.window = {o.min_batches, 0, o.min_batches};
-    result.trace = run(o.min_batches);
+    run(result.window);
     result.simulations = 1;
     return result;
   }
@@ -129,14 +150,14 @@ SteadyRun simulate_steady_state(const RunLengthOptions& o, const std::function<R
   int warmup = window.first_batch;
   int half = window.batches() / 2;
   for (;;) {
-    result.trace = run(window.total_batches);
+    const SteadyStateProbe& probe = run(window);
     result.window = window;
     ++result.simulations;
     if (!o.exact_repeat) return result;
     // The trace may repeat on a longer cycle than the schedule knew (comm latency, uneven stages): the
     // halves must then be whole multiples of it.
     bool cycle_grew = false;
-    if (const int p = forward_gap_repeat(result.trace, window.first_batch * m, window.end_batch * m); p > 0) {
+    if (const int p = probe.forward_gap_repeat(window.first_batch * m, window.end_batch * m); p > 0) {
       const int seen = cycle_batches_of(p, m);
       if (half % seen != 0) {
         cycle = std::lcm(cycle, seen);
@@ -145,12 +166,12 @@ SteadyRun simulate_steady_state(const RunLengthOptions& o, const std::function<R
       }
     }
     if (!cycle_grew) {
-      if (halves_agree(result.trace, window, m)) return result;
+      if (probe.halves_agree(window, m)) return result;
       warmup += half;  // the old window's first half may still have been filling
       half *= 2;
     }
     const RunWindow next = window_of(warmup, half, tail, o.min_batches);
-    const double ops_per_batch = static_cast<double>(result.trace.ops.size()) / window.total_batches;
+    const double ops_per_batch = static_cast<double>(probe.ops()) / window.total_batches;
     if (ops_per_batch * next.total_batches > static_cast<double>(o.max_ops)) {
       throw ScheduleError(fmt::format(
           "{}: no steady state within {} simulated ops: after {} batches the two halves of the window "
@@ -159,6 +180,37 @@ SteadyRun simulate_steady_state(const RunLengthOptions& o, const std::function<R
     }
     window = next;
   }
+}
+
+namespace {
+
+class TraceProbe final : public SteadyStateProbe {
+ public:
+  explicit TraceProbe(const RunTrace& trace) : trace_(trace) {}
+  int forward_gap_repeat(int first, int end) const override {
+    return pipesim::forward_gap_repeat(trace_, first, end);
+  }
+  bool halves_agree(const RunWindow& window, int m) const override {
+    return pipesim::halves_agree(trace_, window, m);
+  }
+  long ops() const override { return static_cast<long>(trace_.ops.size()); }
+
+ private:
+  const RunTrace& trace_;
+};
+
+}  // namespace
+
+SteadyRun simulate_steady_state(const RunLengthOptions& o, const std::function<RunTrace(int batches)>& run) {
+  SteadyRun result;
+  std::optional<TraceProbe> probe;
+  const SteadyWindow steady = find_steady_window(o, [&](const RunWindow& window) -> const SteadyStateProbe& {
+    result.trace = run(window.total_batches);
+    return probe.emplace(result.trace);
+  });
+  result.window = steady.window;
+  result.simulations = steady.simulations;
+  return result;
 }
 
 }  // namespace pipesim

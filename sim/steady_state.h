@@ -61,11 +61,47 @@ std::vector<TimeNs> batch_start_times(const RunTrace& trace, int m, int batches)
 // [first, end); 0 when none up to half the range.
 int forward_gap_repeat(const RunTrace& trace, int first_microbatch, int end_microbatch);
 
+// The same from the F start times of stage 1's microbatches first..end (inclusive; kNever when absent).
+int forward_gap_repeat(const std::vector<TimeNs>& forward_starts);
+
 // Whether the window's two halves have the same span and the same busy time per device.
 bool halves_agree(const RunTrace& trace, const RunWindow& window, int m);
 
-// Simulates `run(batches)` until its window is in steady state. Throws ScheduleError when the window has
-// not converged before options.max_ops.
+// What halves_agree reads, gathered from a trace or while a run streams.
+struct HalvesTally {
+  TimeNs begin_ns = 0;  // starts of the window's first batch, of its second half, of the batch after it
+  TimeNs middle_ns = 0;
+  TimeNs end_ns = 0;
+  std::vector<TimeNs> first_busy_ns;   // per device: every op's time in the first half
+  std::vector<TimeNs> second_busy_ns;  // ... in the second half
+  std::vector<TimeNs> work_ns;         // per device: F, B, I, W time over the run
+  long ops = 0;
+  int total_microbatches = 0;
+};
+bool halves_agree(const HalvesTally& tally, const RunWindow& window, int m);
+
+// What the run-length search reads off one run: its recorded trace, or a streaming analysis of it.
+class SteadyStateProbe {
+ public:
+  virtual ~SteadyStateProbe() = default;
+  // forward_gap_repeat over microbatches [first, end) of the run.
+  virtual int forward_gap_repeat(int first_microbatch, int end_microbatch) const = 0;
+  virtual bool halves_agree(const RunWindow& window, int m) const = 0;
+  virtual long ops() const = 0;
+};
+
+struct SteadyWindow {
+  RunWindow window;
+  int simulations = 0;
+};
+
+// Runs `run(window)` on growing windows until the window is in steady state; `run` returns the probe of
+// the run it made (the caller keeps that run). Throws ScheduleError when the window has not converged
+// before options.max_ops.
+SteadyWindow find_steady_window(const RunLengthOptions& options,
+                                const std::function<const SteadyStateProbe&(const RunWindow& window)>& run);
+
+// The same over recorded traces: simulates `run(batches)` until its window is in steady state.
 SteadyRun simulate_steady_state(const RunLengthOptions& options,
                                 const std::function<RunTrace(int batches)>& run);
 

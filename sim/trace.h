@@ -49,6 +49,9 @@ struct RunTrace {
   std::vector<std::vector<MemorySample>> memory;  // per device
   std::vector<Bytes> peak_activation_bytes;       // per device
   std::vector<int> peak_in_flight;                // per device
+  std::vector<int> stage_peak_in_flight;          // per (virtual) stage
+  long op_count = 0;                              // ops run when they were streamed, not recorded (else 0)
+  long ops_run() const { return op_count + static_cast<long>(ops.size()); }
   TimeNs makespan_ns = 0;
   // The longest path through the realized task graph (analysis/task_graph.h), tracked as ops started:
   // its length and its ops (indices into `ops`, first to last).

@@ -8,34 +8,14 @@
 #include <random>
 
 #include "analysis/task_graph.h"
-#include "cost_models/noisy_costs.h"
 #include "schedules/registry.h"
+#include "tests/random_scenarios.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
 
 // Costs per stage, with a fixed comm latency (comm_ms) unless the comm is a link.
-std::string random_costs(std::mt19937& rng, int stages, bool link) {
-  std::uniform_real_distribution<double> ms(0.5, 3.0);
-  const auto list = [&] {
-    std::string out = "[";
-    for (int s = 0; s < stages; ++s) out += fmt::format("{}{:.3f}", s ? ", " : "", ms(rng));
-    return out + "]";
-  };
-  return fmt::format(
-      "costs: {{forward_ms: {}, backward_input_ms: {}, backward_weight_ms: {}, {}"
-      "activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}}\n",
-      list(), list(), list(),
-      link ? "" : fmt::format("comm_ms: {:.2f}, ", std::uniform_int_distribution<int>(0, 2)(rng) * 0.15));
-}
-
-const char* const kCommLines[] = {
-    "",  // costs.comm_ms as a fixed latency
-    "comm: {model: link, bandwidth_gb_per_s: 2, latency_ms: 0.1}\n",
-    "comm: {blocking: true}\n",
-};
-
 // Walks the path: ops in time order, their durations within its length, its length within the makespan.
 void expect_consistent_path(const RunTrace& trace, const std::string& what) {
   ASSERT_FALSE(trace.critical_path.empty()) << what;
@@ -63,20 +43,13 @@ TEST(CriticalPath, InlineEqualsTheTaskGraphOnRandomRuns) {
       const int comm = std::uniform_int_distribution<int>(0, 2)(rng);
       const std::string yaml =
           fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 3}}\n", stages, microbatches) +
-          random_costs(rng, stages, comm == 1) + kCommLines[comm];
+          test::random_costs(rng, stages, comm == 1) + test::kRandomCommLines[comm];
       const Scenario scenario = test::scenario_from_yaml(yaml);
       SimulationOptions options = test::fixed_batches();
       options.analyze_graph = true;
       const std::uint64_t seed = rng();
       if (trial % 2 == 1) {
-        options.decorate_costs = [seed](std::unique_ptr<CostModel> base) -> std::unique_ptr<CostModel> {
-          NoiseSpec noise;
-          noise.seed = seed;
-          noise.jitter_sigma = 0.2;
-          noise.straggler_probability = 0.05;
-          noise.straggler_factor = 4;
-          return std::make_unique<NoisyCosts>(std::move(base), noise);
-        };
+        options.decorate_costs = test::jitter_and_stragglers(seed);
       }
       const std::string what = fmt::format("{} trial {}:\n{}", info.name, trial, yaml);
       SimulationResult result;

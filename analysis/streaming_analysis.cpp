@@ -1,0 +1,266 @@
+#include "analysis/streaming_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/errors.h"
+
+namespace pipesim {
+
+StreamingAnalysis::StreamingAnalysis(StreamingConfig config) : config_(std::move(config)) {
+  const PipelineLayout& layout = config_.layout;
+  const int m = config_.microbatches_per_batch;
+  const RunWindow& w = config_.window;
+  if (static_cast<int>(config_.static_memory.size()) != layout.stages) {
+    throw InputError("streaming analysis: static memory must have one entry per stage of the run");
+  }
+  drift_window_ = {w.first_batch * m, w.end_batch * m};
+  devices_.resize(layout.devices);
+  stages_.resize(layout.stages);
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    const StageStaticMemory& s = config_.static_memory[stage];
+    devices_[layout.device(stage)].fixed_bytes += s.gradient_bytes + s.optimizer_bytes + s.extra_bytes;
+    push_change(0, stage, +1, 0);  // version 0 exists from the start
+  }
+  for (DeviceTally& d : devices_) d.memory.peak_bytes = -1;
+  batch_start_ns_.assign(w.total_batches, kNever);
+  forward_starts_.assign(static_cast<size_t>(w.end_batch - w.first_batch) * m + 1, kNever);
+  for (int batch : {w.first_batch, w.first_batch + w.batches() / 2, w.end_batch}) {
+    if (batch < w.total_batches) busy_at_.push_back({batch, kNever, {}, {}});
+  }
+}
+
+void StreamingAnalysis::push_change(TimeNs time_ns, int index, int live_delta, Bytes activation_bytes) {
+  if (time_ns < present_ns_) {
+    throw ScheduleError(fmt::format(
+        "streaming analysis: a change at {} ns arrived after the run passed {} ns", time_ns, present_ns_));
+  }
+  changes_.push({time_ns, seq_++, static_cast<std::int32_t>(index), static_cast<std::int8_t>(live_delta),
+                 activation_bytes});
+}
+
+void StreamingAnalysis::advance_to(TimeNs now_ns) {
+  if (now_ns <= present_ns_) return;
+  apply_changes_before(now_ns);
+  present_ns_ = now_ns;
+}
+
+// Every change of one instant is applied before the instant is sampled (the engine ends ops before it
+// starts others at the same time), as the trace-based sweeps do.
+void StreamingAnalysis::apply_changes_before(TimeNs time_ns) {
+  while (!changes_.empty() && changes_.top().time_ns < time_ns) {
+    const TimeNs instant = changes_.top().time_ns;
+    std::vector<int> touched_devices;
+    std::vector<int> touched_stages;
+    while (!changes_.empty() && changes_.top().time_ns == instant) {
+      const Change c = changes_.top();
+      changes_.pop();
+      if (c.live_delta == 0) {
+        DeviceTally& d = devices_[c.index];
+        d.activation_bytes = c.activation_bytes;
+        if (!d.touched) touched_devices.push_back(c.index);
+        d.touched = true;
+        continue;
+      }
+      StageTally& s = stages_[c.index];
+      s.live_versions += c.live_delta;
+      const int device = config_.layout.device(c.index);
+      devices_[device].weight_bytes += c.live_delta * config_.static_memory[c.index].weight_bytes;
+      if (!s.touched) touched_stages.push_back(c.index);
+      s.touched = true;
+      if (!devices_[device].touched) touched_devices.push_back(device);
+      devices_[device].touched = true;
+    }
+    for (int stage : touched_stages) {
+      StageTally& s = stages_[stage];
+      s.versions_max = std::max(s.versions_max, s.live_versions);
+      s.touched = false;
+    }
+    for (int device : touched_devices) {
+      DeviceTally& d = devices_[device];
+      d.touched = false;
+      const Bytes total = d.weight_bytes + d.fixed_bytes + d.activation_bytes;
+      if (total > d.memory.peak_bytes) {
+        d.memory.peak_bytes = total;
+        d.memory.peak_time_ns = instant;
+        d.memory.peak_weight_bytes = d.weight_bytes;
+        d.memory.peak_activation_bytes = d.activation_bytes;
+      }
+    }
+  }
+}
+
+void StreamingAnalysis::op_started(const OpRecord& op) {
+  advance_to(op.start_ns);
+  ++ops_;
+  const Action& a = op.action;
+  const int m = config_.microbatches_per_batch;
+  DeviceTally& d = devices_[op.device];
+  d.busy_ns += op.duration_ns();
+  d.last_start_ns = op.start_ns;
+  d.last_end_ns = op.end_ns;
+  if (a.kind == OpKind::U) {
+    push_change(op.end_ns, a.stage, +1, 0);  // the version it makes
+    // The first step starting once a gradient has ended applies it.
+    StageTally& s = stages_[a.stage];
+    while (!s.pending.empty() && s.pending.top().gradient_end_ns <= op.start_ns) {
+      const PendingStaleness p = s.pending.top();
+      s.pending.pop();
+      s.drift.add_staleness(op.weight_version - p.forward_version, p.in_window);
+    }
+    return;
+  }
+  d.work_ns += op.duration_ns();
+  d.last_work_start_ns = op.start_ns;
+  d.last_work_end_ns = op.end_ns;
+  const RunWindow& w = config_.window;
+  if (a.microbatch / m == w.first_batch) {
+    d.span_begin_ns = std::min(d.span_begin_ns, op.start_ns);
+    d.span_end_ns = std::max(d.span_end_ns, op.end_ns);
+  }
+  if (a.kind == OpKind::F && a.stage == 0) {
+    const long j = a.microbatch - static_cast<long>(w.first_batch) * m;
+    if (j >= 0 && j < static_cast<long>(forward_starts_.size())) forward_starts_[j] = op.start_ns;
+    if (a.microbatch % m == 0 && a.microbatch / m < w.total_batches) {
+      const int batch = a.microbatch / m;
+      batch_start_ns_[batch] = std::min(batch_start_ns_[batch], op.start_ns);
+      capture_busy(batch, op.start_ns);
+    }
+  }
+}
+
+// Devices run one op at a time and ops arrive in start order, so when time T becomes known only each
+// device's last op can reach past it: busy(d, T) = its ops' time minus the part of its last op after T.
+void StreamingAnalysis::capture_busy(int batch, TimeNs time_ns) {
+  for (BusyAt& at : busy_at_) {
+    if (at.batch != batch || at.time_ns != kNever) continue;
+    at.time_ns = time_ns;
+    at.busy_ns.resize(devices_.size());
+    at.work_ns.resize(devices_.size());
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      const DeviceTally& d = devices_[i];
+      at.busy_ns[i] = d.busy_ns - std::max<TimeNs>(0, d.last_end_ns - std::max(d.last_start_ns, time_ns));
+      at.work_ns[i] =
+          d.work_ns - std::max<TimeNs>(0, d.last_work_end_ns - std::max(d.last_work_start_ns, time_ns));
+    }
+  }
+}
+
+TimeNs StreamingAnalysis::busy_at(int batch, int device, bool work_only) const {
+  if (batch >= config_.window.total_batches) {  // the makespan: every op has ended
+    return work_only ? devices_[device].work_ns : devices_[device].busy_ns;
+  }
+  for (const BusyAt& at : busy_at_) {
+    if (at.batch == batch && at.time_ns != kNever) return work_only ? at.work_ns[device] : at.busy_ns[device];
+  }
+  throw ScheduleError(fmt::format("streaming analysis: batch {} never started on stage 1", batch + 1));
+}
+
+void StreamingAnalysis::memory_changed(int device, const MemorySample& sample) {
+  advance_to(sample.time_ns);
+  push_change(sample.time_ns, device, 0, sample.activation_bytes);
+}
+
+void StreamingAnalysis::gradient_complete(const GradientRecord& g) {
+  if (g.forward_version < 0 || g.gradient_version < 0) return;
+  const bool in_window =
+      g.microbatch >= drift_window_.first_microbatch && g.microbatch < drift_window_.end_microbatch;
+  StageTally& s = stages_[g.stage];
+  s.drift.add_drift(g.gradient_version - g.forward_version, in_window);
+  s.pending.push({g.gradient_end_ns, g.forward_version, in_window});
+}
+
+void StreamingAnalysis::version_retired(int stage, int /*version*/, TimeNs dead_ns) {
+  push_change(dead_ns, stage, -1, 0);
+}
+
+void StreamingAnalysis::run_finished(TimeNs makespan_ns) {
+  makespan_ns_ = makespan_ns;
+  apply_changes_before(kNever);
+  finished_ = true;
+}
+
+int StreamingAnalysis::forward_gap_repeat(int first_microbatch, int end_microbatch) const {
+  const int m = config_.microbatches_per_batch;
+  if (first_microbatch != config_.window.first_batch * m || end_microbatch != config_.window.end_batch * m) {
+    throw ScheduleError("streaming analysis: forward gaps are kept for the configured window only");
+  }
+  return pipesim::forward_gap_repeat(forward_starts_);
+}
+
+bool StreamingAnalysis::halves_agree(const RunWindow& window, int m) const {
+  if (window.first_batch != config_.window.first_batch || window.end_batch != config_.window.end_batch) {
+    throw ScheduleError("streaming analysis: halves are kept for the configured window only");
+  }
+  const int mid = window.first_batch + window.batches() / 2;
+  HalvesTally tally;
+  tally.begin_ns = batch_start_ns_[window.first_batch];
+  tally.middle_ns = batch_start_ns_[mid];
+  tally.end_ns = batch_start_ns_[window.end_batch];
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    const int device = static_cast<int>(d);
+    const TimeNs middle = busy_at(mid, device, false);
+    tally.first_busy_ns.push_back(middle - busy_at(window.first_batch, device, false));
+    tally.second_busy_ns.push_back(busy_at(window.end_batch, device, false) - middle);
+    tally.work_ns.push_back(devices_[d].work_ns);
+  }
+  tally.ops = ops_;
+  tally.total_microbatches = config_.total_microbatches;
+  return pipesim::halves_agree(tally, window, m);
+}
+
+RunMetrics StreamingAnalysis::metrics(const MetricsInput& input, const RunTrace& summary) const {
+  const RunWindow& w = config_.window;
+  MetricsTally tally;
+  tally.window_begin_ns = batch_start_ns_[w.first_batch];
+  tally.window_end_ns = w.end_batch < w.total_batches ? batch_start_ns_[w.end_batch] : makespan_ns_;
+  tally.makespan_ns = makespan_ns_;
+  tally.ops = ops_;
+  tally.total_microbatches = summary.total_microbatches;
+  tally.devices.resize(devices_.size());
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    const int d = static_cast<int>(i);
+    MetricsTally::Device& t = tally.devices[i];
+    const DeviceTally& s = devices_[i];
+    t.work_total_ns = s.work_ns;
+    t.busy_in_window_ns = busy_at(w.end_batch, d, false) - busy_at(w.first_batch, d, false);
+    t.work_in_window_ns = busy_at(w.end_batch, d, true) - busy_at(w.first_batch, d, true);
+    t.span_begin_ns = s.span_begin_ns;
+    t.span_end_ns = s.span_end_ns;
+    t.peak_activation_bytes = summary.peak_activation_bytes[i];
+    t.peak_in_flight = summary.peak_in_flight[i];
+  }
+  return metrics_from_tally(tally, input);
+}
+
+DriftReport StreamingAnalysis::drift(const DriftWindow& window, const RunTrace& summary) const {
+  if (window.first_microbatch != drift_window_.first_microbatch ||
+      window.end_microbatch != drift_window_.end_microbatch) {
+    throw ScheduleError("streaming analysis: drift is measured over the configured window only");
+  }
+  DriftReport report;
+  report.stages.resize(stages_.size());
+  for (size_t stage = 0; stage < stages_.size(); ++stage) {
+    StageDrift& out = report.stages[stage];
+    stages_[stage].drift.finish(out);
+    out.weight_versions_max = stages_[stage].versions_max;
+    out.in_flight_max = summary.stage_peak_in_flight[stage];
+  }
+  return report;
+}
+
+MemoryReport StreamingAnalysis::memory() const {
+  MemoryReport report;
+  for (int d = 0; d < config_.layout.devices; ++d) {
+    DeviceMemory device = devices_[d].memory;
+    device.fixed_bytes = devices_[d].fixed_bytes;
+    for (int stage : config_.layout.stages_on(d)) {
+      device.weight_versions_max = std::max(device.weight_versions_max, stages_[stage].versions_max);
+    }
+    report.devices.push_back(std::move(device));
+  }
+  return report;
+}
+
+}  // namespace pipesim

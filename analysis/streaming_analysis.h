@@ -1,0 +1,116 @@
+#pragma once
+// Every figure of a run computed while it streams (sim/run_observer.h), in memory that does not grow with
+// the run: O(devices + stages + batches + the window's microbatches + what is in flight). The same figures
+// as the trace-based analyses (sim/metrics.h, analysis/drift.h, analysis/memory_model.h), which stay the
+// reference: tests/streaming_analysis_test.cpp checks that both agree on random runs of every schedule.
+// What a stream cannot give without keeping the run: per-microbatch drift and staleness, version and
+// memory timelines, the critical path's ops. Those need a recorded trace.
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "analysis/drift.h"
+#include "analysis/memory_model.h"
+#include "sim/metrics.h"
+#include "sim/run_observer.h"
+#include "sim/steady_state.h"
+
+namespace pipesim {
+
+struct StreamingConfig {
+  PipelineLayout layout;
+  int microbatches_per_batch = 1;  // m
+  RunWindow window;                // the run's batches and the window its figures are measured over
+  int total_microbatches = 0;      // the plan's
+  std::vector<StageStaticMemory> static_memory;  // per (virtual) stage
+};
+
+class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
+ public:
+  explicit StreamingAnalysis(StreamingConfig config);
+
+  // RunObserver
+  void op_started(const OpRecord& op) override;
+  void memory_changed(int device, const MemorySample& sample) override;
+  void gradient_complete(const GradientRecord& gradient) override;
+  void version_retired(int stage, int version, TimeNs dead_ns) override;
+  void run_finished(TimeNs makespan_ns) override;
+
+  // SteadyStateProbe, over the configured window only.
+  int forward_gap_repeat(int first_microbatch, int end_microbatch) const override;
+  bool halves_agree(const RunWindow& window, int m) const override;
+  long ops() const override { return ops_; }
+
+  // The figures, once the run has finished. `summary` is what the streamed engine run returned.
+  RunMetrics metrics(const MetricsInput& input, const RunTrace& summary) const;
+  DriftReport drift(const DriftWindow& window, const RunTrace& summary) const;
+  MemoryReport memory() const;
+
+ private:
+  // A change of live versions or activations, applied in time order once the engine's present has passed
+  // its instant (a retired version's end can lie ahead of the op that retires it).
+  struct Change {
+    TimeNs time_ns;
+    std::uint64_t seq;
+    std::int32_t index;      // the device (activations) or stage (versions)
+    std::int8_t live_delta;  // versions: +1 made, -1 retired; 0: an activation change
+    Bytes activation_bytes;
+    bool operator>(const Change& other) const {
+      return time_ns != other.time_ns ? time_ns > other.time_ns : seq > other.seq;
+    }
+  };
+  struct DeviceTally {
+    TimeNs busy_ns = 0;                                   // durations of every op started so far
+    TimeNs work_ns = 0;                                   // ... of F, B, I, W
+    TimeNs last_start_ns = 0, last_end_ns = 0;            // the op started last
+    TimeNs last_work_start_ns = 0, last_work_end_ns = 0;  // the F, B, I or W started last
+    TimeNs span_begin_ns = kNever, span_end_ns = 0;       // the window's first batch (zb cost)
+    // Memory
+    Bytes activation_bytes = 0;
+    Bytes weight_bytes = 0;  // weights x live versions of its stages
+    Bytes fixed_bytes = 0;
+    DeviceMemory memory;
+    bool touched = false;
+  };
+  // Busy (and work) time of every device before `time_ns`, taken when batch `batch` starts at time_ns.
+  struct BusyAt {
+    int batch;
+    TimeNs time_ns;
+    std::vector<TimeNs> busy_ns, work_ns;
+  };
+  struct PendingStaleness {
+    TimeNs gradient_end_ns;
+    int forward_version;
+    bool in_window;
+    bool operator>(const PendingStaleness& other) const { return gradient_end_ns > other.gradient_end_ns; }
+  };
+  struct StageTally {
+    StageDriftTally drift;
+    std::priority_queue<PendingStaleness, std::vector<PendingStaleness>, std::greater<>> pending;
+    int live_versions = 0;
+    int versions_max = 0;
+    bool touched = false;
+  };
+
+  void advance_to(TimeNs now_ns);
+  void apply_changes_before(TimeNs time_ns);
+  void push_change(TimeNs time_ns, int index, int live_delta, Bytes activation_bytes);
+  void capture_busy(int batch, TimeNs time_ns);
+  TimeNs busy_at(int batch, int device, bool work_only) const;
+
+  StreamingConfig config_;
+  DriftWindow drift_window_;
+  long ops_ = 0;
+  TimeNs makespan_ns_ = 0;
+  bool finished_ = false;
+  TimeNs present_ns_ = 0;
+  std::uint64_t seq_ = 0;
+  std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;
+  std::vector<DeviceTally> devices_;
+  std::vector<StageTally> stages_;
+  std::vector<TimeNs> batch_start_ns_;
+  std::vector<BusyAt> busy_at_;         // at the window's first, middle and end batches
+  std::vector<TimeNs> forward_starts_;  // stage 1's F starts of microbatches [first*m, end*m]
+};
+
+}  // namespace pipesim
