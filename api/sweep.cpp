@@ -166,7 +166,9 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
   std::string error = shape.error;
   if (shape.scenario) {
     try {
-      const SimulationResult result = simulate_schedule(*shape.scenario, run.request);
+      SimulationOptions streamed;  // a row needs no op-by-op record: memory stays flat in the run's length
+      streamed.keep_trace = false;
+      const SimulationResult result = simulate_schedule(*shape.scenario, run.request, streamed);
       for (std::string& cell : csv_row(result)) row.push_back(std::move(cell));
       row.push_back("");
       return row;

@@ -54,6 +54,8 @@ void run(const RunArgs& args) {
     ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal());
     SimulationOptions simulation;
     simulation.analyze_graph = args.task_graph;
+    // Only the Chrome trace and the memory timeline read the run op by op; without them it is streamed.
+    simulation.keep_trace = !args.trace_path.empty() || args.memory_timeline;
     for (const ScheduleRequest& request : requests) {
       results.push_back(simulate_schedule(scenario, request, simulation));
       progress.update(results.size());

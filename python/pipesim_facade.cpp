@@ -36,8 +36,11 @@ void check_range(const char* option, double value, double min_value, double max_
 std::string run_json(const ScenarioInput& input, const RunOptions& options) {
   const Scenario scenario = load(input, options.overrides);
   std::vector<SimulationResult> results;
+  SimulationOptions simulation;
+  simulation.keep_trace =
+      options.memory_timeline;  // as `pipesim run`: the timeline is the only op-level output
   for (const ScheduleRequest& request : select_schedules(scenario, options.schedules)) {
-    results.push_back(simulate_schedule(scenario, request));
+    results.push_back(simulate_schedule(scenario, request, simulation));
   }
   const std::string path = !input.text.empty()  ? input.source
                            : input.path.empty() ? default_scenario_path()

@@ -67,7 +67,7 @@ std::optional<double> zb_bubble_rate(const SimulationResult& r) {
   return r.metrics.bubble_rate_zb;
 }
 std::optional<double> critical_path_ms(const SimulationResult& r) {
-  if (r.graph.critical_path.empty()) return std::nullopt;
+  if (r.trace.ops_run() == 0) return std::nullopt;  // nothing ran, so no path (a streamed run lists no ops)
   return ns_to_ms(r.graph.critical_path_ns);
 }
 std::optional<Bytes> max_peak_weight_bytes(const SimulationResult& r) {

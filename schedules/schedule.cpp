@@ -1,5 +1,6 @@
 #include "schedules/schedule.h"
 
+#include "schedules/repeating_list_policy.h"
 #include "schedules/static_list_policy.h"
 
 namespace pipesim {
@@ -27,7 +28,17 @@ DeviceActionLists repeat_batches(const PipelineLayout& shape, const DeviceAction
 }
 
 ExecutionPlan StaticSchedule::plan(const PipelineSpec& spec, const CostModel& costs) const {
-  return plan_from_lists(layout(spec.devices), all_actions(spec, costs), spec.total_microbatches());
+  // One batch's lists, repeated by the policy: the plan's memory does not grow with the batches run.
+  ExecutionPlan plan;
+  plan.layout = layout(spec.devices);
+  plan.total_microbatches = spec.total_microbatches();
+  DeviceActionLists one_batch = batch_actions(spec, costs);
+  const bool synchronized = spec.sync == OptimizerSync::kBarrier;
+  for (int d = 0; d < spec.devices; ++d) {
+    plan.policies.push_back(std::make_unique<RepeatingListPolicy>(
+        std::move(one_batch[d]), plan.layout.stages_on(d), spec.batches, spec.microbatches, synchronized));
+  }
+  return plan;
 }
 
 ExecutionPlan plan_from_lists(const PipelineLayout& layout, DeviceActionLists lists, int total_microbatches) {

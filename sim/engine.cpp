@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "sim/errors.h"
+#include "sim/microbatch_window.h"
 #include "sim/run_observer.h"
 #include "sim/value_ranges.h"
 
@@ -18,6 +19,7 @@ namespace {
 constexpr std::uint8_t kForwardDone = 1;
 constexpr std::uint8_t kInputGradDone = 2;   // I, or the input half of B
 constexpr std::uint8_t kWeightGradDone = 4;  // W, or the weight half of B
+constexpr std::uint8_t kAllDone = kForwardDone | kInputGradDone | kWeightGradDone;
 
 // Where a microbatch op's input comes from and its output goes, in model order.
 enum class Neighbour : std::uint8_t {
@@ -65,7 +67,10 @@ constexpr OpRule rule_of(OpKind kind) {
               .frees_activations = true,
               .weight_grad_bytes_sign = +1};
     case OpKind::W:
-      return {.needs_done = kInputGradDone, .needs_done_op = OpKind::I, .weight_grad_bytes_sign = -1};
+      return {.needs_done = kInputGradDone,
+              .needs_done_op = OpKind::I,
+              .sets_done = kWeightGradDone,
+              .weight_grad_bytes_sign = -1};
     case OpKind::U:
       break;
   }
@@ -132,6 +137,7 @@ class Engine final : public LocalView {
         layout_(plan.layout),
         costs_(costs),
         comm_(comm),
+        mb_state_(plan.layout.stages, finished_microbatch()),
         observer_(observer),
         record_(!observer) {
     if (static_cast<int>(plan.policies.size()) != layout_.devices) {
@@ -139,7 +145,6 @@ class Engine final : public LocalView {
           fmt::format("plan has {} device policies for {} devices", plan.policies.size(), layout_.devices));
     }
     microbatches_ = plan.total_microbatches;
-    mb_state_.resize(static_cast<size_t>(layout_.stages) * microbatches_);
     devices_.resize(layout_.devices);
     for (int d = 0; d < layout_.devices; ++d) this_pass_.push(d);  // every device is asked at time 0
     if (record_) {
@@ -181,6 +186,7 @@ class Engine final : public LocalView {
     }
     check_all_finished();
     check_versions_retired();
+    trace_.microbatches_held_max = mb_state_.live_max();
     trace_.makespan_ns = now_;
     record_critical_path();
     if (observer_) observer_->run_finished(now_);
@@ -199,12 +205,19 @@ class Engine final : public LocalView {
   int in_flight(int stage) const override { return stage_in_flight_[stage]; }
 
  private:
+  static MicrobatchState finished_microbatch() {
+    MicrobatchState st;
+    st.activation_arrival_ns = st.gradient_arrival_ns = 0;
+    st.done = kAllDone;
+    return st;
+  }
   MicrobatchState& state(int stage, int mb) {
-    return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
+    if (mb_state_.released(mb)) {
+      throw ScheduleError(fmt::format("engine: stage {} mb {} changed after its last op", stage + 1, mb));
+    }
+    return mb_state_.at(stage, mb);
   }
-  const MicrobatchState& state(int stage, int mb) const {
-    return mb_state_[static_cast<size_t>(stage) * microbatches_ + mb];
-  }
+  const MicrobatchState& state(int stage, int mb) const { return mb_state_.get(stage, mb); }
 
   // Whether the transfer the op waits for has arrived; none is needed at the pipeline's ends.
   bool input_arrived(const Action& a, Neighbour from) const {
@@ -538,6 +551,7 @@ class Engine final : public LocalView {
     }
     if (rule.output_to == Neighbour::kPrevious && a.stage > 0)
       send(a.kind, a.stage, a.stage - 1, a.microbatch);
+    if (state(a.stage, a.microbatch).done == kAllDone) mb_state_.stage_finished(a.microbatch);
   }
 
   void send(OpKind producer, int src_stage, int dst_stage, int mb) {
@@ -661,8 +675,8 @@ class Engine final : public LocalView {
   using DeviceQueue = std::priority_queue<int, std::vector<int>, std::greater<>>;
   DeviceQueue this_pass_;  // dirty devices still to ask in the current pass, lowest index first
   DeviceQueue next_pass_;
-  int asking_ = -1;  // the device being asked now; -1 between passes
-  std::vector<MicrobatchState> mb_state_;
+  int asking_ = -1;                             // the device being asked now; -1 between passes
+  MicrobatchWindow<MicrobatchState> mb_state_;  // the microbatches in flight
   std::vector<DeviceState> devices_;
   std::vector<int> stage_version_;
   std::vector<int> stage_in_flight_;

@@ -51,6 +51,9 @@ struct RunTrace {
   std::vector<int> peak_in_flight;                // per device
   std::vector<int> stage_peak_in_flight;          // per (virtual) stage
   long op_count = 0;                              // ops run when they were streamed, not recorded (else 0)
+  // The most microbatches the engine held per-stage state for at once (sim/microbatch_window.h): the
+  // schedule's in-flight depth, which bounds the engine's memory without a trace.
+  int microbatches_held_max = 0;
   long ops_run() const { return op_count + static_cast<long>(ops.size()); }
   TimeNs makespan_ns = 0;
   // The longest path through the realized task graph (analysis/task_graph.h), tracked as ops started:

@@ -76,6 +76,21 @@ TEST(ScheduleRules, OpRunTwice) {
   EXPECT_NE(message.find("device 0 asked for F(stage 1, mb 0) a second time"), std::string::npos) << message;
 }
 
+// W marks its half of the backward done like B does, so a repeated W is caught, not run twice.
+TEST(ScheduleRules, WeightGradientRunTwice) {
+  const std::string message = error_of<ScheduleError>(
+      1, {{forward(0, 0), backward_input(0, 0), backward_weight(0, 0), backward_weight(0, 0)}}, 1);
+  EXPECT_NE(message.find("device 0 asked for W(stage 1, mb 0) a second time"), std::string::npos) << message;
+}
+
+// Asking again for an op of a microbatch whose state the engine already dropped (every stage done, later
+// microbatches in flight) gives the same error, not a stale read.
+TEST(ScheduleRules, OpOfAFinishedMicrobatchRunTwice) {
+  const std::string message = error_of<ScheduleError>(
+      1, {{forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1), forward(0, 0)}}, 2);
+  EXPECT_NE(message.find("device 0 asked for F(stage 1, mb 0) a second time"), std::string::npos) << message;
+}
+
 TEST(ScheduleRules, MicrobatchOutOfRange) {
   const std::string message = error_of<ScheduleError>(1, {{forward(0, 3)}}, 2);
   EXPECT_NE(message.find("F(stage 1, mb 3): microbatches are 0..1"), std::string::npos) << message;

@@ -8,6 +8,12 @@
 
 #include <random>
 
+#include "api/schedule_selection.h"
+#include "io/scenario.h"
+#include "pipesim_source_dir.h"
+#include "report/report.h"
+#include "report/result_record.h"
+#include "report/table_columns.h"
 #include "schedules/registry.h"
 #include "tests/random_scenarios.h"
 #include "tests/test_util.h"
@@ -101,6 +107,33 @@ TEST(StreamingAnalysis, EqualsTheRecordedRunOnRandomConfigurations) {
     }
   }
   EXPECT_GT(runs, static_cast<int>(registered_schedules().size()) * 4);
+}
+
+// The outputs a user reads (the table with every column, the JSON document, the CSV) are the same text
+// whether the run was recorded or streamed, for every schedule of the default, a transformer and a PACI
+// scenario.
+TEST(StreamingAnalysis, ReportsAreTheSameTextAsTheRecordedRun) {
+  const std::string dir = std::string(PIPESIM_SOURCE_DIR) + "/scenarios/";
+  for (const std::string& path :
+       {dir + "default.yaml", dir + "transformer/tiny-gpt-cpu.yaml", dir + "paci/gpt2-medium-8stage.yaml"}) {
+    const Scenario scenario = load_scenario(path, {});
+    std::vector<SimulationResult> recorded;
+    std::vector<SimulationResult> streamed;
+    SimulationOptions streaming;
+    streaming.keep_trace = false;
+    for (const ScheduleRequest& request : select_schedules(scenario, "")) {
+      recorded.push_back(simulate_schedule(scenario, request));
+      streamed.push_back(simulate_schedule(scenario, request, streaming));
+    }
+    ASSERT_FALSE(recorded.empty()) << path;
+    const ResultsSource source{scenario.name, path};
+    EXPECT_EQ(results_json_text(source, recorded, {}), results_json_text(source, streamed, {})) << path;
+    EXPECT_EQ(results_to_csv(recorded), results_to_csv(streamed)) << path;
+    const TableOptions wide{true, {}};
+    EXPECT_EQ(render_result_table(scenario.name, recorded, wide),
+              render_result_table(scenario.name, streamed, wide))
+        << path;
+  }
 }
 
 }  // namespace

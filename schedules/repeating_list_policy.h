@@ -1,0 +1,48 @@
+#pragma once
+// Runs one batch's fixed list `batches` times, each pass with its microbatches offset by the batch and
+// followed by one U per stage the device holds: the same actions as repeat_batches() materializes, without
+// holding every batch in memory.
+#include <vector>
+
+#include "sim/policy.h"
+
+namespace pipesim {
+
+class RepeatingListPolicy final : public DevicePolicy {
+ public:
+  RepeatingListPolicy(std::vector<Action> one_batch, std::vector<int> stages, int batches, int microbatches,
+                      bool synchronized)
+      : one_batch_(std::move(one_batch)),
+        stages_(std::move(stages)),
+        batches_(batches),
+        microbatches_(microbatches),
+        synchronized_(synchronized) {}
+
+  std::optional<Action> next(const LocalView& /*view*/) override {
+    if (batch_ == batches_) return std::nullopt;
+    if (cursor_ < one_batch_.size()) {
+      Action a = one_batch_[cursor_];
+      a.microbatch += batch_ * microbatches_;
+      return a;
+    }
+    return optimizer_step(stages_[cursor_ - one_batch_.size()], batch_, synchronized_);
+  }
+  void started(const Action& /*action*/) override {
+    if (++cursor_ == one_batch_.size() + stages_.size()) {
+      cursor_ = 0;
+      ++batch_;
+    }
+  }
+  bool finished() const override { return batch_ == batches_; }
+
+ private:
+  std::vector<Action> one_batch_;
+  std::vector<int> stages_;
+  int batches_;
+  int microbatches_;
+  bool synchronized_;
+  int batch_ = 0;
+  size_t cursor_ = 0;
+};
+
+}  // namespace pipesim
