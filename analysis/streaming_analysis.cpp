@@ -21,7 +21,7 @@ StreamingAnalysis::StreamingAnalysis(StreamingConfig config) : config_(std::move
   for (int stage = 0; stage < layout.stages; ++stage) {
     const StageStaticMemory& s = config_.static_memory[stage];
     devices_[layout.device(stage)].fixed_bytes += s.gradient_bytes + s.optimizer_bytes + s.extra_bytes;
-    push_change(0, stage, +1, 0);  // version 0 exists from the start
+    push_version_change(0, stage, +1);  // version 0 exists from the start
   }
   for (DeviceTally& d : devices_) d.memory.peak_bytes = -1;
   batch_start_ns_.assign(w.total_batches, kNever);
@@ -31,13 +31,18 @@ StreamingAnalysis::StreamingAnalysis(StreamingConfig config) : config_(std::move
   }
 }
 
-void StreamingAnalysis::push_change(TimeNs time_ns, int index, int live_delta, Bytes activation_bytes) {
+void StreamingAnalysis::push_version_change(TimeNs time_ns, int stage, int live_delta) {
   if (time_ns < present_ns_) {
     throw ScheduleError(fmt::format(
         "streaming analysis: a change at {} ns arrived after the run passed {} ns", time_ns, present_ns_));
   }
-  changes_.push({time_ns, seq_++, static_cast<std::int32_t>(index), static_cast<std::int8_t>(live_delta),
-                 activation_bytes});
+  version_changes_.push({time_ns, static_cast<std::int32_t>(stage), static_cast<std::int32_t>(live_delta)});
+}
+
+void StreamingAnalysis::touch_device(int device) {
+  if (devices_[device].touched) return;
+  devices_[device].touched = true;
+  touched_devices_.push_back(device);
 }
 
 void StreamingAnalysis::advance_to(TimeNs now_ns) {
@@ -47,37 +52,40 @@ void StreamingAnalysis::advance_to(TimeNs now_ns) {
 }
 
 // Every change of one instant is applied before the instant is sampled (the engine ends ops before it
-// starts others at the same time), as the trace-based sweeps do.
+// starts others at the same time), as the trace-based sweeps do. Activation changes all happen at the
+// engine's present; version changes may lie ahead of it.
 void StreamingAnalysis::apply_changes_before(TimeNs time_ns) {
-  while (!changes_.empty() && changes_.top().time_ns < time_ns) {
-    const TimeNs instant = changes_.top().time_ns;
-    std::vector<int> touched_devices;
-    std::vector<int> touched_stages;
-    while (!changes_.empty() && changes_.top().time_ns == instant) {
-      const Change c = changes_.top();
-      changes_.pop();
-      if (c.live_delta == 0) {
-        DeviceTally& d = devices_[c.index];
-        d.activation_bytes = c.activation_bytes;
-        if (!d.touched) touched_devices.push_back(c.index);
-        d.touched = true;
-        continue;
+  for (;;) {
+    TimeNs instant = activation_devices_.empty() ? kNever : present_ns_;
+    if (!version_changes_.empty()) instant = std::min(instant, version_changes_.top().time_ns);
+    if (instant >= time_ns || instant == kNever) return;
+    if (instant == present_ns_) {
+      for (int device : activation_devices_) {
+        DeviceTally& d = devices_[device];
+        d.activation_bytes = d.activation_bytes_now;
+        d.pending_activation = false;
+        touch_device(device);
       }
-      StageTally& s = stages_[c.index];
-      s.live_versions += c.live_delta;
-      const int device = config_.layout.device(c.index);
-      devices_[device].weight_bytes += c.live_delta * config_.static_memory[c.index].weight_bytes;
-      if (!s.touched) touched_stages.push_back(c.index);
-      s.touched = true;
-      if (!devices_[device].touched) touched_devices.push_back(device);
-      devices_[device].touched = true;
+      activation_devices_.clear();
     }
-    for (int stage : touched_stages) {
+    while (!version_changes_.empty() && version_changes_.top().time_ns == instant) {
+      const VersionChange c = version_changes_.top();
+      version_changes_.pop();
+      StageTally& s = stages_[c.stage];
+      s.live_versions += c.live_delta;
+      const int device = config_.layout.device(c.stage);
+      devices_[device].weight_bytes += c.live_delta * config_.static_memory[c.stage].weight_bytes;
+      if (!s.touched) touched_stages_.push_back(c.stage);
+      s.touched = true;
+      touch_device(device);
+    }
+    for (int stage : touched_stages_) {
       StageTally& s = stages_[stage];
       s.versions_max = std::max(s.versions_max, s.live_versions);
       s.touched = false;
     }
-    for (int device : touched_devices) {
+    touched_stages_.clear();
+    for (int device : touched_devices_) {
       DeviceTally& d = devices_[device];
       d.touched = false;
       const Bytes total = d.weight_bytes + d.fixed_bytes + d.activation_bytes;
@@ -88,6 +96,7 @@ void StreamingAnalysis::apply_changes_before(TimeNs time_ns) {
         d.memory.peak_activation_bytes = d.activation_bytes;
       }
     }
+    touched_devices_.clear();
   }
 }
 
@@ -101,7 +110,7 @@ void StreamingAnalysis::op_started(const OpRecord& op) {
   d.last_start_ns = op.start_ns;
   d.last_end_ns = op.end_ns;
   if (a.kind == OpKind::U) {
-    push_change(op.end_ns, a.stage, +1, 0);  // the version it makes
+    push_version_change(op.end_ns, a.stage, +1);  // the version it makes
     // The first step starting once a gradient has ended applies it.
     StageTally& s = stages_[a.stage];
     while (!s.pending.empty() && s.pending.top().gradient_end_ns <= op.start_ns) {
@@ -159,7 +168,10 @@ TimeNs StreamingAnalysis::busy_at(int batch, int device, bool work_only) const {
 
 void StreamingAnalysis::memory_changed(int device, const MemorySample& sample) {
   advance_to(sample.time_ns);
-  push_change(sample.time_ns, device, 0, sample.activation_bytes);
+  DeviceTally& d = devices_[device];
+  if (!d.pending_activation) activation_devices_.push_back(device);
+  d.pending_activation = true;
+  d.activation_bytes_now = sample.activation_bytes;
 }
 
 void StreamingAnalysis::gradient_complete(const GradientRecord& g) {
@@ -172,7 +184,7 @@ void StreamingAnalysis::gradient_complete(const GradientRecord& g) {
 }
 
 void StreamingAnalysis::version_retired(int stage, int /*version*/, TimeNs dead_ns) {
-  push_change(dead_ns, stage, -1, 0);
+  push_version_change(dead_ns, stage, -1);
 }
 
 void StreamingAnalysis::run_finished(TimeNs makespan_ns) {

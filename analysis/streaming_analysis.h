@@ -47,17 +47,13 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
   MemoryReport memory() const;
 
  private:
-  // A change of live versions or activations, applied in time order once the engine's present has passed
-  // its instant (a retired version's end can lie ahead of the op that retires it).
-  struct Change {
+  // A change of a stage's live versions, applied in time order once the engine's present has passed its
+  // instant (a retired version's end can lie ahead of the op that retires it).
+  struct VersionChange {
     TimeNs time_ns;
-    std::uint64_t seq;
-    std::int32_t index;      // the device (activations) or stage (versions)
-    std::int8_t live_delta;  // versions: +1 made, -1 retired; 0: an activation change
-    Bytes activation_bytes;
-    bool operator>(const Change& other) const {
-      return time_ns != other.time_ns ? time_ns > other.time_ns : seq > other.seq;
-    }
+    std::int32_t stage;
+    std::int32_t live_delta;  // +1 made, -1 retired (deltas: their order within an instant does not matter)
+    bool operator>(const VersionChange& other) const { return time_ns > other.time_ns; }
   };
   struct DeviceTally {
     TimeNs busy_ns = 0;                                   // durations of every op started so far
@@ -67,6 +63,8 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
     TimeNs span_begin_ns = kNever, span_end_ns = 0;       // the window's first batch (zb cost)
     // Memory
     Bytes activation_bytes = 0;
+    Bytes activation_bytes_now = 0;  // the engine's value at the present instant, applied once it is passed
+    bool pending_activation = false;
     Bytes weight_bytes = 0;  // weights x live versions of its stages
     Bytes fixed_bytes = 0;
     DeviceMemory memory;
@@ -94,7 +92,8 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
 
   void advance_to(TimeNs now_ns);
   void apply_changes_before(TimeNs time_ns);
-  void push_change(TimeNs time_ns, int index, int live_delta, Bytes activation_bytes);
+  void push_version_change(TimeNs time_ns, int stage, int live_delta);
+  void touch_device(int device);
   void capture_busy(int batch, TimeNs time_ns);
   TimeNs busy_at(int batch, int device, bool work_only) const;
 
@@ -104,8 +103,10 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
   TimeNs makespan_ns_ = 0;
   bool finished_ = false;
   TimeNs present_ns_ = 0;
-  std::uint64_t seq_ = 0;
-  std::priority_queue<Change, std::vector<Change>, std::greater<>> changes_;
+  std::priority_queue<VersionChange, std::vector<VersionChange>, std::greater<>> version_changes_;
+  std::vector<int> activation_devices_;  // devices whose activations changed at the present instant
+  std::vector<int> touched_devices_;     // of the instant being applied (kept to reuse their storage)
+  std::vector<int> touched_stages_;
   std::vector<DeviceTally> devices_;
   std::vector<StageTally> stages_;
   std::vector<TimeNs> batch_start_ns_;
