@@ -10,6 +10,7 @@
 #include "api/simulation.h"
 #include "schedules/schedule.h"
 #include "sim/engine.h"
+#include "sim/run_observer.h"
 #include "sim/static_list_timing.h"
 
 namespace pipesim {
@@ -48,6 +49,34 @@ void BM_EngineN32M1024(benchmark::State& state) {
 }
 BENCHMARK(BM_EngineN32M1024)->ArgName("schedule")->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
+// The event loop streaming to an observer that ignores everything: the engine alone, nothing recorded.
+struct IgnoringObserver final : RunObserver {
+  void op_started(const OpRecord&) override {}
+  void transfer_sent(const TransferRecord&) override {}
+  void memory_changed(int, const MemorySample&) override {}
+  void gradient_complete(const GradientRecord&) override {}
+  void version_retired(int, int, TimeNs) override {}
+  void run_finished(TimeNs) override {}
+};
+
+void BM_EngineStreamedN32M1024(benchmark::State& state) {
+  const ResolvedRun run = resolve_at_scale(kSchedules[state.range(0)]);
+  long ops = 0;
+  IgnoringObserver observer;
+  for (auto _ : state) {
+    state.PauseTiming();
+    ExecutionPlan plan = run.schedule->plan(run.spec, *run.costs);
+    const std::unique_ptr<CommModel> comm = run.make_comm();
+    state.ResumeTiming();
+    const RunTrace trace = simulate(plan, *run.costs, *comm, observer);
+    ops += trace.ops_run();
+    benchmark::DoNotOptimize(trace.makespan_ns);
+  }
+  state.SetLabel(kSchedules[state.range(0)]);
+  state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_EngineStreamedN32M1024)->ArgName("schedule")->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+
 // The dependency-ordered pass over static lists (what the Zero Bubble search scores candidates with): ops,
 // versions, makespan and peaks, no transfers or memory timeline. 1f1b-flush and zb-h1 only.
 void BM_StaticListTimingN32M1024(benchmark::State& state) {
@@ -72,19 +101,25 @@ void BM_StaticListTimingN32M1024(benchmark::State& state) {
 }
 BENCHMARK(BM_StaticListTimingN32M1024)->ArgName("schedule")->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
 
+// Argument 1: 1 keeps the trace (what --trace needs), 0 streams (what run, sweep and the module do).
 void BM_SimulateScheduleN32M1024(benchmark::State& state) {
   const Scenario scenario = scale_scenario();
   const ScheduleRequest request{kSchedules[state.range(0)], ScheduleParams("bench")};
+  SimulationOptions options;
+  options.keep_trace = state.range(1) != 0;
   long ops = 0;
   for (auto _ : state) {
-    const SimulationResult result = simulate_schedule(scenario, request);
+    const SimulationResult result = simulate_schedule(scenario, request, options);
     ops += result.metrics.simulated_ops;
     benchmark::DoNotOptimize(result.metrics.makespan_ns);
   }
   state.SetLabel(kSchedules[state.range(0)]);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_SimulateScheduleN32M1024)->ArgName("schedule")->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateScheduleN32M1024)
+    ->ArgNames({"schedule", "trace"})
+    ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pipesim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <deque>
 #include <queue>
@@ -120,14 +121,60 @@ struct DeviceState {
   DagPoint last_op;  // the op this device started last
 };
 
-struct Event {
-  TimeNs time_ns;
-  std::uint64_t seq;
-  std::int32_t device;
-  bool op_end;  // otherwise a wake-up: an input arrived for this device
+// 16 bytes, ordered by time, then by the order of scheduling: the engine's deterministic event order.
+// The key packs the sequence number (high bits, unique) over the device and the kind.
+class Event {
+ public:
+  Event(TimeNs time_ns, std::uint64_t seq, std::int32_t device, bool op_end)
+      : time_ns_(time_ns),
+        key_(seq << kSeqShift | static_cast<std::uint64_t>(device) << 1 | (op_end ? 1 : 0)) {}
+  TimeNs time_ns() const { return time_ns_; }
+  std::int32_t device() const { return static_cast<std::int32_t>((key_ & kDeviceMask) >> 1); }
+  bool op_end() const { return key_ & 1; }  // otherwise a wake-up: an input arrived for this device
   bool operator>(const Event& other) const {
-    return time_ns != other.time_ns ? time_ns > other.time_ns : seq > other.seq;
+    return time_ns_ != other.time_ns_ ? time_ns_ > other.time_ns_ : key_ > other.key_;
   }
+  static constexpr int kSeqShift = 24;  // devices below 2^23, sequence numbers below 2^40
+  static constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << (64 - kSeqShift)) - 1;
+  static constexpr int kMaxDevices = 1 << (kSeqShift - 1);
+
+ private:
+  static constexpr std::uint64_t kDeviceMask = (std::uint64_t{1} << kSeqShift) - 1;
+  TimeNs time_ns_;
+  std::uint64_t key_;
+};
+
+// Device indices to ask, taken lowest first; a bitset, since every pass walks up the devices.
+class DeviceSet {
+ public:
+  void resize(int devices) { words_.assign((devices + 63) / 64, 0); }
+  bool empty() const { return count_ == 0; }
+  void insert(int d) {
+    std::uint64_t& word = words_[d / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (d % 64);
+    if (word & bit) return;
+    word |= bit;
+    ++count_;
+    if (d / 64 < lowest_word_) lowest_word_ = d / 64;
+  }
+  int pop_lowest() {
+    while (words_[lowest_word_] == 0) ++lowest_word_;
+    std::uint64_t& word = words_[lowest_word_];
+    const int d = lowest_word_ * 64 + std::countr_zero(word);
+    word &= word - 1;
+    --count_;
+    return d;
+  }
+  void swap(DeviceSet& other) {
+    words_.swap(other.words_);
+    std::swap(count_, other.count_);
+    std::swap(lowest_word_, other.lowest_word_);
+  }
+
+ private:
+  std::vector<std::uint64_t> words_;
+  int count_ = 0;
+  int lowest_word_ = 0;  // no set bit below this word
 };
 
 class Engine final : public LocalView {
@@ -140,13 +187,19 @@ class Engine final : public LocalView {
         mb_state_(plan.layout.stages, finished_microbatch()),
         observer_(observer),
         record_(!observer) {
+    if (layout_.devices >= Event::kMaxDevices) {
+      throw InputError(
+          fmt::format("{} devices: the engine handles fewer than {}", layout_.devices, Event::kMaxDevices));
+    }
     if (static_cast<int>(plan.policies.size()) != layout_.devices) {
       throw ScheduleError(
           fmt::format("plan has {} device policies for {} devices", plan.policies.size(), layout_.devices));
     }
     microbatches_ = plan.total_microbatches;
     devices_.resize(layout_.devices);
-    for (int d = 0; d < layout_.devices; ++d) this_pass_.push(d);  // every device is asked at time 0
+    this_pass_.resize(layout_.devices);
+    next_pass_.resize(layout_.devices);
+    for (int d = 0; d < layout_.devices; ++d) this_pass_.insert(d);  // every device is asked at time 0
     if (record_) {
       // Most schedules run F, B (or I and W) once per stage and microbatch, plus a few U.
       trace_.ops.reserve(static_cast<size_t>(layout_.stages) * microbatches_ * 3 + 64);
@@ -172,14 +225,14 @@ class Engine final : public LocalView {
   RunTrace run() {
     dispatch_dirty_devices();
     while (!events_.empty()) {
-      now_ = events_.top().time_ns;
-      while (!events_.empty() && events_.top().time_ns == now_) {
+      now_ = events_.top().time_ns();
+      while (!events_.empty() && events_.top().time_ns() == now_) {
         const Event event = events_.top();
         events_.pop();
-        if (event.op_end) {
-          finish_op(event.device);
+        if (event.op_end()) {
+          finish_op(event.device());
         } else {
-          mark_dirty(event.device);
+          mark_dirty(event.device());
         }
       }
       dispatch_dirty_devices();
@@ -247,7 +300,7 @@ class Engine final : public LocalView {
     devices_[device].dirty = true;
     // Within a pass devices pick in index order: one above the device being asked joins this pass,
     // one at or below it waits for the next pass.
-    (device > asking_ ? this_pass_ : next_pass_).push(device);
+    (device > asking_ ? this_pass_ : next_pass_).insert(device);
   }
 
   void dispatch_dirty_devices() {
@@ -256,11 +309,10 @@ class Engine final : public LocalView {
     for (;;) {
       if (this_pass_.empty()) {
         if (next_pass_.empty()) break;
-        std::swap(this_pass_, next_pass_);
+        this_pass_.swap(next_pass_);
       }
       while (!this_pass_.empty()) {
-        const int d = this_pass_.top();
-        this_pass_.pop();
+        const int d = this_pass_.pop_lowest();
         asking_ = d;
         devices_[d].dirty = false;
         try_start(d);
@@ -367,7 +419,7 @@ class Engine final : public LocalView {
     } else {
       ++trace_.op_count;
     }
-    events_.push({end_ns, seq_++, d, true});
+    events_.push(next_event(end_ns, d, true));
   }
 
   // What a streaming observer learns when an op starts: the op, the versions it reads and retires, and its
@@ -584,8 +636,13 @@ class Engine final : public LocalView {
     if (arrival == now_) {
       mark_dirty(dst);
     } else {
-      events_.push({arrival, seq_++, dst, false});
+      events_.push(next_event(arrival, dst, false));
     }
+  }
+
+  Event next_event(TimeNs time_ns, int device, bool op_end) {
+    if (seq_ > Event::kMaxSeq) throw InputError("the run has more than 2^40 events; lower the microbatches");
+    return Event(time_ns, seq_++, device, op_end);
   }
 
   // The device computes nothing before `until_ns`; it is asked again then.
@@ -593,7 +650,7 @@ class Engine final : public LocalView {
     TimeNs& held = devices_[d].stream_held_until_ns;
     if (until_ns <= held) return;
     held = until_ns;
-    if (until_ns > now_) events_.push({until_ns, seq_++, d, false});
+    if (until_ns > now_) events_.push(next_event(until_ns, d, false));
   }
 
   void change_memory(int d, Bytes delta) {
@@ -672,9 +729,8 @@ class Engine final : public LocalView {
   int microbatches_ = 0;
   TimeNs now_ = 0;
   std::uint64_t seq_ = 0;
-  using DeviceQueue = std::priority_queue<int, std::vector<int>, std::greater<>>;
-  DeviceQueue this_pass_;  // dirty devices still to ask in the current pass, lowest index first
-  DeviceQueue next_pass_;
+  DeviceSet this_pass_;  // dirty devices still to ask in the current pass, lowest index first
+  DeviceSet next_pass_;
   int asking_ = -1;                             // the device being asked now; -1 between passes
   MicrobatchWindow<MicrobatchState> mb_state_;  // the microbatches in flight
   std::vector<DeviceState> devices_;
