@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "sim/errors.h"
+#include "sim/event_queue.h"
 #include "sim/microbatch_window.h"
 #include "sim/run_observer.h"
 #include "sim/value_ranges.h"
@@ -121,29 +122,6 @@ struct DeviceState {
   DagPoint last_op;  // the op this device started last
 };
 
-// 16 bytes, ordered by time, then by the order of scheduling: the engine's deterministic event order.
-// The key packs the sequence number (high bits, unique) over the device and the kind.
-class Event {
- public:
-  Event(TimeNs time_ns, std::uint64_t seq, std::int32_t device, bool op_end)
-      : time_ns_(time_ns),
-        key_(seq << kSeqShift | static_cast<std::uint64_t>(device) << 1 | (op_end ? 1 : 0)) {}
-  TimeNs time_ns() const { return time_ns_; }
-  std::int32_t device() const { return static_cast<std::int32_t>((key_ & kDeviceMask) >> 1); }
-  bool op_end() const { return key_ & 1; }  // otherwise a wake-up: an input arrived for this device
-  bool operator>(const Event& other) const {
-    return time_ns_ != other.time_ns_ ? time_ns_ > other.time_ns_ : key_ > other.key_;
-  }
-  static constexpr int kSeqShift = 24;  // devices below 2^23, sequence numbers below 2^40
-  static constexpr std::uint64_t kMaxSeq = (std::uint64_t{1} << (64 - kSeqShift)) - 1;
-  static constexpr int kMaxDevices = 1 << (kSeqShift - 1);
-
- private:
-  static constexpr std::uint64_t kDeviceMask = (std::uint64_t{1} << kSeqShift) - 1;
-  TimeNs time_ns_;
-  std::uint64_t key_;
-};
-
 // Device indices to ask, taken lowest first; a bitset, since every pass walks up the devices.
 class DeviceSet {
  public:
@@ -225,10 +203,8 @@ class Engine final : public LocalView {
   RunTrace run() {
     dispatch_dirty_devices();
     while (!events_.empty()) {
-      now_ = events_.top().time_ns();
-      while (!events_.empty() && events_.top().time_ns() == now_) {
-        const Event event = events_.top();
-        events_.pop();
+      now_ = events_.pop_earliest(instant_events_);
+      for (const Event& event : instant_events_) {
         if (event.op_end()) {
           finish_op(event.device());
         } else {
@@ -745,7 +721,8 @@ class Engine final : public LocalView {
   bool record_;                           // record every op, transfer and memory sample in the trace
   std::vector<std::deque<VersionLife>> versions_;  // per stage, streaming only: versions not yet retired
   std::vector<int> version_base_;                  // per stage: the version versions_[stage].front() is
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  EventQueue events_;
+  std::vector<Event> instant_events_;  // the events of the instant being handled
   RunTrace trace_;
 };
 
