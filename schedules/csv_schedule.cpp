@@ -13,9 +13,7 @@ class CsvSchedule final : public StaticSchedule {
   CsvSchedule(std::string path, PytorchCsvSchedule csv) : path_(std::move(path)), csv_(std::move(csv)) {}
 
   std::string label() const override { return "csv:" + path_; }
-  PipelineLayout layout(int /*devices*/) const override {
-    return PipelineLayout::interleaved(csv_.ranks, csv_.chunks());
-  }
+  PipelineLayout layout(int /*devices*/) const override { return csv_.layout(); }
   bool splits_backward() const override {
     for (const ActionList& row : csv_.actions) {
       for (const Action& a : row) {

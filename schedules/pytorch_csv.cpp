@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -90,12 +91,19 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
   std::int64_t stages = 0, microbatches = 0;
   // Where the largest stage and microbatch indices were named, to blame them when the file is too short.
   std::string largest_stage_at, largest_microbatch_at;
+  std::map<int, int> rank_of_stage;  // stage -> the row that names it
   for (size_t row = 0; row < lines.size(); ++row) {
     const std::vector<std::string_view> cells = split(lines[row], ',');
     for (size_t column = 0; column < cells.size(); ++column) {
       const std::string_view cell_text = trim(cells[column]);
       const std::optional<Cell> cell = parse_cell(cell_text);
       const std::string where = fmt::format("row {} (rank {}), column {}", row + 1, row, column + 1);
+      if (!cell && cell_text.find("OVERLAP_F_B") != std::string_view::npos) {
+        throw InputError(fmt::format(
+            "{}: {}: '{}' is a fused F&B cell (OVERLAP_F_B), which pipesim cannot run yet; split it into its "
+            "F and its B cells",
+            source, where, cell_text));
+      }
       if (!cell) {
         throw InputError(
             fmt::format("{}: {}: '{}' is not an action; expected "
@@ -104,11 +112,11 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
       }
       if (!cell->compute) continue;
       const Action& a = cell->action;
-      if (a.stage % schedule.ranks != static_cast<int>(row)) {
-        throw InputError(
-            fmt::format("{}: {}: '{}' names stage {}, which runs on rank {} "
-                        "(stage s runs on rank s % N, N = {} rows)",
-                        source, where, cell_text, a.stage, a.stage % schedule.ranks, schedule.ranks));
+      const auto [placed, first] = rank_of_stage.emplace(a.stage, static_cast<int>(row));
+      if (!first && placed->second != static_cast<int>(row)) {
+        throw InputError(fmt::format(
+            "{}: {}: '{}' names stage {}, which row {} (rank {}) runs already; a stage runs on one rank",
+            source, where, cell_text, a.stage, placed->second + 1, placed->second));
       }
       if (a.stage >= stages) {
         stages = std::int64_t{a.stage} + 1;
@@ -123,12 +131,6 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
     }
   }
   if (stages == 0) throw InputError(fmt::format("{}: no F, B, I or W action in any cell", source));
-  if (stages % schedule.ranks != 0) {
-    throw InputError(
-        fmt::format("{}: stages 0..{} over {} ranks; the stage count must be a multiple of the rank "
-                    "count (stage s runs on rank s % N)",
-                    source, stages - 1, schedule.ranks));
-  }
   // Each (stage, microbatch) needs at least an F: a file naming stage S-1 and microbatch m-1 needs S*m
   // actions (the check below names the missing ones). Checked before anything is sized by S*m, so a huge
   // index cannot allocate or overflow.
@@ -143,6 +145,24 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
   }
   schedule.stages = static_cast<int>(stages);
   schedule.microbatches = static_cast<int>(microbatches);
+  // The placement, as PyTorch's validator infers it: each stage on the row that names it.
+  std::vector<int> held(schedule.ranks, 0);
+  for (int stage = 0; stage < schedule.stages; ++stage) {
+    const auto placed = rank_of_stage.find(stage);
+    if (placed == rank_of_stage.end()) {
+      throw InputError(
+          fmt::format("{}: stage {} appears in no row, but stage {} does (stages 0..{} need a rank)", source,
+                      stage, stages - 1, stages - 1));
+    }
+    schedule.rank_of_stage.push_back(placed->second);
+    ++held[placed->second];
+  }
+  for (int rank = 0; rank < schedule.ranks; ++rank) {
+    if (held[rank] == 0) {
+      throw InputError(
+          fmt::format("{}: row {} (rank {}) runs no stage; every rank needs one", source, rank + 1, rank));
+    }
+  }
   check_csv_schedule(schedule, columns, source);
   return schedule;
 }

@@ -10,10 +10,10 @@
 //   sharding
 //     actions of PyTorch's "compute_comms" format (SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD,
 //     REDUCE_GRAD) are skipped too, because the engine models transfers itself.
-// Layout: the number of rows is N; with S = max stage + 1 stages, stage s runs on rank s % N (Megatron's
-// interleaved placement, as in PyTorch's ScheduleInterleaved1F1B), so S must be a multiple of N. The
-// optimizer step is not part of the file: each batch repeats the rows and then steps every stage
-// (StaticSchedule).
+// Layout: the number of rows is N; stages 0..S-1 (S = max stage + 1) each run on the one row that names them,
+// so the placement is read from the file as PyTorch's validator does: s % N for its looped schedules, the V
+// (rank r holds r and 2N-1-r) for ZB-V and DualPipeV, or any other. The optimizer step is not part of the
+// file: each batch repeats the rows and then steps every stage (StaticSchedule).
 #include <memory>
 #include <string>
 
@@ -23,15 +23,17 @@
 namespace pipesim {
 
 struct PytorchCsvSchedule {
-  int ranks = 0;              // rows: the number of devices N
-  int stages = 0;             // max stage index + 1
-  int microbatches = 0;       // max microbatch index + 1: the m of one batch
-  DeviceActionLists actions;  // per rank, one batch, without U
-  int chunks() const { return ranks > 0 ? stages / ranks : 0; }
+  int ranks = 0;                   // rows: the number of devices N
+  int stages = 0;                  // max stage index + 1
+  int microbatches = 0;            // max microbatch index + 1: the m of one batch
+  DeviceActionLists actions;       // per rank, one batch, without U
+  std::vector<int> rank_of_stage;  // the row that runs each stage
+  PipelineLayout layout() const { return PipelineLayout::explicit_placement(ranks, rank_of_stage); }
+  int chunks() const { return layout().chunks_per_device; }
 };
 
 // Throws InputError naming `source`, the row and the column of a malformed cell, and when the layout cannot
-// be inferred (a stage on the wrong rank, a stage count that is not a multiple of the rank count).
+// be inferred (a stage named on two rows, a stage on none, a row with no stage).
 PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string& source);
 PytorchCsvSchedule read_pytorch_csv(const std::string& path);
 

@@ -56,8 +56,8 @@ class CsvChecker {
           throw InputError(fmt::format(
               "{}: row {} (rank {}) has no {}{}{}: stage {}, microbatch {} needs {} (stages 0..{}, "
               "microbatches 0..{} appear in the file)",
-              source_, stage % csv_.ranks + 1, stage % csv_.ranks, stage, op_letter(kind), mb, stage, mb,
-              split_ ? "F, I and W" : "F and B", csv_.stages - 1, csv_.microbatches - 1));
+              source_, csv_.rank_of_stage[stage] + 1, csv_.rank_of_stage[stage], stage, op_letter(kind), mb,
+              stage, mb, split_ ? "F, I and W" : "F and B", csv_.stages - 1, csv_.microbatches - 1));
         }
       }
     }

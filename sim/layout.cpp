@@ -1,5 +1,11 @@
 #include "sim/layout.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/errors.h"
+
 namespace pipesim {
 
 PipelineLayout PipelineLayout::linear(int devices) {
@@ -16,6 +22,50 @@ PipelineLayout PipelineLayout::interleaved(int devices, int chunks) {
     layout.chunk_of_stage.push_back(stage / devices);
   }
   return layout;
+}
+
+PipelineLayout PipelineLayout::v_shape(int devices) {
+  return wave(devices, 2);
+}
+
+PipelineLayout PipelineLayout::wave(int devices, int chunks) {
+  std::vector<int> device_of_stage;
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    for (int i = 0; i < devices; ++i) device_of_stage.push_back(chunk % 2 == 0 ? i : devices - 1 - i);
+  }
+  return explicit_placement(devices, device_of_stage);
+}
+
+PipelineLayout PipelineLayout::explicit_placement(int devices, const std::vector<int>& device_of_stage) {
+  if (devices < 1) throw InputError(fmt::format("placement: {} devices; expected at least 1", devices));
+  PipelineLayout layout;
+  layout.devices = devices;
+  layout.stages = static_cast<int>(device_of_stage.size());
+  layout.device_of_stage = device_of_stage;
+  std::vector<int> held(devices, 0);
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    const int d = device_of_stage[stage];
+    if (d < 0 || d >= devices) {
+      throw InputError(
+          fmt::format("placement: stage {} is on device {}; devices are 0..{}", stage, d, devices - 1));
+    }
+    layout.chunk_of_stage.push_back(held[d]++);
+  }
+  for (int d = 0; d < devices; ++d) {
+    if (held[d] == 0) throw InputError(fmt::format("placement: device {} holds no stage", d));
+    layout.chunks_per_device = std::max(layout.chunks_per_device, held[d]);
+  }
+  return layout;
+}
+
+std::string PipelineLayout::placement_name() const {
+  const auto same = [&](const PipelineLayout& other) { return other.device_of_stage == device_of_stage; };
+  if (stages % devices == 0) {
+    if (same(interleaved(devices, stages / devices))) return "loop";
+    if (stages / devices == 2 && same(v_shape(devices))) return "v";
+    if (same(wave(devices, stages / devices))) return "wave";
+  }
+  return "explicit";
 }
 
 std::vector<int> PipelineLayout::stages_on(int device) const {

@@ -89,13 +89,39 @@ TEST(PytorchCsv, MalformedCellNamesFileRowAndColumn) {
   }
 }
 
-TEST(PytorchCsv, StageOnTheWrongRankOrAnUnplaceableStageCountIsAnError) {
+TEST(PytorchCsv, AStageOnTwoRanksOnNoneOrARankWithoutStagesIsAnError) {
   EXPECT_NE(expect_input_error("0F0,1F0\n1F0\n")
-                .find("row 1 (rank 0), column 2: '1F0' names stage 1, which runs on "
-                      "rank 1"),
+                .find("row 2 (rank 1), column 1: '1F0' names stage 1, which row 1 (rank 0) runs already"),
             std::string::npos);
-  EXPECT_NE(expect_input_error("0F0,2F0\n1F0\n").find("stages 0..2 over 2 ranks"), std::string::npos);
+  EXPECT_NE(expect_input_error("0F0,0B0,2F0,2B0\n3F0,3B0\n").find("stage 1 appears in no row"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error("0F0,0B0,1F0,1B0\n1SEND_F0\n").find("row 2 (rank 1) runs no stage"),
+            std::string::npos);
   EXPECT_NE(expect_input_error("\n\n").find("empty schedule"), std::string::npos);
+  EXPECT_NE(expect_input_error("(0F1;3B0)OVERLAP_F_B\n1F0\n").find("fused F&B cell (OVERLAP_F_B)"),
+            std::string::npos);
+}
+
+// A V-shaped file (rank r holds stages r and 2N-1-r, as PyTorch's ZB-V and DualPipeV write them): the
+// placement is read from the rows, and the middle stages, both on the last rank, pass activations without a
+// transfer.
+TEST(PytorchCsv, VPlacementIsInferredAndItsLocalHopsCostNoTransfer) {
+  const std::string text = "0F0,3F0,3B0,0B0\n1F0,2F0,2B0,1B0\n";
+  const PytorchCsvSchedule csv = parse_pytorch_csv(text, "v.csv");
+  EXPECT_EQ(csv.rank_of_stage, (std::vector<int>{0, 1, 1, 0}));
+  EXPECT_EQ(csv.layout().placement_name(), "v");
+  EXPECT_EQ(csv.chunks(), 2);
+  TempDir dir;
+  const std::string path = dir.write("v.csv", text);
+  // A device's F = 1 and B = 2 ms, halved over its two chunks; 0.5 ms per transfer between devices: 0->1,
+  // 2->3 forward, 3->2 and 1->0 backward. The hops 1->2 and 2->1 stay on rank 1. 4 F + 4 B = 6 ms of work in
+  // a chain, plus 4 transfers (a loop placement would need 6).
+  const Scenario scenario = test::scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 1, batches: 1}\n"
+      "costs: {forward_ms: 1, backward_ms: 2, comm_ms: 0.5}\n");
+  const SimulationResult result = test::run_schedule(scenario, "csv:" + path, {}, test::fixed_batches());
+  EXPECT_EQ(result.trace.makespan_ns, ms_to_ns(8));
+  EXPECT_EQ(result.trace.transfers.size(), 4u);
 }
 
 TEST(PytorchCsv, MicrobatchCountMustMatchTheScenario) {
@@ -148,8 +174,8 @@ TEST(PytorchCsv, MissingOrExtraOpsAreErrorsNamingTheCell) {
        "user.csv: row 1 (rank 0) has no 0W0: stage 0, microbatch 0 needs F, I and W"},
       // No microbatch 0: microbatch 1 implies microbatches 0..1.
       {"0F1,0B1\n1F1,1B1\n", "user.csv: row 1 (rank 0) has no 0F0: stage 0, microbatch 0 needs F and B"},
-      // No stage 2 of a chunked file whose rank 1 names stage 3.
-      {"0F0,0B0\n1F0,3F0,3B0,1B0\n", "user.csv: row 1 (rank 0) has no 2F0"},
+      // No stage 2 of a chunked file whose rank 1 names stage 3: stage 2 has no rank to run on.
+      {"0F0,0B0\n1F0,3F0,3B0,1B0\n", "user.csv: stage 2 appears in no row, but stage 3 does"},
       // The same op twice.
       {"0F0,0F0,0B0\n1F0,1B0\n",
        "user.csv: row 1 (rank 0), column 2: '0F0' runs F of stage 0, microbatch 0 a second time (first at "
