@@ -15,6 +15,7 @@ std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_zb_v(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
@@ -37,6 +38,10 @@ const std::vector<ScheduleInfo>& registered_schedules() {
       {"zb-2p",
        "Zero Bubble greedy search (8 flag settings) under 2N*M_B activations per stage; 'memory_limit'",
        &make_zb_2p},
+      {"zb-v",
+       "Zero Bubble V: 2 chunks in a V (device r holds stages r and 2N-1-r), B split into I and W; no bubble "
+       "for F = I = W once m >= 2N-1, at 1F1B's memory",
+       &make_zb_v},
       {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
        &make_pipedream},
       {"async-1f1b", "async 1F1B, no flush, no stashing: backwards read current weights (drift N-i)",

@@ -24,6 +24,8 @@ ActionList zb_handcrafted_list(int stage, int microbatches, const ZbDeviceShape&
 // 1F1B's order with I and W in place of B (each W right after its I: 1F1B's timeline and memory, except that
 // the gradient leaves when I ends).
 DeviceActionLists zb_h1_lists(int devices, int microbatches);
+// ZB-V's lists (schedules/zb_v.cpp): V placement, device r runs stages r and 2N-1-r, PyTorch's fixed order.
+DeviceActionLists zb_v_lists(int devices, int microbatches);
 DeviceActionLists zb_h2_lists(int devices, int microbatches);
 DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches);
 
