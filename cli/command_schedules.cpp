@@ -1,4 +1,4 @@
-// pipesim schedules: the registered schedules with a one-line description.
+// pipesim schedules: the registered schedules with their PyTorch class names and a one-line description.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,7 +11,13 @@ void add_schedules_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("schedules", "list the schedules pipesim can simulate");
   cmd->callback([] {
     std::vector<std::vector<std::string>> rows;
-    for (const ScheduleInfo& info : registered_schedules()) rows.push_back({info.name, info.description});
+    for (const ScheduleInfo& info : registered_schedules()) {
+      std::string pytorch;
+      for (const ScheduleAlias& alias : pytorch_schedule_aliases()) {
+        if (alias.name == info.name) pytorch = alias.pytorch_name;
+      }
+      rows.push_back({info.name, info.description + (pytorch.empty() ? "" : " (PyTorch: " + pytorch + ")")});
+    }
     std::cout << render_table({"schedule", "description"}, rows);
   });
 }

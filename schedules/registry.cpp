@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <utility>
+
 #include "schedules/pytorch_csv.h"
 #include "sim/errors.h"
 
@@ -55,7 +58,51 @@ const std::vector<ScheduleInfo>& registered_schedules() {
   return schedules;
 }
 
-std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleParams& params) {
+const std::vector<ScheduleAlias>& pytorch_schedule_aliases() {
+  static const std::vector<ScheduleAlias> aliases = {
+      {"GPipe", "gpipe"},
+      {"1F1B", "1f1b-flush"},
+      {"Interleaved1F1B", "interleaved-1f1b"},
+      {"ZBVZeroBubble", "zb-v"},
+  };
+  return aliases;
+}
+
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// PyTorch classes without a pipesim schedule yet, and what comes closest.
+constexpr std::pair<const char*, const char*> kPytorchWithoutEquivalent[] = {
+    {"LoopedBFS", "interleaved-1f1b (depth-first) or gpipe"},
+    {"InterleavedZeroBubble", "zb-1p, or zb-v for two chunks"},
+    {"DualPipeV", "zb-v (same V placement, no fused F&B)"},
+};
+
+}  // namespace
+
+std::string canonical_schedule_name(const std::string& name, const std::string& where) {
+  std::string key = lower(name);
+  if (key.rfind("schedule", 0) == 0 && key.size() > 8) key = key.substr(8);
+  for (const ScheduleAlias& alias : pytorch_schedule_aliases()) {
+    if (lower(alias.pytorch_name) == key) return alias.name;
+  }
+  for (const auto& [pytorch, closest] : kPytorchWithoutEquivalent) {
+    if (lower(pytorch) == key) {
+      throw InputError(fmt::format("{}: PyTorch's schedule '{}' has no pipesim equivalent yet; closest: {}",
+                                   where, name, closest));
+    }
+  }
+  return name;
+}
+
+std::unique_ptr<Schedule> make_schedule(const std::string& name_as_given, const ScheduleParams& params) {
+  const std::string name = name_as_given.rfind("csv:", 0) == 0
+                               ? name_as_given
+                               : canonical_schedule_name(name_as_given, params.where());
   // "csv:PATH": a user's static schedule in PyTorch's CSV format.
   if (name.rfind("csv:", 0) == 0) {
     std::unique_ptr<Schedule> schedule = make_csv_schedule(name.substr(4), params);
@@ -71,8 +118,13 @@ std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleP
     }
     known += (known.empty() ? "" : ", ") + info.name;
   }
-  throw InputError(fmt::format("{}: unknown schedule '{}'; known schedules: {}, or csv:PATH (PyTorch CSV)",
-                               params.where(), name, known));
+  std::string aliases;
+  for (const ScheduleAlias& alias : pytorch_schedule_aliases()) {
+    aliases += (aliases.empty() ? "" : ", ") + alias.pytorch_name;
+  }
+  throw InputError(fmt::format(
+      "{}: unknown schedule '{}'; known schedules: {}, their PyTorch names ({}), or csv:PATH (PyTorch CSV)",
+      params.where(), name, known, aliases));
 }
 
 }  // namespace pipesim

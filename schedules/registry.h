@@ -19,6 +19,18 @@ struct ScheduleInfo {
 
 const std::vector<ScheduleInfo>& registered_schedules();
 
+// PyTorch's schedule class names (torch.distributed.pipelining's get_schedule_class, case-insensitive, with
+// or without the "Schedule" prefix) that name a registered schedule.
+struct ScheduleAlias {
+  std::string pytorch_name;
+  std::string name;  // the registered schedule
+};
+const std::vector<ScheduleAlias>& pytorch_schedule_aliases();
+
+// The registered name for `name`: itself, or the schedule a PyTorch class name stands for. Throws
+// InputError for a PyTorch schedule pipesim does not have yet (naming what to use instead).
+std::string canonical_schedule_name(const std::string& name, const std::string& where);
+
 // Throws InputError for an unknown name (listing the known ones) or a bad parameter.
 std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleParams& params);
 

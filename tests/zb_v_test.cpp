@@ -4,7 +4,9 @@
 
 #include <sstream>
 
+#include "api/schedule_export.h"
 #include "schedules/pytorch_csv.h"
+#include "schedules/registry.h"
 #include "schedules/zb_handcrafted.h"
 #include "tests/test_util.h"
 
@@ -66,6 +68,66 @@ TEST(ZbV, RunsForEveryMAndHoldsAtMost1F1BsActivations) {
       EXPECT_GT(r.metrics.throughput_samples_per_s, 0);
       for (int in_flight : r.trace.peak_in_flight) EXPECT_LE(in_flight, 2 * std::min(n, m));
     }
+  }
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// The Interleaved1F1B alias is honest: pipesim's interleaved-1f1b runs PyTorch's per-rank order (its idle
+// cells dropped) for N = 4, 2 chunks, m = 8, traced from ScheduleInterleaved1F1B.
+TEST(PytorchScheduleNames, Interleaved1F1BOrderEqualsPyTorchs) {
+  const std::string expected =
+      "0F0,0F1,0F2,0F3,4F0,4F1,4F2,4F3,0F4,0F5,0F6,4B0,0F7,4B1,4F4,4B2,4F5,4B3,4F6,0B0,4F7,0B1,0B2,0B3,4B4,"
+      "4B5,"
+      "4B6,4B7,0B4,0B5,0B6,0B7\n"
+      "1F0,1F1,1F2,1F3,5F0,5F1,5F2,5F3,1F4,5B0,1F5,5B1,1F6,5B2,1F7,5B3,5F4,1B0,5F5,1B1,5F6,1B2,5F7,1B3,5B4,"
+      "5B5,"
+      "5B6,5B7,1B4,1B5,1B6,1B7\n"
+      "2F0,2F1,2F2,2F3,6F0,6F1,6F2,6B0,6F3,6B1,2F4,6B2,2F5,6B3,2F6,2B0,2F7,2B1,6F4,2B2,6F5,2B3,6F6,6B4,6F7,"
+      "6B5,"
+      "6B6,6B7,2B4,2B5,2B6,2B7\n"
+      "3F0,3F1,3F2,3F3,7F0,7B0,7F1,7B1,7F2,7B2,7F3,7B3,3F4,3B0,3F5,3B1,3F6,3B2,3F7,3B3,7F4,7B4,7F5,7B5,7F6,"
+      "7B6,"
+      "7F7,7B7,3B4,3B5,3B6,3B7\n";
+  ScheduleRequest request{"Interleaved1F1B", ScheduleParams("test")};
+  request.params.set("chunks", "2");
+  EXPECT_EQ(export_schedule_csv(scenario_from_yaml("pipeline: {stages: 4, microbatches: 8}\n"
+                                                   "costs: {forward_ms: 1, backward_ms: 2}\n"),
+                                request),
+            expected);
+}
+
+// PyTorch's class names (get_schedule_class) select the same schedules, case-insensitively and with or
+// without the "Schedule" prefix; the ones pipesim lacks say so and name the closest.
+TEST(PytorchScheduleNames, SelectTheSameSchedules) {
+  const ScheduleParams params("test");
+  EXPECT_EQ(make_schedule("ZBVZeroBubble", params)->label(), "zb-v");
+  EXPECT_EQ(make_schedule("ScheduleGPipe", params)->label(), "gpipe");
+  EXPECT_EQ(make_schedule("1f1b", params)->label(), "1f1b-flush");
+  EXPECT_EQ(make_schedule("ScheduleInterleaved1F1B", params)->layout(4).stages, 8);
+  const Scenario scenario = uniform(3, 6, 1, 1, 1);
+  EXPECT_EQ(run_schedule(scenario, "ZBVZeroBubble").metrics.period_ns,
+            run_schedule(scenario, "zb-v").metrics.period_ns);
+  try {
+    make_schedule("ScheduleDualPipeV", params);
+    ADD_FAILURE() << "no error for DualPipeV";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("PyTorch's schedule 'ScheduleDualPipeV' has no pipesim equivalent yet"),
+        std::string::npos)
+        << e.what();
+  }
+  try {
+    make_schedule("zbv", params);
+    ADD_FAILURE() << "no error for zbv";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("their PyTorch names (GPipe, 1F1B, Interleaved1F1B, ZBVZeroBubble)"),
+              std::string::npos)
+        << e.what();
   }
 }
 
