@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Draws a schedule from a pipesim Chrome/Perfetto trace (pipesim run ... --trace F): one row per device, one bar
-per op coloured by kind and labelled by microbatch; with several runs in the trace, one panel per run.
+per op coloured by kind and labelled by microbatch, hatched when it belongs to a device's later chunk (interleaved,
+V placement); with several runs in the trace, one panel per run.
 
     plots/gantt.py trace.json -o gantt.png [--max-ms 40] [--transfers]
 """
@@ -53,7 +54,9 @@ def draw_run(ax, run, title, max_ms, show_transfers, labels):
         end_ms = max(end_ms, start + dur)
         y = rows[op["pid"]]
         kind = op["cat"]
-        ax.barh(y, dur, left=start, height=height, color=COLORS.get(kind, "gray"), edgecolor="black", linewidth=0.3)
+        later_chunk = op["args"].get("chunk", 0) > 0
+        ax.barh(y, dur, left=start, height=height, color=COLORS.get(kind, "gray"), edgecolor="black", linewidth=0.3,
+                hatch="///" if later_chunk else None)
         if labels and kind != "U":
             ax.text(start + dur / 2, y, str(op["args"].get("microbatch", "")), ha="center", va="center",
                     fontsize=6, color="white", clip_on=True)
@@ -95,8 +98,10 @@ def main():
     axes[-1, 0].set_xlim(0, args.max_ms if args.max_ms is not None else end_ms)
     axes[-1, 0].set_xlabel("time (ms)")
     kinds = sorted({op["cat"] for run in runs.values() for op in run["ops"] if op["dur"] > 0}, key="FBIWU".index)
-    fig.legend(handles=[Patch(color=COLORS[k], label=f"{k}: {NAMES[k]}") for k in kinds], loc="upper right",
-               ncol=len(kinds), fontsize=8, frameon=False)
+    handles = [Patch(color=COLORS[k], label=f"{k}: {NAMES[k]}") for k in kinds]
+    if any(op["args"].get("chunk", 0) > 0 for run in runs.values() for op in run["ops"]):
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch="///", label="a device's later chunk"))
+    fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=8, frameon=False)
     if args.title:
         fig.suptitle(args.title, x=0.01, ha="left", fontsize=11)  # left, clear of the legend on the right
     save(fig, args.output, top=0.95)

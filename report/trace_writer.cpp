@@ -158,10 +158,10 @@ class TraceBuilder {
       const char letter = op_letter(a.kind);
       event(
           "{{\"name\":\"{}{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
-          "\"args\":{{\"stage\":{},\"{}\":{},\"weight_version\":{}}}}}",
+          "\"args\":{{\"stage\":{},\"chunk\":{},\"{}\":{},\"weight_version\":{}}}}}",
           letter, a.microbatch, letter, pid_base_ + op.device, kComputeTid, Micros{op.start_ns},
-          Micros{op.duration_ns()}, a.stage + 1, a.kind == OpKind::U ? "step" : "microbatch", a.microbatch,
-          op.weight_version);
+          Micros{op.duration_ns()}, a.stage + 1, trace.layout.chunk_of_stage[a.stage],
+          a.kind == OpKind::U ? "step" : "microbatch", a.microbatch, op.weight_version);
     }
   }
 
