@@ -1,5 +1,7 @@
 // Megatron's interleaved 1F1B (virtual pipeline): each device holds `chunks` stages (chunk c of device d is
-// stage c*N + d). Microbatches go through the chunks in groups of N, which is why m must be a multiple of N.
+// stage c*N + d). Microbatches go through the chunks in rounds of k: k = N when m is a multiple of N
+// (Megatron), otherwise k = m / (m div N) as PyTorch's ScheduleInterleaved1F1B does, which needs m divisible
+// by m div N (any m below 2N qualifies: one round of m).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,10 +19,16 @@ class InterleavedOneFOneB final : public StaticSchedule {
   std::string label() const override { return fmt::format("interleaved-1f1b(chunks={})", chunks_); }
   PipelineLayout layout(int devices) const override { return PipelineLayout::interleaved(devices, chunks_); }
 
+  // PyTorch's rounds: m div N of them (at least one), each of k = m / rounds microbatches.
+  static int rounds(const PipelineSpec& spec) { return std::max(1, spec.microbatches / spec.devices); }
+
   void check(const PipelineSpec& spec) const override {
-    if (spec.microbatches % spec.devices != 0) {
-      throw InputError(fmt::format("{}: microbatches ({}) must be a multiple of stages ({})", label(),
-                                   spec.microbatches, spec.devices));
+    if (spec.microbatches % rounds(spec) != 0) {
+      throw InputError(
+          fmt::format("{}: microbatches ({}) must be divisible by m div N = {} (rounds of equal size); e.g. "
+                      "a multiple of "
+                      "the stages ({}), or fewer than {}",
+                      label(), spec.microbatches, rounds(spec), spec.devices, 2 * spec.devices));
     }
   }
 
@@ -28,16 +36,18 @@ class InterleavedOneFOneB final : public StaticSchedule {
     check(spec);
     const int n = spec.devices;
     const int v = chunks_;
-    const int slots = spec.microbatches * v;  // (microbatch, chunk) pairs per device
-    // Slot k of the forward order: groups of N microbatches sweep the chunks in order.
-    auto slot_microbatch = [&](int k) { return (k / (n * v)) * n + k % n; };
-    auto slot_chunk = [&](int k) { return (k % (n * v)) / n; };
+    const int slots = spec.microbatches * v;             // (microbatch, chunk) pairs per device
+    const int round = spec.microbatches / rounds(spec);  // microbatches per round: N when N divides m
+    // Slot s of the forward order: rounds of microbatches sweep the chunks in order.
+    auto slot_microbatch = [&](int s) { return (s / (round * v)) * round + s % round; };
+    auto slot_chunk = [&](int s) { return (s % (round * v)) / round; };
     DeviceActionLists lists(n);
     for (int d = 0; d < n; ++d) {
       auto fwd = [&](int k) { return forward(slot_chunk(k) * n + d, slot_microbatch(k)); };
       auto bwd = [&](int k) { return backward((v - 1 - slot_chunk(k)) * n + d, slot_microbatch(k)); };
-      // Megatron's warm-up: two forwards per later device, plus one round of N per extra chunk.
-      const int warmup = v == 1 ? std::min(n - 1 - d, slots) : std::min((n - 1 - d) * 2 + (v - 1) * n, slots);
+      // Megatron's warm-up: two forwards per later device, plus one round per extra chunk.
+      const int warmup =
+          v == 1 ? std::min(n - 1 - d, slots) : std::min((n - 1 - d) * 2 + (v - 1) * round, slots);
       for (int k = 0; k < warmup; ++k) lists[d].push_back(fwd(k));
       for (int k = 0; k < slots - warmup; ++k) {
         lists[d].push_back(fwd(warmup + k));

@@ -131,13 +131,14 @@ TEST(BadInput, UnknownScheduleParameter) {
               {"test.yaml:8: key 'schedules[0]'", "'chunks'", ">= 1"}});
 }
 
-TEST(BadInput, InterleavedNeedsMAMultipleOfN) {
+// m = 9 over N = 4: two rounds (9 div 4) cannot hold 9 microbatches equally.
+TEST(BadInput, InterleavedNeedsEqualRounds) {
   std::vector<std::string> lines = kValid;
-  lines[3] = "  microbatches: 6";
+  lines[3] = "  microbatches: 9";
   lines[7] = "schedules: [{name: interleaved-1f1b, chunks: 2}]";
-  expect_all({"m=6, N=4",
+  expect_all({"m=9, N=4",
               join(lines),
-              {"test.yaml:8: key 'schedules[0]'", "microbatches (6) must be a multiple of stages (4)"}});
+              {"test.yaml:8: key 'schedules[0]'", "microbatches (9) must be divisible by m div N = 2"}});
 }
 
 TEST(BadInput, BackwardGivenTwoWays) {

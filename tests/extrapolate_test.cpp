@@ -157,11 +157,11 @@ TEST(Extrapolate, BlockingCommIsNoFasterForStaticLists) {
 
 // Interleaved 1F1B needs m to be a multiple of N: a model listed at another m gets that row's error, and
 // every other schedule still runs.
-TEST(Extrapolate, InterleavedAtMNotAMultipleOfNIsARowError) {
+TEST(Extrapolate, InterleavedAtUnequalRoundsIsARowError) {
   const test::TempDir dir;
   dir.write("zb_models.csv",
             "model,layers,heads,hidden,seq_len,vocab,stages,microbatch_size,microbatches\n"
-            "tiny,6,4,256,128,1000,4,1,6\n");
+            "tiny,6,4,256,128,1000,4,1,9\n");
   dir.write("zb_measured.csv", test::read_file(default_reference_data_dir() + "/zb_measured.csv"));
   ExtrapolateOptions options;
   options.data_dir = dir.file("");
@@ -170,7 +170,7 @@ TEST(Extrapolate, InterleavedAtMNotAMultipleOfNIsARowError) {
   for (const ExtrapolationRow& r : e.rows) {
     EXPECT_EQ(r.interleaved_chunks, 2);  // (6 + 2) / 4
     if (r.schedule == "interleaved-1f1b") {
-      EXPECT_NE(r.error.find("microbatches (6) must be a multiple of stages (4)"), std::string::npos)
+      EXPECT_NE(r.error.find("microbatches (9) must be divisible by m div N = 2"), std::string::npos)
           << r.error;
     } else {
       EXPECT_TRUE(r.error.empty()) << r.schedule << ": " << r.error;

@@ -101,15 +101,16 @@ TEST(ErrorMessages, ASweepNamesItsFirstFailedRun) {
   const test::TempDir dir;
   const std::string scenario = dir.write("s.yaml", scenario_text("{forward_ms: 1, backward_ms: 2}"));
   const std::string out = dir.file("sweep.csv");
-  // Row 2 of the CSV is N=2 (m = 4 is a multiple of 2), row 3 is N=3, which interleaving refuses.
+  // Row 2 of the CSV is N=2 (m = 14 is 7 rounds of 2), row 3 is N=3, which interleaving refuses (14 is not
+  // 4 equal rounds).
   const test::CommandResult r = test::run_pipesim(
-      fmt::format("sweep '{}' -N 2,3 -m 4 --schedules interleaved-1f1b:chunks=2 -o '{}'", scenario, out),
+      fmt::format("sweep '{}' -N 2,3 -m 14 --schedules interleaved-1f1b:chunks=2 -o '{}'", scenario, out),
       dir);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("sweep: 1 of 2 runs failed; the first is row 3 of " + out +
-                               " (interleaved-1f1b N=3 m=4): --schedules interleaved-1f1b:chunks=2: "))
+                               " (interleaved-1f1b N=3 m=14): --schedules interleaved-1f1b:chunks=2: "))
       << r.err;
-  EXPECT_THAT(r.err, HasSubstr("microbatches (4) must be a multiple of stages (3)")) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("microbatches (14) must be divisible by m div N = 4")) << r.err;
 }
 
 TEST(ErrorMessages, ThirdPartyExceptionsAreWrappedNeverPassedOnBare) {

@@ -49,7 +49,7 @@ class SweepRuns : public ::testing::Test {
     SweepConfig c;
     c.scenario_path = path_;
     c.stages = {2, 4};
-    c.microbatches = {4, 6};
+    c.microbatches = {4, 14};
     c.schedules = "gpipe,interleaved-1f1b,zb-h1";
     return c;
   }
@@ -70,7 +70,7 @@ TEST_F(SweepRuns, RowsEqualSingleRunsInProductOrder) {
   size_t i = 0;
   for (const char* schedule : {"gpipe", "interleaved-1f1b", "zb-h1"}) {
     for (int n : {2, 4}) {
-      for (int m : {4, 6}) {
+      for (int m : {4, 14}) {
         SCOPED_TRACE(fmt::format("{} N={} m={}", schedule, n, m));
         const Strings& row = table.rows[i++];
         ASSERT_EQ(row.size(), table.header.size());
@@ -78,9 +78,9 @@ TEST_F(SweepRuns, RowsEqualSingleRunsInProductOrder) {
         const Strings metrics(row.begin() + 1, row.end() - 1);
         const Scenario scenario = load_scenario(
             path_, {fmt::format("pipeline.stages={}", n), fmt::format("pipeline.microbatches={}", m)});
-        if (std::string(schedule) == "interleaved-1f1b" && m % n != 0) {
-          // m = 6 is not a multiple of N = 4: the row stays, with the error and no metrics.
-          EXPECT_NE(row.back().find("must be a multiple of stages"), std::string::npos) << row.back();
+        if (std::string(schedule) == "interleaved-1f1b" && m % (m / n) != 0) {
+          // m = 14 is not 3 equal rounds (14 div 4) at N = 4: the row stays, with the error and no metrics.
+          EXPECT_NE(row.back().find("must be divisible by m div N"), std::string::npos) << row.back();
           EXPECT_THROW(test::run_schedule(scenario, schedule), InputError);
           EXPECT_EQ(metrics[2], "4");  // stages
           EXPECT_EQ(metrics[6], "");   // period_ms
@@ -218,21 +218,22 @@ TEST_F(SweepRuns, CommandLineWritesTheSameCsv) {
   const std::string out = dir_.file("out.csv");
   const test::CommandResult r = test::run_pipesim(
       fmt::format(
-          "sweep '{}' --stages 2,4 --microbatches 4:6:+2 --schedules gpipe,interleaved-1f1b,zb-h1 -j 2 "
+          "sweep '{}' --stages 2,4 --microbatches 4:14:+10 --schedules gpipe,interleaved-1f1b,zb-h1 -j 2 "
           "--out '{}'",
           path_, out),
       dir_);
-  // One run (interleaved with N=4, m=6) cannot run: the CSV is still written, and the exit status says so.
+  // One run (interleaved with N=4, m=14) cannot run: the CSV is still written, and the exit status says so.
   EXPECT_EQ(r.exit_code, 1) << r.err;
   // Runs go schedule by schedule, then N, then m: the header, gpipe's 4 runs and interleaved's 3 before it
   // put the failed run on row 9, which the error names.
-  EXPECT_EQ(
-      r.err,
-      fmt::format("12 runs written to {}; 1 failed (see the error column)\n"
-                  "pipesim: error: sweep: 1 of 12 runs failed; the first is row 9 of {} "
-                  "(interleaved-1f1b N=4 m=6): --schedules interleaved-1f1b: interleaved-1f1b(chunks=2): "
-                  "microbatches (6) must be a multiple of stages (4)\n",
-                  out, out));
+  EXPECT_EQ(r.err,
+            fmt::format(
+                "12 runs written to {}; 1 failed (see the error column)\n"
+                "pipesim: error: sweep: 1 of 12 runs failed; the first is row 9 of {} "
+                "(interleaved-1f1b N=4 m=14): --schedules interleaved-1f1b: interleaved-1f1b(chunks=2): "
+                "microbatches (14) must be divisible by m div N = 3 (rounds of equal size); e.g. a multiple "
+                "of the stages (4), or fewer than 8\n",
+                out, out));
   EXPECT_EQ(test::read_file(out), sweep_to_csv(run_sweep(config())));
 }
 

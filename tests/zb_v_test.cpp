@@ -101,6 +101,28 @@ TEST(PytorchScheduleNames, Interleaved1F1BOrderEqualsPyTorchs) {
             expected);
 }
 
+// Like PyTorch's, interleaved-1f1b takes any m that m div N rounds hold equally (every m below 2N): each such
+// run finishes (no deadlock) with every op run once; the others are refused.
+TEST(PytorchScheduleNames, InterleavedRunsEveryMItsRoundsHold) {
+  for (int n : {2, 3, 4, 5}) {
+    for (int v : {2, 3}) {
+      for (int m = 1; m <= 3 * n; ++m) {
+        SCOPED_TRACE(fmt::format("N={} chunks={} m={}", n, v, m));
+        const Scenario scenario = uniform(n, m, 1.5, 1, 0.5, 0.1);
+        const bool equal_rounds = m % std::max(1, m / n) == 0;
+        if (!equal_rounds) {
+          EXPECT_THROW(run_schedule(scenario, "interleaved-1f1b", {{"chunks", std::to_string(v)}}),
+                       InputError);
+          continue;
+        }
+        const SimulationResult r = run_schedule(scenario, "interleaved-1f1b", {{"chunks", std::to_string(v)}},
+                                                test::fixed_batches());
+        EXPECT_EQ(r.trace.ops.size(), static_cast<size_t>(n * v * (2 * m + 1)));  // F, B per (stage, mb); U
+      }
+    }
+  }
+}
+
 // PyTorch's class names (get_schedule_class) select the same schedules, case-insensitively and with or
 // without the "Schedule" prefix; the ones pipesim lacks say so and name the closest.
 TEST(PytorchScheduleNames, SelectTheSameSchedules) {
