@@ -1,11 +1,15 @@
 // pipesim export SCHEDULE --stages N --microbatches M [--chunks v] [--costs F,I,W] [--comm ms] [--csv FILE]
 // pipesim export SCENARIO.yaml [--entry K] [--set key=value] [--csv FILE]
+// pipesim export SCHEDULE --scenario SCENARIO.yaml [--chunks v] [--set key=value] [--csv FILE]
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 
 #include "api/schedule_export.h"
 #include "cli/commands.h"
 #include "cli/quick_scenario_options.h"
+#include "sim/errors.h"
 
 namespace pipesim {
 
@@ -14,6 +18,7 @@ namespace {
 struct ExportArgs {
   QuickScenarioArgs scenario;
   std::string csv_path;
+  std::string scenario_path;  // --scenario: plan SCHEDULE with this scenario's pipeline, costs and comm
   std::vector<std::string> overrides;
   int entry = 1;
 };
@@ -37,10 +42,26 @@ void add_export_command(CLI::App& app) {
                   "1-based")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  cmd->add_option("--scenario", args->scenario_path,
+                  "plan SCHEDULE with this scenario's pipeline, costs and comm (zb-1p/2p search with them); "
+                  "its keys change with --set");
   cmd->add_option("--set", args->overrides, "with a scenario file: override a scenario key");
-  cmd->callback([args] {
+  cmd->callback([args, cmd] {
+    if (!args->scenario_path.empty()) {
+      for (const char* option : {"--stages", "--microbatches", "--costs", "--comm"}) {
+        if (cmd->count(option) > 0) {
+          throw InputError(
+              fmt::format("{} and --scenario: the scenario gives the pipeline, costs and comm; "
+                          "change them with --set (e.g. --set pipeline.microbatches=16)",
+                          option));
+        }
+      }
+    }
     const std::string csv =
-        names_scenario_file(args->scenario.schedule)
+        !args->scenario_path.empty()
+            ? export_schedule_csv(load_scenario(args->scenario_path, args->overrides),
+                                  quick_request(args->scenario))
+        : names_scenario_file(args->scenario.schedule)
             ? export_scenario_entry_csv(load_scenario(args->scenario.schedule, args->overrides), args->entry)
             : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario));
     if (args->csv_path.empty()) {

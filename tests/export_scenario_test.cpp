@@ -78,5 +78,21 @@ TEST(ExportScenario, CommandLineWritesTheLibrarysFile) {
   EXPECT_EQ(result.out, export_scenario_entry_csv(load_scenario(scenario_path), 2));
 }
 
+// --scenario plans the named schedule with the scenario's own pipeline and costs (its entries aside).
+TEST(ExportScenario, ScheduleWithAScenariosCosts) {
+  test::TempDir dir;
+  const std::string scenario_path = dir.write("s.yaml", kTransformerScenario);
+  const test::CommandResult result = test::run_pipesim(
+      fmt::format("export zb-2p --scenario '{}' --set pipeline.microbatches=4", scenario_path), dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, export_schedule_csv(load_scenario(scenario_path, {"pipeline.microbatches=4"}),
+                                            {"zb-2p", ScheduleParams("test")}));
+  EXPECT_NE(result.out.find("3W3"), std::string::npos);
+  const test::CommandResult clash =
+      test::run_pipesim(fmt::format("export zb-2p --scenario '{}' --stages 8", scenario_path), dir);
+  EXPECT_NE(clash.exit_code, 0);
+  EXPECT_NE(clash.err.find("--stages and --scenario"), std::string::npos) << clash.err;
+}
+
 }  // namespace
 }  // namespace pipesim
