@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "sim/parallel_for.h"
+
 namespace pipesim {
 
 size_t worker_count(int requested, size_t jobs, const char* option) {
@@ -23,17 +25,26 @@ size_t worker_count(int requested, size_t jobs, const char* option) {
 }
 
 void run_workers(size_t threads, const std::function<void()>& worker) {
+  // Several workers: a job's own parallel work (sim/parallel_for.h) then runs on the job's thread alone.
+  const auto marked_worker = [&] {
+    const ParallelWorkerScope scope;
+    worker();
+  };
+  if (threads <= 1) {
+    worker();
+    return;
+  }
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) {
     try {
-      pool.emplace_back(worker);
+      pool.emplace_back(marked_worker);
     } catch (const std::system_error&) {
       std::cerr << fmt::format("pipesim: note: the system refused thread {} of {}; running on {}\n", t + 1,
                                threads, t);
       break;
     }
   }
-  worker();
+  marked_worker();
   for (std::thread& thread : pool) thread.join();
 }
 

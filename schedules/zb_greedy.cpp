@@ -4,10 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <functional>
 #include <tuple>
 
 #include "schedules/zb_handcrafted.h"
+#include "sim/duration_table.h"
 #include "sim/engine.h"
+#include "sim/parallel_for.h"
+#include "sim/repeated_list_timing.h"
 #include "sim/static_list_timing.h"
 #include "sim/steady_state.h"
 
@@ -325,24 +330,30 @@ class GreedyBuilder {
   std::vector<TimeNs> input_grad_end_ns_;
 };
 
-// The engine's figures for one batch's lists repeated until steady, as the reported run measures them
-// (sim/steady_state.h), independent of how many batches the user asked for. Noisy costs (`pipesim check`)
-// never repeat: there one run with a fixed window, as the reported run does too.
-ZbScore simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
-                           const CostModel& costs) {
-  const PipelineLayout layout = PipelineLayout::linear(spec.devices);
+// The steady-state window of one batch's lists repeated, as the reported run finds it (sim/steady_state.h),
+// independent of how many batches the user asked for. Noisy costs (`pipesim check`) never repeat: there one
+// run with a fixed window, as the reported run does too.
+RunLengthOptions candidate_run_length(const PipelineSpec& spec) {
   RunLengthOptions length;
   length.microbatches_per_batch = spec.microbatches;
   length.hint = {spec.microbatches, spec.microbatches, 0};
   length.exact_repeat = spec.exact_costs;
-  const SteadyRun run = simulate_steady_state(length, [&](int batches) {
+  return length;
+}
+
+// The engine's figures for the candidate, from its recorded trace.
+ZbScore score_on_trace(const DeviceActionLists& one_batch, const PipelineSpec& spec, const CostModel& costs,
+                       bool static_pass) {
+  const PipelineLayout layout = PipelineLayout::linear(spec.devices);
+  const SteadyRun run = simulate_steady_state(candidate_run_length(spec), [&](int batches) {
     PipelineSpec candidate = spec;
     candidate.batches = batches;
     DeviceActionLists lists = repeat_batches(layout, one_batch, candidate);
     std::unique_ptr<CommModel> comm = fresh_comm(candidate);
     // Static lists under a fixed latency: one dependency-ordered pass gives the engine's times
     // (sim/static_list_timing.h; a test holds them equal), several times faster than the event loop.
-    if (const auto* fixed = dynamic_cast<const FixedLatencyComm*>(comm.get())) {
+    const auto* fixed = dynamic_cast<const FixedLatencyComm*>(comm.get());
+    if (static_pass && fixed != nullptr) {
       if (std::optional<RunTrace> timed =
               time_static_lists({layout, lists, candidate.total_microbatches(),
                                  BackwardReads::kCurrentWeights, fixed->latency_ns()},
@@ -354,6 +365,33 @@ ZbScore simulate_candidate(const DeviceActionLists& one_batch, const PipelineSpe
     return simulate(plan, costs, *comm);
   });
   return ZbScore::of(compute_metrics(run.trace, {spec.microbatches, run.window}));
+}
+
+struct NotTimedInOnePass {};
+
+// The same figures from the repeated lists' times alone (sim/repeated_list_timing.h): no lists built, no
+// trace; nullopt where the one pass does not apply (then the trace path runs, the engine if need be).
+std::optional<ZbScore> score_on_repeated_times(const DeviceActionLists& one_batch, const PipelineSpec& spec,
+                                               const CostModel& costs) {
+  const std::unique_ptr<CommModel> comm = fresh_comm(spec);
+  const auto* fixed = dynamic_cast<const FixedLatencyComm*>(comm.get());
+  if (fixed == nullptr) return std::nullopt;
+  const PipelineLayout layout = PipelineLayout::linear(spec.devices);
+  std::optional<RepeatedListTimes> times;
+  try {
+    const SteadyWindow steady = find_steady_window(
+        candidate_run_length(spec), [&](const RunWindow& window) -> const SteadyStateProbe& {
+          times = time_repeated_lists({layout, one_batch, spec.microbatches, window.total_batches,
+                                       spec.sync == OptimizerSync::kBarrier, fixed->latency_ns()},
+                                      costs);
+          if (!times) throw NotTimedInOnePass{};
+          return *times;
+        });
+    const RepeatedListTimes::WindowFigures figures = times->figures(steady.window);
+    return ZbScore{figures.period_ns, figures.zb_batch_cost_ns, figures.makespan_ns};
+  } catch (const NotTimedInOnePass&) {
+    return std::nullopt;
+  }
 }
 
 bool fits(const DeviceActionLists& lists, const ZbProblem& problem) {
@@ -375,39 +413,80 @@ std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const Z
   }
 }
 
-ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit) {
+ZbScore score_zb_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
+                           const CostModel& costs, ZbScoring how) {
+  if (how == ZbScoring::kFastest) {
+    if (std::optional<ZbScore> score = score_on_repeated_times(one_batch, spec, costs)) return *score;
+  }
+  return score_on_trace(one_batch, spec, costs, how != ZbScoring::kEngine);
+}
+
+namespace {
+
+// Runs job(i) for every i on the machine's free cores and rethrows the first failure in index order, so
+// the search fails with the same error however its jobs were spread.
+void run_in_parallel(size_t count, const std::function<void(size_t)>& job) {
+  std::vector<std::exception_ptr> errors(count);
+  parallel_for(count, [&](size_t i) {
+    try {
+      job(i);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+}
+
+}  // namespace
+
+ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit, ZbScoring how) {
   const ZbProblem problem = make_zb_problem(spec, costs, memory_limit);
-  std::vector<ZbCandidate> candidates;
   // The greedy under this limit and, when it is larger, under 1F1B's N * M_B too: a greedy heuristic can do
   // worse with more memory, and what zb-1p finds fits any larger limit.
   std::vector<double> limits{memory_limit};
   if (memory_limit > 1.0) limits.push_back(1.0);
-  for (double limit : limits) {
-    const ZbProblem limited = make_zb_problem(spec, costs, limit);
-    for (int index = 0; index < kZbFlagCombinations; ++index) {
-      const ZbFlags flags = ZbFlags::from_index(index);
-      if (std::optional<ZbGreedyPlan> plan = zb_greedy_schedule(limited, flags)) {
-        const std::string under = limit == memory_limit ? "" : fmt::format(" under memory_limit={:g}", limit);
-        candidates.push_back({flags.describe() + under, std::move(plan->lists), {}});
-      }
-    }
+  std::vector<ZbProblem> limited;
+  for (double limit : limits) limited.push_back(make_zb_problem(spec, costs, limit));
+  std::vector<std::optional<ZbGreedyPlan>> plans(limits.size() * kZbFlagCombinations);
+  run_in_parallel(plans.size(), [&](size_t job) {
+    plans[job] = zb_greedy_schedule(limited[job / kZbFlagCombinations],
+                                    ZbFlags::from_index(static_cast<int>(job % kZbFlagCombinations)));
+  });
+  std::vector<ZbCandidate> candidates;
+  for (size_t job = 0; job < plans.size(); ++job) {
+    if (!plans[job]) continue;
+    const double limit = limits[job / kZbFlagCombinations];
+    const std::string under = limit == memory_limit ? "" : fmt::format(" under memory_limit={:g}", limit);
+    const ZbFlags flags = ZbFlags::from_index(static_cast<int>(job % kZbFlagCombinations));
+    candidates.push_back({flags.describe() + under, std::move(plans[job]->lists), {}});
   }
   candidates.push_back({"zb-h1", zb_h1_lists(spec.devices, spec.microbatches), {}});
   candidates.push_back({"zb-h2", zb_h2_lists(spec.devices, spec.microbatches), {}});
   // 1F1B's order holds at most N * M_B, within any limit the schedules accept: always a candidate.
   candidates.push_back({"1f1b", one_f_one_b_split_lists(spec.devices, spec.microbatches), {}});
-  const ZbCandidate* best = nullptr;
+  std::vector<size_t> scored;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    ZbCandidate& candidate = candidates[i];
     const bool floor = i + 1 == candidates.size();
-    if (!floor && !fits(candidate.lists, problem)) continue;
+    if (!floor && !fits(candidates[i].lists, problem)) continue;
     // Different constructions often give the same lists; those simulate the same, the earlier one wins.
     const bool seen =
         std::any_of(candidates.begin(), candidates.begin() + static_cast<long>(i),
-                    [&](const ZbCandidate& earlier) { return earlier.lists == candidate.lists; });
-    if (seen && !(floor && best == nullptr)) continue;
-    candidate.score = simulate_candidate(candidate.lists, spec, costs);
-    if (best == nullptr || candidate.score < best->score) best = &candidate;
+                    [&](const ZbCandidate& earlier) { return earlier.lists == candidates[i].lists; });
+    if (seen && !(floor && scored.empty())) continue;
+    scored.push_back(i);
+  }
+  // Every candidate runs the same ops: their durations are read once, for the first window tried.
+  const DurationTable durations(costs, spec.devices,
+                                initial_window(candidate_run_length(spec)).total_batches * spec.microbatches);
+  run_in_parallel(scored.size(), [&](size_t job) {
+    ZbCandidate& candidate = candidates[scored[job]];
+    candidate.score = score_zb_candidate(candidate.lists, spec, durations, how);
+  });
+  const ZbCandidate* best = nullptr;
+  for (size_t i : scored) {
+    if (best == nullptr || candidates[i].score < best->score) best = &candidates[i];
   }
   return *best;
 }

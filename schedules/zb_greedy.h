@@ -96,6 +96,16 @@ struct ZbScore {
   bool operator<(const ZbScore& other) const;
 };
 
+// How a candidate's score is measured; all three give the same figures (tests hold them equal). kFastest
+// times the repeated lists in one pass without a trace, kStaticPass records the static pass's trace,
+// kEngine runs the event engine; each falls back to the next where it does not apply.
+enum class ZbScoring { kFastest, kStaticPass, kEngine };
+
+// One batch's lists repeated until steady with spec.sync, the same costs and comm, independent of
+// spec.batches, scored as the reported run measures it.
+ZbScore score_zb_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
+                           const CostModel& costs, ZbScoring how = ZbScoring::kFastest);
+
 struct ZbCandidate {
   std::string construction;  // "greedy(...)" (+ " under memory_limit=1"), "zb-h1", "zb-h2" or "1f1b"
   DeviceActionLists lists;   // one batch
@@ -105,6 +115,9 @@ struct ZbCandidate {
 // Every candidate that fits the limit (distinct lists only), simulated on one fixed run (independent of
 // spec.batches) with spec.sync, the same costs and comm; the best by ZbScore, ties to the earlier candidate
 // (greedy under the limit by flag index, greedy under N * M_B, zb-h1, zb-h2, 1f1b).
-ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit);
+// The greedy runs and the candidates' scoring spread over the free cores (sim/parallel_for.h); the result is
+// the same however they were spread. `how` only changes how scores are measured (tests compare them).
+ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit,
+                      ZbScoring how = ZbScoring::kFastest);
 
 }  // namespace pipesim

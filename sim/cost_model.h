@@ -1,6 +1,8 @@
 #pragma once
 // What the engine asks about durations and memory. Cost models (explicit, transformer, profile-driven,
-// jitter decorators) implement it; schedules never see it unless they are cost-aware generators.
+// jitter decorators) implement it; schedules never see it unless they are cost-aware generators. Its
+// const calls may run on several threads at once (the Zero Bubble search scores candidates in parallel):
+// an implementation keeps no mutable state.
 #include "sim/action.h"
 #include "sim/units.h"
 

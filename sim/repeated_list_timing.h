@@ -1,0 +1,75 @@
+#pragma once
+// One batch's static lists repeated for a number of batches (each followed by the device's optimizer
+// steps, as schedules/schedule.h's repeat_batches builds them), timed in one dependency-ordered pass
+// without building the lists or a trace: only each op's start and end, in each device's run order. What a
+// search that scores many candidate lists reads (the Zero Bubble search); the times equal
+// time_static_lists' on the repeated lists, which equal the engine's (tests hold both). Returns nullopt
+// where time_static_lists would: a list that names a stage of another device or a microbatch outside the
+// batch, runs an op twice, deadlocks, or has a zero-length F, B, I or W.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/cost_model.h"
+#include "sim/layout.h"
+#include "sim/steady_state.h"
+
+namespace pipesim {
+
+struct RepeatedListRun {
+  const PipelineLayout& layout;
+  const std::vector<std::vector<Action>>& one_batch;  // per device: microbatches 0..m-1, no U
+  int microbatches_per_batch = 0;
+  int batches = 1;
+  bool synchronized_steps = false;  // the optimizer step is a barrier over all devices
+  std::vector<TimeNs> latency_ns;   // per sending device (FixedLatencyComm)
+};
+
+// Times of a repeated run and the figures a steady-state window reads off them.
+class RepeatedListTimes final : public SteadyStateProbe {
+ public:
+  // Stage 1's forward-start gaps (sim/steady_state.h), over microbatches [first, end).
+  int forward_gap_repeat(int first_microbatch, int end_microbatch) const override;
+  bool halves_agree(const RunWindow& window, int m) const override;
+  long ops() const override { return ops_; }
+
+  // The figures compute_metrics reports for this window (sim/metrics.h), without the rest.
+  struct WindowFigures {
+    TimeNs period_ns = 0;
+    TimeNs zb_batch_cost_ns = 0;  // the longest device span of the window's first batch, steps left out
+    TimeNs makespan_ns = 0;
+  };
+  WindowFigures figures(const RunWindow& window) const;
+
+  // Device d's op at `position` of its run order (batch b's op i at b * (batch ops + steps) + i).
+  TimeNs start_ns(int device, size_t position) const { return device_times(device)[position].start_ns; }
+  TimeNs end_ns(int device, size_t position) const { return device_times(device)[position].end_ns; }
+  TimeNs makespan_ns() const { return makespan_ns_; }
+
+ private:
+  friend std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
+                                                              const CostModel& costs);
+  std::vector<TimeNs> batch_start_ns(int batches) const;
+
+  int m_ = 1;
+  int batches_ = 1;
+  long ops_ = 0;
+  TimeNs makespan_ns_ = 0;
+  std::vector<size_t> batch_ops_;  // per device: one batch's ops; the device's steps follow them
+  std::vector<size_t> steps_;      // per device: optimizer steps after each batch
+  struct OpTime {
+    TimeNs start_ns;
+    TimeNs end_ns;
+  };
+  // Every op, device by device in run order: device d's batch b's op i at
+  // device_offset_[d] + b * (batch_ops + steps) + i. Left uninitialised until timed.
+  std::vector<size_t> device_offset_;  // devices + 1 entries
+  std::unique_ptr<OpTime[]> op_times_;
+  const OpTime* device_times(size_t d) const { return op_times_.get() + device_offset_[d]; }
+  size_t device_ops(size_t d) const { return device_offset_[d + 1] - device_offset_[d]; }
+  std::vector<TimeNs> first_stage_forward_start_ns_;  // per microbatch of the run
+};
+
+std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run, const CostModel& costs);
+
+}  // namespace pipesim

@@ -1,0 +1,165 @@
+// The Zero Bubble search's fast scoring (schedules/zb_greedy.h): repeated lists timed in one pass without a
+// trace (sim/repeated_list_timing.h) against the static pass on the built lists, op for op, and every
+// candidate's score measured three ways (one pass, static-pass trace, event engine) on random pipelines;
+// the search picks the same schedule whichever way it scores.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "api/resolve.h"
+#include "schedules/registry.h"
+#include "schedules/zb_greedy.h"
+#include "schedules/zb_handcrafted.h"
+#include "sim/duration_table.h"
+#include "sim/repeated_list_timing.h"
+#include "sim/static_list_timing.h"
+#include "tests/random_scenarios.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+using OpKey = std::tuple<int, int, int>;  // kind, stage, microbatch
+
+// Seeded random pipeline for the search: N in 2..8, m in 1..3N, uneven F, I, W, comm 0 or a fixed latency
+// per stage, M_W below M_B, barrier or post-validation.
+std::string random_zb_yaml(std::mt19937& rng, int k, bool link = false) {
+  const int stages = std::uniform_int_distribution<int>(2, 8)(rng);
+  const int microbatches = std::uniform_int_distribution<int>(1, 3 * stages)(rng);
+  return fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\noptimizer: {{sync: {}}}\n{}",
+                     stages, microbatches, k % 2 ? "barrier" : "post-validation",
+                     test::random_costs(rng, stages, link) + (link ? test::kRandomCommLines[1] : ""));
+}
+
+TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
+  std::mt19937 rng(11);
+  int compared = 0;
+  for (const ScheduleInfo& info : registered_schedules()) {
+    for (int trial = 0; trial < 6; ++trial) {
+      const std::string yaml = random_zb_yaml(rng, trial);
+      const std::string what = fmt::format("{} trial {}:\n{}", info.name, trial, yaml);
+      std::optional<ResolvedRun> run;
+      try {
+        run.emplace(resolve(test::scenario_from_yaml(yaml), {info.name, ScheduleParams(test::kTestSource)}));
+        run->schedule->check(run->spec);
+      } catch (const InputError&) {
+        continue;  // a shape the schedule refuses
+      }
+      const auto* list_schedule = dynamic_cast<const StaticSchedule*>(run->schedule.get());
+      if (list_schedule == nullptr) continue;
+      PipelineSpec spec = run->spec;
+      spec.batches = 1 + trial % 4;
+      const DeviceActionLists one_batch = list_schedule->batch_actions(spec, *run->costs);
+      const DeviceActionLists lists = repeat_batches(run->layout, one_batch, spec);
+      std::vector<TimeNs> latency;
+      for (int d = 0; d < run->layout.devices; ++d) latency.push_back(run->scenario.comm.latency_ns.at(d));
+      const std::optional<RunTrace> expected = time_static_lists(
+          {run->layout, lists, spec.total_microbatches(), BackwardReads::kCurrentWeights, latency},
+          *run->costs);
+      const std::optional<RepeatedListTimes> times =
+          time_repeated_lists({run->layout, one_batch, spec.microbatches, spec.batches,
+                               spec.sync == OptimizerSync::kBarrier, latency},
+                              *run->costs);
+      ASSERT_EQ(expected.has_value(), times.has_value()) << what;
+      if (!times) continue;
+      std::map<OpKey, const OpRecord*> by_action;
+      for (const OpRecord& op : expected->ops) {
+        by_action[{static_cast<int>(op.action.kind), op.action.stage, op.action.microbatch}] = &op;
+      }
+      long ops = 0;
+      for (int d = 0; d < run->layout.devices; ++d) {
+        for (size_t i = 0; i < lists[d].size(); ++i, ++ops) {
+          const Action& a = lists[d][i];
+          const OpRecord& op = *by_action.at({static_cast<int>(a.kind), a.stage, a.microbatch});
+          EXPECT_EQ(times->start_ns(d, i), op.start_ns) << what << describe(a);
+          EXPECT_EQ(times->end_ns(d, i), op.end_ns) << what << describe(a);
+        }
+      }
+      EXPECT_EQ(times->ops(), ops) << what;
+      EXPECT_EQ(times->makespan_ns(), expected->makespan_ns) << what;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 40);
+}
+
+TEST(RepeatedListTiming, RefusesWhatTheStaticPassRefuses) {
+  const PipelineLayout layout = PipelineLayout::linear(2);
+  const ExplicitCostModel costs = test::uniform_costs(layout, 1.0, 1.0);
+  const auto timed = [&](const DeviceActionLists& one_batch) {
+    return time_repeated_lists({layout, one_batch, 1, 2, false, {0, 0}}, costs).has_value();
+  };
+  const Action f0 = forward(0, 0), f1 = forward(1, 0), b0 = backward(0, 0), b1 = backward(1, 0);
+  EXPECT_TRUE(timed({{f0, b0}, {f1, b1}}));
+  EXPECT_FALSE(timed({{b0, f0}, {f1, b1}}));             // deadlock: B before its own F
+  EXPECT_FALSE(timed({{f0, f0, b0}, {f1, b1}}));         // F run twice
+  EXPECT_FALSE(timed({{f1, b0}, {f0, b1}}));             // a stage on another device
+  EXPECT_FALSE(timed({{forward(0, 1), b0}, {f1, b1}}));  // a microbatch outside the batch
+}
+
+// Every candidate the search can meet (the greedy under each flag setting, ZB-H1, ZB-H2, 1F1B's split
+// order) scored by the one pass, by the static pass's trace and by the event engine: the same figures.
+// Scenarios with the link comm model and with noisy costs take the fallbacks and must agree too.
+TEST(ZbScoring, OnePassStaticPassAndEngineGiveTheSameScores) {
+  std::mt19937 rng(96);
+  int compared = 0;
+  for (int k = 0; k < 40; ++k) {
+    const std::string yaml = random_zb_yaml(rng, k, k % 10 == 9);  // the link model: no one-pass timing
+    const std::string what = fmt::format("configuration {}:\n{}", k, yaml);
+    ResolvedRun run = resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    PipelineSpec spec = run.spec;
+    std::unique_ptr<CostModel> costs = std::move(run.costs);
+    if (k % 10 == 4) {  // noisy costs: one run with a fixed window
+      costs = test::jitter_and_stragglers(k)(std::move(costs));
+      spec.exact_costs = false;
+    }
+    const ZbProblem problem = make_zb_problem(spec, *costs, 2.0);
+    std::vector<DeviceActionLists> candidates;
+    for (int index = 0; index < kZbFlagCombinations; ++index) {
+      if (auto plan = zb_greedy_schedule(problem, ZbFlags::from_index(index)))
+        candidates.push_back(plan->lists);
+    }
+    candidates.push_back(zb_h1_lists(spec.devices, spec.microbatches));
+    candidates.push_back(zb_h2_lists(spec.devices, spec.microbatches));
+    candidates.push_back(one_f_one_b_split_lists(spec.devices, spec.microbatches));
+    const DurationTable durations(*costs, spec.devices, 4 * spec.microbatches);
+    for (const DeviceActionLists& lists : candidates) {
+      const ZbScore fastest = score_zb_candidate(lists, spec, durations, ZbScoring::kFastest);
+      const ZbScore traced = score_zb_candidate(lists, spec, *costs, ZbScoring::kStaticPass);
+      const ZbScore engine = score_zb_candidate(lists, spec, *costs, ZbScoring::kEngine);
+      const auto fields = [](const ZbScore& s) {
+        return std::tuple{s.period_ns, s.zb_batch_cost_ns, s.makespan_ns};
+      };
+      EXPECT_EQ(fields(fastest), fields(engine)) << what;
+      EXPECT_EQ(fields(traced), fields(engine)) << what;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200);
+}
+
+// The whole search (its greedy runs and scoring spread over the cores) picks the same schedule with the
+// same score whether it scores on the engine or in one pass.
+TEST(ZbScoring, TheSearchPicksTheSameScheduleWhicheverWayItScores) {
+  std::mt19937 rng(2401);
+  for (int k = 0; k < 30; ++k) {
+    const std::string yaml = random_zb_yaml(rng, k);
+    const ResolvedRun run =
+        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    for (double limit : {1.0, 1.5, 2.0}) {
+      const ZbCandidate fast = zb_search(run.spec, *run.costs, limit, ZbScoring::kFastest);
+      const ZbCandidate engine = zb_search(run.spec, *run.costs, limit, ZbScoring::kEngine);
+      EXPECT_EQ(fast.construction, engine.construction) << yaml << "limit " << limit;
+      EXPECT_EQ(fast.lists, engine.lists) << yaml;
+      EXPECT_EQ(fast.score.period_ns, engine.score.period_ns) << yaml;
+      EXPECT_EQ(fast.score.zb_batch_cost_ns, engine.score.zb_batch_cost_ns) << yaml;
+      EXPECT_EQ(fast.score.makespan_ns, engine.score.makespan_ns) << yaml;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pipesim
