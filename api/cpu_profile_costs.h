@@ -24,6 +24,7 @@ class CpuProfileCosts final : public CostModel {
   // Throws InputError for a model other than the residual MLP on dense input.
   CpuProfileCosts(const HardwareProfile& profile, const executor::TrainingSetup& setup, int stages);
   TimeNs duration(const Action& a) const override;
+  bool durations_by_kind_and_stage() const override { return true; }
   Bytes activation_bytes(int) const override { return 0; }
   Bytes weight_grad_activation_bytes(int) const override { return 0; }
   Bytes transfer_bytes(int) const override { return 0; }

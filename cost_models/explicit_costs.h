@@ -26,6 +26,7 @@ class ExplicitCostModel final : public CostModel {
   ExplicitCostModel(ExplicitCostTable table, const PipelineLayout& layout);
 
   TimeNs duration(const Action& action) const override;
+  bool durations_by_kind_and_stage() const override { return true; }
   Bytes activation_bytes(int stage) const override;
   Bytes weight_grad_activation_bytes(int stage) const override;
   Bytes transfer_bytes(int stage) const override;

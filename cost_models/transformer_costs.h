@@ -122,6 +122,7 @@ class TransformerCostModel final : public CostModel {
   TransformerCostModel(const TransformerSetup& setup, double microbatch_size, const PipelineLayout& layout);
 
   TimeNs duration(const Action& action) const override;
+  bool durations_by_kind_and_stage() const override { return true; }
   Bytes activation_bytes(int stage) const override;
   Bytes weight_grad_activation_bytes(int stage) const override;
   Bytes transfer_bytes(int stage) const override;

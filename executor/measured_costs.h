@@ -34,6 +34,7 @@ class MeasuredCostModel : public MemoryAndTransfersFrom {
   MeasuredCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
   // 0 for a (kind, stage) that never ran.
   TimeNs duration(const Action& action) const override;
+  bool durations_by_kind_and_stage() const override { return true; }
 
  private:
   std::vector<std::array<TimeNs, kOpKinds>> mean_ns_;  // per stage, per op kind
@@ -47,6 +48,7 @@ class PerOpCostModel final : public MeasuredCostModel {
  public:
   PerOpCostModel(const std::vector<ExecutedOp>& ops, int stages, const CostModel& memory_and_transfers);
   TimeNs duration(const Action& action) const override;
+  bool durations_by_kind_and_stage() const override { return false; }
 
  private:
   std::map<std::tuple<OpKind, int, int>, TimeNs> op_ns_;

@@ -13,6 +13,9 @@ class CostModel {
   virtual ~CostModel() = default;
   // Duration of one op. Deterministic: the same action always gets the same duration.
   virtual TimeNs duration(const Action& action) const = 0;
+  // Whether duration() depends on nothing but the op's kind and stage (not its microbatch or step): then
+  // one batch's durations serve every batch. False, the safe answer, unless a model knows better.
+  virtual bool durations_by_kind_and_stage() const { return false; }
   // Activation bytes a forward of this stage stores per microbatch (M_B).
   virtual Bytes activation_bytes(int stage) const = 0;
   // Of those, the bytes still held after I until W runs (M_W); a full B releases everything.

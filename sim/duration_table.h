@@ -19,6 +19,7 @@ class DurationTable final : public CostModel {
       return duration_ns_[index(action.kind, action.stage, action.microbatch)];
     return costs_.duration(action);
   }
+  bool durations_by_kind_and_stage() const override { return costs_.durations_by_kind_and_stage(); }
   Bytes activation_bytes(int stage) const override { return costs_.activation_bytes(stage); }
   Bytes weight_grad_activation_bytes(int stage) const override {
     return costs_.weight_grad_activation_bytes(stage);

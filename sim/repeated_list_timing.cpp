@@ -26,6 +26,7 @@ struct BatchOp {
   Action action;
   int input_stage = -1;         // the other stage whose output it waits for (F: previous, B/I: next)
   TimeNs input_latency_ns = 0;  // 0 when that stage is on this device
+  TimeNs duration_ns = 0;       // in every batch, where the cost model says so
 };
 
 TimeNs checked_sum_ns(TimeNs a, TimeNs b, const char* what) {
@@ -50,6 +51,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   RepeatedListTimes times;
   times.m_ = m;
   times.batches_ = batches;
+  // Durations by kind and stage: each op's is read once, for batch 0, and serves every batch.
+  const bool same_every_batch = costs.durations_by_kind_and_stage();
   std::vector<std::vector<BatchOp>> ops(devices);
   std::vector<std::vector<int>> step_stages(devices);
   for (int d = 0; d < devices; ++d) {
@@ -65,6 +68,7 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
         const int from = layout.device(op.input_stage);
         op.input_latency_ns = from == d ? 0 : run.latency_ns[from];
       }
+      op.duration_ns = costs.duration(a);
       ops[d].push_back(op);
     }
     times.batch_ops_.push_back(ops[d].size());
@@ -90,10 +94,11 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   std::vector<TimeNs> barrier_ns(arrived.size(), 0);
   std::vector<char> reached_barrier(devices, 0);  // for the step of the device's current batch
 
-  // A worklist of devices, as time_static_lists: each runs its list as far as its inputs are timed.
-  std::vector<int> work(devices);
-  std::iota(work.begin(), work.end(), 0);
-  std::vector<char> queued(devices, 1);
+  // A worklist of devices, as time_static_lists: each runs its list as far as its inputs are timed, here up
+  // to the end of the round's batch.
+  std::vector<int> work;
+  std::vector<char> queued(devices, 0);
+  std::vector<size_t> limit(devices, 0);
   const auto wake = [&](int device) {
     if (!queued[device]) {
       queued[device] = 1;
@@ -108,121 +113,188 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       wake(device);
     }
   };
-  while (!work.empty()) {
-    const int d = work.back();
-    work.pop_back();
-    queued[d] = 0;
-    const std::vector<BatchOp>& list = ops[d];
-    const size_t batch_length = list.size() + step_stages[d].size();
-    const size_t length = batch_length * batches;
-    RepeatedListTimes::OpTime* op_times = times.op_times_.get() + times.device_offset_[d];
-    while (cursor[d] < length) {
-      const int batch = cursor_batch[d];
-      const size_t index = cursor_index[d];
-      TimeNs start = free_ns[d];
-      TimeNs duration = 0;
-      if (index < list.size()) {
-        const BatchOp& op = list[index];
-        Action a = op.action;
-        Cell& own = cell(a.stage, a.microbatch);
-        const int batch_mb = a.microbatch;
-        a.microbatch += batch * m;
-        const auto after = [&](const TimeNs& end_ns, int end_batch, TimeNs latency_ns) {
-          if (end_batch != batch) {
-            out_of_order |= end_batch > batch;
-            waiting_on[d] = &end_ns;
+  // Whether every batch after `batch` is `batch` shifted: every device ended `batch` (its last step) the
+  // same time after it ended the one before, and every later op lasts as long as its copy in `batch`.
+  const auto repeats_after = [&](int batch) {
+    const auto step_end = [&](int d, int b) {
+      return times.device_times(d)[(ops[d].size() + step_stages[d].size()) * (b + 1) - 1].end_ns;
+    };
+    const TimeNs shift_ns = step_end(0, batch) - step_end(0, batch - 1);
+    TimeNs last_end_ns = 0;
+    for (int d = 0; d < devices; ++d) {
+      if (step_end(d, batch) - step_end(d, batch - 1) != shift_ns) return false;
+      last_end_ns = std::max(last_end_ns, step_end(d, batch));
+    }
+    TimeNs shifted_ns = 0;  // the last batch's shift: no derived time may leave TimeNs' range
+    if (shift_ns < 0 ||
+        __builtin_mul_overflow(shift_ns, static_cast<TimeNs>(batches - 1 - batch), &shifted_ns) ||
+        __builtin_add_overflow(last_end_ns, shifted_ns, &shifted_ns))
+      return false;
+    for (int b = batch + 1; b < batches && !same_every_batch; ++b) {
+      const int offset = (b - batch) * m;
+      for (int d = 0; d < devices; ++d) {
+        for (const BatchOp& op : ops[d]) {
+          Action a = op.action;
+          a.microbatch += batch * m;
+          const TimeNs duration = costs.duration(a);
+          a.microbatch += offset;
+          if (costs.duration(a) != duration) return false;
+        }
+        for (int stage : step_stages[d]) {
+          if (costs.duration(optimizer_step(stage, b, run.synchronized_steps)) !=
+              costs.duration(optimizer_step(stage, batch, run.synchronized_steps)))
             return false;
-          }
-          start = std::max(start, checked_sum_ns(end_ns, latency_ns, "a transfer's arrival"));
-          return true;
-        };
-        bool ready = true;
-        switch (a.kind) {
-          case OpKind::F:
-            if (op.input_stage >= 0) {
-              const Cell& input = cell(op.input_stage, batch_mb);
-              ready = after(input.forward_end_ns, input.forward_batch, op.input_latency_ns);
-            }
-            break;
-          case OpKind::B:
-          case OpKind::I:
-            ready = after(own.forward_end_ns, own.forward_batch, 0);
-            if (ready && op.input_stage >= 0) {
-              const Cell& input = cell(op.input_stage, batch_mb);
-              ready = after(input.input_grad_end_ns, input.input_grad_batch, op.input_latency_ns);
-            }
-            break;
-          case OpKind::W:
-            ready = after(own.input_grad_end_ns, own.input_grad_batch, 0);
-            break;
-          case OpKind::U:
-            break;
         }
-        if (out_of_order) return std::nullopt;
-        if (!ready) break;
-        duration = costs.duration(a);
-        // Same rule as time_static_lists: a zero-length op's memory changes would need the engine's order.
-        if (duration <= 0) return std::nullopt;
-        const TimeNs end = checked_sum_ns(start, duration, "an op's end");
-        switch (a.kind) {
-          case OpKind::F:
-            if (own.forward_batch >= batch) return std::nullopt;  // run twice
-            own.forward_end_ns = end;
-            own.forward_batch = batch;
-            if (a.stage == 0) times.first_stage_forward_start_ns_[a.microbatch] = start;
-            if (a.stage + 1 < stages) wake_if_waiting(layout.device(a.stage + 1), own.forward_end_ns);
-            break;
-          case OpKind::B:
-          case OpKind::I:
-            if (own.input_grad_batch >= batch) return std::nullopt;  // run twice
-            own.input_grad_end_ns = end;
-            own.input_grad_batch = batch;
-            if (a.stage > 0) wake_if_waiting(layout.device(a.stage - 1), own.input_grad_end_ns);
-            break;
-          case OpKind::W:
-          case OpKind::U:
-            break;
-        }
-      } else {
-        const int stage = step_stages[d][index - list.size()];
-        if (run.synchronized_steps) {
-          if (!reached_barrier[d]) {
-            // The device reaches the barrier as it asks for its first step of the batch: when its last op
-            // ended.
-            reached_barrier[d] = 1;
-            barrier_ns[batch] = std::max(barrier_ns[batch], free_ns[d]);
-            if (++arrived[batch] == devices) {
-              for (int other = 0; other < devices; ++other) wake(other);
-            }
-          }
-          if (arrived[batch] < devices) break;
-          start = std::max(start, barrier_ns[batch]);
-        }
-        duration = costs.duration(optimizer_step(stage, batch, run.synchronized_steps));
-        if (duration < 0) return std::nullopt;
-        if (index + 1 == batch_length) reached_barrier[d] = 0;
-      }
-      free_ns[d] = checked_sum_ns(start, duration, "an op's end");
-      op_times[cursor[d]] = {start, free_ns[d]};
-      ++cursor[d];
-      if (++cursor_index[d] == batch_length) {
-        cursor_index[d] = 0;
-        ++cursor_batch[d];
       }
     }
+    times.shift_ns_ = shift_ns;
+    return true;
+  };
+
+  // Batch by batch: once one batch ends every device's step exactly the same time after the previous
+  // batch's did, every later batch repeats it shifted by that time (its timing is a max-plus function of
+  // those ends alone), provided its ops last as long: those batches are not timed op by op.
+  for (int round = 0; round < batches; ++round) {
+    for (int d = 0; d < devices; ++d) {
+      limit[d] = (ops[d].size() + step_stages[d].size()) * (round + 1);
+      wake(d);
+    }
+    while (!work.empty()) {
+      const int d = work.back();
+      work.pop_back();
+      queued[d] = 0;
+      const std::vector<BatchOp>& list = ops[d];
+      const size_t batch_length = list.size() + step_stages[d].size();
+      RepeatedListTimes::OpTime* op_times = times.op_times_.get() + times.device_offset_[d];
+      while (cursor[d] < limit[d]) {
+        const int batch = cursor_batch[d];
+        const size_t index = cursor_index[d];
+        TimeNs start = free_ns[d];
+        TimeNs duration = 0;
+        if (index < list.size()) {
+          const BatchOp& op = list[index];
+          Action a = op.action;
+          Cell& own = cell(a.stage, a.microbatch);
+          const int batch_mb = a.microbatch;
+          a.microbatch += batch * m;
+          const auto after = [&](const TimeNs& end_ns, int end_batch, TimeNs latency_ns) {
+            if (end_batch != batch) {
+              out_of_order |= end_batch > batch;
+              waiting_on[d] = &end_ns;
+              return false;
+            }
+            start = std::max(start, checked_sum_ns(end_ns, latency_ns, "a transfer's arrival"));
+            return true;
+          };
+          bool ready = true;
+          switch (a.kind) {
+            case OpKind::F:
+              if (op.input_stage >= 0) {
+                const Cell& input = cell(op.input_stage, batch_mb);
+                ready = after(input.forward_end_ns, input.forward_batch, op.input_latency_ns);
+              }
+              break;
+            case OpKind::B:
+            case OpKind::I:
+              ready = after(own.forward_end_ns, own.forward_batch, 0);
+              if (ready && op.input_stage >= 0) {
+                const Cell& input = cell(op.input_stage, batch_mb);
+                ready = after(input.input_grad_end_ns, input.input_grad_batch, op.input_latency_ns);
+              }
+              break;
+            case OpKind::W:
+              ready = after(own.input_grad_end_ns, own.input_grad_batch, 0);
+              break;
+            case OpKind::U:
+              break;
+          }
+          if (out_of_order) return std::nullopt;
+          if (!ready) break;
+          duration = same_every_batch ? op.duration_ns : costs.duration(a);
+          // Same rule as time_static_lists: a zero-length op's memory changes would need the engine's order.
+          if (duration <= 0) return std::nullopt;
+          const TimeNs end = checked_sum_ns(start, duration, "an op's end");
+          switch (a.kind) {
+            case OpKind::F:
+              if (own.forward_batch >= batch) return std::nullopt;  // run twice
+              own.forward_end_ns = end;
+              own.forward_batch = batch;
+              if (a.stage == 0) times.first_stage_forward_start_ns_[a.microbatch] = start;
+              if (a.stage + 1 < stages) wake_if_waiting(layout.device(a.stage + 1), own.forward_end_ns);
+              break;
+            case OpKind::B:
+            case OpKind::I:
+              if (own.input_grad_batch >= batch) return std::nullopt;  // run twice
+              own.input_grad_end_ns = end;
+              own.input_grad_batch = batch;
+              if (a.stage > 0) wake_if_waiting(layout.device(a.stage - 1), own.input_grad_end_ns);
+              break;
+            case OpKind::W:
+            case OpKind::U:
+              break;
+          }
+        } else {
+          const int stage = step_stages[d][index - list.size()];
+          if (run.synchronized_steps) {
+            if (!reached_barrier[d]) {
+              // The device reaches the barrier as it asks for its first step of the batch: when its last op
+              // ended.
+              reached_barrier[d] = 1;
+              barrier_ns[batch] = std::max(barrier_ns[batch], free_ns[d]);
+              if (++arrived[batch] == devices) {
+                for (int other = 0; other < devices; ++other) wake(other);
+              }
+            }
+            if (arrived[batch] < devices) break;
+            start = std::max(start, barrier_ns[batch]);
+          }
+          duration = costs.duration(optimizer_step(stage, batch, run.synchronized_steps));
+          if (duration < 0) return std::nullopt;
+          if (index + 1 == batch_length) reached_barrier[d] = 0;
+        }
+        free_ns[d] = checked_sum_ns(start, duration, "an op's end");
+        op_times[cursor[d]] = {start, free_ns[d]};
+        ++cursor[d];
+        if (++cursor_index[d] == batch_length) {
+          cursor_index[d] = 0;
+          ++cursor_batch[d];
+        }
+      }
+    }
+    for (int d = 0; d < devices; ++d) {
+      if (cursor[d] != limit[d]) return std::nullopt;  // a deadlock: the engine names it
+    }
+    times.explicit_batches_ = round + 1;
+    if (round > 0 && round + 1 < batches && repeats_after(round)) break;
   }
   for (int d = 0; d < devices; ++d) {
     const size_t length = times.device_ops(d);
-    if (cursor[d] != length) return std::nullopt;  // a deadlock: the engine names it
-    if (length > 0)
-      times.makespan_ns_ = std::max(times.makespan_ns_, times.device_times(d)[length - 1].end_ns);
+    if (length > 0) times.makespan_ns_ = std::max(times.makespan_ns_, times.time_of(d, length - 1).end_ns);
   }
   return times;
 }
 
+RepeatedListTimes::OpTime RepeatedListTimes::time_of(size_t d, size_t position) const {
+  const size_t batch_length = batch_ops_[d] + steps_[d];
+  const auto last = static_cast<size_t>(explicit_batches_ - 1);
+  const size_t batch = position / batch_length;
+  if (batch <= last) return device_times(d)[position];
+  const OpTime copy = device_times(d)[last * batch_length + position % batch_length];
+  const TimeNs shift_ns = static_cast<TimeNs>(batch - last) * shift_ns_;
+  return {copy.start_ns + shift_ns, copy.end_ns + shift_ns};
+}
+
+TimeNs RepeatedListTimes::first_stage_forward_start_ns(int microbatch) const {
+  const int last = explicit_batches_ - 1;
+  const int batch = microbatch / m_;
+  if (batch <= last) return first_stage_forward_start_ns_[microbatch];
+  const TimeNs copy = first_stage_forward_start_ns_[last * m_ + microbatch % m_];
+  return copy == kNever ? kNever : copy + (batch - last) * shift_ns_;
+}
+
 std::vector<TimeNs> RepeatedListTimes::batch_start_ns(int batches) const {
   std::vector<TimeNs> starts(batches, kNever);
-  for (int b = 0; b < std::min(batches, batches_); ++b) starts[b] = first_stage_forward_start_ns_[b * m_];
+  for (int b = 0; b < std::min(batches, batches_); ++b) starts[b] = first_stage_forward_start_ns(b * m_);
   return starts;
 }
 
@@ -232,7 +304,7 @@ int RepeatedListTimes::forward_gap_repeat(int first_microbatch, int end_microbat
   std::vector<TimeNs> start(count + 1, kNever);
   const int total = static_cast<int>(first_stage_forward_start_ns_.size());
   for (int mb = first_microbatch; mb <= end_microbatch && mb < total; ++mb)
-    start[mb - first_microbatch] = first_stage_forward_start_ns_[mb];
+    start[mb - first_microbatch] = first_stage_forward_start_ns(mb);
   return pipesim::forward_gap_repeat(start);
 }
 
@@ -249,18 +321,64 @@ bool RepeatedListTimes::halves_agree(const RunWindow& window, int m) const {
   tally.work_ns.assign(devices, 0);
   tally.ops = ops_;
   tally.total_microbatches = m_ * batches_;
+  const bool ordered =
+      tally.begin_ns <= tally.middle_ns && tally.middle_ns <= tally.end_ns && tally.end_ns != kNever;
+  std::vector<TimeNs> prefix_ns;
   for (size_t d = 0; d < devices; ++d) {
     const size_t batch_length = batch_ops_[d] + steps_[d];
-    const OpTime* op_times = device_times(d);
-    for (size_t i = 0, index = 0; i < device_ops(d); ++i) {
-      const TimeNs start = op_times[i].start_ns;
-      const TimeNs end = op_times[i].end_ns;
-      tally.first_busy_ns[d] +=
-          std::max<TimeNs>(0, std::min(end, tally.middle_ns) - std::max(start, tally.begin_ns));
-      tally.second_busy_ns[d] +=
-          std::max<TimeNs>(0, std::min(end, tally.end_ns) - std::max(start, tally.middle_ns));
-      if (index < batch_ops_[d]) tally.work_ns[d] += end - start;  // steps are not work
-      if (++index == batch_length) index = 0;
+    const size_t timed = static_cast<size_t>(explicit_batches_) * batch_length;
+    // Busy time before each timed op, and the work of the timed batches and of one shifted batch.
+    prefix_ns.assign(timed + 1, 0);
+    TimeNs timed_work_ns = 0, last_batch_work_ns = 0;
+    for (size_t i = 0; i < timed; ++i) {
+      const OpTime& op = device_times(d)[i];
+      prefix_ns[i + 1] = prefix_ns[i] + (op.end_ns - op.start_ns);
+      if (i % batch_length < batch_ops_[d]) {  // steps are not work
+        timed_work_ns += op.end_ns - op.start_ns;
+        if (i >= timed - batch_length) last_batch_work_ns += op.end_ns - op.start_ns;
+      }
+    }
+    tally.work_ns[d] = timed_work_ns + (batches_ - explicit_batches_) * last_batch_work_ns;
+    const TimeNs last_batch_busy_ns = prefix_ns[timed] - prefix_ns[timed - batch_length];
+    const auto busy_until = [&](size_t position) {  // before the op at `position`
+      if (position <= timed) return prefix_ns[position];
+      const size_t past = position - timed;
+      return prefix_ns[timed] + static_cast<TimeNs>(past / batch_length) * last_batch_busy_ns +
+             prefix_ns[timed - batch_length + past % batch_length] - prefix_ns[timed - batch_length];
+    };
+    // Every op's part before t: the ops ending by t whole, the one running at t in part (a device's ops
+    // never overlap, so this is the trace's sum of overlaps).
+    const auto busy_before = [&](TimeNs t) {
+      size_t low = 0, high = device_ops(d);  // the first op that ends after t
+      while (low < high) {
+        const size_t mid_position = (low + high) / 2;
+        if (time_of(d, mid_position).end_ns > t) {
+          high = mid_position;
+        } else {
+          low = mid_position + 1;
+        }
+      }
+      if (low == device_ops(d)) return busy_until(low);
+      return busy_until(low) + std::max<TimeNs>(0, t - time_of(d, low).start_ns);
+    };
+    if (ordered) {
+      const TimeNs middle_ns = busy_before(tally.middle_ns);
+      tally.first_busy_ns[d] = middle_ns - busy_before(tally.begin_ns);
+      tally.second_busy_ns[d] = busy_before(tally.end_ns) - middle_ns;
+      continue;
+    }
+    for (int b = 0; b < batches_; ++b) {  // boundaries out of order: the trace's sum itself
+      const int copy = std::min(b, explicit_batches_ - 1);
+      const TimeNs shift_ns = static_cast<TimeNs>(b - copy) * shift_ns_;
+      const OpTime* op_times = device_times(d) + copy * batch_length;
+      for (size_t i = 0; i < batch_length; ++i) {
+        const TimeNs start = op_times[i].start_ns + shift_ns;
+        const TimeNs end = op_times[i].end_ns + shift_ns;
+        tally.first_busy_ns[d] +=
+            std::max<TimeNs>(0, std::min(end, tally.middle_ns) - std::max(start, tally.begin_ns));
+        tally.second_busy_ns[d] +=
+            std::max<TimeNs>(0, std::min(end, tally.end_ns) - std::max(start, tally.middle_ns));
+      }
     }
   }
   return pipesim::halves_agree(tally, window, m);
@@ -278,8 +396,7 @@ RepeatedListTimes::WindowFigures RepeatedListTimes::figures(const RunWindow& win
     // A device's ops run in list order, which is time order: the batch's first op starts its span and
     // its last F, B, I or W ends it.
     const size_t first = static_cast<size_t>(window.first_batch) * (batch_ops_[d] + steps_[d]);
-    const TimeNs span_ns =
-        device_times(d)[first + batch_ops_[d] - 1].end_ns - device_times(d)[first].start_ns;
+    const TimeNs span_ns = time_of(d, first + batch_ops_[d] - 1).end_ns - time_of(d, first).start_ns;
     figures.zb_batch_cost_ns = std::max(figures.zb_batch_cost_ns, span_ns);
   }
   return figures;

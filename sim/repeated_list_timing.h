@@ -1,7 +1,10 @@
 #pragma once
 // One batch's static lists repeated for a number of batches (each followed by the device's optimizer
 // steps, as schedules/schedule.h's repeat_batches builds them), timed in one dependency-ordered pass
-// without building the lists or a trace: only each op's start and end, in each device's run order. What a
+// without building the lists or a trace: only each op's start and end, in each device's run order. Batch
+// by batch: a batch's times depend only on when each device ended the batch before, so once every device
+// ends a batch the same time after the previous one, the later batches are that batch shifted (when their
+// ops last as long) and are not timed op by op. What a
 // search that scores many candidate lists reads (the Zero Bubble search); the times equal
 // time_static_lists' on the repeated lists, which equal the engine's (tests hold both). Returns nullopt
 // where time_static_lists would: a list that names a stage of another device or a microbatch outside the
@@ -42,14 +45,23 @@ class RepeatedListTimes final : public SteadyStateProbe {
   WindowFigures figures(const RunWindow& window) const;
 
   // Device d's op at `position` of its run order (batch b's op i at b * (batch ops + steps) + i).
-  TimeNs start_ns(int device, size_t position) const { return device_times(device)[position].start_ns; }
-  TimeNs end_ns(int device, size_t position) const { return device_times(device)[position].end_ns; }
+  TimeNs start_ns(int device, size_t position) const { return time_of(device, position).start_ns; }
+  TimeNs end_ns(int device, size_t position) const { return time_of(device, position).end_ns; }
   TimeNs makespan_ns() const { return makespan_ns_; }
+  // Batches timed op by op; the ones after repeat the last of them shifted by repeat_shift_ns() each.
+  int explicit_batches() const { return explicit_batches_; }
+  TimeNs repeat_shift_ns() const { return shift_ns_; }
 
  private:
   friend std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
                                                               const CostModel& costs);
   std::vector<TimeNs> batch_start_ns(int batches) const;
+  struct OpTime {
+    TimeNs start_ns;
+    TimeNs end_ns;
+  };
+  OpTime time_of(size_t d, size_t position) const;
+  TimeNs first_stage_forward_start_ns(int microbatch) const;
 
   int m_ = 1;
   int batches_ = 1;
@@ -57,10 +69,8 @@ class RepeatedListTimes final : public SteadyStateProbe {
   TimeNs makespan_ns_ = 0;
   std::vector<size_t> batch_ops_;  // per device: one batch's ops; the device's steps follow them
   std::vector<size_t> steps_;      // per device: optimizer steps after each batch
-  struct OpTime {
-    TimeNs start_ns;
-    TimeNs end_ns;
-  };
+  int explicit_batches_ = 1;
+  TimeNs shift_ns_ = 0;
   // Every op, device by device in run order: device d's batch b's op i at
   // device_offset_[d] + b * (batch_ops + steps) + i. Left uninitialised until timed.
   std::vector<size_t> device_offset_;  // devices + 1 entries

@@ -34,9 +34,27 @@ std::string random_zb_yaml(std::mt19937& rng, int k, bool link = false) {
                      test::random_costs(rng, stages, link) + (link ? test::kRandomCommLines[1] : ""));
 }
 
+// Durations that differ by microbatch (deterministic, as a per-op measured model's): no batch repeats
+// another exactly, so the one pass must not shift batches.
+class DurationsByMicrobatch final : public CostModel {
+ public:
+  explicit DurationsByMicrobatch(const CostModel& base) : base_(base) {}
+  TimeNs duration(const Action& a) const override {
+    return base_.duration(a) + (a.kind == OpKind::U ? 0 : 100 * a.microbatch);
+  }
+  Bytes activation_bytes(int stage) const override { return base_.activation_bytes(stage); }
+  Bytes weight_grad_activation_bytes(int stage) const override {
+    return base_.weight_grad_activation_bytes(stage);
+  }
+  Bytes transfer_bytes(int stage) const override { return base_.transfer_bytes(stage); }
+
+ private:
+  const CostModel& base_;
+};
+
 TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
   std::mt19937 rng(11);
-  int compared = 0;
+  int compared = 0, shifted = 0;
   for (const ScheduleInfo& info : registered_schedules()) {
     for (int trial = 0; trial < 6; ++trial) {
       const std::string yaml = random_zb_yaml(rng, trial);
@@ -51,18 +69,19 @@ TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
       const auto* list_schedule = dynamic_cast<const StaticSchedule*>(run->schedule.get());
       if (list_schedule == nullptr) continue;
       PipelineSpec spec = run->spec;
-      spec.batches = 1 + trial % 4;
+      spec.batches = 1 + trial % 5;
+      const DurationsByMicrobatch by_microbatch(*run->costs);
+      const CostModel& costs = trial % 3 == 2 ? static_cast<const CostModel&>(by_microbatch) : *run->costs;
       const DeviceActionLists one_batch = list_schedule->batch_actions(spec, *run->costs);
       const DeviceActionLists lists = repeat_batches(run->layout, one_batch, spec);
       std::vector<TimeNs> latency;
       for (int d = 0; d < run->layout.devices; ++d) latency.push_back(run->scenario.comm.latency_ns.at(d));
       const std::optional<RunTrace> expected = time_static_lists(
-          {run->layout, lists, spec.total_microbatches(), BackwardReads::kCurrentWeights, latency},
-          *run->costs);
+          {run->layout, lists, spec.total_microbatches(), BackwardReads::kCurrentWeights, latency}, costs);
       const std::optional<RepeatedListTimes> times =
           time_repeated_lists({run->layout, one_batch, spec.microbatches, spec.batches,
                                spec.sync == OptimizerSync::kBarrier, latency},
-                              *run->costs);
+                              costs);
       ASSERT_EQ(expected.has_value(), times.has_value()) << what;
       if (!times) continue;
       std::map<OpKey, const OpRecord*> by_action;
@@ -80,10 +99,39 @@ TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
       }
       EXPECT_EQ(times->ops(), ops) << what;
       EXPECT_EQ(times->makespan_ns(), expected->makespan_ns) << what;
+      if (&costs == &by_microbatch) {
+        EXPECT_EQ(times->explicit_batches(), spec.batches) << what;
+      }
+      shifted += times->explicit_batches() < spec.batches ? 1 : 0;
       ++compared;
     }
   }
   EXPECT_GT(compared, 40);
+  EXPECT_GT(shifted, 10);  // the shifted batches were compared too
+}
+
+// Once a batch repeats, the rest are shifted copies: 1F1B over 6 batches (post-validation) is timed op by
+// op for its first batches only, and its times are still the static pass's (above).
+TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
+  const PipelineLayout layout = PipelineLayout::linear(4);
+  ExplicitCostTable table;
+  table.forward_ns.assign(4, ms_to_ns(1));
+  table.backward_input_ns.assign(4, ms_to_ns(1.5));
+  table.backward_weight_ns.assign(4, ms_to_ns(0.5));
+  table.optimizer_ns.assign(4, ms_to_ns(0.5));
+  table.activation_bytes.assign(4, 1);
+  table.weight_grad_activation_bytes.assign(4, 0);
+  table.transfer_bytes.assign(4, 0);
+  const ExplicitCostModel costs(table, layout);
+  const DeviceActionLists one_batch = one_f_one_b_split_lists(4, 8);
+  const std::optional<RepeatedListTimes> times =
+      time_repeated_lists({layout, one_batch, 8, 6, false, {0, 0, 0, 0}}, costs);
+  ASSERT_TRUE(times);
+  EXPECT_LE(times->explicit_batches(), 3);
+  // 1F1B's steady batch: stage 1's 8 F (1 ms), 8 I (1.5 ms), 8 W (0.5 ms) and its 0.5 ms step, plus the
+  // next batch's first microbatch going down the other 3 stages (F) and its gradient coming back (I)
+  // before stage 1's first I of the batch: 24.5 + 3 x 2.5 ms.
+  EXPECT_EQ(times->repeat_shift_ns(), ms_to_ns(8 * 1.0 + 8 * 1.5 + 8 * 0.5 + 0.5 + 3 * (1.0 + 1.5)));
 }
 
 TEST(RepeatedListTiming, RefusesWhatTheStaticPassRefuses) {
