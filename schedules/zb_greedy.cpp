@@ -477,9 +477,14 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
     if (seen && !(floor && scored.empty())) continue;
     scored.push_back(i);
   }
-  // Every candidate runs the same ops: their durations are read once, for the first window tried.
-  const DurationTable durations(costs, spec.devices,
-                                initial_window(candidate_run_length(spec)).total_batches * spec.microbatches);
+  // Every candidate runs the same ops: durations that differ by microbatch are read once, for the first
+  // window tried (by kind and stage, the one pass reads each once anyway).
+  std::optional<DurationTable> table;
+  if (!costs.durations_by_kind_and_stage()) {
+    table.emplace(costs, spec.devices,
+                  initial_window(candidate_run_length(spec)).total_batches * spec.microbatches);
+  }
+  const CostModel& durations = table ? static_cast<const CostModel&>(*table) : costs;
   run_in_parallel(scored.size(), [&](size_t job) {
     ZbCandidate& candidate = candidates[scored[job]];
     candidate.score = score_zb_candidate(candidate.lists, spec, durations, how);

@@ -53,6 +53,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   times.batches_ = batches;
   // Durations by kind and stage: each op's is read once, for batch 0, and serves every batch.
   const bool same_every_batch = costs.durations_by_kind_and_stage();
+  std::vector<TimeNs> duration_by_stage_kind(same_every_batch ? static_cast<size_t>(stages) * kOpKinds : 0,
+                                             -1);
   std::vector<std::vector<BatchOp>> ops(devices);
   std::vector<std::vector<int>> step_stages(devices);
   for (int d = 0; d < devices; ++d) {
@@ -68,7 +70,12 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
         const int from = layout.device(op.input_stage);
         op.input_latency_ns = from == d ? 0 : run.latency_ns[from];
       }
-      op.duration_ns = costs.duration(a);
+      if (same_every_batch) {  // one read per (stage, kind)
+        TimeNs& known_ns =
+            duration_by_stage_kind[static_cast<size_t>(a.stage) * kOpKinds + static_cast<size_t>(a.kind)];
+        if (known_ns < 0) known_ns = costs.duration(a);
+        op.duration_ns = known_ns;
+      }
       ops[d].push_back(op);
     }
     times.batch_ops_.push_back(ops[d].size());
@@ -330,10 +337,10 @@ bool RepeatedListTimes::halves_agree(const RunWindow& window, int m) const {
     // Busy time before each timed op, and the work of the timed batches and of one shifted batch.
     prefix_ns.assign(timed + 1, 0);
     TimeNs timed_work_ns = 0, last_batch_work_ns = 0;
-    for (size_t i = 0; i < timed; ++i) {
+    for (size_t i = 0, index = 0; i < timed; ++i, index = index + 1 == batch_length ? 0 : index + 1) {
       const OpTime& op = device_times(d)[i];
       prefix_ns[i + 1] = prefix_ns[i] + (op.end_ns - op.start_ns);
-      if (i % batch_length < batch_ops_[d]) {  // steps are not work
+      if (index < batch_ops_[d]) {  // steps are not work
         timed_work_ns += op.end_ns - op.start_ns;
         if (i >= timed - batch_length) last_batch_work_ns += op.end_ns - op.start_ns;
       }
