@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "schedules/interleaved_rounds.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {
@@ -19,35 +19,21 @@ class InterleavedOneFOneB final : public StaticSchedule {
   std::string label() const override { return fmt::format("interleaved-1f1b(chunks={})", chunks_); }
   PipelineLayout layout(int devices) const override { return PipelineLayout::interleaved(devices, chunks_); }
 
-  // PyTorch's rounds: m div N of them (at least one), each of k = m / rounds microbatches.
-  static int rounds(const PipelineSpec& spec) { return std::max(1, spec.microbatches / spec.devices); }
-
-  void check(const PipelineSpec& spec) const override {
-    if (spec.microbatches % rounds(spec) != 0) {
-      throw InputError(
-          fmt::format("{}: microbatches ({}) must be divisible by m div N = {} (rounds of equal size); e.g. "
-                      "a multiple of "
-                      "the stages ({}), or fewer than {}",
-                      label(), spec.microbatches, rounds(spec), spec.devices, 2 * spec.devices));
-    }
-  }
+  void check(const PipelineSpec& spec) const override { InterleavedRounds::check(spec, label()); }
 
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     check(spec);
     const int n = spec.devices;
     const int v = chunks_;
-    const int slots = spec.microbatches * v;             // (microbatch, chunk) pairs per device
-    const int round = spec.microbatches / rounds(spec);  // microbatches per round: N when N divides m
-    // Slot s of the forward order: rounds of microbatches sweep the chunks in order.
-    auto slot_microbatch = [&](int s) { return (s / (round * v)) * round + s % round; };
-    auto slot_chunk = [&](int s) { return (s % (round * v)) / round; };
+    const int slots = spec.microbatches * v;  // (microbatch, chunk) pairs per device
+    const InterleavedRounds order(spec, v);
     DeviceActionLists lists(n);
     for (int d = 0; d < n; ++d) {
-      auto fwd = [&](int k) { return forward(slot_chunk(k) * n + d, slot_microbatch(k)); };
-      auto bwd = [&](int k) { return backward((v - 1 - slot_chunk(k)) * n + d, slot_microbatch(k)); };
+      auto fwd = [&](int k) { return forward(order.forward_stage(d, k), order.microbatch(k)); };
+      auto bwd = [&](int k) { return backward(order.backward_stage(d, k), order.microbatch(k)); };
       // Megatron's warm-up: two forwards per later device, plus one round per extra chunk.
-      const int warmup =
-          v == 1 ? std::min(n - 1 - d, slots) : std::min((n - 1 - d) * 2 + (v - 1) * round, slots);
+      const int warmup = v == 1 ? std::min(n - 1 - d, slots)
+                                : std::min((n - 1 - d) * 2 + (v - 1) * order.microbatches_per_round(), slots);
       for (int k = 0; k < warmup; ++k) lists[d].push_back(fwd(k));
       for (int k = 0; k < slots - warmup; ++k) {
         lists[d].push_back(fwd(warmup + k));

@@ -14,6 +14,8 @@ namespace pipesim {
 std::unique_ptr<Schedule> make_gpipe(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_one_f_one_b_flush(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_interleaved_one_f_one_b(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_looped_bfs(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_interleaved_zero_bubble(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h1(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
@@ -33,6 +35,14 @@ const std::vector<ScheduleInfo>& registered_schedules() {
       {"interleaved-1f1b",
        "Megatron virtual pipeline: 'chunks' stages per device; m in equal rounds (a multiple of N, or < 2N)",
        &make_interleaved_one_f_one_b},
+      {"looped-bfs",
+       "breadth-first: 'chunks' stages per device (loop placement), every microbatch's F of a chunk before "
+       "the "
+       "next chunk, Bs in reverse; activation memory chunks*m",
+       &make_looped_bfs},
+      {"interleaved-zb",
+       "interleaved 1F1B's rounds with B split into I and W, W of device r delayed by r backwards; 'chunks'",
+       &make_interleaved_zero_bubble},
       {"zb-h1", "Zero Bubble handcrafted H1: B split into I and W, W delayed; 1F1B memory", &make_zb_h1},
       {"zb-h2", "Zero Bubble handcrafted H2: extra warm-up forwards, zero bubble once m >= 2N-1",
        &make_zb_h2},
@@ -64,6 +74,8 @@ const std::vector<ScheduleAlias>& pytorch_schedule_aliases() {
       {"GPipe", "gpipe"},
       {"1F1B", "1f1b-flush"},
       {"Interleaved1F1B", "interleaved-1f1b"},
+      {"LoopedBFS", "looped-bfs"},
+      {"InterleavedZeroBubble", "interleaved-zb"},
       {"ZBVZeroBubble", "zb-v"},
   };
   return aliases;
@@ -78,8 +90,6 @@ std::string lower(std::string text) {
 
 // PyTorch classes without a pipesim schedule yet, and what comes closest.
 constexpr std::pair<const char*, const char*> kPytorchWithoutEquivalent[] = {
-    {"LoopedBFS", "interleaved-1f1b (depth-first) or gpipe"},
-    {"InterleavedZeroBubble", "zb-1p, or zb-v for two chunks"},
     {"DualPipeV", "zb-v (same V placement, no fused F&B)"},
 };
 
