@@ -44,8 +44,10 @@ struct Cell {
   Action action;
 };
 
+constexpr std::string_view kOverlap = "OVERLAP_F_B";
+
 // Parses "{stage}{op}{microbatch}"; returns nullopt when the cell is malformed.
-std::optional<Cell> parse_cell(std::string_view text) {
+std::optional<Cell> parse_action(std::string_view text) {
   if (text.empty()) return Cell{};
   Cell cell;
   if (!take_number(text, cell.action.stage)) return std::nullopt;
@@ -75,6 +77,39 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
+// A cell's compute actions: none (empty, or a transfer), one, or a fused pair "(aFx;bBy)OVERLAP_F_B" (either
+// order in the file; the F comes first, marked fused with its backward). nullopt when malformed, with `why`.
+std::optional<std::vector<Action>> parse_cell(std::string_view text, std::string& why) {
+  if (text.empty() || text.front() != '(') {
+    const std::optional<Cell> cell = parse_action(text);
+    if (!cell) return std::nullopt;
+    return cell->compute ? std::vector<Action>{cell->action} : std::vector<Action>{};
+  }
+  const size_t close = text.find(')');
+  if (close == std::string_view::npos || text.substr(close + 1) != kOverlap) {
+    why = "a fused cell is (F;B)OVERLAP_F_B, e.g. (0F7;7B3)OVERLAP_F_B";
+    return std::nullopt;
+  }
+  const std::vector<std::string_view> parts = split(text.substr(1, close - 1), ';');
+  std::vector<Action> pair;
+  for (std::string_view part : parts) {
+    const std::optional<Cell> cell = parse_action(trim(part));
+    if (!cell || !cell->compute) {
+      why = fmt::format("'{}' inside the fused cell is not an F, B or I action", trim(part));
+      return std::nullopt;
+    }
+    pair.push_back(cell->action);
+  }
+  if (pair.size() == 2 && pair[1].kind == OpKind::F) std::swap(pair[0], pair[1]);
+  if (pair.size() != 2 || pair[0].kind != OpKind::F ||
+      (pair[1].kind != OpKind::B && pair[1].kind != OpKind::I)) {
+    why = "a fused cell overlaps one forward with one backward (B or I) of another microbatch";
+    return std::nullopt;
+  }
+  pair[0].fused_with_next = true;
+  return pair;
+}
+
 }  // namespace
 
 PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string& source) {
@@ -96,38 +131,33 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
     const std::vector<std::string_view> cells = split(lines[row], ',');
     for (size_t column = 0; column < cells.size(); ++column) {
       const std::string_view cell_text = trim(cells[column]);
-      const std::optional<Cell> cell = parse_cell(cell_text);
+      std::string why;
+      const std::optional<std::vector<Action>> cell = parse_cell(cell_text, why);
       const std::string where = fmt::format("row {} (rank {}), column {}", row + 1, row, column + 1);
-      if (!cell && cell_text.find("OVERLAP_F_B") != std::string_view::npos) {
-        throw InputError(fmt::format(
-            "{}: {}: '{}' is a fused F&B cell (OVERLAP_F_B), which pipesim cannot run yet; split it into its "
-            "F and its B cells",
-            source, where, cell_text));
-      }
       if (!cell) {
-        throw InputError(
-            fmt::format("{}: {}: '{}' is not an action; expected "
-                        "{{stage}}{{F|B|I|W}}{{microbatch}} with the global 0-based stage, e.g. 2F0",
-                        source, where, cell_text));
-      }
-      if (!cell->compute) continue;
-      const Action& a = cell->action;
-      const auto [placed, first] = rank_of_stage.emplace(a.stage, static_cast<int>(row));
-      if (!first && placed->second != static_cast<int>(row)) {
         throw InputError(fmt::format(
-            "{}: {}: '{}' names stage {}, which row {} (rank {}) runs already; a stage runs on one rank",
-            source, where, cell_text, a.stage, placed->second + 1, placed->second));
+            "{}: {}: '{}' is not an action; {}", source, where, cell_text,
+            why.empty() ? "expected {stage}{F|B|I|W}{microbatch} with the global 0-based stage, e.g. 2F0"
+                        : why));
       }
-      if (a.stage >= stages) {
-        stages = std::int64_t{a.stage} + 1;
-        largest_stage_at = where;
+      for (const Action& a : *cell) {
+        const auto [placed, first] = rank_of_stage.emplace(a.stage, static_cast<int>(row));
+        if (!first && placed->second != static_cast<int>(row)) {
+          throw InputError(fmt::format(
+              "{}: {}: '{}' names stage {}, which row {} (rank {}) runs already; a stage runs on one rank",
+              source, where, cell_text, a.stage, placed->second + 1, placed->second));
+        }
+        if (a.stage >= stages) {
+          stages = std::int64_t{a.stage} + 1;
+          largest_stage_at = where;
+        }
+        if (a.microbatch >= microbatches) {
+          microbatches = std::int64_t{a.microbatch} + 1;
+          largest_microbatch_at = where;
+        }
+        schedule.actions[row].push_back(a);
+        columns[row].push_back(static_cast<int>(column));
       }
-      if (a.microbatch >= microbatches) {
-        microbatches = std::int64_t{a.microbatch} + 1;
-        largest_microbatch_at = where;
-      }
-      schedule.actions[row].push_back(a);
-      columns[row].push_back(static_cast<int>(column));
     }
   }
   if (stages == 0) throw InputError(fmt::format("{}: no F, B, I or W action in any cell", source));
@@ -179,6 +209,13 @@ std::string format_pytorch_csv(const DeviceActionLists& lists) {
       if (a.kind == OpKind::U) {
         throw InputError(
             fmt::format("PyTorch's CSV format has no optimizer step; cannot write {}", describe(a)));
+      }
+      if (a.fused_with_next && i + 1 < row.size()) {
+        const Action& b = row[++i];
+        fmt::format_to(std::back_inserter(out), "{}({}{}{};{}{}{}){}",
+                       out.empty() || out.back() == '\n' ? "" : ",", a.stage, op_letter(a.kind), a.microbatch,
+                       b.stage, op_letter(b.kind), b.microbatch, kOverlap);
+        continue;
       }
       fmt::format_to(std::back_inserter(out), "{}{}{}{}", i ? "," : "", a.stage, op_letter(a.kind),
                      a.microbatch);

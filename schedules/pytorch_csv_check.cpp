@@ -20,22 +20,16 @@ class CsvChecker {
  public:
   CsvChecker(const PytorchCsvSchedule& csv, const CsvColumns& columns, const std::string& source)
       : csv_(csv), columns_(columns), source_(source) {
-    for (const ActionList& row : csv.actions) {
-      for (const Action& a : row) split_ = split_ || a.kind == OpKind::I || a.kind == OpKind::W;
-    }
     cells_.resize(static_cast<size_t>(csv.stages) * csv.microbatches * kKinds);
   }
 
+  // Each (stage, microbatch) runs one F and one backward: a full B, or an I and a W. Files may mix the two
+  // across microbatches and stages (DualPipeV splits only some backwards).
   void check_ops() {
     for (int rank = 0; rank < csv_.ranks; ++rank) {
       const ActionList& row = csv_.actions[rank];
       for (int k = 0; k < static_cast<int>(row.size()); ++k) {
         const Action& a = row[k];
-        if (split_ && a.kind == OpKind::B) {
-          fail_at(rank, k,
-                  "is a full backward B, but the file splits backwards into I and W elsewhere; use "
-                  "either B or I and W for every op");
-        }
         CellRef& cell = cells_[key(a.kind, a.stage, a.microbatch)];
         if (cell.rank >= 0) {
           fail_at(
@@ -47,17 +41,27 @@ class CsvChecker {
         cell = {rank, k};
       }
     }
-    const std::vector<OpKind> needed = split_ ? std::vector<OpKind>{OpKind::F, OpKind::I, OpKind::W}
-                                              : std::vector<OpKind>{OpKind::F, OpKind::B};
     for (int stage = 0; stage < csv_.stages; ++stage) {
       for (int mb = 0; mb < csv_.microbatches; ++mb) {
+        const bool full = has(OpKind::B, stage, mb);
+        if (full && (has(OpKind::I, stage, mb) || has(OpKind::W, stage, mb))) {
+          const CellRef& split = cells_[key(has(OpKind::I, stage, mb) ? OpKind::I : OpKind::W, stage, mb)];
+          fail_at(split.rank, split.index,
+                  fmt::format("splits the backward of stage {}, microbatch {}, which also runs a full "
+                              "backward B at column {}; a backward is either B, or I and W",
+                              stage, mb, column(cells_[key(OpKind::B, stage, mb)]) + 1));
+        }
+        const bool split = has(OpKind::I, stage, mb) || has(OpKind::W, stage, mb);
+        const std::vector<OpKind> needed = split ? std::vector<OpKind>{OpKind::F, OpKind::I, OpKind::W}
+                                                 : std::vector<OpKind>{OpKind::F, OpKind::B};
         for (OpKind kind : needed) {
-          if (cells_[key(kind, stage, mb)].rank >= 0) continue;
+          if (has(kind, stage, mb)) continue;
           throw InputError(fmt::format(
               "{}: row {} (rank {}) has no {}{}{}: stage {}, microbatch {} needs {} (stages 0..{}, "
               "microbatches 0..{} appear in the file)",
               source_, csv_.rank_of_stage[stage] + 1, csv_.rank_of_stage[stage], stage, op_letter(kind), mb,
-              stage, mb, split_ ? "F, I and W" : "F and B", csv_.stages - 1, csv_.microbatches - 1));
+              stage, mb, split ? "F, I and W" : "F and B, or F, I and W", csv_.stages - 1,
+              csv_.microbatches - 1));
         }
       }
     }
@@ -75,35 +79,48 @@ class CsvChecker {
       ready.pop_front();
       const ActionList& row = csv_.actions[rank];
       while (next[rank] < row.size()) {
-        const Action& a = row[next[rank]];
-        const size_t missing = first_missing_dependency(a, done);
+        // A fused pair (OVERLAP_F_B) is one step: both ops' dependencies first.
+        const size_t step = row[next[rank]].fused_with_next && next[rank] + 1 < row.size() ? 2 : 1;
+        size_t missing = kNone;
+        for (size_t i = 0; i < step && missing == kNone; ++i) {
+          missing = first_missing_dependency(row[next[rank] + i], done);
+        }
         if (missing != kNone) {
           waiters[missing].push_back(rank);
           break;
         }
-        const size_t k = key(a.kind, a.stage, a.microbatch);
-        done[k] = 1;
-        for (int waiter : waiters[k]) ready.push_back(waiter);
-        waiters[k].clear();
-        ++next[rank];
+        for (size_t i = 0; i < step; ++i) {
+          const Action& a = row[next[rank] + i];
+          const size_t k = key(a.kind, a.stage, a.microbatch);
+          done[k] = 1;
+          for (int waiter : waiters[k]) ready.push_back(waiter);
+          waiters[k].clear();
+        }
+        next[rank] += step;
       }
     }
     std::string blocked;
     for (int rank = 0; rank < csv_.ranks; ++rank) {
       if (next[rank] == csv_.actions[rank].size()) continue;
-      const Action& a = csv_.actions[rank][next[rank]];
+      const ActionList& row = csv_.actions[rank];
+      size_t waiting = next[rank];
+      if (row[waiting].fused_with_next && first_missing_dependency(row[waiting], done) == kNone) {
+        ++waiting;  // the fused pair's second op holds it
+      }
+      const Action& a = row[waiting];
       const size_t missing = first_missing_dependency(a, done);
       const CellRef& needed = cells_[missing];
       const Action& b = csv_.actions[needed.rank][needed.index];
       blocked += fmt::format("; row {} (rank {}), column {}: {} waits for {} at row {}, column {}", rank + 1,
-                             rank, columns_[rank][next[rank]] + 1, cell_text(a), cell_text(b),
-                             needed.rank + 1, column(needed) + 1);
+                             rank, columns_[rank][waiting] + 1, cell_text(a), cell_text(b), needed.rank + 1,
+                             column(needed) + 1);
     }
     if (!blocked.empty()) {
       throw InputError(fmt::format(
           "{}: deadlock: these ranks wait for each other forever (a rank runs its row in order; F(s,j) needs "
-          "F(s-1,j), {}(s,j) needs F(s,j) and {}(s+1,j){}){}",
-          source_, split_ ? "I" : "B", split_ ? "I" : "B", split_ ? ", W(s,j) needs I(s,j)" : "", blocked));
+          "F(s-1,j), B(s,j) or I(s,j) needs F(s,j) and B or I(s+1,j), W(s,j) needs I(s,j); a fused F&B "
+          "starts when both are ready){}",
+          source_, blocked));
     }
   }
 
@@ -119,8 +136,9 @@ class CsvChecker {
     return fmt::format("'{}{}{}'", a.stage, op_letter(a.kind), a.microbatch);
   }
 
+  bool has(OpKind kind, int stage, int mb) const { return cells_[key(kind, stage, mb)].rank >= 0; }
+
   size_t first_missing_dependency(const Action& a, const std::vector<char>& done) const {
-    const OpKind backward = split_ ? OpKind::I : OpKind::B;
     std::array<size_t, 2> needs{kNone, kNone};
     if (a.kind == OpKind::F) {
       if (a.stage > 0) needs[0] = key(OpKind::F, a.stage - 1, a.microbatch);
@@ -128,7 +146,10 @@ class CsvChecker {
       needs[0] = key(OpKind::I, a.stage, a.microbatch);
     } else {
       needs[0] = key(OpKind::F, a.stage, a.microbatch);
-      if (a.stage + 1 < csv_.stages) needs[1] = key(backward, a.stage + 1, a.microbatch);
+      if (a.stage + 1 < csv_.stages) {  // the next stage's input gradient: its B, or its I
+        const OpKind backward = has(OpKind::B, a.stage + 1, a.microbatch) ? OpKind::B : OpKind::I;
+        needs[1] = key(backward, a.stage + 1, a.microbatch);
+      }
     }
     for (size_t k : needs) {
       if (k != kNone && !done[k]) return k;
@@ -144,7 +165,6 @@ class CsvChecker {
   const PytorchCsvSchedule& csv_;
   const CsvColumns& columns_;
   const std::string& source_;
-  bool split_ = false;
   std::vector<CellRef> cells_;
 };
 

@@ -34,6 +34,13 @@ class RepeatingListPolicy final : public DevicePolicy {
     }
   }
   bool finished() const override { return batch_ == batches_; }
+  std::optional<Action> after_next() const override {
+    if (batch_ == batches_ || cursor_ + 1 >= one_batch_.size())
+      return std::nullopt;  // a fused F ends no batch
+    Action a = one_batch_[cursor_ + 1];
+    a.microbatch += batch_ * microbatches_;
+    return a;
+  }
 
  private:
   std::vector<Action> one_batch_;

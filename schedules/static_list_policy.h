@@ -13,6 +13,10 @@ class StaticListPolicy final : public DevicePolicy {
   }
   void started(const Action& /*action*/) override { ++cursor_; }
   bool finished() const override { return cursor_ == actions_.size(); }
+  std::optional<Action> after_next() const override {
+    if (cursor_ + 1 >= actions_.size()) return std::nullopt;
+    return actions_[cursor_ + 1];
+  }
 
  private:
   std::vector<Action> actions_;

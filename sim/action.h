@@ -22,6 +22,10 @@ struct Action {
   bool synchronized = false;
   int stage = 0;       // 0-based virtual stage (chunks count as stages)
   int microbatch = 0;  // global microbatch index; for U, the optimizer step index of that stage
+  // An F fused with the device's next action, a backward of another microbatch (PyTorch's OVERLAP_F_B,
+  // DualPipe's overlapped chunk): the two start together once both are ready and run back to back in one
+  // slot of CostModel::overlapped_duration, split between them in proportion to their own durations.
+  bool fused_with_next = false;
 
   friend bool operator==(const Action&, const Action&) = default;
 };

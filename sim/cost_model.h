@@ -16,6 +16,11 @@ class CostModel {
   // Whether duration() depends on nothing but the op's kind and stage (not its microbatch or step): then
   // one batch's durations serve every batch. False, the safe answer, unless a model knows better.
   virtual bool durations_by_kind_and_stage() const { return false; }
+  // One slot running a forward and another microbatch's backward overlapped (Action::fused_with_next):
+  // by default no overlap gain, the sum of the two.
+  virtual TimeNs overlapped_duration(const Action& forward, const Action& backward) const {
+    return duration(forward) + duration(backward);
+  }
   // Activation bytes a forward of this stage stores per microbatch (M_B).
   virtual Bytes activation_bytes(int stage) const = 0;
   // Of those, the bytes still held after I until W runs (M_W); a full B releases everything.

@@ -6,7 +6,9 @@
 #include <bit>
 #include <climits>
 #include <deque>
+#include <optional>
 #include <queue>
+#include <utility>
 
 #include "sim/errors.h"
 #include "sim/event_queue.h"
@@ -119,7 +121,8 @@ struct DeviceState {
   int barrier_next_step = 0;  // lowest optimizer step this device has not yet arrived at
   Bytes activation_bytes = 0;
   int in_flight = 0;
-  DagPoint last_op;  // the op this device started last
+  DagPoint last_op;                        // the op this device started last
+  std::optional<TimeNs> fused_partner_ns;  // a fused F runs: its partner's share of the slot, next
 };
 
 // Device indices to ask, taken lowest first; a bitset, since every pass walks up the devices.
@@ -309,13 +312,62 @@ class Engine final : public LocalView {
     const Action a = *next;
     validate(d, a);
     if (a.kind == OpKind::U && a.synchronized) arrive_at_barrier(d, a.microbatch);
+    if (a.fused_with_next) {
+      try_start_fused_pair(d, a);
+      return;
+    }
     if (!is_ready(a)) {
       dev.blocked_on = a;
       return;
     }
     dev.blocked_on.reset();
     plan_.policies[d]->started(a);
-    start(d, a);
+    // The second op of a fused pair: ready since the pair started, it runs the rest of the slot.
+    const std::optional<TimeNs> duration_ns = std::exchange(dev.fused_partner_ns, std::nullopt);
+    start(d, a, duration_ns);
+  }
+
+  // A forward fused with the device's next op (Action::fused_with_next): both must be ready, then the
+  // forward takes its share of the overlapped slot and the partner the rest, right after it.
+  void try_start_fused_pair(int d, const Action& f) {
+    DeviceState& dev = devices_[d];
+    const std::optional<Action> partner = plan_.policies[d]->after_next();
+    if (f.kind != OpKind::F) {
+      throw ScheduleError(fmt::format("device {}: {} is fused with the next op, but only a forward overlaps",
+                                      d, describe(f)));
+    }
+    if (!partner || (partner->kind != OpKind::B && partner->kind != OpKind::I) || partner->fused_with_next) {
+      throw ScheduleError(
+          fmt::format("device {}: {} is fused with the next op, which must be a B or I of "
+                      "another microbatch (it is {})",
+                      d, describe(f), partner ? describe(*partner) : "the end of the list"));
+    }
+    if (partner->stage == f.stage && partner->microbatch == f.microbatch) {
+      throw ScheduleError(
+          fmt::format("device {}: {} is fused with {}: a microbatch's backward cannot overlap "
+                      "its own forward",
+                      d, describe(f), describe(*partner)));
+    }
+    validate(d, *partner);
+    if (!is_ready(f) || !is_ready(*partner)) {
+      dev.blocked_on = is_ready(f) ? *partner : f;
+      return;
+    }
+    dev.blocked_on.reset();
+    const TimeNs forward_ns = costs_.duration(f);
+    const TimeNs backward_ns = costs_.duration(*partner);
+    const TimeNs slot_ns = costs_.overlapped_duration(f, *partner);
+    if (forward_ns < 0 || backward_ns < 0 || slot_ns < 0) {
+      throw ScheduleError(fmt::format("cost model gave {} overlapped with {} a negative duration",
+                                      describe(f), describe(*partner)));
+    }
+    const TimeNs forward_share_ns = forward_ns + backward_ns == 0
+                                        ? 0
+                                        : static_cast<TimeNs>(static_cast<long double>(slot_ns) * forward_ns /
+                                                              (forward_ns + backward_ns));
+    dev.fused_partner_ns = slot_ns - forward_share_ns;
+    plan_.policies[d]->started(f);
+    start(d, f, forward_share_ns);
   }
 
   void validate(int d, const Action& a) const {
@@ -353,9 +405,9 @@ class Engine final : public LocalView {
     }
   }
 
-  void start(int d, const Action& a) {
+  void start(int d, const Action& a, std::optional<TimeNs> duration_ns = std::nullopt) {
     DeviceState& dev = devices_[d];
-    const TimeNs duration = costs_.duration(a);
+    const TimeNs duration = duration_ns ? *duration_ns : costs_.duration(a);
     if (duration < 0) {
       throw ScheduleError(
           fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));

@@ -35,6 +35,9 @@ class DevicePolicy {
   virtual void started(const Action& action) = 0;
   // No more actions will come.
   virtual bool finished() const = 0;
+  // The action after the one next() returned, when that one is fused with it (Action::fused_with_next):
+  // the engine starts the pair only when both are ready. Only static lists fuse.
+  virtual std::optional<Action> after_next() const { return std::nullopt; }
 };
 
 // Which weights a backward reads: the live ones, or the version its forward used (weight stashing).

@@ -60,8 +60,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   for (int d = 0; d < devices; ++d) {
     step_stages[d] = layout.stages_on(d);
     for (const Action& a : run.one_batch[d]) {
-      if (a.kind == OpKind::U || a.stage < 0 || a.stage >= stages || layout.device(a.stage) != d ||
-          a.microbatch < 0 || a.microbatch >= m)
+      if (a.kind == OpKind::U || a.fused_with_next || a.stage < 0 || a.stage >= stages ||
+          layout.device(a.stage) != d || a.microbatch < 0 || a.microbatch >= m)
         return std::nullopt;
       BatchOp op{a};
       if (a.kind == OpKind::F && a.stage > 0) op.input_stage = a.stage - 1;

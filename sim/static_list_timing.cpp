@@ -98,6 +98,7 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
       while (cursor[d] < list.size()) {
         const Action& a = list[cursor[d]];
         if (a.stage < 0 || a.stage >= stages || layout.device(a.stage) != d) return std::nullopt;
+        if (a.fused_with_next) return std::nullopt;  // a fused pair starts when both are ready: the engine
         if (a.kind != OpKind::U && (a.microbatch < 0 || a.microbatch >= m)) return std::nullopt;
         if (a.kind == OpKind::U && a.synchronized && a.microbatch >= next_step[d]) {
           // The device reaches the barrier as it asks for its first U of the step: when its last op ended.

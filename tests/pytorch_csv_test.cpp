@@ -98,7 +98,70 @@ TEST(PytorchCsv, AStageOnTwoRanksOnNoneOrARankWithoutStagesIsAnError) {
   EXPECT_NE(expect_input_error("0F0,0B0,1F0,1B0\n1SEND_F0\n").find("row 2 (rank 1) runs no stage"),
             std::string::npos);
   EXPECT_NE(expect_input_error("\n\n").find("empty schedule"), std::string::npos);
-  EXPECT_NE(expect_input_error("(0F1;3B0)OVERLAP_F_B\n1F0\n").find("fused F&B cell (OVERLAP_F_B)"),
+}
+
+// PyTorch's fused cells, (F;B)OVERLAP_F_B: the forward and another microbatch's backward start together once
+// both are ready and run back to back in one slot (CostModel::overlapped_duration, by default F + B).
+// 2 ranks, m = 3, F = 1 ms, B = 2 ms, no comm. By hand: rank 0 F0 [0, 1), F1 [1, 2); rank 1 F0 [1, 2),
+// B0 [2, 4), F1 [4, 5), B1 [5, 7). Rank 0's pair waits for 1B0 (ends at 4) although its F2 could start at
+// 2: F2 [4, 5), B0 [5, 7). Rank 1 F2 [7, 8), B2 [8, 10); rank 0 B1 [7, 9), B2 [10, 12).
+TEST(PytorchCsv, AFusedCellStartsItsForwardAndBackwardTogether) {
+  const std::string text =
+      "0F0,0F1,(0F2;0B0)OVERLAP_F_B,0B1,0B2\n"
+      "1F0,1B0,1F1,1B1,1F2,1B2\n";
+  const PytorchCsvSchedule csv = parse_pytorch_csv(text, "fused.csv");
+  ASSERT_EQ(csv.actions[0].size(), 6u);
+  EXPECT_TRUE(csv.actions[0][2].fused_with_next);
+  EXPECT_EQ(csv.actions[0][3], backward(0, 0));
+  EXPECT_EQ(format_pytorch_csv(csv.actions), text);  // written back as one cell
+  TempDir dir;
+  const std::string path = dir.write("fused.csv", text);
+  const Scenario scenario = test::scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 3, batches: 1}\n"
+      "costs: {forward_ms: 1, backward_ms: 2}\n");
+  const SimulationResult r = test::run_schedule(scenario, "csv:" + path, {}, test::fixed_batches());
+  const OpRecord f2 = test::find_op(r.trace, OpKind::F, 0, 2);
+  const OpRecord b0 = test::find_op(r.trace, OpKind::B, 0, 0);
+  EXPECT_EQ(f2.start_ns, ms_to_ns(4));
+  EXPECT_EQ(f2.end_ns, ms_to_ns(5));
+  EXPECT_EQ(b0.start_ns, ms_to_ns(5));
+  EXPECT_EQ(b0.end_ns, ms_to_ns(7));
+  EXPECT_EQ(r.trace.makespan_ns, ms_to_ns(12));
+  // Either order inside the parentheses; the F comes first.
+  EXPECT_EQ(
+      parse_pytorch_csv("0F0,0F1,(0B0;0F2)OVERLAP_F_B,0B1,0B2\n1F0,1B0,1F1,1B1,1F2,1B2\n", "f.csv").actions,
+      csv.actions);
+}
+
+TEST(PytorchCsv, MalformedFusedCellsAreErrorsNamingTheCell) {
+  const struct {
+    std::string text;
+    std::string message;
+  } cases[] = {
+      {"(0F1;1B0)OVERLAP\n",
+       "column 1: '(0F1;1B0)OVERLAP' is not an action; a fused cell is (F;B)OVERLAP_F_B"},
+      {"(0F1)OVERLAP_F_B\n", "overlaps one forward with one backward (B or I)"},
+      {"(0F1;0F0)OVERLAP_F_B\n", "overlaps one forward with one backward (B or I)"},
+      {"(0F1;0W0)OVERLAP_F_B\n", "overlaps one forward with one backward (B or I)"},
+      {"(0F1;0X0)OVERLAP_F_B\n", "'0X0' inside the fused cell is not an F, B or I action"},
+      // A microbatch's backward fused with its own forward waits for itself.
+      {"(0F0;0B0)OVERLAP_F_B\n", "deadlock"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = expect_input_error(c.text);
+    EXPECT_NE(message.find(c.message), std::string::npos) << c.text << "\n" << message;
+  }
+}
+
+// DualPipeV splits only some backwards: a file may use B for some (stage, microbatch) and I with W for
+// others, but not both for one.
+TEST(PytorchCsv, FullAndSplitBackwardsMixAcrossMicrobatches) {
+  const PytorchCsvSchedule mixed =
+      parse_pytorch_csv("0F0,0F1,0B0,0I1,0W1\n1F0,1I0,1F1,1B1,1W0\n", "mixed.csv");
+  EXPECT_EQ(mixed.microbatches, 2);
+  EXPECT_NE(expect_input_error("0F0,0B0,0I0,0W0\n1F0,1B0\n")
+                .find("column 3: '0I0' splits the backward of stage 0, microbatch 0, which also runs a full "
+                      "backward B at column 2"),
             std::string::npos);
 }
 
@@ -180,8 +243,8 @@ TEST(PytorchCsv, MissingOrExtraOpsAreErrorsNamingTheCell) {
       {"0F0,0F0,0B0\n1F0,1B0\n",
        "user.csv: row 1 (rank 0), column 2: '0F0' runs F of stage 0, microbatch 0 a second time (first at "
        "column 1)"},
-      // B mixed with I and W.
-      {"0F0,0B0\n1F0,1I0,1W0\n", "user.csv: row 1 (rank 0), column 2: '0B0' is a full backward B"},
+      // B and I for one microbatch of one stage.
+      {"0F0,0B0,0I0\n1F0,1B0\n", "row 1 (rank 0), column 3: '0I0' splits the backward of stage 0"},
   };
   for (const auto& c : cases) {
     const std::string message = expect_input_error(c.text);
