@@ -22,6 +22,11 @@ TimeNs ExplicitCostModel::duration(const Action& action) const {
   return 0;
 }
 
+TimeNs ExplicitCostModel::overlapped_duration(const Action& forward, const Action& backward) const {
+  if (table_.overlap_fb_ns.empty()) return CostModel::overlapped_duration(forward, backward);
+  return per_chunk(table_.overlap_fb_ns[device(forward.stage)]);
+}
+
 Bytes ExplicitCostModel::activation_bytes(int stage) const {
   return table_.activation_bytes[device(stage)] / layout_.chunks_per_device;
 }

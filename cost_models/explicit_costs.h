@@ -12,9 +12,11 @@ namespace pipesim {
 // Per-device values, as given in the scenario.
 struct ExplicitCostTable {
   std::vector<TimeNs> forward_ns;
-  std::vector<TimeNs> backward_input_ns;            // I
-  std::vector<TimeNs> backward_weight_ns;           // W
-  std::vector<TimeNs> optimizer_ns;                 // U
+  std::vector<TimeNs> backward_input_ns;   // I
+  std::vector<TimeNs> backward_weight_ns;  // W
+  std::vector<TimeNs> optimizer_ns;        // U
+  // One slot of a forward overlapped with a full backward (fused F&B, DualPipe); empty: F + B.
+  std::vector<TimeNs> overlap_fb_ns;
   std::vector<Bytes> activation_bytes;              // M_B per microbatch
   std::vector<Bytes> weight_grad_activation_bytes;  // M_W per microbatch
   std::vector<Bytes> transfer_bytes;                // one activation message
@@ -27,6 +29,7 @@ class ExplicitCostModel final : public CostModel {
 
   TimeNs duration(const Action& action) const override;
   bool durations_by_kind_and_stage() const override { return true; }
+  TimeNs overlapped_duration(const Action& forward, const Action& backward) const override;
   Bytes activation_bytes(int stage) const override;
   Bytes weight_grad_activation_bytes(int stage) const override;
   Bytes transfer_bytes(int stage) const override;

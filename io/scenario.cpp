@@ -77,10 +77,10 @@ void read_pipeline(const YamlReader& r, const YAML::Node& node, Scenario& s) {
 
 void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   const int n = s.stages;
-  r.expect_map(
-      node, "costs",
-      {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms", "optimizer_ms",
-       "activation_bytes", "weight_grad_activation_bytes", "transfer_bytes", "parameter_bytes"});
+  r.expect_map(node, "costs",
+               {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms",
+                "optimizer_ms", "overlap_fb_ms", "activation_bytes", "weight_grad_activation_bytes",
+                "transfer_bytes", "parameter_bytes"});
   // Every time and byte value within sim/value_ranges.h's limits, converted where it is read.
   auto times = [&](const char* key) {
     const YAML::Node value = node[key];
@@ -113,6 +113,21 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
     r.fail(node, "costs.backward_ms", "backward_ms, or backward_input_ms and backward_weight_ms");
   }
   c.optimizer_ns = times("optimizer_ms");
+  if (node["overlap_fb_ms"]) {
+    // Overlapping a forward with a backward hides at most the shorter of the two.
+    c.overlap_fb_ns = times("overlap_fb_ms");
+    for (int d = 0; d < n; ++d) {
+      const TimeNs backward_ns = c.backward_input_ns[d] + c.backward_weight_ns[d];
+      if (c.overlap_fb_ns[d] < std::max(c.forward_ns[d], backward_ns) ||
+          c.overlap_fb_ns[d] > c.forward_ns[d] + backward_ns) {
+        r.fail(node["overlap_fb_ms"], "costs.overlap_fb_ms",
+               fmt::format("between max(F, B) = {:g} ms and F + B = {:g} ms on device {} (one slot of a "
+                           "forward overlapped with a backward)",
+                           ns_to_ms(std::max(c.forward_ns[d], backward_ns)),
+                           ns_to_ms(c.forward_ns[d] + backward_ns), d));
+      }
+    }
+  }
   // Default 1 MB per microbatch: a unit, so that peaks read as microbatches held even when a device
   // splits it over chunks.
   c.activation_bytes = bytes("activation_bytes", 1'000'000);

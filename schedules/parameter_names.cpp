@@ -8,7 +8,7 @@ namespace pipesim {
 std::set<std::string> schedule_parameter_names(const std::string& schedule) {
   std::string name = schedule;
   try {
-    name = canonical_schedule_name(schedule, "");
+    name = canonical_schedule_name(schedule);
   } catch (const InputError&) {
     return {};  // making the schedule says why
   }

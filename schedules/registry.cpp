@@ -21,6 +21,7 @@ std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_v(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_dualpipe_v(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
@@ -56,6 +57,11 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        "Zero Bubble V: 2 chunks in a V (device r holds stages r and 2N-1-r), B split into I and W; no bubble "
        "for F = I = W once m >= 2N-1, at 1F1B's memory",
        &make_zb_v},
+      {"dualpipe-v",
+       "DeepSeek's DualPipeV: V placement, m >= 2N; in the steady phase each slot overlaps one chunk's F "
+       "with "
+       "the other's B (fused F&B); some backwards split into I and W",
+       &make_dualpipe_v},
       {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
        &make_pipedream},
       {"async-1f1b", "async 1F1B, no flush, no stashing: backwards read current weights (drift N-i)",
@@ -77,6 +83,7 @@ const std::vector<ScheduleAlias>& pytorch_schedule_aliases() {
       {"LoopedBFS", "looped-bfs"},
       {"InterleavedZeroBubble", "interleaved-zb"},
       {"ZBVZeroBubble", "zb-v"},
+      {"DualPipeV", "dualpipe-v"},
   };
   return aliases;
 }
@@ -88,32 +95,20 @@ std::string lower(std::string text) {
   return text;
 }
 
-// PyTorch classes without a pipesim schedule yet, and what comes closest.
-constexpr std::pair<const char*, const char*> kPytorchWithoutEquivalent[] = {
-    {"DualPipeV", "zb-v (same V placement, no fused F&B)"},
-};
-
 }  // namespace
 
-std::string canonical_schedule_name(const std::string& name, const std::string& where) {
+std::string canonical_schedule_name(const std::string& name) {
   std::string key = lower(name);
   if (key.rfind("schedule", 0) == 0 && key.size() > 8) key = key.substr(8);
   for (const ScheduleAlias& alias : pytorch_schedule_aliases()) {
     if (lower(alias.pytorch_name) == key) return alias.name;
   }
-  for (const auto& [pytorch, closest] : kPytorchWithoutEquivalent) {
-    if (lower(pytorch) == key) {
-      throw InputError(fmt::format("{}: PyTorch's schedule '{}' has no pipesim equivalent yet; closest: {}",
-                                   where, name, closest));
-    }
-  }
   return name;
 }
 
 std::unique_ptr<Schedule> make_schedule(const std::string& name_as_given, const ScheduleParams& params) {
-  const std::string name = name_as_given.rfind("csv:", 0) == 0
-                               ? name_as_given
-                               : canonical_schedule_name(name_as_given, params.where());
+  const std::string name =
+      name_as_given.rfind("csv:", 0) == 0 ? name_as_given : canonical_schedule_name(name_as_given);
   // "csv:PATH": a user's static schedule in PyTorch's CSV format.
   if (name.rfind("csv:", 0) == 0) {
     std::unique_ptr<Schedule> schedule = make_csv_schedule(name.substr(4), params);

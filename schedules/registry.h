@@ -27,9 +27,9 @@ struct ScheduleAlias {
 };
 const std::vector<ScheduleAlias>& pytorch_schedule_aliases();
 
-// The registered name for `name`: itself, or the schedule a PyTorch class name stands for. Throws
-// InputError for a PyTorch schedule pipesim does not have yet (naming what to use instead).
-std::string canonical_schedule_name(const std::string& name, const std::string& where);
+// The registered name for `name`: itself, or the schedule a PyTorch class name stands for (every class
+// PyTorch's get_schedule_class maps has one).
+std::string canonical_schedule_name(const std::string& name);
 
 // Throws InputError for an unknown name (listing the known ones) or a bad parameter.
 std::unique_ptr<Schedule> make_schedule(const std::string& name, const ScheduleParams& params);

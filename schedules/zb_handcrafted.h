@@ -26,6 +26,9 @@ ActionList zb_handcrafted_list(int stage, int microbatches, const ZbDeviceShape&
 DeviceActionLists zb_h1_lists(int devices, int microbatches);
 // ZB-V's lists (schedules/zb_v.cpp): V placement, device r runs stages r and 2N-1-r, PyTorch's fixed order.
 DeviceActionLists zb_v_lists(int devices, int microbatches);
+
+// DualPipeV's per-device order (schedules/dualpipe_v.cpp), m >= 2N: fused F&B pairs marked on their F.
+DeviceActionLists dualpipe_v_lists(int devices, int microbatches);
 DeviceActionLists zb_h2_lists(int devices, int microbatches);
 DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <tuple>
@@ -88,6 +89,13 @@ TEST(StaticListTiming, EqualsTheEngineOpForOpOnRandomConfigurations) {
       for (int d = 0; d < run->layout.devices; ++d) latency.push_back(run->scenario.comm.latency_ns.at(d));
       const std::optional<RunTrace> fast = time_static_lists(
           {run->layout, lists, plan.total_microbatches, plan.backward_reads, latency}, *run->costs);
+      const bool fused = std::any_of(lists.begin(), lists.end(), [](const ActionList& list) {
+        return std::any_of(list.begin(), list.end(), [](const Action& a) { return a.fused_with_next; });
+      });
+      if (fused) {  // a fused pair starts when both its ops are ready: the engine's
+        EXPECT_FALSE(fast.has_value()) << what;
+        continue;
+      }
       ASSERT_TRUE(fast.has_value()) << what;
       expect_same_run(engine, *fast, what);
       ++compared;
