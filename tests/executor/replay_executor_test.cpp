@@ -48,13 +48,13 @@ TEST_P(SynchronousScheduleTraining, LeavesTheWeightsOfPlainGradientAccumulation)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Executor, SynchronousScheduleTraining,
-                         ::testing::Combine(::testing::Values("gpipe", "1f1b-flush", "interleaved-1f1b",
-                                                              "zb-h1", "zb-h2", "zb-1p", "zb-2p", "zb-v"),
-                                            ::testing::Values("teacher_mlp", "char_mlp", "gpt")),
-                         [](const auto& info) {
-                           return test_name_of(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Executor, SynchronousScheduleTraining,
+    ::testing::Combine(::testing::Values("gpipe", "1f1b-flush", "interleaved-1f1b", "looped-bfs",
+                                         "interleaved-zb", "zb-h1", "zb-h2", "zb-1p", "zb-2p", "zb-v",
+                                         "dualpipe-v"),
+                       ::testing::Values("teacher_mlp", "char_mlp", "gpt")),
+    [](const auto& info) { return test_name_of(std::get<0>(info.param)) + "_" + std::get<1>(info.param); });
 
 TEST(ExecutorReplay, EveryScheduleRunsInTheSimulatorsOrderAndReadsItsVersions) {
   for (const ScheduleInfo& info : registered_schedules()) {
