@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Draws a schedule from a pipesim Chrome/Perfetto trace (pipesim run ... --trace F): one row per device, one bar
 per op coloured by kind and labelled by microbatch, hatched when it belongs to a device's later chunk (interleaved,
-V placement); with several runs in the trace, one panel per run.
+V placement), a thick frame around a fused F&B slot (dualpipe-v); with several runs in the trace, one panel per run.
 
     plots/gantt.py trace.json -o gantt.png [--max-ms 40] [--transfers]
 """
@@ -10,7 +10,7 @@ import json
 from collections import OrderedDict
 
 from plotting import plt, save
-from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
 COLORS = {"F": "#4C72B0", "B": "#55A868", "I": "#8FBF6A", "W": "#DD8452", "U": "#8172B2"}
 NAMES = {"F": "forward", "B": "backward", "I": "backward (inputs)", "W": "backward (weights)", "U": "optimizer step"}
@@ -60,6 +60,18 @@ def draw_run(ax, run, title, max_ms, show_transfers, labels):
         if labels and kind != "U":
             ax.text(start + dur / 2, y, str(op["args"].get("microbatch", "")), ha="center", va="center",
                     fontsize=6, color="white", clip_on=True)
+    # A fused F&B slot (DualPipe's overlapped chunk): one thick frame around the F and the device's next op.
+    by_device = {}
+    for op in sorted(run["ops"], key=lambda o: o["ts"]):
+        by_device.setdefault(op["pid"], []).append(op)
+    for ops in by_device.values():
+        for op, partner in zip(ops, ops[1:]):
+            if not op["args"].get("fused_with_next") or (max_ms is not None and op["ts"] / 1000.0 >= max_ms):
+                continue
+            start = op["ts"] / 1000.0
+            end = (partner["ts"] + partner["dur"]) / 1000.0
+            ax.add_patch(Rectangle((start, rows[op["pid"]] - height / 2), end - start, height, fill=False,
+                                   edgecolor="black", linewidth=1.6))
     if show_transfers:
         for t in run["transfers"]:
             start, dur = t["ts"] / 1000.0, t["dur"] / 1000.0
@@ -101,6 +113,8 @@ def main():
     handles = [Patch(color=COLORS[k], label=f"{k}: {NAMES[k]}") for k in kinds]
     if any(op["args"].get("chunk", 0) > 0 for run in runs.values() for op in run["ops"]):
         handles.append(Patch(facecolor="white", edgecolor="black", hatch="///", label="a device's later chunk"))
+    if any(op["args"].get("fused_with_next") for run in runs.values() for op in run["ops"]):
+        handles.append(Patch(facecolor="white", edgecolor="black", linewidth=1.6, label="fused F&B slot"))
     fig.legend(handles=handles, loc="upper right", ncol=len(handles), fontsize=8, frameon=False)
     if args.title:
         fig.suptitle(args.title, x=0.01, ha="left", fontsize=11)  # left, clear of the legend on the right

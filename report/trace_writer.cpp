@@ -158,10 +158,12 @@ class TraceBuilder {
       const char letter = op_letter(a.kind);
       event(
           "{{\"name\":\"{}{}\",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{},\"dur\":{},"
-          "\"args\":{{\"stage\":{},\"chunk\":{},\"{}\":{},\"weight_version\":{}}}}}",
+          "\"args\":{{\"stage\":{},\"chunk\":{},\"{}\":{},\"weight_version\":{}{}}}}}",
           letter, a.microbatch, letter, pid_base_ + op.device, kComputeTid, Micros{op.start_ns},
           Micros{op.duration_ns()}, a.stage + 1, trace.layout.chunk_of_stage[a.stage],
-          a.kind == OpKind::U ? "step" : "microbatch", a.microbatch, op.weight_version);
+          a.kind == OpKind::U ? "step" : "microbatch", a.microbatch, op.weight_version,
+          // A fused F&B slot: this F and the device's next op share it (Action::fused_with_next).
+          a.fused_with_next ? ",\"fused_with_next\":true" : "");
     }
   }
 

@@ -216,6 +216,21 @@ TEST(ChromeTrace, ProcessesThreadsAndCounters) {
   }
 }
 
+// A fused F&B slot's forward says so (plots/gantt.py frames it with the device's next op); no other op does.
+TEST(ChromeTrace, AFusedForwardIsMarked) {
+  const SimulationResult run = traced_run("dualpipe-v");
+  const json trace = json::parse(chrome_trace_json({run}));
+  size_t fused = 0, expected = 0;
+  for (const OpRecord& op : run.trace.ops) expected += op.action.fused_with_next ? 1 : 0;
+  for (const json& e : events_with(trace, "X")) {
+    if (!e["args"].contains("fused_with_next")) continue;
+    EXPECT_EQ(e["cat"], "F");
+    ++fused;
+  }
+  EXPECT_GT(expected, 0u);
+  EXPECT_EQ(fused, expected);
+}
+
 TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {
   const json trace = json::parse(chrome_trace_json({traced_run("gpipe"), traced_run("zb-h1")}));
   std::map<int, std::string> process_names;
