@@ -128,7 +128,7 @@ void StreamingAnalysis::op_started(const OpRecord& op) {
     d.span_begin_ns = std::min(d.span_begin_ns, op.start_ns);
     d.span_end_ns = std::max(d.span_end_ns, op.end_ns);
   }
-  if (a.kind == OpKind::F && a.stage == 0) {
+  if (a.kind == OpKind::F && config_.layout.is_first_stage(a.stage)) {
     const long j = a.microbatch - static_cast<long>(w.first_batch) * m;
     if (j >= 0 && j < static_cast<long>(forward_starts_.size())) forward_starts_[j] = op.start_ns;
     if (a.microbatch % m == 0 && a.microbatch / m < w.total_batches) {

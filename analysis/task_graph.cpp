@@ -67,21 +67,20 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
   std::vector<std::vector<size_t>> by_device(trace.layout.devices);
   for (size_t i = 0; i < ops.size(); ++i) by_device[ops[i].device].push_back(i);
 
-  const int last_stage = trace.layout.stages - 1;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Action& a = ops[i].action;
     if (a.kind == OpKind::U) continue;
     const size_t c = index.cell(a.stage, a.microbatch);
     switch (a.kind) {
       case OpKind::F:
-        if (a.stage > 0) {
+        if (!trace.layout.is_first_stage(a.stage)) {
           add(index.forward[index.cell(a.stage - 1, a.microbatch)], i, index.activation_arrival[c]);
         }
         break;
       case OpKind::B:
       case OpKind::I:
         add(index.forward[c], i, 0);
-        if (a.stage < last_stage) {
+        if (!trace.layout.is_last_stage(a.stage)) {
           add(index.input_grad[index.cell(a.stage + 1, a.microbatch)], i, index.gradient_arrival[c]);
         }
         break;

@@ -1,6 +1,8 @@
 #ifdef PIPESIM_HAS_EXECUTOR
 #include "api/execute.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "api/resolve.h"
@@ -39,6 +41,12 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   run.mode = options.mode;
   run.spec = resolved.spec;
   resolved.schedule->check(run.spec);
+  if (layout.pipelines > 1) {
+    throw InputError(
+        fmt::format("{}: the executor trains one copy of the model; '{}' runs {} copies side by side "
+                    "(their all-reduce is not built yet): simulate it with `pipesim run`",
+                    request.params.where(), run.schedule, layout.pipelines));
+  }
   run.stages = layout.stages;
   run.layout = layout;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);

@@ -20,7 +20,9 @@ void check_run(const ResolvedRun& run, const ScheduleRequest& request, const Res
                      options.task_graph, scenario.comm.model == CommSpec::Model::kLink},
                     run.label);
     if (scenario.transformer) {
-      check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split, run.layout);
+      // Each copy of the model is split alone (a bidirectional layout's devices hold one stage of each).
+      check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split,
+                               run.layout.first_pipeline());
     }
   } catch (const InputError& e) {
     // Say where the schedule was requested: the file, line and key.

@@ -20,6 +20,13 @@ std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest&
     throw InputError(fmt::format("schedule '{}' decides at run time; only static schedules can be exported",
                                  run.schedule->label()));
   }
+  if (run.layout.pipelines > 1) {
+    // A PyTorch CSV names stages and ranks only: two copies of the model would read back as one V.
+    throw InputError(
+        fmt::format("schedule '{}' runs {} copies of the model side by side, which PyTorch's CSV "
+                    "cannot say (it would read back as one pipeline)",
+                    run.schedule->label(), run.layout.pipelines));
+  }
   PipelineSpec spec = run.spec;
   spec.batches = 1;
   return format_pytorch_csv(static_schedule->batch_actions(spec, *run.costs));

@@ -11,6 +11,7 @@
 #include "api/resolve.h"
 #include "api/run_assertions.h"
 #include "cost_models/chunk_layers.h"
+#include "cost_models/pipeline_copies_costs.h"
 #include "cost_models/transformer_costs.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
@@ -19,6 +20,10 @@
 namespace pipesim {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
+  if (layout.pipelines > 1) {
+    return std::make_unique<PipelineCopiesCostModel>(make_cost_model(scenario, layout.first_pipeline()),
+                                                     layout);
+  }
   if (scenario.transformer) {
     return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(),
                                                   layout);
@@ -48,6 +53,13 @@ std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const Pipel
 }
 
 std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
+  if (layout.pipelines > 1) {
+    // Every copy holds its own weights, gradients and optimizer state (DualPipe's two copies per device).
+    const std::vector<StageStaticMemory> first = static_memory(scenario, layout.first_pipeline());
+    std::vector<StageStaticMemory> stages;
+    for (int stage = 0; stage < layout.stages; ++stage) stages.push_back(first[layout.model_stage(stage)]);
+    return stages;
+  }
   if (scenario.transformer) {
     std::vector<StageStaticMemory> stages;
     for (const StageCosts& c :
@@ -76,6 +88,11 @@ PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedul
   spec.sync = schedule.default_sync() == OptimizerSync::kNone
                   ? OptimizerSync::kNone
                   : scenario.sync.value_or(schedule.default_sync());
+  // Copies of the model all-reduce their gradients before the step: reported as the barrier it is modelled
+  // by.
+  if (spec.sync == OptimizerSync::kPostValidation && schedule.layout(scenario.stages).pipelines > 1) {
+    spec.sync = OptimizerSync::kBarrier;
+  }
   spec.make_comm = [comm_spec = scenario.comm, devices = schedule.layout(scenario.stages).devices] {
     return comm_model_of(comm_spec, devices);
   };

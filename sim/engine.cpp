@@ -165,7 +165,7 @@ class Engine final : public LocalView {
         layout_(plan.layout),
         costs_(costs),
         comm_(comm),
-        mb_state_(plan.layout.stages, finished_microbatch()),
+        mb_state_(plan.layout.stages, plan.layout.stages_per_pipeline(), finished_microbatch()),
         observer_(observer),
         record_(!observer) {
     if (layout_.devices >= Event::kMaxDevices) {
@@ -256,9 +256,9 @@ class Engine final : public LocalView {
     const MicrobatchState& st = state(a.stage, a.microbatch);
     switch (from) {
       case Neighbour::kPrevious:
-        return a.stage == 0 || st.activation_arrival_ns <= now_;
+        return layout_.is_first_stage(a.stage) || st.activation_arrival_ns <= now_;
       case Neighbour::kNext:
-        return a.stage == layout_.stages - 1 || st.gradient_arrival_ns <= now_;
+        return layout_.is_last_stage(a.stage) || st.gradient_arrival_ns <= now_;
       case Neighbour::kNone:
         break;
     }
@@ -386,6 +386,14 @@ class Engine final : public LocalView {
     if (a.microbatch < 0 || a.microbatch >= microbatches_) {
       throw ScheduleError(
           fmt::format("device {} asked for {}: microbatches are 0..{}", d, describe(a), microbatches_ - 1));
+    }
+    if (!layout_.visits(a.stage, a.microbatch)) {
+      throw ScheduleError(fmt::format(
+          "device {} asked for {}: microbatch {} flows through pipeline {} of {}, "
+          "stages {}..{}",
+          d, describe(a), a.microbatch, layout_.pipeline_of_microbatch(a.microbatch) + 1, layout_.pipelines,
+          layout_.pipeline_of_microbatch(a.microbatch) * layout_.stages_per_pipeline() + 1,
+          (layout_.pipeline_of_microbatch(a.microbatch) + 1) * layout_.stages_per_pipeline()));
     }
     const std::uint8_t done = state(a.stage, a.microbatch).done;
     const std::uint8_t writes = rule_of(a.kind).sets_done;
@@ -553,12 +561,14 @@ class Engine final : public LocalView {
       MicrobatchState& st = state(a.stage, a.microbatch);
       switch (a.kind) {
         case OpKind::F:
-          if (a.stage > 0) consider(state(a.stage - 1, a.microbatch).forward, st.activation_arrival_ns);
+          if (!layout_.is_first_stage(a.stage)) {
+            consider(state(a.stage - 1, a.microbatch).forward, st.activation_arrival_ns);
+          }
           break;
         case OpKind::B:
         case OpKind::I:
           consider(st.forward, 0);
-          if (a.stage + 1 < layout_.stages) {
+          if (!layout_.is_last_stage(a.stage)) {
             consider(state(a.stage + 1, a.microbatch).input_grad, st.gradient_arrival_ns);
           }
           break;
@@ -626,10 +636,10 @@ class Engine final : public LocalView {
       }
       change_memory(d, delta);
     }
-    if (rule.output_to == Neighbour::kNext && a.stage + 1 < layout_.stages) {
+    if (rule.output_to == Neighbour::kNext && !layout_.is_last_stage(a.stage)) {
       send(a.kind, a.stage, a.stage + 1, a.microbatch);
     }
-    if (rule.output_to == Neighbour::kPrevious && a.stage > 0)
+    if (rule.output_to == Neighbour::kPrevious && !layout_.is_first_stage(a.stage))
       send(a.kind, a.stage, a.stage - 1, a.microbatch);
     if (state(a.stage, a.microbatch).done == kAllDone) mb_state_.stage_finished(a.microbatch);
   }

@@ -36,6 +36,21 @@ PipelineLayout PipelineLayout::wave(int devices, int chunks) {
   return explicit_placement(devices, device_of_stage);
 }
 
+PipelineLayout PipelineLayout::bidirectional(int devices) {
+  if (devices < 2) {
+    throw InputError(fmt::format("bidirectional placement: {} devices; expected at least 2", devices));
+  }
+  PipelineLayout layout = v_shape(devices);
+  layout.pipelines = 2;
+  return layout;
+}
+
+PipelineLayout PipelineLayout::first_pipeline() const {
+  if (pipelines == 1) return *this;
+  std::vector<int> first(device_of_stage.begin(), device_of_stage.begin() + stages_per_pipeline());
+  return explicit_placement(devices, first);
+}
+
 PipelineLayout PipelineLayout::explicit_placement(int devices, const std::vector<int>& device_of_stage) {
   if (devices < 1) throw InputError(fmt::format("placement: {} devices; expected at least 1", devices));
   PipelineLayout layout;
@@ -59,6 +74,7 @@ PipelineLayout PipelineLayout::explicit_placement(int devices, const std::vector
 }
 
 std::string PipelineLayout::placement_name() const {
+  if (pipelines == 2 && device_of_stage == bidirectional(devices).device_of_stage) return "bidirectional";
   const auto same = [&](const PipelineLayout& other) { return other.device_of_stage == device_of_stage; };
   if (stages % devices == 0) {
     if (same(interleaved(devices, stages / devices))) return "loop";

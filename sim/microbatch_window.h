@@ -11,7 +11,13 @@ namespace pipesim {
 template <typename State>
 class MicrobatchWindow {
  public:
-  MicrobatchWindow(int stages, const State& finished) : stages_(stages), finished_(finished) { grow(8); }
+  // `stages` slots per microbatch, of which a microbatch visits `stages_visited` (fewer when the layout runs
+  // two pipelines side by side, each microbatch through one): it leaves once that many have finished it.
+  MicrobatchWindow(int stages, int stages_visited, const State& finished)
+      : stages_(stages), stages_visited_(stages_visited), finished_(finished) {
+    grow(8);
+  }
+  MicrobatchWindow(int stages, const State& finished) : MicrobatchWindow(stages, stages, finished) {}
 
   // The state of (stage, mb), entering mb (and every microbatch below it not yet entered) into the window.
   // Precondition: mb has not been released (callers check with released()).
@@ -29,8 +35,8 @@ class MicrobatchWindow {
 
   // (stage, mb) has run its last op. Microbatches every stage has finished leave the window in order.
   void stage_finished(int mb) {
-    if (++finished_stages_[mb & mask_] != stages_ || mb != first_) return;
-    while (first_ < end_ && finished_stages_[first_ & mask_] == stages_) {
+    if (++finished_stages_[mb & mask_] != stages_visited_ || mb != first_) return;
+    while (first_ < end_ && finished_stages_[first_ & mask_] == stages_visited_) {
       finished_stages_[first_ & mask_] = 0;
       for (int s = 0; s < stages_; ++s) slots_[index(s, first_)] = fresh_;
       ++first_;
@@ -74,6 +80,7 @@ class MicrobatchWindow {
   }
 
   int stages_;
+  int stages_visited_;
   State fresh_{};
   State finished_;
   std::vector<State> slots_;

@@ -45,7 +45,7 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   const int batches = run.batches;
   const int total = m * batches;
   if (static_cast<int>(run.one_batch.size()) != devices ||
-      static_cast<int>(run.latency_ns.size()) != devices || m < 1 || batches < 1)
+      static_cast<int>(run.latency_ns.size()) != devices || m < 1 || batches < 1 || layout.pipelines != 1)
     return std::nullopt;
 
   RepeatedListTimes times;

@@ -25,7 +25,9 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
   const int devices = layout.devices;
   const int stages = layout.stages;
   const int m = run.total_microbatches;
-  if (static_cast<int>(run.lists.size()) != devices || static_cast<int>(run.latency_ns.size()) != devices)
+  // Two pipelines side by side (DualPipe, Chimera) route each microbatch through half the stages: the engine.
+  if (static_cast<int>(run.lists.size()) != devices || static_cast<int>(run.latency_ns.size()) != devices ||
+      layout.pipelines != 1)
     return std::nullopt;
   std::vector<Cell> cells(static_cast<size_t>(stages) * m);
   const auto cell = [&](int stage, int mb) -> Cell& { return cells[static_cast<size_t>(stage) * m + mb]; };

@@ -62,7 +62,8 @@ RunWindow initial_window(const RunLengthOptions& o) {
 std::vector<TimeNs> batch_start_times(const RunTrace& trace, int m, int batches) {
   std::vector<TimeNs> starts(batches, kNever);
   for (const OpRecord& op : trace.ops) {
-    if (op.action.kind == OpKind::F && op.action.stage == 0 && op.action.microbatch % m == 0) {
+    if (op.action.kind == OpKind::F && trace.layout.is_first_stage(op.action.stage) &&
+        op.action.microbatch % m == 0) {
       const int batch = op.action.microbatch / m;
       if (batch < batches) starts[batch] = std::min(starts[batch], op.start_ns);
     }
@@ -76,7 +77,8 @@ int forward_gap_repeat(const RunTrace& trace, int first_microbatch, int end_micr
   std::vector<TimeNs> start(count + 1, kNever);
   for (const OpRecord& op : trace.ops) {
     const int j = op.action.microbatch - first_microbatch;
-    if (op.action.kind == OpKind::F && op.action.stage == 0 && j >= 0 && j <= count) start[j] = op.start_ns;
+    if (op.action.kind == OpKind::F && trace.layout.is_first_stage(op.action.stage) && j >= 0 && j <= count)
+      start[j] = op.start_ns;
   }
   return forward_gap_repeat(start);
 }
