@@ -22,6 +22,7 @@ std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_v(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_dualpipe_v(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_dualpipe(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
@@ -62,6 +63,10 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        "with "
        "the other's B (fused F&B); some backwards split into I and W",
        &make_dualpipe_v},
+      {"dualpipe",
+       "DeepSeek's DualPipe: two copies of the model in opposite directions (device r holds stage r of one, "
+       "N-1-r of the other), half the microbatches each way; N even, m even >= 2N; fused F&B, split Ws",
+       &make_dualpipe},
       {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
        &make_pipedream},
       {"async-1f1b", "async 1F1B, no flush, no stashing: backwards read current weights (drift N-i)",

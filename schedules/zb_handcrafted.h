@@ -29,6 +29,8 @@ DeviceActionLists zb_v_lists(int devices, int microbatches);
 
 // DualPipeV's per-device order (schedules/dualpipe_v.cpp), m >= 2N: fused F&B pairs marked on their F.
 DeviceActionLists dualpipe_v_lists(int devices, int microbatches);
+// DualPipe's per-device order (schedules/dualpipe.cpp) on the bidirectional layout, N even, m even >= 2N.
+DeviceActionLists dualpipe_lists(int devices, int microbatches);
 DeviceActionLists zb_h2_lists(int devices, int microbatches);
 DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches);
 

@@ -268,7 +268,10 @@ TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
   std::vector<std::string> tested;
   for (const ScheduleInfo& info : registered_schedules()) {
     const ScheduleRequest request{info.name, ScheduleParams(test::kTestSource)};
-    if (!dynamic_cast<const StaticSchedule*>(make_schedule(request.name, request.params).get())) continue;
+    const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+    if (!dynamic_cast<const StaticSchedule*>(schedule.get())) continue;
+    // Two copies of the model cannot be said in PyTorch's CSV: export refuses them (DualPipe's test).
+    if (schedule->layout(scenario.stages).pipelines > 1) continue;
     SCOPED_TRACE(info.name);
     tested.push_back(info.name);
     const SimulationResult original = simulate_schedule(scenario, request);

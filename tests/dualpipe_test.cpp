@@ -1,0 +1,182 @@
+// DualPipe: two copies of the model in opposite directions over one set of devices. Its op order against
+// DeepSeek's generator (deepseek-ai/DualPipe, step(), worked from its code), the bidirectional layout (each
+// microbatch through one copy only), runs for every allowed m, the refusals, two copies of the weights per
+// device, and the bubble of its README's table in closed form.
+#include <gtest/gtest.h>
+
+#include "api/execute.h"
+#include "api/schedule_export.h"
+#include "schedules/pytorch_csv.h"
+#include "schedules/registry.h"
+#include "schedules/schedule.h"
+#include "schedules/zb_handcrafted.h"
+#include "sim/engine.h"
+#include "sim/layout.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+using test::run_schedule;
+using test::scenario_from_yaml;
+
+// Stage 2N-1-r is copy 2's stage N-1-r on device r; even microbatches flow down copy 1, odd ones up copy 2.
+TEST(DualPipe, OrderEqualsDeepSeeksGenerator) {
+  EXPECT_EQ(format_pytorch_csv(dualpipe_lists(2, 4)),
+            "0F0,3F1,0F2,3B1,(3F3;0B0)OVERLAP_F_B,3B3,0I2,0W2\n"
+            "2F1,1F0,2F3,1B0,(1F2;2B1)OVERLAP_F_B,1B2,2I3,2W3\n");
+  EXPECT_EQ(format_pytorch_csv(dualpipe_lists(4, 8)),
+            "0F0,0F2,0F4,7F1,7I1,7W1,7F3,(0F6;7B3)OVERLAP_F_B,(7F5;0B0)OVERLAP_F_B,7B5,(7F7;0B2)OVERLAP_F_B,"
+            "7B7,0I4,0W4,0I6,0W6\n"
+            "1F0,6F1,1F2,6F3,1F4,6B1,(6F5;1B0)OVERLAP_F_B,(1F6;6B3)OVERLAP_F_B,(6F7;1B2)OVERLAP_F_B,6B5,1B4,"
+            "6I7,1I6,6W7,1W6\n"
+            "5F1,2F0,5F3,2F2,5F5,2B0,(2F4;5B1)OVERLAP_F_B,(5F7;2B2)OVERLAP_F_B,(2F6;5B3)OVERLAP_F_B,2B4,5B5,"
+            "2I6,5I7,2W6,5W7\n"
+            "4F1,4F3,4F5,3F0,3I0,3W0,3F2,(4F7;3B2)OVERLAP_F_B,(3F4;4B1)OVERLAP_F_B,3B4,(3F6;4B3)OVERLAP_F_B,"
+            "3B6,4I5,4W5,4I7,4W7\n");
+}
+
+TEST(DualPipe, LayoutHoldsOneStageOfEachCopyPerDevice) {
+  const PipelineLayout layout = PipelineLayout::bidirectional(4);
+  EXPECT_EQ(layout.placement_name(), "bidirectional");
+  EXPECT_EQ(layout.pipelines, 2);
+  EXPECT_EQ(layout.stages_per_pipeline(), 4);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(layout.stages_on(r), (std::vector<int>{r, 7 - r}));
+  EXPECT_TRUE(layout.is_first_stage(0));
+  EXPECT_TRUE(layout.is_first_stage(4));  // copy 2 enters on device 3
+  EXPECT_EQ(layout.device(4), 3);
+  EXPECT_TRUE(layout.is_last_stage(3));
+  EXPECT_TRUE(layout.is_last_stage(7));
+  EXPECT_EQ(layout.model_stage(6), 2);
+  EXPECT_TRUE(layout.visits(5, 3));
+  EXPECT_FALSE(layout.visits(5, 2));
+  EXPECT_EQ(layout.first_pipeline().device_of_stage, (std::vector<int>{0, 1, 2, 3}));
+  // The same device_of_stage as a V, which is one pipeline: the names differ.
+  EXPECT_EQ(PipelineLayout::v_shape(4).placement_name(), "v");
+}
+
+Scenario uniform(int devices, int microbatches, const std::string& extra = "") {
+  return scenario_from_yaml(
+      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
+                  "costs: {{forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, comm_ms: 0, "
+                  "activation_bytes: 10,\n"
+                  "        weight_grad_activation_bytes: 3, parameter_bytes: 1000{}}}\n"
+                  "optimizer: {{sync: barrier}}\n",
+                  devices, microbatches, extra));
+}
+
+// Every even m from 2N on runs to the end with every op once; odd N, odd m and m < 2N are refused naming
+// the rule.
+TEST(DualPipe, RunsEveryEvenMFrom2NAndRefusesTheRest) {
+  for (int n : {2, 3, 4, 6}) {
+    for (int m = 2 * n - 2; m <= 4 * n + 1; ++m) {
+      SCOPED_TRACE(fmt::format("N={} m={}", n, m));
+      const Scenario scenario = uniform(n, m);
+      if (n % 2 != 0 || m % 2 != 0 || m < 2 * n) {
+        try {
+          run_schedule(scenario, "dualpipe");
+          ADD_FAILURE() << "no error";
+        } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find(n % 2 != 0 ? "even number of devices" : "even m >= 2N"),
+                    std::string::npos)
+              << e.what();
+        }
+        continue;
+      }
+      const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
+      size_t ops = 0;
+      int forwards = 0;
+      for (const auto& list : dualpipe_lists(n, m)) {
+        ops += list.size();
+        for (const Action& a : list) forwards += a.kind == OpKind::F ? 1 : 0;
+      }
+      EXPECT_EQ(forwards, n * m);                  // each microbatch through the N stages of its copy
+      EXPECT_EQ(r.trace.ops.size(), ops + 2 * n);  // and one U per stage of each copy
+      for (const OpRecord& op : r.trace.ops) {
+        if (op.action.kind == OpKind::U) continue;
+        EXPECT_TRUE(r.trace.layout.visits(op.action.stage, op.action.microbatch));
+      }
+    }
+  }
+}
+
+// DualPipe's README: bubble (PP/2-1)(F&B + B - 3W), with F = I = W = 1 (B = 2), no comm and a fused slot of
+// F&B: the most any device idles before its last op ends (each works 2 x m/2 x (F + B) = 3m; the middle
+// devices idle longest once the slot is shorter than F + B, every device alike at F + B), for slots from no
+// overlap (F&B = F + B) to full (F&B = B).
+TEST(DualPipe, BubbleEqualsItsReadmeFormula) {
+  for (int n : {2, 4, 6, 8}) {
+    for (double overlap : {3.0, 2.5, 2.0}) {
+      const int m = 2 * n + 4;
+      SCOPED_TRACE(fmt::format("N={} m={} F&B={}", n, m, overlap));
+      const SimulationResult r = run_schedule(uniform(n, m, fmt::format(", overlap_fb_ms: {}", overlap)),
+                                              "dualpipe", {}, test::fixed_batches());
+      std::vector<TimeNs> end_ns(n, 0);
+      std::vector<TimeNs> busy_ns(n, 0);
+      for (const OpRecord& op : r.trace.ops) {
+        if (op.action.kind == OpKind::U) continue;
+        end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
+        busy_ns[op.device] += op.end_ns - op.start_ns;
+      }
+      TimeNs idle_max_ns = 0;
+      for (int d = 0; d < n; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
+      EXPECT_NEAR(ns_to_ms(idle_max_ns), (n / 2 - 1) * (overlap + 2 - 3), 1e-9);
+      if (overlap == 3.0) {
+        for (int d = 0; d < n; ++d) EXPECT_EQ(end_ns[d] - busy_ns[d], idle_max_ns) << "device " << d;
+      }
+    }
+  }
+}
+
+// Each device holds one stage of each copy: twice 1F1B's weights, every copy stepped once per batch.
+TEST(DualPipe, EveryDeviceHoldsTwoCopiesOfItsWeights) {
+  const SimulationResult dual = run_schedule(uniform(4, 8), "dualpipe");
+  const SimulationResult one = run_schedule(uniform(4, 8), "1f1b-flush");
+  ASSERT_TRUE(dual.weight_memory_known);
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_EQ(dual.memory.devices[d].peak_weight_bytes, 2 * one.memory.devices[d].peak_weight_bytes);
+    EXPECT_EQ(one.memory.devices[d].peak_weight_bytes, 1000);
+  }
+}
+
+TEST(DualPipe, AMicrobatchOnTheOtherCopysStageIsAnError) {
+  const PipelineLayout layout = PipelineLayout::bidirectional(2);
+  const ExplicitCostModel costs = test::uniform_costs(layout, 1.0, 2.0);
+  FixedLatencyComm comm({0, 0});
+  ExecutionPlan plan = plan_from_lists(layout, {{forward(0, 1)}, {}}, 2);
+  try {
+    simulate(plan, costs, comm);
+    ADD_FAILURE() << "no error";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("microbatch 1 flows through pipeline 2 of 2, stages 3..4"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DualPipe, ExportSaysPyTorchsCsvCannotHoldTwoCopies) {
+  try {
+    export_schedule_csv(uniform(4, 8), ScheduleRequest{"dualpipe", ScheduleParams("test")});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs 2 copies of the model side by side"), std::string::npos)
+        << e.what();
+  }
+}
+
+#ifdef PIPESIM_HAS_EXECUTOR
+TEST(DualPipe, TheExecutorSaysItTrainsOneCopy) {
+  try {
+    execute_schedule(uniform(4, 8), ScheduleRequest{"dualpipe", ScheduleParams("test")}, ExecuteOptions{});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("the executor trains one copy of the model; 'dualpipe' runs 2 copies"),
+        std::string::npos)
+        << e.what();
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace pipesim
