@@ -88,11 +88,6 @@ PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedul
   spec.sync = schedule.default_sync() == OptimizerSync::kNone
                   ? OptimizerSync::kNone
                   : scenario.sync.value_or(schedule.default_sync());
-  // Copies of the model all-reduce their gradients before the step: reported as the barrier it is modelled
-  // by.
-  if (spec.sync == OptimizerSync::kPostValidation && schedule.layout(scenario.stages).pipelines > 1) {
-    spec.sync = OptimizerSync::kBarrier;
-  }
   spec.make_comm = [comm_spec = scenario.comm, devices = schedule.layout(scenario.stages).devices] {
     return comm_model_of(comm_spec, devices);
   };

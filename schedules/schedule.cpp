@@ -5,19 +5,13 @@
 
 namespace pipesim {
 
-bool steps_synchronized(const PipelineLayout& layout, const PipelineSpec& spec) {
-  // Copies of the model all-reduce their gradients before each step, which pipesim models as the barrier
-  // whatever the scenario's sync (a barrier between the copies of each stage alone is not modelled yet).
-  return spec.sync == OptimizerSync::kBarrier || layout.pipelines > 1;
-}
-
 DeviceActionLists StaticSchedule::all_actions(const PipelineSpec& spec, const CostModel& costs) const {
   return repeat_batches(layout(spec.devices), batch_actions(spec, costs), spec);
 }
 
 DeviceActionLists repeat_batches(const PipelineLayout& shape, const DeviceActionLists& one_batch,
                                  const PipelineSpec& spec) {
-  const bool synchronized = steps_synchronized(shape, spec);
+  const bool synchronized = spec.sync == OptimizerSync::kBarrier;
   DeviceActionLists lists(spec.devices);
   for (int d = 0; d < spec.devices; ++d) {
     const std::vector<int> stages = shape.stages_on(d);
@@ -39,7 +33,7 @@ ExecutionPlan StaticSchedule::plan(const PipelineSpec& spec, const CostModel& co
   plan.layout = layout(spec.devices);
   plan.total_microbatches = spec.total_microbatches();
   DeviceActionLists one_batch = batch_actions(spec, costs);
-  const bool synchronized = steps_synchronized(plan.layout, spec);
+  const bool synchronized = spec.sync == OptimizerSync::kBarrier;
   for (int d = 0; d < spec.devices; ++d) {
     plan.policies.push_back(std::make_unique<RepeatingListPolicy>(
         std::move(one_batch[d]), plan.layout.stages_on(d), spec.batches, spec.microbatches, synchronized));

@@ -77,10 +77,6 @@ class StaticSchedule : public Schedule {
   ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;
 };
 
-// Whether the optimizer steps of a static schedule wait at a barrier: under barrier sync, and always when the
-// layout runs copies of the model (their gradients are all-reduced before the step).
-bool steps_synchronized(const PipelineLayout& layout, const PipelineSpec& spec);
-
 // One batch's lists repeated over spec.batches with microbatch offsets, each batch followed on every device
 // by one U per stage it holds (synchronized under barrier sync).
 DeviceActionLists repeat_batches(const PipelineLayout& layout, const DeviceActionLists& one_batch,

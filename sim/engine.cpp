@@ -122,6 +122,7 @@ struct DeviceState {
   Bytes activation_bytes = 0;
   int in_flight = 0;
   DagPoint last_op;                        // the op this device started last
+  std::vector<DagPoint> arrivals;          // under copies of the model: its last op before each step
   std::optional<TimeNs> fused_partner_ns;  // a fused F runs: its partner's share of the slot, next
 };
 
@@ -227,7 +228,10 @@ class Engine final : public LocalView {
 
   // LocalView
   bool is_ready(const Action& a) const override {
-    if (a.kind == OpKind::U) return !a.synchronized || barrier_complete(a.microbatch);
+    if (a.kind == OpKind::U) {
+      if (a.synchronized) return barrier_complete(a.microbatch);
+      return layout_.pipelines == 1 || copies_arrived(a.stage, a.microbatch);
+    }
     const MicrobatchState& st = state(a.stage, a.microbatch);
     const OpRule rule = rule_of(a.kind);
     return (st.done & rule.needs_done) == rule.needs_done && input_arrived(a, rule.input_from) &&
@@ -268,6 +272,16 @@ class Engine final : public LocalView {
   // A forward pinned to a version (double buffering) waits until its stage has made that version.
   bool has_forward_version(const Action& a) const {
     return plan_.forward_reads.version_of(a.microbatch) <= stage_version_[a.stage];
+  }
+
+  // Every device holding a copy of this stage's piece of the model has reached `step` (the all-reduce of
+  // their gradients before the step).
+  bool copies_arrived(int stage, int step) const {
+    for (int copy = 0; copy < layout_.pipelines; ++copy) {
+      const int twin = copy * layout_.stages_per_pipeline() + layout_.model_stage(stage);
+      if (devices_[layout_.device(twin)].barrier_next_step <= step) return false;
+    }
+    return true;
   }
 
   bool barrier_complete(int step) const {
@@ -311,7 +325,9 @@ class Engine final : public LocalView {
     }
     const Action a = *next;
     validate(d, a);
-    if (a.kind == OpKind::U && a.synchronized) arrive_at_barrier(d, a.microbatch);
+    // Under copies of the model every step is an all-reduce between the copies of each stage, so devices
+    // arrive at every step, barrier or not.
+    if (a.kind == OpKind::U && (a.synchronized || layout_.pipelines > 1)) arrive_at_barrier(d, a.microbatch);
     if (a.fused_with_next) {
       try_start_fused_pair(d, a);
       return;
@@ -408,7 +424,12 @@ class Engine final : public LocalView {
     if (static_cast<int>(barrier_arrivals_.size()) <= step) barrier_arrivals_.resize(step + 1, 0);
     dev.barrier_next_step = step + 1;
     bind_barrier(d, step);
-    if (++barrier_arrivals_[step] == layout_.devices) {
+    if (layout_.pipelines > 1) {
+      // The point its copies' steps join at (a zero-time join like the barrier's).
+      if (static_cast<int>(dev.arrivals.size()) <= step) dev.arrivals.resize(step + 1);
+      if (dev.last_op.known) dev.arrivals[step] = {dev.last_op.finish_ns, 0, dev.last_op.op, true};
+    }
+    if (++barrier_arrivals_[step] == layout_.devices || layout_.pipelines > 1) {
       for (int other = 0; other < layout_.devices; ++other) mark_dirty(other);
     }
   }
@@ -556,7 +577,16 @@ class Engine final : public LocalView {
     };
     consider(devices_[d].last_op, 0);
     if (a.kind == OpKind::U) {
-      if (a.synchronized) consider(barrier_bound_[a.microbatch], 0);
+      if (a.synchronized) {
+        consider(barrier_bound_[a.microbatch], 0);
+      } else if (layout_.pipelines > 1) {
+        for (int copy = 0; copy < layout_.pipelines; ++copy) {
+          const int twin = copy * layout_.stages_per_pipeline() + layout_.model_stage(a.stage);
+          const DeviceState& other = devices_[layout_.device(twin)];
+          if (a.microbatch < static_cast<int>(other.arrivals.size()))
+            consider(other.arrivals[a.microbatch], 0);
+        }
+      }
     } else {
       MicrobatchState& st = state(a.stage, a.microbatch);
       switch (a.kind) {
@@ -720,6 +750,12 @@ class Engine final : public LocalView {
       std::string missing;
       for (int d = 0; d < layout_.devices; ++d) {
         if (devices_[d].barrier_next_step <= a.microbatch) missing += fmt::format(" {}", d);
+      }
+      if (!a.synchronized) {
+        return fmt::format(
+            "the all-reduce of stage {}'s copies of the model at step {}, which devices{} have "
+            "not reached",
+            a.stage + 1, a.microbatch, missing);
       }
       return fmt::format("the barrier of step {}, which devices{} have not reached", a.microbatch, missing);
     }

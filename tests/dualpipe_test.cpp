@@ -4,6 +4,8 @@
 // device, and the bubble of its README's table in closed form.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "api/execute.h"
 #include "api/schedule_export.h"
 #include "schedules/pytorch_csv.h"
@@ -136,6 +138,43 @@ TEST(DualPipe, EveryDeviceHoldsTwoCopiesOfItsWeights) {
   for (int d = 0; d < 4; ++d) {
     EXPECT_EQ(dual.memory.devices[d].peak_weight_bytes, 2 * one.memory.devices[d].peak_weight_bytes);
     EXPECT_EQ(one.memory.devices[d].peak_weight_bytes, 1000);
+  }
+}
+
+// Without a barrier (post-validation) each stage's step waits for its copies only: a U of stage s at step k
+// starts once every device holding a copy of s's piece of the model has run its ops of batch k, and never
+// later than under the barrier, which waits for every device.
+TEST(DualPipe, WithoutABarrierEachStepWaitsForItsCopiesOnly) {
+  for (int n : {2, 4, 6}) {
+    const int m = 2 * n + 2;
+    SCOPED_TRACE(fmt::format("N={} m={}", n, m));
+    const std::string uneven = ", overlap_fb_ms: 2.5, optimizer_ms: 0.5";
+    Scenario scenario = uniform(n, m, uneven);
+    scenario.sync = OptimizerSync::kPostValidation;
+    const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
+    EXPECT_EQ(r.spec.sync, OptimizerSync::kPostValidation);
+    const PipelineLayout& layout = r.trace.layout;
+    std::map<std::pair<int, int>, TimeNs> batch_end_ns;  // (device, batch) -> end of its last op of the batch
+    for (const OpRecord& op : r.trace.ops) {
+      if (op.action.kind == OpKind::U) continue;
+      TimeNs& end = batch_end_ns[{op.device, op.action.microbatch / m}];
+      end = std::max(end, op.end_ns);
+    }
+    int steps = 0;
+    for (const OpRecord& op : r.trace.ops) {
+      if (op.action.kind != OpKind::U) continue;
+      ++steps;
+      for (int copy = 0; copy < 2; ++copy) {
+        const int twin = copy * n + layout.model_stage(op.action.stage);
+        EXPECT_LE(batch_end_ns.at({layout.device(twin), op.action.microbatch}), op.start_ns)
+            << describe(op.action) << " before device " << layout.device(twin) << " finished its batch";
+      }
+    }
+    EXPECT_EQ(steps, 2 * n * r.spec.batches);
+    Scenario barrier = scenario;
+    barrier.sync = OptimizerSync::kBarrier;
+    EXPECT_GE(r.metrics.throughput_samples_per_s,
+              run_schedule(barrier, "dualpipe", {}, test::fixed_batches()).metrics.throughput_samples_per_s);
   }
 }
 
