@@ -23,6 +23,7 @@ std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_v(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_dualpipe_v(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_dualpipe(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_chimera(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
@@ -67,6 +68,10 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        "DeepSeek's DualPipe: two copies of the model in opposite directions (device r holds stage r of one, "
        "N-1-r of the other), half the microbatches each way; N even, m even >= 2N; fused F&B, split Ws",
        &make_dualpipe},
+      {"chimera",
+       "Chimera: two copies of the model in opposite directions (bidirectional, as dualpipe), units of N "
+       "microbatches merging both pipelines' 1F1B orders, concatenated; N even, m a multiple of N",
+       &make_chimera},
       {"pipedream", "async 1F1B, no flush: a step after every backward, weight stashing (N-i+1 versions)",
        &make_pipedream},
       {"async-1f1b", "async 1F1B, no flush, no stashing: backwards read current weights (drift N-i)",

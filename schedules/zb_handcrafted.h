@@ -31,6 +31,8 @@ DeviceActionLists zb_v_lists(int devices, int microbatches);
 DeviceActionLists dualpipe_v_lists(int devices, int microbatches);
 // DualPipe's per-device order (schedules/dualpipe.cpp) on the bidirectional layout, N even, m even >= 2N.
 DeviceActionLists dualpipe_lists(int devices, int microbatches);
+// Chimera's per-device order (schedules/chimera.cpp) on the bidirectional layout, N even, m a multiple of N.
+DeviceActionLists chimera_lists(int devices, int microbatches);
 DeviceActionLists zb_h2_lists(int devices, int microbatches);
 DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches);
 
