@@ -22,7 +22,8 @@ executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given,
                                            const PipelineLayout& layout) {
   executor::TrainingSetup setup = given;
   setup.microbatches_per_batch = scenario.microbatches;
-  setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages);
+  // One model piece per stage of a copy: copies of the model (dualpipe, chimera) share the pieces.
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages_per_pipeline());
   return setup;
 }
 
@@ -41,12 +42,6 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   run.mode = options.mode;
   run.spec = resolved.spec;
   resolved.schedule->check(run.spec);
-  if (layout.pipelines > 1) {
-    throw InputError(
-        fmt::format("{}: the executor trains one copy of the model; '{}' runs {} copies side by side "
-                    "(their all-reduce is not built yet): simulate it with `pipesim run`",
-                    request.params.where(), run.schedule, layout.pipelines));
-  }
   run.stages = layout.stages;
   run.layout = layout;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
@@ -54,8 +49,10 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
   run.setup = setup;
   run.guarantees = resolved.schedule->guarantees(run.spec);
-  const executor::StagedModel model = executor::build_staged_model(setup, layout.stages);
-  const auto evaluate_at = [&](int batch, const std::vector<std::vector<float>>& stage_parameters) {
+  const executor::StagedModel model = executor::build_staged_model(setup, layout.stages_per_pipeline());
+  // The model evaluated is the first copy's stages (the copies hold the same weights).
+  const auto evaluate_at = [&](int batch, std::vector<std::vector<float>> stage_parameters) {
+    stage_parameters.resize(layout.stages_per_pipeline());
     const executor::Evaluation e =
         executor::evaluate(model, stage_parameters, setup, options.validation_samples);
     run.evaluations.push_back({batch, e.loss, e.accuracy});
@@ -70,12 +67,12 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
                                                   const executor::WorkerNumerics& numerics) {
       if (options.observer) options.observer(op, numerics);
       const Action& a = op.action;
-      if (every < 0 || a.kind != OpKind::F || a.stage + 1 != layout.stages || (a.microbatch + 1) % m != 0)
+      if (every < 0 || a.kind != OpKind::F || !layout.is_last_stage(a.stage) || (a.microbatch + 1) % m != 0)
         return;
       const int batch = a.microbatch / m;
       if (batch + 1 != run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
       std::vector<std::vector<float>> params;
-      for (int s = 0; s < layout.stages; ++s) params.push_back(numerics.parameters(s));
+      for (int s = 0; s < layout.stages_per_pipeline(); ++s) params.push_back(numerics.parameters(s));
       evaluate_at(batch, params);
     };
     if (options.measured_clock) {

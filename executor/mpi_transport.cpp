@@ -244,7 +244,6 @@ ExecutionResult gather_on_first_rank(ExecutionResult local, const PipelineLayout
                                      const MpiTransport& transport) {
   static_assert(std::is_trivially_copyable_v<ExecutedOp>);
   const MPI_Comm comm = transport.communicator();
-  const int last_stage_device = layout.device(layout.stages - 1);
   int valid = local.timing_valid ? 1 : 0;
   int all_valid = 0;
   check_mpi(MPI_Reduce(&valid, &all_valid, 1, MPI_INT, MPI_MIN, 0, comm), "MPI_Reduce");
@@ -263,9 +262,11 @@ ExecutionResult gather_on_first_rank(ExecutionResult local, const PipelineLayout
     const auto ops = read_vector<ExecutedOp>(bytes, offset);
     local.ops.insert(local.ops.end(), ops.begin(), ops.end());
     for (int s : layout.stages_on(r)) local.final_parameters[s] = read_vector<float>(bytes, offset);
-    // Only the last stage computes losses.
-    std::vector<double> losses = read_vector<double>(bytes, offset);
-    if (r == last_stage_device) local.losses = std::move(losses);
+    // Only a copy's last stage computes losses, each its own microbatches' (0 elsewhere).
+    const std::vector<double> losses = read_vector<double>(bytes, offset);
+    for (std::size_t mb = 0; mb < losses.size() && mb < local.losses.size(); ++mb) {
+      if (losses[mb] != 0.0) local.losses[mb] = losses[mb];
+    }
   }
   sort_by_start(local.ops);
   return local;

@@ -36,19 +36,22 @@ class WorkerView final : public LocalView {
   WorkerView(const WorkerNumerics& numerics, const Transport& transport, const ExecutionPlan& plan)
       : numerics_(numerics), transport_(transport), plan_(plan) {}
   bool is_ready(const Action& a) const override {
-    const int last_stage = plan_.layout.stages - 1;
+    const PipelineLayout& layout = plan_.layout;
     switch (a.kind) {
       case OpKind::F:
-        return (a.stage == 0 || numerics_.has({a.stage, a.microbatch, TensorKind::kActivation})) &&
+        return (layout.is_first_stage(a.stage) ||
+                numerics_.has({a.stage, a.microbatch, TensorKind::kActivation})) &&
                plan_.forward_reads.version_of(a.microbatch) <= numerics_.version(a.stage);
       case OpKind::B:
       case OpKind::I:
         return numerics_.forward_done(a.stage, a.microbatch) &&
-               (a.stage == last_stage || numerics_.has({a.stage, a.microbatch, TensorKind::kGradient}));
+               (layout.is_last_stage(a.stage) ||
+                numerics_.has({a.stage, a.microbatch, TensorKind::kGradient}));
       case OpKind::W:
         return numerics_.input_grad_done(a.stage, a.microbatch);
       case OpKind::U:
-        return !a.synchronized || transport_.barrier_complete(a.microbatch);
+        return (!a.synchronized || transport_.barrier_complete(a.microbatch)) &&
+               numerics_.gradients_complete(a.stage, a.microbatch);
     }
     return false;
   }
@@ -157,7 +160,7 @@ std::vector<int> allowed_cores() {
 ExecutionResult execute_real(ExecutionPlan& plan, const TrainingSetup& setup, Transport& transport,
                              int stall_timeout_ms) {
   const int devices = plan.layout.devices;
-  const StagedModel model = build_staged_model(setup, plan.layout.stages);
+  const StagedModel model = build_staged_model(setup, plan.layout.stages_per_pipeline());
   const std::vector<int> here = transport.devices_here(devices);
   const std::vector<int> cores = allowed_cores();
   // Timing means something only when every worker of this machine has a core of its own.

@@ -14,7 +14,7 @@ ExecutionResult execute_replay(ExecutionPlan& plan, const CostModel& costs, Comm
   ExecutionResult result;
   result.trace = simulate(plan, costs, comm);
   const PipelineLayout& layout = plan.layout;
-  const StagedModel model = build_staged_model(setup, layout.stages);
+  const StagedModel model = build_staged_model(setup, layout.stages_per_pipeline());
   std::vector<int> all_stages(layout.stages);
   std::iota(all_stages.begin(), all_stages.end(), 0);
   // One worker over every stage: what a stage sends lands in its own inbox.

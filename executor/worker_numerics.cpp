@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "executor/datasets.h"
 #include "sim/errors.h"
 
@@ -31,14 +33,17 @@ WorkerNumerics::WorkerNumerics(const StagedModel& model, const std::vector<int>&
                                const ExecutionPlan& plan, const TrainingSetup& setup, Outbox outbox)
     : model_(model),
       setup_(setup),
-      stages_(plan.layout.stages),
+      layout_(plan.layout),
       backward_reads_(plan.backward_reads),
       forward_reads_(plan.forward_reads),
       outbox_(std::move(outbox)) {
   for (int s : stages_held) {
     auto state = std::make_unique<StageState>();
-    state->versions[0] = std::make_shared<const std::vector<float>>(model.initial_parameters[s]);
-    state->updater = std::make_unique<StageUpdater>(make_stage_updater(setup, model, s));
+    // Every copy of a piece of the model starts from the same weights (the model has one piece per stage of
+    // a copy).
+    const int piece = layout_.model_stage(s);
+    state->versions[0] = std::make_shared<const std::vector<float>>(model.initial_parameters[piece]);
+    state->updater = std::make_unique<StageUpdater>(make_stage_updater(setup, model, piece));
     stages_held_[s] = std::move(state);
   }
 }
@@ -61,7 +66,17 @@ const WorkerNumerics::Slot* WorkerNumerics::find_slot(int stage, int mb) const {
 }
 
 void WorkerNumerics::deliver(const TensorTag& tag, Matrix<float> tensor) {
+  if (tag.kind == TensorKind::kWeightGradient) {
+    stage_state(tag.stage).pending_gradients[tag.microbatch] = std::move(tensor.values);
+    return;
+  }
   inbox_[tag] = std::move(tensor);
+}
+bool WorkerNumerics::gradients_complete(int stage, int step) const {
+  if (layout_.pipelines == 1) return true;
+  const int m = setup_.microbatches_per_batch;
+  const auto& pending = stage_state(stage).pending_gradients;
+  return std::distance(pending.lower_bound(step * m), pending.lower_bound((step + 1) * m)) == m;
 }
 bool WorkerNumerics::has(const TensorTag& tag) const {
   return inbox_.contains(tag);
@@ -101,7 +116,7 @@ OpReadout WorkerNumerics::execute(const Action& a) {
   if (a.kind == OpKind::U) {
     const auto& [version, values] = *stage.versions.rbegin();
     const OpReadout readout{version, fingerprint_of(values)};
-    step_optimizer(a.stage);
+    step_optimizer(a.stage, a.microbatch);
     return readout;
   }
   Slot& st = slot(a.stage, a.microbatch);
@@ -167,7 +182,7 @@ void WorkerNumerics::run_forward(const Action& a, Slot& st, const WeightCopy& re
   const int m = setup_.microbatches_per_batch;
   Microbatch<float> data = training_microbatch(setup_, a.microbatch / m, a.microbatch % m);
   Matrix<float> input;
-  if (a.stage == 0) {
+  if (layout_.is_first_stage(a.stage)) {
     input = std::move(data.inputs);
   } else {
     const auto found = inbox_.find({a.stage, a.microbatch, TensorKind::kActivation});
@@ -178,10 +193,11 @@ void WorkerNumerics::run_forward(const Action& a, Slot& st, const WeightCopy& re
     inbox_.erase(found);
   }
   st.forward_weights = read;
-  Matrix<float> out = model_.stages[a.stage].forward(*read.values, std::move(input), st.caches);
+  Matrix<float> out =
+      model_.stages[layout_.model_stage(a.stage)].forward(*read.values, std::move(input), st.caches);
   st.forward_done = true;
   ++stage_state(a.stage).in_flight;
-  if (a.stage + 1 == stages_) {
+  if (layout_.is_last_stage(a.stage)) {
     losses_[a.microbatch] = softmax_cross_entropy(out, data.labels, st.output_gradient);
   } else {
     outbox_({a.stage + 1, a.microbatch, TensorKind::kActivation}, std::move(out));
@@ -191,7 +207,7 @@ void WorkerNumerics::run_forward(const Action& a, Slot& st, const WeightCopy& re
 void WorkerNumerics::run_backward_input(const Action& a, Slot& st, const WeightCopy& read) {
   if (!st.forward_done) throw ScheduleError(fmt::format("{} ran before its forward", describe(a)));
   Matrix<float> dy = std::move(st.output_gradient);
-  if (a.stage + 1 < stages_) {
+  if (!layout_.is_last_stage(a.stage)) {
     const auto found = inbox_.find({a.stage, a.microbatch, TensorKind::kGradient});
     if (found == inbox_.end()) {
       throw ScheduleError(fmt::format("{} ran before its output gradient arrived", describe(a)));
@@ -202,18 +218,30 @@ void WorkerNumerics::run_backward_input(const Action& a, Slot& st, const WeightC
   st.backward_weights = read;
   stage_state(a.stage).last_delay =
       stage_state(a.stage).versions.rbegin()->first - st.forward_weights.version;
-  Matrix<float> dx = model_.stages[a.stage].backward_input(*read.values, std::move(dy), st.caches);
+  Matrix<float> dx =
+      model_.stages[layout_.model_stage(a.stage)].backward_input(*read.values, std::move(dy), st.caches);
   st.output_gradient = {};
   st.input_grad_done = true;
   --stage_state(a.stage).in_flight;
-  if (a.stage > 0) outbox_({a.stage - 1, a.microbatch, TensorKind::kGradient}, std::move(dx));
+  if (!layout_.is_first_stage(a.stage))
+    outbox_({a.stage - 1, a.microbatch, TensorKind::kGradient}, std::move(dx));
 }
 
 void WorkerNumerics::run_backward_weight(const Action& a, Slot& st) {
   if (!st.input_grad_done) throw ScheduleError(fmt::format("{} ran before its I", describe(a)));
+  const int piece = layout_.model_stage(a.stage);
   std::vector<float>& grads = stage_state(a.stage).pending_gradients[a.microbatch];
-  grads.assign(model_.stages[a.stage].parameter_count(), 0.0F);
-  model_.stages[a.stage].backward_weight(st.caches, grads);
+  grads.assign(model_.stages[piece].parameter_count(), 0.0F);
+  model_.stages[piece].backward_weight(st.caches, grads);
+  // The all-reduce of the copies: every other copy of this piece gets the gradient too, and each applies
+  // all m in microbatch order, so the copies stay bit-identical.
+  for (int copy = 0; copy < layout_.pipelines; ++copy) {
+    const int twin = copy * layout_.stages_per_pipeline() + piece;
+    if (twin == a.stage) continue;
+    Matrix<float> shared(1, static_cast<int>(grads.size()));
+    shared.values = grads;
+    outbox_({twin, a.microbatch, TensorKind::kWeightGradient}, std::move(shared));
+  }
   st.caches.clear();
   // The slot outlives the microbatch (its done flags answer readiness queries); the weight copies it
   // pinned must not, or every version a backward read stays alive (12 MB a batch at N = 8, width 256).
@@ -231,15 +259,19 @@ WorkerNumerics::WeightCopy WorkerNumerics::predicted(int stage, const WeightCopy
                             state.updater->predicted(*copy.values, state.last_delay))};
 }
 
-// Applies every gradient finished since the stage's last step, in microbatch order.
-void WorkerNumerics::step_optimizer(int stage) {
+// Applies every gradient finished since the stage's last step, in microbatch order. Under copies of the model
+// only those of the step's batch: another copy may already have sent the next batch's.
+void WorkerNumerics::step_optimizer(int stage, int step) {
   StageState& state = stage_state(stage);
   const auto [version, values] = *state.versions.rbegin();
+  auto& pending = state.pending_gradients;
+  const auto end = layout_.pipelines == 1 ? pending.end()
+                                          : pending.lower_bound((step + 1) * setup_.microbatches_per_batch);
   std::vector<const std::vector<float>*> in_order;
-  for (const auto& [mb, grads] : state.pending_gradients) in_order.push_back(&grads);
+  for (auto it = pending.begin(); it != end; ++it) in_order.push_back(&it->second);
   auto next = std::make_shared<std::vector<float>>(*values);
   state.updater->update(*next, in_order);
-  state.pending_gradients.clear();
+  pending.erase(pending.begin(), end);
   state.versions[version + 1] = std::move(next);
   // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up.
   if (forward_reads_.period_microbatches == 0) state.versions.erase(version);

@@ -10,12 +10,15 @@
 #include <vector>
 
 #include "executor/training_setup.h"
+#include "sim/layout.h"
 #include "sim/policy.h"
 #include "sim/units.h"
 
 namespace pipesim::executor {
 
-enum class TensorKind : std::uint8_t { kActivation, kGradient };
+// kWeightGradient: one microbatch's weight gradient of a stage, sent to the other copies of its piece of the
+// model (layouts with copies, PipelineLayout::pipelines > 1) for their all-reduce before the step.
+enum class TensorKind : std::uint8_t { kActivation, kGradient, kWeightGradient };
 
 // Names one tensor in flight: the stage that receives it, its microbatch and what it is.
 struct TensorTag {
@@ -49,6 +52,9 @@ class WorkerNumerics {
   bool forward_done(int stage, int mb) const;
   bool input_grad_done(int stage, int mb) const;
   int version(int stage) const;
+  // Under copies of the model: whether the stage holds the weight gradients of all m microbatches of
+  // `step`, its own and its copies' (their all-reduce done). Always true with one copy.
+  bool gradients_complete(int stage, int step) const;
   int in_flight(int stage) const;
   Bytes live_activation_bytes(int stage) const;  // saved tensors of the stage's microbatches
   Bytes optimizer_state_bytes(int stage) const;  // optimizer state and the delay correction's buffer
@@ -76,14 +82,14 @@ class WorkerNumerics {
   void run_forward(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_input(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_weight(const Action& a, Slot& st);
-  void step_optimizer(int stage);
+  void step_optimizer(int stage, int step);
   // The fingerprint of a weight copy, hashed once per copy: copies never change after they are made, and
   // hashing megabytes of weights on every op would cost more than the op's arithmetic.
   std::uint64_t fingerprint_of(const std::shared_ptr<const std::vector<float>>& values);
 
   const StagedModel& model_;
   const TrainingSetup& setup_;
-  int stages_ = 0;
+  PipelineLayout layout_;
   BackwardReads backward_reads_;
   ForwardReads forward_reads_;
   Outbox outbox_;

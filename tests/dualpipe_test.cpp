@@ -6,7 +6,6 @@
 
 #include <map>
 
-#include "api/execute.h"
 #include "api/schedule_export.h"
 #include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
@@ -202,20 +201,6 @@ TEST(DualPipe, ExportSaysPyTorchsCsvCannotHoldTwoCopies) {
         << e.what();
   }
 }
-
-#ifdef PIPESIM_HAS_EXECUTOR
-TEST(DualPipe, TheExecutorSaysItTrainsOneCopy) {
-  try {
-    execute_schedule(uniform(4, 8), ScheduleRequest{"dualpipe", ScheduleParams("test")}, ExecuteOptions{});
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(
-        std::string(e.what()).find("the executor trains one copy of the model; 'dualpipe' runs 2 copies"),
-        std::string::npos)
-        << e.what();
-  }
-}
-#endif
 
 }  // namespace
 }  // namespace pipesim

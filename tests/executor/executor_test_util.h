@@ -82,6 +82,7 @@ struct PlannedRun {
   std::unique_ptr<CommModel> comm;
   ExecutionPlan plan;
   int stages = 0;
+  int model_stages = 0;  // pieces of the model: fewer than stages when the layout runs copies of it
 };
 
 inline PlannedRun plan_small(const std::string& name, std::optional<OptimizerSync> sync = std::nullopt,
@@ -103,6 +104,7 @@ inline PlannedRun plan_small(const std::string& name, std::optional<OptimizerSyn
   run.comm = make_comm_model(scenario, layout);
   run.plan = run.schedule->plan(spec, *run.costs);
   run.stages = layout.stages;
+  run.model_stages = layout.stages_per_pipeline();
   return run;
 }
 

@@ -63,15 +63,33 @@ TEST_P(SynchronousScheduleRealTraining, LeavesTheWeightsOfPlainGradientAccumulat
                 static_cast<std::size_t>(run.stages) * kBatches);  // F, B (or I and W) per stage and mb; U
 }
 
+// Copies of the model on device threads: each W's gradient goes to the other copy too, and every copy's
+// step applies the batch's m gradients in microbatch order, so both copies end with the weights of plain
+// gradient accumulation, under a barrier or without one.
+TEST(ExecutorReal, CopiesOfTheModelAllReduceToTheWeightsOfPlainGradientAccumulation) {
+  for (const std::string name : {"dualpipe", "chimera"}) {
+    for (const OptimizerSync sync : {OptimizerSync::kBarrier, OptimizerSync::kPostValidation}) {
+      SCOPED_TRACE(name);
+      PlannedRun run = plan_small(name, sync);
+      ThreadsTransport transport(kDevices);
+      const ExecutionResult result = execute_real(run.plan, small_setup(), transport);
+      const auto expected = train_sequentially(small_setup(), run.model_stages, kBatches);
+      ASSERT_EQ(run.stages, 2 * run.model_stages);
+      for (int s = 0; s < run.stages; ++s) {
+        EXPECT_TRUE(bit_identical(result.final_parameters[s], expected[s % run.model_stages]))
+            << "stage " << s + 1;
+      }
+      for (double loss : result.losses) EXPECT_GT(loss, 0.0);  // both copies' last stages computed theirs
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Executor, SynchronousScheduleRealTraining,
                          ::testing::ValuesIn(synchronous_schedules()),
                          [](const auto& info) { return test_name_of(info.param); });
 
 TEST(ExecutorReal, EveryScheduleCompletesAndStashingBackwardsReadTheirForwardsWeights) {
   for (const ScheduleInfo& info : registered_schedules()) {
-    // The executor trains one copy of the model; `pipesim execute` refuses layouts with two (test in
-    // tests/dualpipe_test.cpp).
-    if (make_schedule(info.name, ScheduleParams("test"))->layout(kDevices).pipelines > 1) continue;
     SCOPED_TRACE(info.name);
     PlannedRun planned = plan_small(info.name);
     const bool stashes = planned.plan.backward_reads == BackwardReads::kStashedWeights;
@@ -91,7 +109,7 @@ TEST(ExecutorReal, EveryScheduleCompletesAndStashingBackwardsReadTheirForwardsWe
       EXPECT_LT(f.end_ns, op.start_ns + 1) << describe(op.action);  // ran after its forward
     }
     for (double loss : result.losses) EXPECT_GT(loss, 0.0);
-    EXPECT_EQ(forwards, planned.stages * kMicrobatches * kBatches);
+    EXPECT_EQ(forwards, planned.model_stages * kMicrobatches * kBatches);  // each microbatch through one copy
     EXPECT_EQ(backwards, forwards);
   }
 }
