@@ -21,6 +21,8 @@ std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_v(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_v_half(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_v_min(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_dualpipe_v(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_dualpipe(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_chimera(const ScheduleParams& params);
@@ -59,6 +61,14 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        "Zero Bubble V: 2 chunks in a V (device r holds stages r and 2N-1-r), B split into I and W; no bubble "
        "for F = I = W once m >= 2N-1, at 1F1B's memory",
        &make_zb_v},
+      {"v-half",
+       "V-Half (controllable memory): the V placement with the authors' building block, I and W split; about "
+       "half of 1F1B's activations, (N+2)/2 microbatches",
+       &make_v_half},
+      {"v-min",
+       "V-Min (controllable memory): the V placement with the authors' smallest building block, I and W "
+       "split; about a third of 1F1B's activations, (N+4)/3 microbatches, for a larger bubble",
+       &make_v_min},
       {"dualpipe-v",
        "DeepSeek's DualPipeV: V placement, m >= 2N; in the steady phase each slot overlaps one chunk's F "
        "with "

@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(
     Executor, SynchronousScheduleTraining,
     ::testing::Combine(::testing::Values("gpipe", "1f1b-flush", "interleaved-1f1b", "looped-bfs",
                                          "interleaved-zb", "zb-h1", "zb-h2", "zb-1p", "zb-2p", "zb-v",
-                                         "dualpipe-v", "dualpipe", "chimera"),
+                                         "v-half", "v-min", "dualpipe-v", "dualpipe", "chimera"),
                        ::testing::Values("teacher_mlp", "char_mlp", "gpt")),
     [](const auto& info) { return test_name_of(std::get<0>(info.param)) + "_" + std::get<1>(info.param); });
 
