@@ -107,6 +107,37 @@ TEST(DualPipeV, AnOverlappedSlotShorterThanFPlusBIsFaster) {
   }
 }
 
+// DualPipe's README gives DualPipeV the bubble of DualPipe on twice the ranks: with N devices (a DualPipe of
+// 2N ranks folded), (N-1)(F&B + B - 3W) in one chunk's op times, the most any device idles before its last op
+// ends. A device's costs split over its two chunks, so F = I = W = 1 per device is 0.5 per chunk (B = 1) and
+// the slot is half of overlap_fb_ms; slots from no overlap (F&B = F + B) to full (F&B = B).
+TEST(DualPipeV, BubbleEqualsDualPipesReadmeFormula) {
+  for (int n : {2, 3, 4, 6}) {
+    for (double overlap : {3.0, 2.5, 2.0}) {
+      const int m = 2 * n + 4;
+      SCOPED_TRACE(fmt::format("N={} m={} F&B={}", n, m, overlap));
+      const Scenario scenario =
+          scenario_from_yaml(fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
+                                         "costs: {{forward_ms: 1, backward_input_ms: 1, backward_weight_ms: "
+                                         "1, comm_ms: 0, overlap_fb_ms: {}}}\n"
+                                         "optimizer: {{sync: barrier}}\n",
+                                         n, m, overlap));
+      const SimulationResult r = run_schedule(scenario, "dualpipe-v", {}, test::fixed_batches());
+      std::vector<TimeNs> end_ns(n, 0);
+      std::vector<TimeNs> busy_ns(n, 0);
+      for (const OpRecord& op : r.trace.ops) {
+        if (op.action.kind == OpKind::U) continue;
+        end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
+        busy_ns[op.device] += op.end_ns - op.start_ns;
+      }
+      TimeNs idle_max_ns = 0;
+      for (int d = 0; d < n; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
+      const double fb = overlap / 2, backward = 1.0, weight = 0.5;  // one chunk's
+      EXPECT_NEAR(ns_to_ms(idle_max_ns), (n - 1) * (fb + backward - 3 * weight), 1e-9);
+    }
+  }
+}
+
 TEST(DualPipeV, PyTorchNameSelectsIt) {
   EXPECT_EQ(make_schedule("ScheduleDualPipeV", ScheduleParams("test"))->label(), "dualpipe-v");
 }
