@@ -41,8 +41,11 @@ struct PipelineLayout {
   int model_stage(int stage) const { return stage % stages_per_pipeline(); }
   // A stage's ends of its own pipeline: where a microbatch enters (no activation to wait for) and where its
   // loss is (no gradient to wait for).
-  bool is_first_stage(int stage) const { return model_stage(stage) == 0; }
-  bool is_last_stage(int stage) const { return model_stage(stage) == stages_per_pipeline() - 1; }
+  // The engine asks these for every op: one pipeline (nearly every run) needs no division.
+  bool is_first_stage(int stage) const { return pipelines == 1 ? stage == 0 : model_stage(stage) == 0; }
+  bool is_last_stage(int stage) const {
+    return pipelines == 1 ? stage == stages - 1 : model_stage(stage) == stages_per_pipeline() - 1;
+  }
   // Whether a microbatch has ops on a stage (every stage of its own pipeline, no other).
   bool visits(int stage, int microbatch) const {
     return pipelines == 1 || pipeline_of_stage(stage) == pipeline_of_microbatch(microbatch);

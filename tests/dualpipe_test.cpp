@@ -119,8 +119,7 @@ TEST(DualPipe, BubbleEqualsItsReadmeFormula) {
         end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
         busy_ns[op.device] += op.end_ns - op.start_ns;
       }
-      TimeNs idle_max_ns = 0;
-      for (int d = 0; d < n; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
+      const TimeNs idle_max_ns = test::most_idle_device_ns(r.trace);
       EXPECT_NEAR(ns_to_ms(idle_max_ns), (n / 2 - 1) * (overlap + 2 - 3), 1e-9);
       if (overlap == 3.0) {
         for (int d = 0; d < n; ++d) EXPECT_EQ(end_ns[d] - busy_ns[d], idle_max_ns) << "device " << d;
@@ -175,6 +174,36 @@ TEST(DualPipe, WithoutABarrierEachStepWaitsForItsCopiesOnly) {
     EXPECT_GE(r.metrics.throughput_samples_per_s,
               run_schedule(barrier, "dualpipe", {}, test::fixed_batches()).metrics.throughput_samples_per_s);
   }
+}
+
+// A fused slot on a device runs two different pieces of the model (one of each copy), while overlap_fb_ms was
+// given per device: the slot stays physical for the pair it runs, from its longer op to both. Device 1 pairs
+// the first piece's F (1 ms) with the second piece's B (4 ms); device 0's 2 ms overlap would make that slot
+// shorter than the B alone.
+TEST(DualPipe, AFusedSlotStaysBetweenItsLongerOpAndBoth) {
+  const Scenario scenario = scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 8, batches: 1}\n"
+      "costs: {forward_ms: [1, 3], backward_input_ms: [1, 2], backward_weight_ms: [1, 2], comm_ms: 0,\n"
+      "        overlap_fb_ms: [2, 7]}\n");
+  const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
+  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, r.trace.layout);
+  int fused = 0;
+  for (int d = 0; d < 2; ++d) {
+    std::vector<OpRecord> ops;
+    for (const OpRecord& op : r.trace.ops) {
+      if (op.device == d) ops.push_back(op);
+    }
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
+      if (!ops[i].action.fused_with_next) continue;
+      ++fused;
+      const TimeNs forward_ns = costs->duration(ops[i].action);
+      const TimeNs backward_ns = costs->duration(ops[i + 1].action);
+      const TimeNs slot_ns = (ops[i].end_ns - ops[i].start_ns) + (ops[i + 1].end_ns - ops[i + 1].start_ns);
+      EXPECT_GE(slot_ns, std::max(forward_ns, backward_ns)) << describe(ops[i].action);
+      EXPECT_LE(slot_ns, forward_ns + backward_ns) << describe(ops[i].action);
+    }
+  }
+  EXPECT_GT(fused, 0);
 }
 
 TEST(DualPipe, AMicrobatchOnTheOtherCopysStageIsAnError) {

@@ -123,15 +123,7 @@ TEST(DualPipeV, BubbleEqualsDualPipesReadmeFormula) {
                                          "optimizer: {{sync: barrier}}\n",
                                          n, m, overlap));
       const SimulationResult r = run_schedule(scenario, "dualpipe-v", {}, test::fixed_batches());
-      std::vector<TimeNs> end_ns(n, 0);
-      std::vector<TimeNs> busy_ns(n, 0);
-      for (const OpRecord& op : r.trace.ops) {
-        if (op.action.kind == OpKind::U) continue;
-        end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
-        busy_ns[op.device] += op.end_ns - op.start_ns;
-      }
-      TimeNs idle_max_ns = 0;
-      for (int d = 0; d < n; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
+      const TimeNs idle_max_ns = test::most_idle_device_ns(r.trace);
       const double fb = overlap / 2, backward = 1.0, weight = 0.5;  // one chunk's
       EXPECT_NEAR(ns_to_ms(idle_max_ns), (n - 1) * (fb + backward - 3 * weight), 1e-9);
     }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +98,20 @@ inline std::vector<std::string> device_timeline(const RunTrace& trace, int devic
     }
   }
   return out;
+}
+
+// The most any device idles before its last op ends (optimizer steps left out): DualPipe's bubble figure.
+inline TimeNs most_idle_device_ns(const RunTrace& trace) {
+  std::vector<TimeNs> end_ns(trace.layout.devices, 0);
+  std::vector<TimeNs> busy_ns(trace.layout.devices, 0);
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == OpKind::U) continue;
+    end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
+    busy_ns[op.device] += op.end_ns - op.start_ns;
+  }
+  TimeNs idle_max_ns = 0;
+  for (int d = 0; d < trace.layout.devices; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
+  return idle_max_ns;
 }
 
 // Per-device costs in ms for a hand-built plan on `layout` (one value for every device).
