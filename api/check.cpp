@@ -158,7 +158,9 @@ std::shared_ptr<const Scenario> grid_scenario(int n, int m, double comm_ms) {
   const std::string yaml = fmt::format(
       "pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n"
       "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, optimizer_ms: 0.1, "
-      "comm_ms: {}}}\n",
+      "comm_ms: {},\n"
+      // M_W stated so that the schedules planned under a memory limit (zb-1p/2p, zb-v-greedy) run too.
+      "        activation_bytes: 1e9, weight_grad_activation_bytes: 4e8}}\n",
       n, m, batches, comm_ms);
   return std::make_shared<const Scenario>(parse_scenario(yaml, fmt::format("check N={} m={}", n, m)));
 }

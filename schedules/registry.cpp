@@ -21,6 +21,7 @@ std::unique_ptr<Schedule> make_zb_h2(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_1p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_2p(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_zb_v(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_zb_v_greedy(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_v_half(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_v_min(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_dualpipe_v(const ScheduleParams& params);
@@ -61,6 +62,10 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        "Zero Bubble V: 2 chunks in a V (device r holds stages r and 2N-1-r), B split into I and W; no bubble "
        "for F = I = W once m >= 2N-1, at 1F1B's memory",
        &make_zb_v},
+      {"zb-v-greedy",
+       "ZB-V planned by the Zero Bubble authors' cost-aware greedy with the run's costs and comm, under "
+       "'memory_limit' x 1F1B's activations (default 1)",
+       &make_zb_v_greedy},
       {"v-half",
        "V-Half (controllable memory): the V placement with the authors' building block, I and W split; about "
        "half of 1F1B's activations, (N+2)/2 microbatches",
