@@ -41,6 +41,13 @@ class CsvSchedule final : public StaticSchedule {
     return csv_.actions;
   }
 
+  ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override {
+    ExecutionPlan plan = StaticSchedule::plan(spec, costs);
+    plan.transfer_gates = csv_.transfer_gates;
+    plan.transfer_gate_period = csv_.microbatches;
+    return plan;
+  }
+
  private:
   std::string path_;
   PytorchCsvSchedule csv_;

@@ -67,6 +67,75 @@ std::optional<Cell> parse_action(std::string_view text) {
   return cell;
 }
 
+// A transfer action: "{stage}SEND_F{mb}" (stage sends mb's activation), RECV_F (stage receives it), SEND_B,
+// RECV_B (the gradient, of a B or an I), as PyTorch's compute_comms format writes them.
+struct CommToken {
+  bool send = false;
+  bool forward = false;
+  int stage = 0;
+  int microbatch = 0;
+};
+
+std::optional<CommToken> parse_comm_token(std::string_view text) {
+  CommToken token;
+  if (!take_number(text, token.stage)) return std::nullopt;
+  static constexpr std::array<std::string_view, 4> kNames = {"SEND_F", "RECV_F", "SEND_B", "RECV_B"};
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (text.substr(0, kNames[i].size()) != kNames[i]) continue;
+    text.remove_prefix(kNames[i].size());
+    if (!take_number(text, token.microbatch) || !text.empty()) return std::nullopt;
+    token.send = i % 2 == 0;
+    token.forward = i < 2;
+    return token;
+  }
+  return std::nullopt;
+}
+
+struct PlacedToken {
+  CommToken token;
+  int row;
+  std::string where;
+  std::string_view text;
+  int compute_before = 0;  // compute actions of the row before it
+};
+
+// Each SEND or RECV gates its transfer on the compute action just before it in its row (none when it comes
+// first): blocking comm posts the transfer once that action has ended on both devices.
+std::vector<TransferGate> transfer_gates_of(const std::vector<PlacedToken>& tokens,
+                                            const PytorchCsvSchedule& schedule, const std::string& source) {
+  std::vector<TransferGate> gates;
+  for (const PlacedToken& placed : tokens) {
+    const CommToken& t = placed.token;
+    const auto fail = [&](const std::string& why) {
+      throw InputError(fmt::format("{}: {}: '{}' {}", source, placed.where, placed.text, why));
+    };
+    if (t.stage >= schedule.stages || schedule.rank_of_stage[t.stage] != placed.row) {
+      fail(t.stage >= schedule.stages
+               ? fmt::format("names stage {}, but the file's stages are 0..{}", t.stage, schedule.stages - 1)
+               : fmt::format("names stage {}, which row {} (rank {}) runs; a transfer action is written on "
+                             "the row of the stage that sends or receives",
+                             t.stage, schedule.rank_of_stage[t.stage] + 1, schedule.rank_of_stage[t.stage]));
+    }
+    if (t.microbatch >= schedule.microbatches) {
+      fail(fmt::format("names microbatch {}, but the file's microbatches are 0..{}", t.microbatch,
+                       schedule.microbatches - 1));
+    }
+    // The other end of the transfer: activations flow to stage + 1, gradients to stage - 1.
+    const int step = t.forward ? 1 : -1;
+    const int producer = t.send ? t.stage : t.stage - step;
+    const int consumer = producer + step;
+    if (producer < 0 || producer >= schedule.stages || consumer < 0 || consumer >= schedule.stages) {
+      fail(fmt::format("moves no data: stage {} {} no {}", t.stage, t.send ? "sends" : "receives",
+                       t.forward ? "activation" : "gradient"));
+    }
+    if (schedule.rank_of_stage[producer] == schedule.rank_of_stage[consumer]) continue;  // a local hand-over
+    if (placed.compute_before == 0) continue;  // posted when the batch starts
+    gates.push_back(
+        {producer, t.forward, t.microbatch, schedule.actions[placed.row][placed.compute_before - 1]});
+  }
+  return gates;
+}
+
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
   for (size_t begin = 0;;) {
@@ -127,6 +196,7 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
   // Where the largest stage and microbatch indices were named, to blame them when the file is too short.
   std::string largest_stage_at, largest_microbatch_at;
   std::map<int, int> rank_of_stage;  // stage -> the row that names it
+  std::vector<PlacedToken> comm_tokens;
   for (size_t row = 0; row < lines.size(); ++row) {
     const std::vector<std::string_view> cells = split(lines[row], ',');
     for (size_t column = 0; column < cells.size(); ++column) {
@@ -139,6 +209,11 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
             "{}: {}: '{}' is not an action; {}", source, where, cell_text,
             why.empty() ? "expected {stage}{F|B|I|W}{microbatch} with the global 0-based stage, e.g. 2F0"
                         : why));
+      }
+      if (const std::optional<CommToken> token = parse_comm_token(cell_text)) {
+        comm_tokens.push_back({*token, static_cast<int>(row), where, cell_text,
+                               static_cast<int>(schedule.actions[row].size())});
+        continue;
       }
       for (const Action& a : *cell) {
         const auto [placed, first] = rank_of_stage.emplace(a.stage, static_cast<int>(row));
@@ -194,6 +269,7 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
     }
   }
   check_csv_schedule(schedule, columns, source);
+  schedule.transfer_gates = transfer_gates_of(comm_tokens, schedule, source);
   return schedule;
 }
 

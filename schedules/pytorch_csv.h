@@ -6,10 +6,11 @@
 //   index
 //     (0-based, chunks count as stages), op is F, B (full backward), I (input grad) or W (weight grad), and
 //     microbatch is the index within one batch (0..m-1);
-//   - an empty cell is an idle slot (PyTorch writes None that way) and is skipped; the communication and
-//   sharding
-//     actions of PyTorch's "compute_comms" format (SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD,
-//     REDUCE_GRAD) are skipped too, because the engine models transfers itself.
+//   - an empty cell is an idle slot (PyTorch writes None that way) and is skipped; the sharding actions of
+//     PyTorch's "compute_comms" format (UNSHARD, RESHARD, REDUCE_GRAD) are skipped too. Its transfer actions
+//     ("1RECV_F0", "0SEND_B3": stage, action, microbatch) run no compute, since the engine models transfers
+//     itself, but under blocking comm their places count: a transfer moves only once the sender has ended
+//     the op before its SEND and the receiver the op before its RECV (sim/transfer_gates.h).
 // Layout: the number of rows is N; stages 0..S-1 (S = max stage + 1) each run on the one row that names them,
 // so the placement is read from the file as PyTorch's validator does: s % N for its looped schedules, the V
 // (rank r holds r and 2N-1-r) for ZB-V and DualPipeV, or any other. The optimizer step is not part of the
@@ -19,6 +20,7 @@
 
 #include "schedules/schedule.h"
 #include "schedules/schedule_params.h"
+#include "sim/transfer_gates.h"
 
 namespace pipesim {
 
@@ -28,6 +30,8 @@ struct PytorchCsvSchedule {
   int microbatches = 0;            // max microbatch index + 1: the m of one batch
   DeviceActionLists actions;       // per rank, one batch, without U
   std::vector<int> rank_of_stage;  // the row that runs each stage
+  // Where the file's SEND and RECV actions post each transfer (honoured by blocking comm only).
+  std::vector<TransferGate> transfer_gates;
   PipelineLayout layout() const { return PipelineLayout::explicit_placement(ranks, rank_of_stage); }
   int chunks() const { return layout().chunks_per_device; }
 };

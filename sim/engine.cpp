@@ -198,6 +198,9 @@ class Engine final : public LocalView {
     version_base_.assign(layout_.stages, 0);
     for (int stage = 0; stage < layout_.stages; ++stage) make_version(stage, 0);
     trace_.layout = layout_;
+    if (comm_.blocks_streams() && !plan.transfer_gates.empty()) {
+      gates_ = TransferGateIndex(plan.transfer_gates, plan.transfer_gate_period);
+    }
     trace_.total_microbatches = microbatches_;
     trace_.peak_activation_bytes.assign(layout_.devices, 0);
     trace_.peak_in_flight.assign(layout_.devices, 0);
@@ -655,6 +658,7 @@ class Engine final : public LocalView {
     MicrobatchState& st = state(a.stage, a.microbatch);
     const OpRule rule = rule_of(a.kind);
     st.done |= rule.sets_done;
+    release_deferred_transfers();
     if (rule.frees_activations) {
       --stage_in_flight_[a.stage];
       --dev.in_flight;
@@ -681,6 +685,11 @@ class Engine final : public LocalView {
     if (src != dst) {
       const Bytes bytes = costs_.transfer_bytes(std::min(src_stage, dst_stage));
       const bool blocking = comm_.blocks_streams();
+      if (blocking && !gates_.empty() && !gates_open(src_stage, dst_stage > src_stage, mb)) {
+        // Posted only once both devices reach its SEND and RECV: the op that ends the last gate sends it.
+        deferred_transfers_.push_back({producer, src_stage, dst_stage, mb});
+        return;
+      }
       // A blocking transfer waits for the op the receiver is running, never for another transfer: transfers
       // on one device overlap each other (a batched isend/irecv), so blocking adds no deadlock.
       const TimeNs ready =
@@ -706,6 +715,23 @@ class Engine final : public LocalView {
     } else {
       events_.push(next_event(arrival, dst, false));
     }
+  }
+
+  bool gates_open(int producer_stage, bool forward, int mb) {
+    gates_.ops_before(producer_stage, forward, mb, gate_ops_);
+    for (const Action& a : gate_ops_) {
+      const std::uint8_t ends = rule_of(a.kind).sets_done;
+      if ((std::as_const(*this).state(a.stage, a.microbatch).done & ends) != ends) return false;
+    }
+    return true;
+  }
+
+  // Transfers whose last gate an op just ended go out now, in the order they were held.
+  void release_deferred_transfers() {
+    if (deferred_transfers_.empty()) return;
+    std::vector<DeferredTransfer> waiting;
+    waiting.swap(deferred_transfers_);
+    for (const DeferredTransfer& t : waiting) send(t.producer, t.src_stage, t.dst_stage, t.mb);
   }
 
   Event next_event(TimeNs time_ns, int device, bool op_end) {
@@ -791,6 +817,11 @@ class Engine final : public LocalView {
         blocked += fmt::format("; device {} has ops left but none is ready", d);
       }
     }
+    for (const DeferredTransfer& t : deferred_transfers_) {
+      blocked += fmt::format("; the {} of mb {} from stage {} to stage {} waits for its SEND and RECV points",
+                             t.dst_stage > t.src_stage ? "activation" : "gradient", t.mb, t.src_stage + 1,
+                             t.dst_stage + 1);
+    }
     if (!blocked.empty()) {
       throw DeadlockError(fmt::format("deadlock at {:.6f} ms, no event pending{}", ns_to_ms(now_), blocked));
     }
@@ -821,6 +852,15 @@ class Engine final : public LocalView {
   std::vector<int> version_base_;                  // per stage: the version versions_[stage].front() is
   EventQueue events_;
   std::vector<Event> instant_events_;  // the events of the instant being handled
+  struct DeferredTransfer {
+    OpKind producer;
+    int src_stage;
+    int dst_stage;
+    int mb;
+  };
+  TransferGateIndex gates_;  // blocking comm only: where the schedule posts its transfers
+  std::vector<Action> gate_ops_;
+  std::vector<DeferredTransfer> deferred_transfers_;  // made, not yet posted
   RunTrace trace_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "sim/action.h"
 #include "sim/layout.h"
+#include "sim/transfer_gates.h"
 
 namespace pipesim {
 
@@ -63,6 +64,10 @@ struct ExecutionPlan {
   BackwardReads backward_reads = BackwardReads::kCurrentWeights;
   ForwardReads forward_reads;
   int total_microbatches = 0;  // microbatch indices are 0..total_microbatches-1
+  // Where transfers are posted (sim/transfer_gates.h), repeating every transfer_gate_period microbatches;
+  // honoured only by blocking comm.
+  std::vector<TransferGate> transfer_gates;
+  int transfer_gate_period = 0;
 };
 
 }  // namespace pipesim
