@@ -55,7 +55,12 @@ RunWindow initial_window(const RunLengthOptions& o) {
   const int warmup = ceil_div_positive(o.hint.warmup_microbatches, m);
   const int tail = tail_batches_of(o);
   // Extra requested batches widen the window by whole pairs of cycles.
-  const int pairs = std::max(1, (o.min_batches - warmup - tail) / (2 * cycle));
+  int pairs = std::max(1, (o.min_batches - warmup - tail) / (2 * cycle));
+  // Where fill and drain are long (a stream of few microbatches per batch over many stages), a window of up
+  // to half their length costs the first run at most half as much again, and catches steady patterns longer
+  // than the schedule's cycle (comm latency shifting ops across batch boundaries: 16 batches for async
+  // 1F1B at N=64, m=4) that would otherwise cost a full re-run per doubling.
+  if (o.exact_repeat) pairs = std::max(pairs, (warmup + tail) / 4 / cycle);
   return window_of(warmup, pairs * cycle, tail, o.min_batches);
 }
 

@@ -114,6 +114,38 @@ TEST(SteadyState, InitialWindowIsWarmupTwoWholeCyclesAndDrain) {
   EXPECT_EQ(w.total_batches, 40);
 }
 
+// A stream of few microbatches per batch over many stages: fill 2·64 = 128 microbatches = 32 batches of 4,
+// drain 129 = 33 batches; the window takes a quarter of those 65 batches in whole cycles, 16 batches a half.
+TEST(SteadyState, LongFillAndDrainWidenTheFirstWindow) {
+  RunLengthOptions o;
+  o.microbatches_per_batch = 4;
+  o.hint = {128, 4, 129};
+  const RunWindow w = initial_window(o);
+  EXPECT_EQ(w.first_batch, 32);
+  EXPECT_EQ(w.end_batch, 64);
+  EXPECT_EQ(w.total_batches, 97);
+  o.exact_repeat = false;  // noisy costs: halves of one batch
+  EXPECT_EQ(initial_window(o).batches(), 2);
+}
+
+// Async 1F1B at N=64, m=4 with a 0.05 ms latency repeats per device only every 16 batches (each batch
+// boundary cuts ops 0.1 ms later on the next device): the widened window holds whole repeats, so one run
+// suffices (five before: windows of 1, 2, 4, 8 and 16 batches a half), with the figures of a run of 200.
+TEST(SteadyState, AStreamWithALongRepeatConvergesInOneRun) {
+  const auto scenario = [](int batches) {
+    return test::scenario_from_yaml(fmt::format(
+        "pipeline: {{stages: 64, microbatches: 4, batches: {}}}\n"
+        "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05}}\n",
+        batches));
+  };
+  const SimulationResult r = run(scenario(1), "pipedream");
+  EXPECT_EQ(r.simulations, 1);
+  const SimulationResult long_run = run(scenario(200), "pipedream");
+  EXPECT_EQ(r.metrics.period_ns, long_run.metrics.period_ns);
+  EXPECT_EQ(r.metrics.bubble_fraction, long_run.metrics.bubble_fraction);
+  EXPECT_EQ(r.metrics.period_ns * 16, ms_to_ns(198.3));  // fifteen batches of 12.4 ms and one of 12.3
+}
+
 TEST(SteadyState, ScheduleHintsGiveTheFillAndTheAccumulationCycle) {
   PipelineSpec spec;
   spec.devices = 8;
