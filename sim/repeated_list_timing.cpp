@@ -123,7 +123,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   // Whether every batch after `batch` is `batch` shifted: every device ended `batch` (its last step) the
   // same time after it ended the one before, and every later op lasts as long as its copy in `batch`.
   const auto repeats_after = [&](int batch) {
-    const auto step_end = [&](int d, int b) {
+    const auto step_end = [&](int d, int b) -> TimeNs {
+      if (b < 0) return 0;  // every device starts the run free at time 0, with no output made
       return times.device_times(d)[(ops[d].size() + step_stages[d].size()) * (b + 1) - 1].end_ns;
     };
     const TimeNs shift_ns = step_end(0, batch) - step_end(0, batch - 1);
@@ -272,7 +273,9 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       if (cursor[d] != limit[d]) return std::nullopt;  // a deadlock: the engine names it
     }
     times.explicit_batches_ = round + 1;
-    if (round > 0 && round + 1 < batches && repeats_after(round)) break;
+    // From batch 0 on: under a barrier with equal steps every device ends batch 0 at the same time, as all
+    // began it, so one batch times the run (the Zero Bubble search's barrier candidates).
+    if (round + 1 < batches && repeats_after(round)) break;
   }
   for (int d = 0; d < devices; ++d) {
     const size_t length = times.device_ops(d);

@@ -298,8 +298,9 @@ TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
     }
     EXPECT_EQ(actual.dump(), expected.dump());
   }
-  for (const char* name : {"gpipe", "1f1b-flush", "interleaved-1f1b", "looped-bfs", "interleaved-zb", "zb-h1",
-                           "zb-h2", "zb-1p", "zb-2p", "zb-v", "dualpipe-v"}) {
+  for (const char* name :
+       {"gpipe", "1f1b-flush", "interleaved-1f1b", "looped-bfs", "interleaved-zb", "zb-h1", "zb-h2", "zb-1p",
+        "zb-2p", "zb-v", "zb-v-greedy", "v-half", "v-min", "dualpipe-v"}) {
     EXPECT_NE(std::find(tested.begin(), tested.end(), name), tested.end())
         << name << " was not round-tripped";
   }

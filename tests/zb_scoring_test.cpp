@@ -110,10 +110,8 @@ TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
   EXPECT_GT(shifted, 10);  // the shifted batches were compared too
 }
 
-// Once a batch repeats, the rest are shifted copies: 1F1B over 6 batches (post-validation) is timed op by
-// op for its first batches only, and its times are still the static pass's (above).
-TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
-  const PipelineLayout layout = PipelineLayout::linear(4);
+// Four stages of F = 1 ms, I = 1.5 ms, W = 0.5 ms and a 0.5 ms step.
+ExplicitCostModel four_stages_split(const PipelineLayout& layout) {
   ExplicitCostTable table;
   table.forward_ns.assign(4, ms_to_ns(1));
   table.backward_input_ns.assign(4, ms_to_ns(1.5));
@@ -122,7 +120,14 @@ TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
   table.activation_bytes.assign(4, 1);
   table.weight_grad_activation_bytes.assign(4, 0);
   table.transfer_bytes.assign(4, 0);
-  const ExplicitCostModel costs(table, layout);
+  return ExplicitCostModel(table, layout);
+}
+
+// Once a batch repeats, the rest are shifted copies: 1F1B over 6 batches (post-validation) is timed op by
+// op for its first batches only, and its times are still the static pass's (above).
+TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
+  const PipelineLayout layout = PipelineLayout::linear(4);
+  const ExplicitCostModel costs = four_stages_split(layout);
   const DeviceActionLists one_batch = one_f_one_b_split_lists(4, 8);
   const std::optional<RepeatedListTimes> times =
       time_repeated_lists({layout, one_batch, 8, 6, false, {0, 0, 0, 0}}, costs);
@@ -132,6 +137,21 @@ TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
   // next batch's first microbatch going down the other 3 stages (F) and its gradient coming back (I)
   // before stage 1's first I of the batch: 24.5 + 3 x 2.5 ms.
   EXPECT_EQ(times->repeat_shift_ns(), ms_to_ns(8 * 1.0 + 8 * 1.5 + 8 * 0.5 + 0.5 + 3 * (1.0 + 1.5)));
+}
+
+// Under a barrier with equal steps every device ends batch 0 at the same time, as every device began it:
+// batch 0 alone is timed, the rest are its copies shifted by 1F1B's batch, (m + N - 1)(F + I + W) = 11 x 3 ms
+// less the W on each of the N - 1 hops of the last gradient's way back (it moves on after I), 31.5 ms, plus
+// the 0.5 ms step (the op-for-op test above holds the shifted times equal to the static pass's).
+TEST(RepeatedListTiming, UnderABarrierOneBatchTimesTheRun) {
+  const PipelineLayout layout = PipelineLayout::linear(4);
+  const ExplicitCostModel costs = four_stages_split(layout);
+  const std::optional<RepeatedListTimes> times =
+      time_repeated_lists({layout, one_f_one_b_split_lists(4, 8), 8, 6, true, {0, 0, 0, 0}}, costs);
+  ASSERT_TRUE(times);
+  EXPECT_EQ(times->explicit_batches(), 1);
+  EXPECT_EQ(times->repeat_shift_ns(), ms_to_ns(11 * 3.0 - 3 * 0.5 + 0.5));
+  EXPECT_EQ(times->makespan_ns(), 6 * ms_to_ns(11 * 3.0 - 3 * 0.5 + 0.5));
 }
 
 TEST(RepeatedListTiming, RefusesWhatTheStaticPassRefuses) {
