@@ -795,10 +795,22 @@ class Engine final : public LocalView {
       return fmt::format("version {} of stage {}'s weights ({} has not run)", version, a.stage + 1,
                          describe(optimizer_step(a.stage, version - 1, false)));
     }
+    // An input whose producer ran but that never arrived was held back at its SEND and RECV points.
+    const auto held = [&](int producer_stage, std::uint8_t done_bit) {
+      return (state(producer_stage, a.microbatch).done & done_bit) != 0;
+    };
     if (rule.input_from == Neighbour::kPrevious) {
+      if (held(a.stage - 1, kForwardDone)) {
+        return fmt::format("the activation of mb {} from stage {}, held back at its SEND and RECV points",
+                           a.microbatch, a.stage);
+      }
       return describe(forward(a.stage - 1, a.microbatch)) + " has not run";
     }
     if (rule.input_from == Neighbour::kNext) {
+      if (held(a.stage + 1, kInputGradDone)) {
+        return fmt::format("the gradient of mb {} from stage {}, held back at its SEND and RECV points",
+                           a.microbatch, a.stage + 2);
+      }
       return fmt::format("the gradient of mb {} from stage {} (its B or I has not run)", a.microbatch,
                          a.stage + 2);
     }
