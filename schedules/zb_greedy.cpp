@@ -97,6 +97,11 @@ namespace {
 // A list that cannot be built: memory forces a W that does not exist, or an op's input is not placed.
 struct Infeasible {};
 
+// ZbFlags::index's bits.
+constexpr int kAllowBubbleBit = 1;
+constexpr int kPrioritizeBit = 2;
+constexpr int kFillShortGapsBit = 4;
+
 // One run of the greedy for one flag setting. State per stage, as in the reference: ops placed of each
 // kind, when the stage is free, activation memory held, and its cumulative bubble (idle time after its
 // first F).
@@ -154,7 +159,7 @@ class GreedyBuilder {
   // Forwards each stage adds after F0, decided from the last stage up against when I0's gradient arrives
   // (estimated from F0's end, as the reference does), then trimmed top-down so that each stage runs fewer
   // than the one above unless it runs all m.
-  std::vector<int> warm_up_forwards() const {
+  std::vector<int> warm_up_forwards() {
     std::vector<int> extra(n_, 0);
     const ZbStage& last = problem_.stages[n_ - 1];
     TimeNs input_grad_end = forward_end(n_ - 1, 0) + last.input_grad_ns[0];
@@ -164,9 +169,10 @@ class GreedyBuilder {
       Bytes held = stages_[s].held_bytes;
       TimeNs end = stages_[s].free_ns;
       for (int k = stages_[s].forwards; k < m_ && held + stage.activation_bytes <= stage.limit_bytes; ++k) {
-        const bool late =
-            flags_.allow_bubble_before_first_i ? end + stage.forward_ns[k] > arrival : end >= arrival;
-        if (late) break;
+        const bool late_allowing = end + stage.forward_ns[k] > arrival;
+        const bool late_strict = end >= arrival;
+        if (late_allowing != late_strict) decisive_ |= kAllowBubbleBit;
+        if (flags_.allow_bubble_before_first_i ? late_allowing : late_strict) break;
         held += stage.activation_bytes;
         end += stage.forward_ns[k];
         ++extra[s];
@@ -201,11 +207,18 @@ class GreedyBuilder {
     }
   }
 
-  bool wants_forward(int s) const {
+  bool wants_forward(int s) {
     const StageState& state = stages_[s];
     if (state.forwards >= m_) return false;
-    if (!flags_.prioritize_input_grad || s + 1 >= n_ || state.forwards < stages_[s + 1].forwards + 2)
-      return true;
+    if (s + 1 >= n_ || state.forwards < stages_[s + 1].forwards + 2) return true;
+    // Only here does prioritize_input_grad matter: decisive where the stage would skip its F.
+    const bool runs = runs_forward_prioritizing_input_grads(s);
+    if (!runs) decisive_ |= kPrioritizeBit;
+    return runs || !flags_.prioritize_input_grad;
+  }
+
+  bool runs_forward_prioritizing_input_grads(int s) const {
+    const StageState& state = stages_[s];
     // Stage s is two forwards ahead: does its F (with the Ws memory needs first) delay the next stage?
     const ZbStage& stage = problem_.stages[s];
     const StageState& next = stages_[s + 1];
@@ -262,6 +275,7 @@ class GreedyBuilder {
     if (!weight_grad_pending(s) || stages_[s].free_ns >= ready_ns) return;
     const bool keeps_bubble_at_most_largest =
         ready_ns - stages_[s].free_ns <= largest_bubble_ns() - stages_[s].bubble_ns;
+    if (keeps_bubble_at_most_largest) decisive_ |= kFillShortGapsBit;
     if (!keeps_bubble_at_most_largest || flags_.fill_short_gaps) put(s, OpKind::W);
   }
 
@@ -328,6 +342,14 @@ class GreedyBuilder {
   std::vector<StageState> stages_;
   std::vector<TimeNs> forward_end_ns_;  // [stage * m + microbatch], valid once placed
   std::vector<TimeNs> input_grad_end_ns_;
+
+ public:
+  // The flags (ZbFlags::index bits) whose value changed a decision of this run so far: a setting that
+  // differs only in other flags takes every decision alike and builds the same lists (or fails alike).
+  int decisive_flags() const { return decisive_; }
+
+ private:
+  int decisive_ = 0;
 };
 
 // The steady-state window of one batch's lists repeated, as the reported run finds it (sim/steady_state.h),
@@ -404,13 +426,48 @@ bool fits(const DeviceActionLists& lists, const ZbProblem& problem) {
 
 }  // namespace
 
-std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags) {
-  if (problem.stages.empty() || problem.microbatches < 1) return std::nullopt;
+namespace {
+
+// One greedy run and the flags that decided something in it.
+struct GreedyRun {
+  std::optional<ZbGreedyPlan> plan;
+  int decisive_flags = 0;
+};
+
+GreedyRun run_greedy(const ZbProblem& problem, const ZbFlags& flags) {
+  if (problem.stages.empty() || problem.microbatches < 1) return {};
+  GreedyBuilder builder(problem, flags);
   try {
-    return GreedyBuilder(problem, flags).run();
+    std::optional<ZbGreedyPlan> plan = builder.run();
+    return {std::move(plan), builder.decisive_flags()};
   } catch (const Infeasible&) {
-    return std::nullopt;
+    return {std::nullopt, builder.decisive_flags()};
   }
+}
+
+}  // namespace
+
+std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags) {
+  return run_greedy(problem, flags).plan;
+}
+
+std::vector<std::optional<ZbGreedyPlan>> zb_greedy_all_flags(const ZbProblem& problem, int* greedy_runs) {
+  std::vector<GreedyRun> runs(kZbFlagCombinations);
+  std::vector<int> ran;  // settings actually run, in order
+  for (int i = 0; i < kZbFlagCombinations; ++i) {
+    const auto same =
+        std::find_if(ran.begin(), ran.end(), [&](int j) { return ((i ^ j) & runs[j].decisive_flags) == 0; });
+    if (same != ran.end()) {
+      runs[i] = runs[*same];
+      continue;
+    }
+    runs[i] = run_greedy(problem, ZbFlags::from_index(i));
+    ran.push_back(i);
+  }
+  if (greedy_runs != nullptr) *greedy_runs = static_cast<int>(ran.size());
+  std::vector<std::optional<ZbGreedyPlan>> plans;
+  for (GreedyRun& run : runs) plans.push_back(std::move(run.plan));
+  return plans;
 }
 
 ZbScore score_zb_candidate(const DeviceActionLists& one_batch, const PipelineSpec& spec,
@@ -449,11 +506,14 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
   if (memory_limit > 1.0) limits.push_back(1.0);
   std::vector<ZbProblem> limited;
   for (double limit : limits) limited.push_back(make_zb_problem(spec, costs, limit));
-  std::vector<std::optional<ZbGreedyPlan>> plans(limits.size() * kZbFlagCombinations);
-  run_in_parallel(plans.size(), [&](size_t job) {
-    plans[job] = zb_greedy_schedule(limited[job / kZbFlagCombinations],
-                                    ZbFlags::from_index(static_cast<int>(job % kZbFlagCombinations)));
-  });
+  // Per limit, the 8 settings in turn: a setting that differs from one already run only in flags that
+  // decided nothing there is that run again (zb_greedy_all_flags).
+  std::vector<std::vector<std::optional<ZbGreedyPlan>>> by_limit(limits.size());
+  run_in_parallel(limits.size(), [&](size_t job) { by_limit[job] = zb_greedy_all_flags(limited[job]); });
+  std::vector<std::optional<ZbGreedyPlan>> plans;
+  for (auto& settings : by_limit) {
+    for (auto& plan : settings) plans.push_back(std::move(plan));
+  }
   std::vector<ZbCandidate> candidates;
   for (size_t job = 0; job < plans.size(); ++job) {
     if (!plans[job]) continue;

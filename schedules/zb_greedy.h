@@ -17,7 +17,8 @@
 //   end       leftover Ws.
 // Memory: an F holds M_B, its I releases M_B - M_W, its W the remaining M_W (docs/design.md §5).
 //
-// zb_search runs the greedy for all 8 flag settings (under the limit and under N * M_B) and adds the
+// zb_search takes the greedy's lists for all 8 flag settings (under the limit and under N * M_B; a setting
+// whose flags decided nothing in another setting's run is that run's lists) and adds the
 // handcrafted ZB-H1 and ZB-H2 when they fit the limit and 1F1B's order (I then W at once) as a floor; every
 // candidate runs on the engine as the final run will, and the best by ZbScore is kept, so the result is never
 // worse than any of them.
@@ -81,6 +82,12 @@ struct ZbGreedyPlan {
 // One batch's lists for one setting of the flags; nullopt when memory forces a W that does not exist (the
 // reference's "cannot fit memory").
 std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const ZbFlags& flags);
+
+// zb_greedy_schedule for every flag setting (by ZbFlags::index), running the greedy only for settings that
+// could differ: each run records which flags changed one of its decisions, and a setting that differs from
+// a run only in flags that decided nothing there takes the same decisions. `greedy_runs`: how many ran.
+std::vector<std::optional<ZbGreedyPlan>> zb_greedy_all_flags(const ZbProblem& problem,
+                                                             int* greedy_runs = nullptr);
 
 // Peak activation bytes of one device's list run in order (F adds M_B; I and W release as above).
 Bytes list_peak_activation_bytes(const ActionList& list, const ZbStage& stage);
