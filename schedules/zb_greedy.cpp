@@ -499,13 +499,13 @@ void run_in_parallel(size_t count, const std::function<void(size_t)>& job) {
 }  // namespace
 
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit, ZbScoring how) {
-  const ZbProblem problem = make_zb_problem(spec, costs, memory_limit);
   // The greedy under this limit and, when it is larger, under 1F1B's N * M_B too: a greedy heuristic can do
   // worse with more memory, and what zb-1p finds fits any larger limit.
   std::vector<double> limits{memory_limit};
   if (memory_limit > 1.0) limits.push_back(1.0);
   std::vector<ZbProblem> limited;
   for (double limit : limits) limited.push_back(make_zb_problem(spec, costs, limit));
+  const ZbProblem& problem = limited.front();  // the limit every candidate must fit
   // Per limit, the 8 settings in turn: a setting that differs from one already run only in flags that
   // decided nothing there is that run again (zb_greedy_all_flags).
   std::vector<std::vector<std::optional<ZbGreedyPlan>>> by_limit(limits.size());
