@@ -117,7 +117,7 @@ class Builder {
   }
 
   // The producer of the op a device would put next: the same kind and slot on the neighbouring device
-  // (slot 1 from below, slot 0 from above); -1 where there is none.
+  // (slot 1 from device d+1, slot 0 from device d-1); -1 where there is none.
   long producer(int kind, int slot, int d, int mb) const {
     if (slot == 1 && d < n_ - 1) return static_cast<long>(id(kind, slot, d + 1, mb));
     if (slot == 0 && d > 0) return static_cast<long>(id(kind, slot, d - 1, mb));
@@ -330,6 +330,10 @@ struct Attempt {
 // nullopt with the reason in `why` when the reference's checks reject the order.
 std::optional<Attempt> attempt(const ZbvProblem& problem, const ZbvFlags& flags,
                                const std::vector<TimeNs>* allowance, std::string* why = nullptr) {
+  if (problem.devices.empty() || problem.microbatches < 1) {
+    if (why != nullptr) *why = "no devices or no microbatches";
+    return std::nullopt;
+  }
   Builder builder(problem, flags, allowance);
   try {
     builder.run();

@@ -319,6 +319,8 @@ TEST(ZbvPlanner, BelowTheReferencesMemoryOpsWaitAndTheLimitHolds) {
     EXPECT_EQ(held, 0);
     EXPECT_EQ(list.size(), static_cast<size_t>(6 * g.m));
   }
+  EXPECT_NE(test::input_error_of([] { zbv_greedy_best(ZbvProblem{}); }).find("no devices or no microbatches"),
+            std::string::npos);
   g.limit = 3;
   EXPECT_NE(test::input_error_of([&] {
               zbv_greedy_best(uniform_problem(g));
