@@ -9,7 +9,7 @@
 
 namespace pipesim {
 
-std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request) {
+std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request, bool with_comms) {
   // One batch, no trace or graph kept, but the generators (zb-1p/2p) simulate it: the same estimate as a run.
   ResolveOptions one_batch;
   one_batch.batches = 1;
@@ -29,16 +29,17 @@ std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest&
   }
   PipelineSpec spec = run.spec;
   spec.batches = 1;
-  return format_pytorch_csv(static_schedule->batch_actions(spec, *run.costs));
+  const DeviceActionLists lists = static_schedule->batch_actions(spec, *run.costs);
+  return with_comms ? format_pytorch_csv_with_comms(lists, run.layout) : format_pytorch_csv(lists);
 }
 
-std::string export_scenario_entry_csv(const Scenario& scenario, int entry) {
+std::string export_scenario_entry_csv(const Scenario& scenario, int entry, bool with_comms) {
   const std::vector<ScheduleRequest> requests = requested_schedules(scenario);
   if (entry < 1 || entry > static_cast<int>(requests.size())) {
     throw InputError(fmt::format("--entry {}: the scenario {} has schedule entries 1 to {}", entry,
                                  scenario.source, requests.size()));
   }
-  return export_schedule_csv(scenario, requests[entry - 1]);
+  return export_schedule_csv(scenario, requests[entry - 1], with_comms);
 }
 
 }  // namespace pipesim

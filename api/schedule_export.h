@@ -9,9 +9,11 @@ namespace pipesim {
 
 // Throws InputError when the schedule is a run-time rule (nothing static to write) or cannot run the
 // scenario.
-std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request);
+// with_comms: PyTorch's compute_comms format, SEND and RECV actions placed as PyTorch's lowering places them.
+std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request,
+                                bool with_comms = false);
 // The scenario's schedule entry `entry` (1-based; every registered schedule when it lists none), planned with
 // the scenario's own per-stage costs and comm, e.g. zb-1p/2p for a transformer on a hardware profile.
-std::string export_scenario_entry_csv(const Scenario& scenario, int entry);
+std::string export_scenario_entry_csv(const Scenario& scenario, int entry, bool with_comms = false);
 
 }  // namespace pipesim

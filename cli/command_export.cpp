@@ -1,4 +1,5 @@
 // pipesim export SCHEDULE --stages N --microbatches M [--chunks v] [--costs F,I,W] [--comm ms] [--csv FILE]
+//   [--comms]
 // pipesim export SCENARIO.yaml [--entry K] [--set key=value] [--csv FILE]
 // pipesim export SCHEDULE --scenario SCENARIO.yaml [--chunks v] [--set key=value] [--csv FILE]
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ struct ExportArgs {
   std::string scenario_path;  // --scenario: plan SCHEDULE with this scenario's pipeline, costs and comm
   std::vector<std::string> overrides;
   int entry = 1;
+  bool comms = false;  // PyTorch's compute_comms format
 };
 
 // SCHEDULE names a scenario file: its entry is planned with the scenario's own costs (zb-1p/2p included).
@@ -46,6 +48,10 @@ void add_export_command(CLI::App& app) {
                   "plan SCHEDULE with this scenario's pipeline, costs and comm (zb-1p/2p search with them); "
                   "its keys change with --set");
   cmd->add_option("--set", args->overrides, "with a scenario file: override a scenario key");
+  cmd->add_flag(
+      "--comms", args->comms,
+      "PyTorch's compute_comms format: SEND_F/RECV_F/SEND_B/RECV_B actions where PyTorch's lowering "
+      "pass puts them");
   cmd->callback([args, cmd] {
     if (!args->scenario_path.empty()) {
       for (const char* option : {"--stages", "--microbatches", "--costs", "--comm"}) {
@@ -60,10 +66,11 @@ void add_export_command(CLI::App& app) {
     const std::string csv =
         !args->scenario_path.empty()
             ? export_schedule_csv(load_scenario(args->scenario_path, args->overrides),
-                                  quick_request(args->scenario))
+                                  quick_request(args->scenario), args->comms)
         : names_scenario_file(args->scenario.schedule)
-            ? export_scenario_entry_csv(load_scenario(args->scenario.schedule, args->overrides), args->entry)
-            : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario));
+            ? export_scenario_entry_csv(load_scenario(args->scenario.schedule, args->overrides), args->entry,
+                                        args->comms)
+            : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario), args->comms);
     if (args->csv_path.empty()) {
       std::cout << csv;
     } else {

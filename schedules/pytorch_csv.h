@@ -44,6 +44,11 @@ PytorchCsvSchedule read_pytorch_csv(const std::string& path);
 // One row per device, cells "{stage}{op}{microbatch}". Throws InputError for U, which the format cannot hold.
 std::string format_pytorch_csv(const DeviceActionLists& lists);
 
+// PyTorch's "compute_comms" format: the same rows with SEND_F/RECV_F/SEND_B/RECV_B actions where
+// PyTorch's own lowering pass puts them (schedules/pytorch_csv_comms.cpp). Throws InputError for U or lists
+// that deadlock.
+std::string format_pytorch_csv_with_comms(const DeviceActionLists& lists, const PipelineLayout& layout);
+
 // The `csv:PATH` schedule: reads the file at construction so that the layout and the I/W split are known.
 std::unique_ptr<Schedule> make_csv_schedule(const std::string& path, const ScheduleParams& params);
 

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "api/schedule_export.h"
 #include "schedules/pytorch_csv.h"
+#include "schedules/registry.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -117,6 +119,50 @@ TEST(TransferGates, MalformedActionsAreNamed) {
       error("0F0,0SEND_F4,0B0\n1F0,1B0\n").find("names microbatch 4, but the file's microbatches are 0..0"),
       std::string::npos);
   EXPECT_NE(error("0F0,0SEND_Fx,0B0\n1F0,1B0\n").find("'0SEND_Fx' is not an action"), std::string::npos);
+}
+
+// PyTorch's lowering pass on 1F1B, N = 2, m = 2, worked by hand: round 1 rank 0 places 0F0 (SEND_F0 after
+// it, RECV_F0 to rank 1) and rank 1 then 1F0; round 2: 0F1 (RECV_F1 to rank 1), 1B0 (RECV_B0 to rank 0);
+// round 3: 0B0, 1F1; round 4: rank 0's 0B1 has no gradient yet, 1B1 (RECV_B1 to rank 0); round 5: 0B1.
+TEST(PytorchCommsFormat, OneFOneBByHand) {
+  const PytorchCsvSchedule plain = parse_pytorch_csv(kComputeOnly, "plain.csv");
+  EXPECT_EQ(format_pytorch_csv_with_comms(plain.actions, plain.layout()),
+            "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+            "1RECV_F0,1F0,1RECV_F1,1B0,1SEND_B0,1F1,1B1,1SEND_B1\n");
+}
+
+// Every static schedule on one pipeline: its compute_comms export reads back to the same compute lists, runs
+// as the compute-only file does when transfers overlap compute, and runs without deadlock under blocking comm
+// (each RECV comes before the op that reads it, as PyTorch's pass places it).
+TEST(PytorchCommsFormat, EveryStaticScheduleRoundTripsAndRunsUnderBlockingComm) {
+  TempDir dir;
+  const std::string yaml =
+      "pipeline: {stages: 4, microbatches: 8, batches: 2}\n"
+      "costs: {forward_ms: [1, 1.5, 1.25, 2], backward_input_ms: [1, 1.25, 1.5, 2.5],\n"
+      "        backward_weight_ms: [0.75, 1, 0.5, 1.5], comm_ms: 0.125, weight_grad_activation_bytes: "
+      "400000}\n";
+  const Scenario overlapping = test::scenario_from_yaml(yaml);
+  const Scenario blocking = test::scenario_from_yaml(yaml + "comm: {model: latency, blocking: true}\n");
+  int tested = 0;
+  for (const ScheduleInfo& info : registered_schedules()) {
+    const ScheduleRequest request{info.name, ScheduleParams(test::kTestSource)};
+    const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+    if (!dynamic_cast<const StaticSchedule*>(schedule.get()) || schedule->layout(4).pipelines > 1) continue;
+    SCOPED_TRACE(info.name);
+    const std::string plain_text = export_schedule_csv(overlapping, request);
+    const std::string comms_text = export_schedule_csv(overlapping, request, true);
+    EXPECT_EQ(parse_pytorch_csv(comms_text, "comms.csv").actions,
+              parse_pytorch_csv(plain_text, "p.csv").actions);
+    const std::string plain = dir.write(info.name + ".csv", plain_text);
+    const std::string comms = dir.write(info.name + "-comms.csv", comms_text);
+    const SimulationResult a = test::run_schedule(overlapping, "csv:" + plain);
+    const SimulationResult b = test::run_schedule(overlapping, "csv:" + comms);
+    EXPECT_EQ(a.metrics.period_ns, b.metrics.period_ns);
+    EXPECT_EQ(a.metrics.makespan_ns, b.metrics.makespan_ns);
+    EXPECT_NO_THROW(test::run_schedule(blocking, "csv:" + comms));
+    ++tested;
+  }
+  EXPECT_GE(tested, 12);
 }
 
 }  // namespace
