@@ -19,9 +19,9 @@
 namespace pipesim {
 namespace {
 
-// PyTorch's actions that move or shard data rather than compute: skipped, the engine models transfers.
-constexpr std::array<std::string_view, 7> kSkippedActions = {"REDUCE_GRAD", "UNSHARD", "RESHARD", "SEND_F",
-                                                             "RECV_F",      "SEND_B",  "RECV_B"};
+// PyTorch's sharding actions: skipped, the engine models none of them. Its transfer actions are read by
+// parse_comm_token.
+constexpr std::array<std::string_view, 3> kSkippedActions = {"REDUCE_GRAD", "UNSHARD", "RESHARD"};
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -201,19 +201,19 @@ PytorchCsvSchedule parse_pytorch_csv(const std::string& text, const std::string&
     const std::vector<std::string_view> cells = split(lines[row], ',');
     for (size_t column = 0; column < cells.size(); ++column) {
       const std::string_view cell_text = trim(cells[column]);
+      const std::string where = fmt::format("row {} (rank {}), column {}", row + 1, row, column + 1);
+      if (const std::optional<CommToken> token = parse_comm_token(cell_text)) {
+        comm_tokens.push_back({*token, static_cast<int>(row), where, cell_text,
+                               static_cast<int>(schedule.actions[row].size())});
+        continue;
+      }
       std::string why;
       const std::optional<std::vector<Action>> cell = parse_cell(cell_text, why);
-      const std::string where = fmt::format("row {} (rank {}), column {}", row + 1, row, column + 1);
       if (!cell) {
         throw InputError(fmt::format(
             "{}: {}: '{}' is not an action; {}", source, where, cell_text,
             why.empty() ? "expected {stage}{F|B|I|W}{microbatch} with the global 0-based stage, e.g. 2F0"
                         : why));
-      }
-      if (const std::optional<CommToken> token = parse_comm_token(cell_text)) {
-        comm_tokens.push_back({*token, static_cast<int>(row), where, cell_text,
-                               static_cast<int>(schedule.actions[row].size())});
-        continue;
       }
       for (const Action& a : *cell) {
         const auto [placed, first] = rank_of_stage.emplace(a.stage, static_cast<int>(row));

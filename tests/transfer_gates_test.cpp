@@ -119,6 +119,8 @@ TEST(TransferGates, MalformedActionsAreNamed) {
       error("0F0,0SEND_F4,0B0\n1F0,1B0\n").find("names microbatch 4, but the file's microbatches are 0..0"),
       std::string::npos);
   EXPECT_NE(error("0F0,0SEND_Fx,0B0\n1F0,1B0\n").find("'0SEND_Fx' is not an action"), std::string::npos);
+  // A transfer without its microbatch names no transfer.
+  EXPECT_NE(error("0F0,0SEND_F,0B0\n1F0,1B0\n").find("'0SEND_F' is not an action"), std::string::npos);
 }
 
 // PyTorch's lowering pass on 1F1B, N = 2, m = 2, worked by hand: round 1 rank 0 places 0F0 (SEND_F0 after
