@@ -28,7 +28,7 @@ struct SimulationResult {
   int seq_len = 0;
   std::vector<Bytes> activation_bytes_per_microbatch;  // per device, over its chunks (M_B)
   RunTrace trace;
-  RunMetrics metrics;  // over the steady-state window [first_steady_batch, last_batch)
+  RunMetrics metrics;  // over the steady-state window microbatches [first_steady_microbatch, end_microbatch)
   TaskGraphReport graph;
   DriftReport drift;                 // measured on the trace; means over the metrics' steady-state batches
   WeightGuarantees guarantees;       // what the schedule promises, per stage

@@ -15,7 +15,8 @@ StreamingAnalysis::StreamingAnalysis(StreamingConfig config) : config_(std::move
   if (static_cast<int>(config_.static_memory.size()) != layout.stages) {
     throw InputError("streaming analysis: static memory must have one entry per stage of the run");
   }
-  drift_window_ = {w.first_batch * m, w.end_batch * m};
+  drift_window_ = {w.first_microbatch, w.end_microbatch};
+  total_run_microbatches_ = w.total_batches * m;
   devices_.resize(layout.devices);
   stages_.resize(layout.stages);
   for (int stage = 0; stage < layout.stages; ++stage) {
@@ -24,10 +25,9 @@ StreamingAnalysis::StreamingAnalysis(StreamingConfig config) : config_(std::move
     push_version_change(0, stage, +1);  // version 0 exists from the start
   }
   for (DeviceTally& d : devices_) d.memory.peak_bytes = -1;
-  batch_start_ns_.assign(w.total_batches, kNever);
-  forward_starts_.assign(static_cast<size_t>(w.end_batch - w.first_batch) * m + 1, kNever);
-  for (int batch : {w.first_batch, w.first_batch + w.batches() / 2, w.end_batch}) {
-    if (batch < w.total_batches) busy_at_.push_back({batch, kNever, {}, {}});
+  forward_starts_.assign(static_cast<size_t>(w.microbatches()) + 1, kNever);
+  for (int microbatch : {w.first_microbatch, w.middle_microbatch(), w.end_microbatch}) {
+    if (microbatch < total_run_microbatches_) busy_at_.push_back({microbatch, kNever, {}, {}});
   }
 }
 
@@ -124,26 +124,24 @@ void StreamingAnalysis::op_started(const OpRecord& op) {
   d.last_work_start_ns = op.start_ns;
   d.last_work_end_ns = op.end_ns;
   const RunWindow& w = config_.window;
-  if (a.microbatch / m == w.first_batch) {
+  if (a.microbatch / m == w.first_microbatch / m) {
     d.span_begin_ns = std::min(d.span_begin_ns, op.start_ns);
     d.span_end_ns = std::max(d.span_end_ns, op.end_ns);
   }
   if (a.kind == OpKind::F && config_.layout.is_first_stage(a.stage)) {
-    const long j = a.microbatch - static_cast<long>(w.first_batch) * m;
-    if (j >= 0 && j < static_cast<long>(forward_starts_.size())) forward_starts_[j] = op.start_ns;
-    if (a.microbatch % m == 0 && a.microbatch / m < w.total_batches) {
-      const int batch = a.microbatch / m;
-      batch_start_ns_[batch] = std::min(batch_start_ns_[batch], op.start_ns);
-      capture_busy(batch, op.start_ns);
+    const long j = static_cast<long>(a.microbatch) - w.first_microbatch;
+    if (j >= 0 && j < static_cast<long>(forward_starts_.size())) {
+      forward_starts_[j] = std::min(forward_starts_[j], op.start_ns);
+      capture_busy(a.microbatch, op.start_ns);
     }
   }
 }
 
 // Devices run one op at a time and ops arrive in start order, so when time T becomes known only each
 // device's last op can reach past it: busy(d, T) = its ops' time minus the part of its last op after T.
-void StreamingAnalysis::capture_busy(int batch, TimeNs time_ns) {
+void StreamingAnalysis::capture_busy(int microbatch, TimeNs time_ns) {
   for (BusyAt& at : busy_at_) {
-    if (at.batch != batch || at.time_ns != kNever) continue;
+    if (at.microbatch != microbatch || at.time_ns != kNever) continue;
     at.time_ns = time_ns;
     at.busy_ns.resize(devices_.size());
     at.work_ns.resize(devices_.size());
@@ -156,14 +154,24 @@ void StreamingAnalysis::capture_busy(int batch, TimeNs time_ns) {
   }
 }
 
-TimeNs StreamingAnalysis::busy_at(int batch, int device, bool work_only) const {
-  if (batch >= config_.window.total_batches) {  // the makespan: every op has ended
+TimeNs StreamingAnalysis::busy_at(int microbatch, int device, bool work_only) const {
+  if (microbatch >= total_run_microbatches_) {  // the makespan: every op has ended
     return work_only ? devices_[device].work_ns : devices_[device].busy_ns;
   }
   for (const BusyAt& at : busy_at_) {
-    if (at.batch == batch && at.time_ns != kNever) return work_only ? at.work_ns[device] : at.busy_ns[device];
+    if (at.microbatch == microbatch && at.time_ns != kNever) {
+      return work_only ? at.work_ns[device] : at.busy_ns[device];
+    }
   }
-  throw ScheduleError(fmt::format("streaming analysis: batch {} never started on stage 1", batch + 1));
+  throw ScheduleError(fmt::format("streaming analysis: microbatch {} never started on stage 1", microbatch));
+}
+
+TimeNs StreamingAnalysis::forward_start_ns(int microbatch) const {
+  const long j = static_cast<long>(microbatch) - config_.window.first_microbatch;
+  if (j < 0 || j >= static_cast<long>(forward_starts_.size())) {
+    throw ScheduleError(fmt::format("streaming analysis: microbatch {} is outside the window", microbatch));
+  }
+  return forward_starts_[j];
 }
 
 void StreamingAnalysis::memory_changed(int device, const MemorySample& sample) {
@@ -194,39 +202,41 @@ void StreamingAnalysis::run_finished(TimeNs makespan_ns) {
 }
 
 int StreamingAnalysis::forward_gap_repeat(int first_microbatch, int end_microbatch) const {
-  const int m = config_.microbatches_per_batch;
-  if (first_microbatch != config_.window.first_batch * m || end_microbatch != config_.window.end_batch * m) {
+  if (first_microbatch != config_.window.first_microbatch ||
+      end_microbatch != config_.window.end_microbatch) {
     throw ScheduleError("streaming analysis: forward gaps are kept for the configured window only");
   }
   return pipesim::forward_gap_repeat(forward_starts_);
 }
 
-bool StreamingAnalysis::halves_agree(const RunWindow& window, int m) const {
-  if (window.first_batch != config_.window.first_batch || window.end_batch != config_.window.end_batch) {
+bool StreamingAnalysis::halves_agree(const RunWindow& window) const {
+  if (window.first_microbatch != config_.window.first_microbatch ||
+      window.end_microbatch != config_.window.end_microbatch) {
     throw ScheduleError("streaming analysis: halves are kept for the configured window only");
   }
-  const int mid = window.first_batch + window.batches() / 2;
+  const int mid = window.middle_microbatch();
   HalvesTally tally;
-  tally.begin_ns = batch_start_ns_[window.first_batch];
-  tally.middle_ns = batch_start_ns_[mid];
-  tally.end_ns = batch_start_ns_[window.end_batch];
+  tally.begin_ns = forward_start_ns(window.first_microbatch);
+  tally.middle_ns = forward_start_ns(mid);
+  tally.end_ns = forward_start_ns(window.end_microbatch);
   for (size_t d = 0; d < devices_.size(); ++d) {
     const int device = static_cast<int>(d);
     const TimeNs middle = busy_at(mid, device, false);
-    tally.first_busy_ns.push_back(middle - busy_at(window.first_batch, device, false));
-    tally.second_busy_ns.push_back(busy_at(window.end_batch, device, false) - middle);
+    tally.first_busy_ns.push_back(middle - busy_at(window.first_microbatch, device, false));
+    tally.second_busy_ns.push_back(busy_at(window.end_microbatch, device, false) - middle);
     tally.work_ns.push_back(devices_[d].work_ns);
   }
   tally.ops = ops_;
   tally.total_microbatches = config_.total_microbatches;
-  return pipesim::halves_agree(tally, window, m);
+  return pipesim::halves_agree(tally, window);
 }
 
 RunMetrics StreamingAnalysis::metrics(const MetricsInput& input, const RunTrace& summary) const {
   const RunWindow& w = config_.window;
   MetricsTally tally;
-  tally.window_begin_ns = batch_start_ns_[w.first_batch];
-  tally.window_end_ns = w.end_batch < w.total_batches ? batch_start_ns_[w.end_batch] : makespan_ns_;
+  tally.window_begin_ns = forward_start_ns(w.first_microbatch);
+  tally.window_end_ns =
+      w.end_microbatch < total_run_microbatches_ ? forward_start_ns(w.end_microbatch) : makespan_ns_;
   tally.makespan_ns = makespan_ns_;
   tally.ops = ops_;
   tally.total_microbatches = summary.total_microbatches;
@@ -236,8 +246,8 @@ RunMetrics StreamingAnalysis::metrics(const MetricsInput& input, const RunTrace&
     MetricsTally::Device& t = tally.devices[i];
     const DeviceTally& s = devices_[i];
     t.work_total_ns = s.work_ns;
-    t.busy_in_window_ns = busy_at(w.end_batch, d, false) - busy_at(w.first_batch, d, false);
-    t.work_in_window_ns = busy_at(w.end_batch, d, true) - busy_at(w.first_batch, d, true);
+    t.busy_in_window_ns = busy_at(w.end_microbatch, d, false) - busy_at(w.first_microbatch, d, false);
+    t.work_in_window_ns = busy_at(w.end_microbatch, d, true) - busy_at(w.first_microbatch, d, true);
     t.span_begin_ns = s.span_begin_ns;
     t.span_end_ns = s.span_end_ns;
     t.peak_activation_bytes = summary.peak_activation_bytes[i];

@@ -1,6 +1,6 @@
 #pragma once
 // Every figure of a run computed while it streams (sim/run_observer.h), in memory that does not grow with
-// the run: O(devices + stages + batches + the window's microbatches + what is in flight). The same figures
+// the run: O(devices + stages + the window's microbatches + what is in flight). The same figures
 // as the trace-based analyses (sim/metrics.h, analysis/drift.h, analysis/memory_model.h), which stay the
 // reference: tests/streaming_analysis_test.cpp checks that both agree on random runs of every schedule.
 // What a stream cannot give without keeping the run: per-microbatch drift and staleness, version and
@@ -38,7 +38,7 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
 
   // SteadyStateProbe, over the configured window only.
   int forward_gap_repeat(int first_microbatch, int end_microbatch) const override;
-  bool halves_agree(const RunWindow& window, int m) const override;
+  bool halves_agree(const RunWindow& window) const override;
   long ops() const override { return ops_; }
 
   // The figures, once the run has finished. `summary` is what the streamed engine run returned.
@@ -60,7 +60,7 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
     TimeNs work_ns = 0;                                   // ... of F, B, I, W
     TimeNs last_start_ns = 0, last_end_ns = 0;            // the op started last
     TimeNs last_work_start_ns = 0, last_work_end_ns = 0;  // the F, B, I or W started last
-    TimeNs span_begin_ns = kNever, span_end_ns = 0;       // the window's first batch (zb cost)
+    TimeNs span_begin_ns = kNever, span_end_ns = 0;       // the batch the window starts in (zb cost)
     // Memory
     Bytes activation_bytes = 0;
     Bytes activation_bytes_now = 0;  // the engine's value at the present instant, applied once it is passed
@@ -70,9 +70,9 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
     DeviceMemory memory;
     bool touched = false;
   };
-  // Busy (and work) time of every device before `time_ns`, taken when batch `batch` starts at time_ns.
+  // Busy (and work) time of every device before `time_ns`, taken when `microbatch` starts on stage 1.
   struct BusyAt {
-    int batch;
+    int microbatch;
     TimeNs time_ns;
     std::vector<TimeNs> busy_ns, work_ns;
   };
@@ -94,8 +94,9 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
   void apply_changes_before(TimeNs time_ns);
   void push_version_change(TimeNs time_ns, int stage, int live_delta);
   void touch_device(int device);
-  void capture_busy(int batch, TimeNs time_ns);
-  TimeNs busy_at(int batch, int device, bool work_only) const;
+  void capture_busy(int microbatch, TimeNs time_ns);
+  TimeNs busy_at(int microbatch, int device, bool work_only) const;
+  TimeNs forward_start_ns(int microbatch) const;  // stage 1's F of a microbatch of the window (or its end)
 
   StreamingConfig config_;
   DriftWindow drift_window_;
@@ -109,9 +110,9 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
   std::vector<int> touched_stages_;
   std::vector<DeviceTally> devices_;
   std::vector<StageTally> stages_;
-  std::vector<TimeNs> batch_start_ns_;
-  std::vector<BusyAt> busy_at_;         // at the window's first, middle and end batches
-  std::vector<TimeNs> forward_starts_;  // stage 1's F starts of microbatches [first*m, end*m]
+  int total_run_microbatches_ = 0;      // the run's batches x m
+  std::vector<BusyAt> busy_at_;         // at the window's first, middle and end microbatches
+  std::vector<TimeNs> forward_starts_;  // stage 1's F starts of the window's microbatches [first, end]
 };
 
 }  // namespace pipesim

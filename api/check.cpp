@@ -272,7 +272,7 @@ std::vector<Violation> check_run(const SimulationResult& r, int accumulation, in
       add(stage, -1, "Δ max", d.drift_max, g.drift_bound, "the saturated Δ max ⌈(L_i−1)/a⌉", false);
       found.back().must_equal = true;
     }
-    // The window is whole lcm(a, m) cycles (sim/steady_state.h), so a divides it and the mean is exact.
+    // The window is whole a-cycles from a cycle start (sim/steady_state.h), so the mean is exact.
     if (g.saturated_drift_mean >= 0 && std::abs(d.drift_mean - g.saturated_drift_mean) > 1e-9) {
       add(stage, -1, "Δ mean", 0, 0, "the saturated mean (N−i)/a over whole a-cycles", false);
       found.back().must_equal = true;

@@ -91,10 +91,7 @@ SimulationResult measured_result(const ExecutedSchedule& run) {
   // throughput = samples / makespan, period = makespan / batches, bubble = 1 - busy / (devices x makespan).
   const int batches = run.spec.batches;
   const int m = run.spec.microbatches;
-  RunWindow window;
-  window.total_batches = batches;
-  window.first_batch = 0;
-  window.end_batch = batches;
+  const RunWindow window = RunWindow::of_batches(batches, 0, batches, m);
   result.metrics = compute_metrics(result.trace, {m, window, result.microbatch_size, 0});
   const TimeNs makespan_ns = result.trace.makespan_ns;
   double busy_ns = 0;

@@ -24,10 +24,10 @@ std::string run_name(const SimulationResult& r) {
 void assert_physical(const SimulationResult& r, bool exact_costs) {
   const RunMetrics& metrics = r.metrics;
   const long m = r.spec.microbatches;
-  const long window_batches = metrics.last_batch - metrics.first_steady_batch;
-  if (window_batches < 1 || metrics.window_ns < 0 || metrics.period_ns < 0) {
-    fail(r, fmt::format("the window (batches {}..{}, {} ns) is empty or runs backwards",
-                        metrics.first_steady_batch, metrics.last_batch, metrics.window_ns));
+  const long window_microbatches = metrics.end_microbatch - metrics.first_steady_microbatch;
+  if (window_microbatches < 1 || metrics.window_ns < 0 || metrics.period_ns < 0) {
+    fail(r, fmt::format("the window (microbatches {}..{}, {} ns) is empty or runs backwards",
+                        metrics.first_steady_microbatch, metrics.end_microbatch - 1, metrics.window_ns));
   }
   TimeNs max_work_ns = 0;
   for (size_t d = 0; d < metrics.devices.size(); ++d) {
@@ -43,14 +43,13 @@ void assert_physical(const SimulationResult& r, bool exact_costs) {
     }
     // A window of whole steady cycles holds exactly the work of its microbatches; one ns per op covers the
     // integer rounding of the mean.
-    const long ops_in_window = 3L * r.trace.layout.chunks_per_device * m * window_batches;
+    const long ops_in_window = 3L * r.trace.layout.chunks_per_device * window_microbatches;
     if (exact_costs &&
-        m * window_batches * device.run_work_ns_per_microbatch > metrics.window_ns + ops_in_window) {
-      fail(r,
-           fmt::format("the window ({} ns over {} batches) is shorter than its microbatches' work on device "
-                       "{} ({} x {} ns): it is not in steady state",
-                       metrics.window_ns, window_batches, d + 1, m * window_batches,
-                       device.run_work_ns_per_microbatch));
+        window_microbatches * device.run_work_ns_per_microbatch > metrics.window_ns + ops_in_window) {
+      fail(r, fmt::format("the window ({} ns over {} microbatches) is shorter than its microbatches' work on "
+                          "device {} ({} x {} ns): it is not in steady state",
+                          metrics.window_ns, window_microbatches, d + 1, window_microbatches,
+                          device.run_work_ns_per_microbatch));
     }
   }
   const double bubble = metrics.bubble_fraction;

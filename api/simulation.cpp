@@ -154,8 +154,8 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     MetricsInput input = metrics_input;
     input.window = steady.window;
     result.metrics = compute_metrics(result.trace, input);
-    result.drift = compute_drift(result.trace, {steady.window.first_batch * scenario.microbatches,
-                                                steady.window.end_batch * scenario.microbatches});
+    result.drift =
+        compute_drift(result.trace, {steady.window.first_microbatch, steady.window.end_microbatch});
     result.memory = compute_memory(result.trace, result.drift, run.static_memory);
   } else {
     std::optional<StreamingAnalysis> analysis;
@@ -176,9 +176,8 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     MetricsInput input = metrics_input;
     input.window = steady.window;
     result.metrics = analysis->metrics(input, result.trace);
-    result.drift = analysis->drift(
-        {steady.window.first_batch * scenario.microbatches, steady.window.end_batch * scenario.microbatches},
-        result.trace);
+    result.drift =
+        analysis->drift({steady.window.first_microbatch, steady.window.end_microbatch}, result.trace);
     result.memory = analysis->memory();
   }
   result.guarantees = run.schedule->guarantees(result.spec);

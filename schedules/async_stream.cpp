@@ -122,8 +122,9 @@ SteadyStateHint AsyncStreamSchedule::steady_state(const PipelineSpec& spec) cons
   const AsyncStreamRule r = rule(spec);
   const int widest =
       std::max(spec.devices, *std::max_element(r.max_in_flight.begin(), r.max_in_flight.end()));
-  const int cycle = std::lcm(r.accumulation, spec.microbatches);
-  return {2 * widest, cycle, 2 * widest + r.accumulation};
+  // A stream has no batch boundary in its timing: its pattern repeats every a microbatches (one optimizer
+  // step), so the window is cut between batches where that is shorter.
+  return {2 * widest, r.accumulation, 2 * widest + r.accumulation};
 }
 
 std::vector<int> in_flight_limits(const std::vector<int>& given, int stages, const std::string& where) {

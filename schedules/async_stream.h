@@ -36,9 +36,9 @@ class AsyncStreamSchedule : public Schedule {
   // copy; with stashing Δ = 0, τ ≤ ⌈(L_i−1)/a⌉ and up to 1 + ⌈(L_i−1)/a⌉ copies; with versions pinned at a
   // lag, τ = lag after the first batch and lag + 1 copies.
   WeightGuarantees guarantees(const PipelineSpec& spec) const override;
-  // A stream fills for 2·max(N, L_1) microbatches, repeats every lcm(a, m) (a step per a backwards, batches
-  // of m), and a window microbatch's backward and the step that applies it come up to L_1 + a microbatches
-  // later.
+  // A stream fills for 2·max(N, L_1) microbatches, repeats every a (a step per a backwards: batches only
+  // cut its figures, so its window need not hold whole ones), and a window microbatch's backward and the step
+  // that applies it come up to L_1 + a microbatches later.
   SteadyStateHint steady_state(const PipelineSpec& spec) const override;
 
   // Throws InputError when the parameters do not fit the pipeline.

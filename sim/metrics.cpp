@@ -31,10 +31,10 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
   const int m = input.microbatches_per_batch;
   const int devices = trace.layout.devices;
   const RunWindow& w = input.window;
-  const std::vector<TimeNs> starts = batch_start_times(trace, m, w.total_batches);
+  const std::vector<TimeNs> starts = forward_start_times(trace, {w.first_microbatch, w.end_microbatch});
   MetricsTally tally;
-  tally.window_begin_ns = starts[w.first_batch];
-  tally.window_end_ns = w.end_batch < w.total_batches ? starts[w.end_batch] : trace.makespan_ns;
+  tally.window_begin_ns = starts[0];
+  tally.window_end_ns = w.end_microbatch < w.total_batches * m ? starts[1] : trace.makespan_ns;
   tally.makespan_ns = trace.makespan_ns;
   tally.ops = static_cast<long>(trace.ops.size());
   tally.total_microbatches = trace.total_microbatches;
@@ -48,7 +48,7 @@ RunMetrics compute_metrics(const RunTrace& trace, const MetricsInput& input) {
     if (overlap > 0) t.busy_in_window_ns += overlap;
     if (overlap > 0 && op.action.kind != OpKind::U) t.work_in_window_ns += overlap;
     // U is left out: under a barrier it waits for the slowest stage, which is not this device's bubble.
-    if (op.action.kind != OpKind::U && batch_of(op) == w.first_batch) {
+    if (op.action.kind != OpKind::U && batch_of(op) == w.first_microbatch / m) {
       t.span_begin_ns = std::min(t.span_begin_ns, op.start_ns);
       t.span_end_ns = std::max(t.span_end_ns, op.end_ns);
     }
@@ -68,19 +68,20 @@ RunMetrics metrics_from_tally(const MetricsTally& tally, const MetricsInput& inp
   result.simulated_ops = tally.ops;
   result.devices.resize(devices);
   const RunWindow& w = input.window;
-  const int window_batches = w.end_batch - w.first_batch;
-  result.first_steady_batch = w.first_batch;
-  result.last_batch = w.end_batch;
+  const TimeNs window_microbatches = w.microbatches();
+  result.first_steady_microbatch = w.first_microbatch;
+  result.end_microbatch = w.end_microbatch;
   result.window_ns = tally.window_end_ns - tally.window_begin_ns;
-  result.period_ns = result.window_ns / window_batches;
+  // Per batch of m microbatches: the window need not hold whole batches (a stream's cycle may be shorter).
+  result.period_ns = result.window_ns * m / window_microbatches;
 
   TimeNs max_work = 0;
   for (int d = 0; d < devices; ++d) {
     const MetricsTally::Device& t = tally.devices[d];
     DeviceMetrics& dm = result.devices[d];
-    dm.work_ns_per_microbatch = t.work_in_window_ns / (static_cast<TimeNs>(window_batches) * m);
+    dm.work_ns_per_microbatch = t.work_in_window_ns / window_microbatches;
     dm.run_work_ns_per_microbatch = t.work_total_ns / std::max(1, tally.total_microbatches);
-    dm.busy_ns_per_batch = t.busy_in_window_ns / window_batches;
+    dm.busy_ns_per_batch = t.busy_in_window_ns * m / window_microbatches;
     dm.idle_ns_per_batch = result.period_ns - dm.busy_ns_per_batch;
     dm.peak_activation_bytes = t.peak_activation_bytes;
     dm.peak_in_flight = t.peak_in_flight;

@@ -28,9 +28,9 @@ struct DeviceMetrics {
 };
 
 struct RunMetrics {
-  int first_steady_batch = 0;  // the window is [first_steady_batch, last_batch)
-  int last_batch = 0;
-  TimeNs window_ns = 0;  // from the start of first_steady_batch to that of last_batch
+  int first_steady_microbatch = 0;  // the window is microbatches [first_steady_microbatch, end_microbatch)
+  int end_microbatch = 0;
+  TimeNs window_ns = 0;  // from the first forward of first_steady_microbatch to that of end_microbatch
   TimeNs period_ns = 0;  // time between consecutive batch starts on the first device, steady state
   double throughput_samples_per_s = 0;
   double throughput_tokens_per_s = 0;  // 0 when the sequence length is unknown
@@ -57,10 +57,11 @@ struct MetricsTally {
   long ops = 0;
   int total_microbatches = 0;
   struct Device {
-    TimeNs work_total_ns = 0;       // F, B, I, W time over the run
-    TimeNs busy_in_window_ns = 0;   // every op's time inside the window
-    TimeNs work_in_window_ns = 0;   // F, B, I, W time inside the window
-    TimeNs span_begin_ns = kNever;  // first start and last end of the window's first batch's F, B, I, W
+    TimeNs work_total_ns = 0;      // F, B, I, W time over the run
+    TimeNs busy_in_window_ns = 0;  // every op's time inside the window
+    TimeNs work_in_window_ns = 0;  // F, B, I, W time inside the window
+    TimeNs span_begin_ns =
+        kNever;  // first start and last end of the F, B, I, W of the batch the window starts in
     TimeNs span_end_ns = 0;
     Bytes peak_activation_bytes = 0;
     int peak_in_flight = 0;

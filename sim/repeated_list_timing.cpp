@@ -1,8 +1,11 @@
 #include "sim/repeated_list_timing.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
+#include "sim/errors.h"
 #include "sim/value_ranges.h"
 
 namespace pipesim {
@@ -302,10 +305,15 @@ TimeNs RepeatedListTimes::first_stage_forward_start_ns(int microbatch) const {
   return copy == kNever ? kNever : copy + (batch - last) * shift_ns_;
 }
 
-std::vector<TimeNs> RepeatedListTimes::batch_start_ns(int batches) const {
-  std::vector<TimeNs> starts(batches, kNever);
-  for (int b = 0; b < std::min(batches, batches_); ++b) starts[b] = first_stage_forward_start_ns(b * m_);
-  return starts;
+// A window of a repeated one-batch list starts at a batch: its cycle is a batch (sim/steady_state.h).
+TimeNs RepeatedListTimes::window_start_ns(int microbatch) const {
+  if (microbatch % m_ != 0 || microbatch / m_ >= batches_) {
+    throw ScheduleError(
+        fmt::format("repeated lists: a window boundary at microbatch {} is not a batch start "
+                    "of the {} batches",
+                    microbatch, batches_));
+  }
+  return first_stage_forward_start_ns(microbatch);
 }
 
 int RepeatedListTimes::forward_gap_repeat(int first_microbatch, int end_microbatch) const {
@@ -318,13 +326,11 @@ int RepeatedListTimes::forward_gap_repeat(int first_microbatch, int end_microbat
   return pipesim::forward_gap_repeat(start);
 }
 
-bool RepeatedListTimes::halves_agree(const RunWindow& window, int m) const {
-  const std::vector<TimeNs> starts = batch_start_ns(window.total_batches);
-  const int mid = window.first_batch + window.batches() / 2;
+bool RepeatedListTimes::halves_agree(const RunWindow& window) const {
   HalvesTally tally;
-  tally.begin_ns = starts.at(window.first_batch);
-  tally.middle_ns = starts.at(mid);
-  tally.end_ns = starts.at(window.end_batch);
+  tally.begin_ns = window_start_ns(window.first_microbatch);
+  tally.middle_ns = window_start_ns(window.middle_microbatch());
+  tally.end_ns = window_start_ns(window.end_microbatch);
   const size_t devices = batch_ops_.size();
   tally.first_busy_ns.assign(devices, 0);
   tally.second_busy_ns.assign(devices, 0);
@@ -391,21 +397,22 @@ bool RepeatedListTimes::halves_agree(const RunWindow& window, int m) const {
       }
     }
   }
-  return pipesim::halves_agree(tally, window, m);
+  return pipesim::halves_agree(tally, window);
 }
 
 RepeatedListTimes::WindowFigures RepeatedListTimes::figures(const RunWindow& window) const {
-  const std::vector<TimeNs> starts = batch_start_ns(window.total_batches);
-  const TimeNs begin_ns = starts.at(window.first_batch);
-  const TimeNs end_ns = window.end_batch < window.total_batches ? starts.at(window.end_batch) : makespan_ns_;
+  const TimeNs begin_ns = window_start_ns(window.first_microbatch);
+  const TimeNs end_ns =
+      window.end_microbatch < batches_ * m_ ? window_start_ns(window.end_microbatch) : makespan_ns_;
   WindowFigures figures;
-  figures.period_ns = (end_ns - begin_ns) / window.batches();
+  figures.period_ns = (end_ns - begin_ns) * m_ / window.microbatches();
+  const int first_batch = window.first_microbatch / m_;
   figures.makespan_ns = makespan_ns_;
   for (size_t d = 0; d < batch_ops_.size(); ++d) {
-    if (batch_ops_[d] == 0 || window.first_batch >= batches_) continue;
+    if (batch_ops_[d] == 0 || first_batch >= batches_) continue;
     // A device's ops run in list order, which is time order: the batch's first op starts its span and
     // its last F, B, I or W ends it.
-    const size_t first = static_cast<size_t>(window.first_batch) * (batch_ops_[d] + steps_[d]);
+    const size_t first = static_cast<size_t>(first_batch) * (batch_ops_[d] + steps_[d]);
     const TimeNs span_ns = time_of(d, first + batch_ops_[d] - 1).end_ns - time_of(d, first).start_ns;
     figures.zb_batch_cost_ns = std::max(figures.zb_batch_cost_ns, span_ns);
   }

@@ -33,7 +33,7 @@ class RepeatedListTimes final : public SteadyStateProbe {
  public:
   // Stage 1's forward-start gaps (sim/steady_state.h), over microbatches [first, end).
   int forward_gap_repeat(int first_microbatch, int end_microbatch) const override;
-  bool halves_agree(const RunWindow& window, int m) const override;
+  bool halves_agree(const RunWindow& window) const override;
   long ops() const override { return ops_; }
 
   // The figures compute_metrics reports for this window (sim/metrics.h), without the rest.
@@ -55,7 +55,7 @@ class RepeatedListTimes final : public SteadyStateProbe {
  private:
   friend std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
                                                               const CostModel& costs);
-  std::vector<TimeNs> batch_start_ns(int batches) const;
+  TimeNs window_start_ns(int microbatch) const;
   struct OpTime {
     TimeNs start_ns;
     TimeNs end_ns;

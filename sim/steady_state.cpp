@@ -16,29 +16,40 @@ int ceil_div_positive(long numerator, long denominator) {
   return static_cast<int>((std::max(0L, numerator) + denominator - 1) / denominator);
 }
 
-// The cycle in whole batches: lcm(cycle microbatches, m) / m.
-int cycle_batches_of(int cycle_microbatches, int m) {
-  const long cycle = std::max(1, cycle_microbatches);
-  return static_cast<int>(std::lcm(cycle, static_cast<long>(m)) / m);
+// The window's cycle in microbatches: the schedule's, or one batch under noisy costs (which never repeat, so
+// whole cycles buy nothing there).
+int cycle_microbatches_of(const RunLengthOptions& o) {
+  return o.exact_repeat ? std::max(1, o.hint.cycle_microbatches) : o.microbatches_per_batch;
 }
 
-RunWindow window_of(int warmup_batches, int half_batches, int tail_batches, int min_batches) {
+// The warm-up in whole cycles: a window starts where a cycle does (a batch for synchronous schedules, an
+// optimizer step for a stream), which matters where the first cycle differs from the rest in more than
+// timing (PipeDream-2BW's first batch reads version 0 with no lag).
+int warmup_microbatches_of(const RunLengthOptions& o) {
+  const int cycle = cycle_microbatches_of(o);
+  return ceil_div_positive(o.hint.warmup_microbatches, cycle) * cycle;
+}
+
+// After the window: the microbatch it ends at must exist, and the drain must lie after the window.
+int tail_microbatches_of(const RunLengthOptions& o) {
+  return std::max(1, o.hint.drain_microbatches);
+}
+
+// A window of warmup, two halves and the tail, in whole batches of the run; where the requested batches
+// leave room, more warm-up (whole cycles, so a batch-aligned window stays aligned) costs nothing in accuracy.
+RunWindow window_of(const RunLengthOptions& o, int warmup, int half, int cycle) {
+  const int m = o.microbatches_per_batch;
+  const int tail = tail_microbatches_of(o);
   RunWindow w;
-  w.first_batch = warmup_batches;
-  w.end_batch = warmup_batches + 2 * half_batches;
-  w.total_batches = w.end_batch + tail_batches;
-  if (w.total_batches < min_batches) {  // more warm-up costs nothing in accuracy
-    const int extra = min_batches - w.total_batches;
-    w.first_batch += extra;
-    w.end_batch += extra;
-    w.total_batches = min_batches;
-  }
+  w.first_microbatch = warmup;
+  w.end_microbatch = warmup + 2 * half;
+  const long needed = static_cast<long>(w.end_microbatch) + tail;
+  w.total_batches = std::max(o.min_batches, ceil_div_positive(needed, m));
+  const long room = static_cast<long>(w.total_batches) * m - needed;
+  const int shift = static_cast<int>(room / cycle * cycle);
+  w.first_microbatch += shift;
+  w.end_microbatch += shift;
   return w;
-}
-
-int tail_batches_of(const RunLengthOptions& o) {
-  // The batch the window ends at must exist, and the drain must lie after the window.
-  return std::max(1, ceil_div_positive(o.hint.drain_microbatches, o.microbatches_per_batch));
 }
 
 bool nearly_equal(TimeNs a, TimeNs b) {
@@ -50,27 +61,31 @@ bool nearly_equal(TimeNs a, TimeNs b) {
 
 RunWindow initial_window(const RunLengthOptions& o) {
   const int m = o.microbatches_per_batch;
-  // Noisy costs never repeat, so whole cycles buy nothing there: halves of one batch each.
-  const int cycle = o.exact_repeat ? cycle_batches_of(o.hint.cycle_microbatches, m) : 1;
-  const int warmup = ceil_div_positive(o.hint.warmup_microbatches, m);
-  const int tail = tail_batches_of(o);
+  const int cycle = cycle_microbatches_of(o);
+  const int warmup = warmup_microbatches_of(o);
+  const int tail = tail_microbatches_of(o);
   // Extra requested batches widen the window by whole pairs of cycles.
-  int pairs = std::max(1, (o.min_batches - warmup - tail) / (2 * cycle));
-  // Where fill and drain are long (a stream of few microbatches per batch over many stages), a window of up
-  // to half their length costs the first run at most half as much again, and catches steady patterns longer
-  // than the schedule's cycle (comm latency shifting ops across batch boundaries: 16 batches for async
-  // 1F1B at N=64, m=4) that would otherwise cost a full re-run per doubling.
-  if (o.exact_repeat) pairs = std::max(pairs, (warmup + tail) / 4 / cycle);
-  return window_of(warmup, pairs * cycle, tail, o.min_batches);
+  const long spare = static_cast<long>(o.min_batches) * m - warmup - tail;
+  int pairs = std::max(1, static_cast<int>(std::max(0L, spare) / (2L * cycle)));
+  if (o.exact_repeat) {
+    // Where fill and drain are long (a stream over many stages), a window of up to half their length costs
+    // the first run at most half as much again, and catches steady patterns longer than the schedule's cycle
+    // (comm latency: async 1F1B at N=64 repeats every 64 microbatches) that would otherwise cost a re-run.
+    // Wider windows (requested batches) are whole multiples of it, for the same reason.
+    const int fill_pairs = (warmup + tail) / 4 / cycle;
+    if (fill_pairs > 0) pairs = std::max(fill_pairs, pairs / fill_pairs * fill_pairs);
+  }
+  return window_of(o, warmup, pairs * cycle, cycle);
 }
 
-std::vector<TimeNs> batch_start_times(const RunTrace& trace, int m, int batches) {
-  std::vector<TimeNs> starts(batches, kNever);
+std::vector<TimeNs> forward_start_times(const RunTrace& trace, const std::vector<int>& microbatches) {
+  std::vector<TimeNs> starts(microbatches.size(), kNever);
   for (const OpRecord& op : trace.ops) {
-    if (op.action.kind == OpKind::F && trace.layout.is_first_stage(op.action.stage) &&
-        op.action.microbatch % m == 0) {
-      const int batch = op.action.microbatch / m;
-      if (batch < batches) starts[batch] = std::min(starts[batch], op.start_ns);
+    if (op.action.kind != OpKind::F || !trace.layout.is_first_stage(op.action.stage)) continue;
+    const auto at = std::lower_bound(microbatches.begin(), microbatches.end(), op.action.microbatch);
+    for (auto i = at; i != microbatches.end() && *i == op.action.microbatch; ++i) {
+      TimeNs& start = starts[i - microbatches.begin()];
+      start = std::min(start, op.start_ns);
     }
   }
   return starts;
@@ -101,13 +116,13 @@ int forward_gap_repeat(const std::vector<TimeNs>& start) {
   return 0;
 }
 
-bool halves_agree(const RunTrace& trace, const RunWindow& window, int m) {
-  const std::vector<TimeNs> starts = batch_start_times(trace, m, window.total_batches);
-  const int mid = window.first_batch + window.batches() / 2;
+bool halves_agree(const RunTrace& trace, const RunWindow& window) {
+  const std::vector<TimeNs> starts = forward_start_times(
+      trace, {window.first_microbatch, window.middle_microbatch(), window.end_microbatch});
   HalvesTally tally;
-  tally.begin_ns = starts[window.first_batch];
-  tally.middle_ns = starts[mid];
-  tally.end_ns = starts[window.end_batch];
+  tally.begin_ns = starts[0];
+  tally.middle_ns = starts[1];
+  tally.end_ns = starts[2];
   const int devices = trace.layout.devices;
   tally.first_busy_ns.assign(devices, 0);
   tally.second_busy_ns.assign(devices, 0);
@@ -121,14 +136,14 @@ bool halves_agree(const RunTrace& trace, const RunWindow& window, int m) {
         std::max<TimeNs>(0, std::min(op.end_ns, tally.end_ns) - std::max(op.start_ns, tally.middle_ns));
     if (op.action.kind != OpKind::U) tally.work_ns[op.device] += op.duration_ns();
   }
-  return halves_agree(tally, window, m);
+  return halves_agree(tally, window);
 }
 
-bool halves_agree(const HalvesTally& tally, const RunWindow& window, int m) {
+bool halves_agree(const HalvesTally& tally, const RunWindow& window) {
   if (!nearly_equal(tally.middle_ns - tally.begin_ns, tally.end_ns - tally.middle_ns)) return false;
   // A half shorter than the work its microbatches need on some device is a transient (the first device
   // running ahead of a slower one while the lag grows), however alike the halves look: not steady yet.
-  const double microbatches_per_half = static_cast<double>(window.batches() / 2) * m;
+  const double microbatches_per_half = window.microbatches() / 2;
   const double slack_ns = static_cast<double>(tally.ops);  // integer rounding, 1 ns per op
   for (size_t d = 0; d < tally.work_ns.size(); ++d) {
     if (!nearly_equal(tally.first_busy_ns[d], tally.second_busy_ns[d])) return false;
@@ -144,18 +159,17 @@ bool halves_agree(const HalvesTally& tally, const RunWindow& window, int m) {
 SteadyWindow find_steady_window(const RunLengthOptions& o,
                                 const std::function<const SteadyStateProbe&(const RunWindow& window)>& run) {
   SteadyWindow result;
+  const int m = o.microbatches_per_batch;
   if (o.fixed_length) {
-    result.window = {o.min_batches, 0, o.min_batches};
+    result.window = RunWindow::of_batches(o.min_batches, 0, o.min_batches, m);
     run(result.window);
     result.simulations = 1;
     return result;
   }
-  const int m = o.microbatches_per_batch;
-  const int tail = tail_batches_of(o);
-  int cycle = cycle_batches_of(o.hint.cycle_microbatches, m);
+  int cycle = cycle_microbatches_of(o);
   RunWindow window = initial_window(o);
-  int warmup = window.first_batch;
-  int half = window.batches() / 2;
+  int warmup = window.first_microbatch;
+  int half = window.microbatches() / 2;
   for (;;) {
     const SteadyStateProbe& probe = run(window);
     result.window = window;
@@ -164,26 +178,25 @@ SteadyWindow find_steady_window(const RunLengthOptions& o,
     // The trace may repeat on a longer cycle than the schedule knew (comm latency, uneven stages): the
     // halves must then be whole multiples of it.
     bool cycle_grew = false;
-    if (const int p = probe.forward_gap_repeat(window.first_batch * m, window.end_batch * m); p > 0) {
-      const int seen = cycle_batches_of(p, m);
-      if (half % seen != 0) {
-        cycle = std::lcm(cycle, seen);
+    if (const int p = probe.forward_gap_repeat(window.first_microbatch, window.end_microbatch); p > 0) {
+      if (half % p != 0) {
+        cycle = std::lcm(cycle, p);
         half = (half + cycle - 1) / cycle * cycle;
         cycle_grew = true;
       }
     }
     if (!cycle_grew) {
-      if (probe.halves_agree(window, m)) return result;
+      if (probe.halves_agree(window)) return result;
       warmup += half;  // the old window's first half may still have been filling
       half *= 2;
     }
-    const RunWindow next = window_of(warmup, half, tail, o.min_batches);
+    const RunWindow next = window_of(o, warmup, half, cycle);
     const double ops_per_batch = static_cast<double>(probe.ops()) / window.total_batches;
     if (ops_per_batch * next.total_batches > static_cast<double>(o.max_ops)) {
       throw ScheduleError(fmt::format(
           "{}: no steady state within {} simulated ops: after {} batches the two halves of the window "
-          "(batches {}..{}) still differ",
-          o.run_name, o.max_ops, window.total_batches, window.first_batch, window.end_batch - 1));
+          "(microbatches {}..{}) still differ",
+          o.run_name, o.max_ops, window.total_batches, window.first_microbatch, window.end_microbatch - 1));
     }
     window = next;
   }
@@ -197,9 +210,7 @@ class TraceProbe final : public SteadyStateProbe {
   int forward_gap_repeat(int first, int end) const override {
     return pipesim::forward_gap_repeat(trace_, first, end);
   }
-  bool halves_agree(const RunWindow& window, int m) const override {
-    return pipesim::halves_agree(trace_, window, m);
-  }
+  bool halves_agree(const RunWindow& window) const override { return pipesim::halves_agree(trace_, window); }
   long ops() const override { return static_cast<long>(trace_.ops.size()); }
 
  private:

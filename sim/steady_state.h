@@ -14,17 +14,25 @@ namespace pipesim {
 // What a schedule knows about its own run length, in microbatches.
 struct SteadyStateHint {
   int warmup_microbatches = 0;  // before every stage has passed its fill
-  int cycle_microbatches = 1;   // the pattern repeats every this many microbatches (e.g. lcm(a, m))
+  int cycle_microbatches = 1;   // the pattern repeats every this many microbatches (m; a for a stream)
   int drain_microbatches = 0;   // after the window, that the window's figures still depend on
 };
 
-// The measurement window [first_batch, end_batch) of a run of total_batches batches: it ends at the first
-// forward of batch end_batch on stage 1, so its length is a whole number of batches and cycles.
+// The measurement window of a run of total_batches batches: microbatches [first_microbatch,
+// end_microbatch), from the first forward of first_microbatch on stage 1 to that of end_microbatch (the
+// makespan when end_microbatch is past the run). Its length is a whole number of the run's cycles; a
+// schedule whose cycle is a batch (a flush, an optimizer step per batch) cuts it at batch starts, a stream
+// whose pattern repeats within a batch (PipeDream, PACI) may cut it between them.
 struct RunWindow {
   int total_batches = 1;
-  int first_batch = 0;
-  int end_batch = 1;
-  int batches() const { return end_batch - first_batch; }
+  int first_microbatch = 0;
+  int end_microbatch = 1;
+  int microbatches() const { return end_microbatch - first_microbatch; }
+  int middle_microbatch() const { return first_microbatch + microbatches() / 2; }
+  // The window of whole batches [first_batch, end_batch) of m microbatches each.
+  static RunWindow of_batches(int total_batches, int first_batch, int end_batch, int m) {
+    return {total_batches, first_batch * m, end_batch * m};
+  }
 };
 
 struct RunLengthOptions {
@@ -54,8 +62,8 @@ struct SteadyRun {
 // batches), then the drain.
 RunWindow initial_window(const RunLengthOptions& options);
 
-// Start time of each batch: the first forward of its first microbatch on stage 1 (kNever when absent).
-std::vector<TimeNs> batch_start_times(const RunTrace& trace, int m, int batches);
+// Start time of each of `microbatches` (ascending): its first forward on stage 1 (kNever when absent).
+std::vector<TimeNs> forward_start_times(const RunTrace& trace, const std::vector<int>& microbatches);
 
 // Smallest p such that stage 1's forward-start gaps repeat every p microbatches over microbatches
 // [first, end); 0 when none up to half the range.
@@ -65,11 +73,11 @@ int forward_gap_repeat(const RunTrace& trace, int first_microbatch, int end_micr
 int forward_gap_repeat(const std::vector<TimeNs>& forward_starts);
 
 // Whether the window's two halves have the same span and the same busy time per device.
-bool halves_agree(const RunTrace& trace, const RunWindow& window, int m);
+bool halves_agree(const RunTrace& trace, const RunWindow& window);
 
 // What halves_agree reads, gathered from a trace or while a run streams.
 struct HalvesTally {
-  TimeNs begin_ns = 0;  // starts of the window's first batch, of its second half, of the batch after it
+  TimeNs begin_ns = 0;  // starts of the window's first microbatch, of its second half, of the one after it
   TimeNs middle_ns = 0;
   TimeNs end_ns = 0;
   std::vector<TimeNs> first_busy_ns;   // per device: every op's time in the first half
@@ -78,7 +86,7 @@ struct HalvesTally {
   long ops = 0;
   int total_microbatches = 0;
 };
-bool halves_agree(const HalvesTally& tally, const RunWindow& window, int m);
+bool halves_agree(const HalvesTally& tally, const RunWindow& window);
 
 // What the run-length search reads off one run: its recorded trace, or a streaming analysis of it.
 class SteadyStateProbe {
@@ -86,7 +94,7 @@ class SteadyStateProbe {
   virtual ~SteadyStateProbe() = default;
   // forward_gap_repeat over microbatches [first, end) of the run.
   virtual int forward_gap_repeat(int first_microbatch, int end_microbatch) const = 0;
-  virtual bool halves_agree(const RunWindow& window, int m) const = 0;
+  virtual bool halves_agree(const RunWindow& window) const = 0;
   virtual long ops() const = 0;
 };
 

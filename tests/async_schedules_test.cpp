@@ -30,7 +30,7 @@ SimulationResult run(const Scenario& scenario, const std::string& name, int accu
 
 // Microbatches of the steady-state window the metrics used.
 std::pair<int, int> window(const SimulationResult& r) {
-  return {r.metrics.first_steady_batch * r.spec.microbatches, r.metrics.last_batch * r.spec.microbatches};
+  return {r.metrics.first_steady_microbatch, r.metrics.end_microbatch};
 }
 
 int ceil_div(int x, int a) {
@@ -102,7 +102,7 @@ TEST(Paci, StreamWindowSkipsTheFillEvenWhenFewBatchesAreRequested) {
   // start after a warm-up of 2N microbatches, whatever was requested; one F and one B per microbatch.
   for (int batches : {1, 4, 16}) {
     const SimulationResult r = run(uniform(8, 1, batches), "paci", 1);
-    EXPECT_EQ(r.metrics.first_steady_batch, 16) << batches;
+    EXPECT_EQ(r.metrics.first_steady_microbatch, 16) << batches;
     EXPECT_EQ(r.metrics.period_ns, ms_to_ns(3.0)) << batches;
     EXPECT_GE(r.spec.batches, batches);
   }

@@ -94,38 +94,46 @@ TEST(SteadyState, StreamsAtN32M8MeasurePastTheFill) {
 
 // --- the window arithmetic, by hand ---------------------------------------------------------------------
 
-// PACI N=8, a=3, m=2: warm-up 2·8 = 16 microbatches = 8 batches; cycle lcm(3, 2) = 6 microbatches = 3
-// batches, so halves of 3 batches; drain 16 + 3 = 19 microbatches = 10 batches.
+// Warm-up 16 microbatches, a cycle of 6, drain 19, m = 2: the warm-up in whole cycles (18), halves of one
+// cycle, the window [18, 30), and the run holds 30 + 19 = 49 microbatches in whole batches: 25.
 TEST(SteadyState, InitialWindowIsWarmupTwoWholeCyclesAndDrain) {
   RunLengthOptions o;
   o.microbatches_per_batch = 2;
   o.min_batches = 1;
   o.hint = {16, 6, 19};
   RunWindow w = initial_window(o);
-  EXPECT_EQ(w.first_batch, 8);
-  EXPECT_EQ(w.end_batch, 14);
-  EXPECT_EQ(w.total_batches, 24);
-  // 40 requested: (40 − 8 − 10) / 6 = 3 pairs of cycles widen the window to 18 batches; 4 more batches
-  // of warm-up make up the 40.
+  EXPECT_EQ(w.first_microbatch, 18);
+  EXPECT_EQ(w.end_microbatch, 30);
+  EXPECT_EQ(w.total_batches, 25);
+  // 40 requested (80 microbatches): (80 − 18 − 19) / 12 = 3 pairs of cycles widen the window to 36
+  // microbatches; of the 80 − 73 = 7 left over, one whole cycle (6) more of warm-up.
   o.min_batches = 40;
   w = initial_window(o);
-  EXPECT_EQ(w.batches(), 18);
-  EXPECT_EQ(w.first_batch, 12);
+  EXPECT_EQ(w.microbatches(), 36);
+  EXPECT_EQ(w.first_microbatch, 24);
   EXPECT_EQ(w.total_batches, 40);
+  // A cycle of one batch keeps the window at batch starts: (80 − 16 − 19) / 4 = 11 pairs of 2, rounded down
+  // to whole multiples of the fill's quarter ((16 + 19) / 4 / 2 = 4 pairs): 8 pairs, 32 microbatches from
+  // 16; of the 80 − 67 = 13 left over, 12 (6 cycles) more of warm-up: it starts at 28 = batch 14.
+  o.hint = {16, 2, 19};
+  w = initial_window(o);
+  EXPECT_EQ(w.microbatches(), 32);
+  EXPECT_EQ(w.first_microbatch, 28);
+  EXPECT_EQ(w.first_microbatch % o.microbatches_per_batch, 0);
 }
 
 // A stream of few microbatches per batch over many stages: fill 2·64 = 128 microbatches = 32 batches of 4,
-// drain 129 = 33 batches; the window takes a quarter of those 65 batches in whole cycles, 16 batches a half.
+// drain 129; the window takes a quarter of those 257 microbatches in whole cycles: 64 a half.
 TEST(SteadyState, LongFillAndDrainWidenTheFirstWindow) {
   RunLengthOptions o;
   o.microbatches_per_batch = 4;
   o.hint = {128, 4, 129};
   const RunWindow w = initial_window(o);
-  EXPECT_EQ(w.first_batch, 32);
-  EXPECT_EQ(w.end_batch, 64);
+  EXPECT_EQ(w.first_microbatch, 128);
+  EXPECT_EQ(w.end_microbatch, 256);
   EXPECT_EQ(w.total_batches, 97);
   o.exact_repeat = false;  // noisy costs: halves of one batch
-  EXPECT_EQ(initial_window(o).batches(), 2);
+  EXPECT_EQ(initial_window(o).microbatches(), 8);
 }
 
 // Async 1F1B at N=64, m=4 with a 0.05 ms latency repeats per device only every 16 batches (each batch
@@ -146,6 +154,35 @@ TEST(SteadyState, AStreamWithALongRepeatConvergesInOneRun) {
   EXPECT_EQ(r.metrics.period_ns * 16, ms_to_ns(198.3));  // fifteen batches of 12.4 ms and one of 12.3
 }
 
+// The same stream with batches of 220: its pattern (63 forward gaps of 3.1 ms and one of 3.0 on stage 1)
+// repeats every 64 microbatches, so windows of whole batches would need lcm(64, 220) / 220 = 16 batches a
+// half (34 batches in all, two runs: 1.44 M ops). A stream's window is cut at microbatches: one run of 2
+// batches (fill 128, halves of 64, drain 129), and the exact period 220 × 198.3 / 64 ms.
+TEST(SteadyState, AStreamWindowIsCutBetweenBatches) {
+  const auto scenario = [](int microbatches, int batches) {
+    return test::scenario_from_yaml(fmt::format(
+        "pipeline: {{stages: 64, microbatches: {}, batches: {}}}\n"
+        "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05}}\n",
+        microbatches, batches));
+  };
+  const SimulationResult r = run(scenario(220, 1), "pipedream");
+  EXPECT_EQ(r.simulations, 1);
+  EXPECT_EQ(r.spec.batches, 2);
+  EXPECT_EQ(r.metrics.simulated_ops, 2 * 220 * 64 * 3);  // F, B and a step per microbatch and stage
+  const int window = r.metrics.end_microbatch - r.metrics.first_steady_microbatch;
+  EXPECT_EQ(window % 128, 0) << window;         // whole repeats of 64 in each half
+  EXPECT_NE(window % 220, 0) << window;         // not whole batches
+  EXPECT_EQ(r.metrics.period_ns, 681'656'250);  // 220 x 3.0984375 ms
+  // Per microbatch the same as batches of 64, whose windows are whole batches.
+  const SimulationResult whole = run(scenario(64, 1), "pipedream");
+  EXPECT_EQ(whole.metrics.period_ns, ms_to_ns(198.3));
+  EXPECT_DOUBLE_EQ(r.metrics.bubble_fraction, whole.metrics.bubble_fraction);
+  for (size_t d = 0; d < r.metrics.devices.size(); ++d) {
+    EXPECT_EQ(r.metrics.devices[d].work_ns_per_microbatch, whole.metrics.devices[d].work_ns_per_microbatch);
+    EXPECT_EQ(r.metrics.devices[d].busy_ns_per_batch * 64, whole.metrics.devices[d].busy_ns_per_batch * 220);
+  }
+}
+
 TEST(SteadyState, ScheduleHintsGiveTheFillAndTheAccumulationCycle) {
   PipelineSpec spec;
   spec.devices = 8;
@@ -154,7 +191,7 @@ TEST(SteadyState, ScheduleHintsGiveTheFillAndTheAccumulationCycle) {
   params.set("accumulation", "4");
   const SteadyStateHint paci = make_schedule("paci", params)->steady_state(spec);
   EXPECT_EQ(paci.warmup_microbatches, 16);  // 2·max(N, L_1) = 2·8
-  EXPECT_EQ(paci.cycle_microbatches, 12);   // lcm(4, 6)
+  EXPECT_EQ(paci.cycle_microbatches, 4);    // a: a stream's timing knows no batches
   EXPECT_EQ(paci.drain_microbatches, 20);   // 16 + a
   const SteadyStateHint flush = make_schedule("1f1b-flush", ScheduleParams("test"))->steady_state(spec);
   EXPECT_EQ(flush.cycle_microbatches, 6);
@@ -334,7 +371,7 @@ TEST(SteadyStateGrid, PaciMeanDriftIsExactWhenADividesTheWindow) {
       for (int a : {1, 2, 3, 4, 8}) {
         SCOPED_TRACE(fmt::format("N={} m={} a={}", n, m, a));
         const SimulationResult r = run(uniform_split(n, m, 1), "paci", a);
-        const int window_microbatches = (r.metrics.last_batch - r.metrics.first_steady_batch) * m;
+        const int window_microbatches = r.metrics.end_microbatch - r.metrics.first_steady_microbatch;
         EXPECT_EQ(window_microbatches % a, 0);
         for (int i = 1; i <= n; ++i) {
           EXPECT_DOUBLE_EQ(r.drift.stages[i - 1].drift_mean, static_cast<double>(n - i) / a) << "stage " << i;

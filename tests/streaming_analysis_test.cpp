@@ -31,8 +31,8 @@ void expect_same_figures(const SimulationResult& recorded, const SimulationResul
   EXPECT_EQ(streamed.graph.critical_path_ns, recorded.graph.critical_path_ns) << what;
   const RunMetrics& a = recorded.metrics;
   const RunMetrics& b = streamed.metrics;
-  EXPECT_EQ(a.first_steady_batch, b.first_steady_batch) << what;
-  EXPECT_EQ(a.last_batch, b.last_batch) << what;
+  EXPECT_EQ(a.first_steady_microbatch, b.first_steady_microbatch) << what;
+  EXPECT_EQ(a.end_microbatch, b.end_microbatch) << what;
   EXPECT_EQ(a.window_ns, b.window_ns) << what;
   EXPECT_EQ(a.period_ns, b.period_ns) << what;
   EXPECT_EQ(a.bubble_fraction, b.bubble_fraction) << what;
