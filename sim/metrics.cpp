@@ -73,7 +73,7 @@ RunMetrics metrics_from_tally(const MetricsTally& tally, const MetricsInput& inp
   result.end_microbatch = w.end_microbatch;
   result.window_ns = tally.window_end_ns - tally.window_begin_ns;
   // Per batch of m microbatches: the window need not hold whole batches (a stream's cycle may be shorter).
-  result.period_ns = result.window_ns * m / window_microbatches;
+  result.period_ns = w.per_batch(result.window_ns, m);
 
   TimeNs max_work = 0;
   for (int d = 0; d < devices; ++d) {
@@ -81,7 +81,7 @@ RunMetrics metrics_from_tally(const MetricsTally& tally, const MetricsInput& inp
     DeviceMetrics& dm = result.devices[d];
     dm.work_ns_per_microbatch = t.work_in_window_ns / window_microbatches;
     dm.run_work_ns_per_microbatch = t.work_total_ns / std::max(1, tally.total_microbatches);
-    dm.busy_ns_per_batch = t.busy_in_window_ns * m / window_microbatches;
+    dm.busy_ns_per_batch = w.per_batch(t.busy_in_window_ns, m);
     dm.idle_ns_per_batch = result.period_ns - dm.busy_ns_per_batch;
     dm.peak_activation_bytes = t.peak_activation_bytes;
     dm.peak_in_flight = t.peak_in_flight;

@@ -405,7 +405,7 @@ RepeatedListTimes::WindowFigures RepeatedListTimes::figures(const RunWindow& win
   const TimeNs end_ns =
       window.end_microbatch < batches_ * m_ ? window_start_ns(window.end_microbatch) : makespan_ns_;
   WindowFigures figures;
-  figures.period_ns = (end_ns - begin_ns) * m_ / window.microbatches();
+  figures.period_ns = window.per_batch(end_ns - begin_ns, m_);
   const int first_batch = window.first_microbatch / m_;
   figures.makespan_ns = makespan_ns_;
   for (size_t d = 0; d < batch_ops_.size(); ++d) {

@@ -29,6 +29,12 @@ struct RunWindow {
   int end_microbatch = 1;
   int microbatches() const { return end_microbatch - first_microbatch; }
   int middle_microbatch() const { return first_microbatch + microbatches() / 2; }
+  // A window total per batch of m microbatches, ⌊value · m / microbatches⌋, without forming value · m (a
+  // window of 100 s ops can span 10^17 ns).
+  TimeNs per_batch(TimeNs value, int m) const {
+    const TimeNs w = microbatches();
+    return value / w * m + value % w * m / w;
+  }
   // The window of whole batches [first_batch, end_batch) of m microbatches each.
   static RunWindow of_batches(int total_batches, int first_batch, int end_batch, int m) {
     return {total_batches, first_batch * m, end_batch * m};

@@ -183,6 +183,20 @@ TEST(SteadyState, AStreamWindowIsCutBetweenBatches) {
   }
 }
 
+// Per-batch figures of a window cut between batches: ⌊value · m / microbatches⌋ exactly, also where value · m
+// would overflow 64 bits (a window of 100 s ops).
+TEST(SteadyState, PerBatchScalingIsExactWithoutOverflow) {
+  const RunWindow w{4, 128, 348};  // 220 microbatches
+  EXPECT_EQ(w.per_batch(681'656'250, 220), 681'656'250);
+  EXPECT_EQ(w.per_batch(1000, 64), 290);  // 64000 / 220 = 290.9
+  for (const TimeNs value : {TimeNs{3}, TimeNs{219}, TimeNs{400'000'000'000'000'123}}) {
+    for (const int m : {1, 7, 64, 4096}) {
+      const __int128 exact = static_cast<__int128>(value) * m / 220;
+      EXPECT_EQ(static_cast<__int128>(w.per_batch(value, m)), exact) << value << " x " << m;
+    }
+  }
+}
+
 TEST(SteadyState, ScheduleHintsGiveTheFillAndTheAccumulationCycle) {
   PipelineSpec spec;
   spec.devices = 8;
