@@ -19,11 +19,12 @@
 namespace pipesim {
 
 ZbFlags ZbFlags::from_index(int index) {
-  return {(index & 1) != 0, (index & 2) != 0, (index & 4) != 0};
+  return {(index & kAllowBubbleBit) != 0, (index & kPrioritizeBit) != 0, (index & kFillShortGapsBit) != 0};
 }
 
 int ZbFlags::index() const {
-  return (allow_bubble_before_first_i ? 1 : 0) | (prioritize_input_grad ? 2 : 0) | (fill_short_gaps ? 4 : 0);
+  return (allow_bubble_before_first_i ? kAllowBubbleBit : 0) | (prioritize_input_grad ? kPrioritizeBit : 0) |
+         (fill_short_gaps ? kFillShortGapsBit : 0);
 }
 
 std::string ZbFlags::describe() const {
@@ -97,11 +98,6 @@ namespace {
 // A list that cannot be built: memory forces a W that does not exist, or an op's input is not placed.
 struct Infeasible {};
 
-// ZbFlags::index's bits.
-constexpr int kAllowBubbleBit = 1;
-constexpr int kPrioritizeBit = 2;
-constexpr int kFillShortGapsBit = 4;
-
 // One run of the greedy for one flag setting. State per stage, as in the reference: ops placed of each
 // kind, when the stage is free, activation memory held, and its cumulative bubble (idle time after its
 // first F).
@@ -171,7 +167,7 @@ class GreedyBuilder {
       for (int k = stages_[s].forwards; k < m_ && held + stage.activation_bytes <= stage.limit_bytes; ++k) {
         const bool late_allowing = end + stage.forward_ns[k] > arrival;
         const bool late_strict = end >= arrival;
-        if (late_allowing != late_strict) decisive_ |= kAllowBubbleBit;
+        if (late_allowing != late_strict) decisive_ |= ZbFlags::kAllowBubbleBit;
         if (flags_.allow_bubble_before_first_i ? late_allowing : late_strict) break;
         held += stage.activation_bytes;
         end += stage.forward_ns[k];
@@ -213,7 +209,7 @@ class GreedyBuilder {
     if (s + 1 >= n_ || state.forwards < stages_[s + 1].forwards + 2) return true;
     // Only here does prioritize_input_grad matter: decisive where the stage would skip its F.
     const bool runs = runs_forward_prioritizing_input_grads(s);
-    if (!runs) decisive_ |= kPrioritizeBit;
+    if (!runs) decisive_ |= ZbFlags::kPrioritizeBit;
     return runs || !flags_.prioritize_input_grad;
   }
 
@@ -275,7 +271,7 @@ class GreedyBuilder {
     if (!weight_grad_pending(s) || stages_[s].free_ns >= ready_ns) return;
     const bool keeps_bubble_at_most_largest =
         ready_ns - stages_[s].free_ns <= largest_bubble_ns() - stages_[s].bubble_ns;
-    if (keeps_bubble_at_most_largest) decisive_ |= kFillShortGapsBit;
+    if (keeps_bubble_at_most_largest) decisive_ |= ZbFlags::kFillShortGapsBit;
     if (!keeps_bubble_at_most_largest || flags_.fill_short_gaps) put(s, OpKind::W);
   }
 

@@ -44,7 +44,11 @@ struct ZbFlags {
   // stage's cumulative bubble the largest.
   bool fill_short_gaps = false;
 
-  static ZbFlags from_index(int index);  // bits 0, 1, 2 = the fields in declaration order
+  // index()'s bits, the fields in declaration order.
+  static constexpr int kAllowBubbleBit = 1;
+  static constexpr int kPrioritizeBit = 2;
+  static constexpr int kFillShortGapsBit = 4;
+  static ZbFlags from_index(int index);
   int index() const;
   std::string describe() const;  // e.g. "greedy(allow_bubble,prioritize_i)" or "greedy()"
 };
