@@ -110,7 +110,9 @@ class GreedyBuilder {
         m_(problem.microbatches),
         stages_(n_),
         forward_end_ns_(static_cast<size_t>(n_) * m_, 0),
-        input_grad_end_ns_(static_cast<size_t>(n_) * m_, 0) {}
+        input_grad_end_ns_(static_cast<size_t>(n_) * m_, 0) {
+    for (StageState& state : stages_) state.list.reserve(3 * static_cast<size_t>(m_));
+  }
 
   ZbGreedyPlan run() {
     first_round();
@@ -275,11 +277,8 @@ class GreedyBuilder {
     if (!keeps_bubble_at_most_largest || flags_.fill_short_gaps) put(s, OpKind::W);
   }
 
-  TimeNs largest_bubble_ns() const {
-    TimeNs largest = 0;
-    for (const StageState& state : stages_) largest = std::max(largest, state.bubble_ns);
-    return largest;
-  }
+  // Bubbles only grow (an op never starts before its stage is free): the largest is kept as they do.
+  TimeNs largest_bubble_ns() const { return largest_bubble_ns_; }
 
   bool weight_grad_pending(int s) const { return stages_[s].weight_grads < stages_[s].input_grads; }
 
@@ -327,6 +326,7 @@ class GreedyBuilder {
       state.first_start_ns = ready;
     } else {
       state.bubble_ns += ready - state.free_ns;
+      largest_bubble_ns_ = std::max(largest_bubble_ns_, state.bubble_ns);
     }
     state.free_ns = ready + duration;
   }
@@ -338,6 +338,7 @@ class GreedyBuilder {
   std::vector<StageState> stages_;
   std::vector<TimeNs> forward_end_ns_;  // [stage * m + microbatch], valid once placed
   std::vector<TimeNs> input_grad_end_ns_;
+  TimeNs largest_bubble_ns_ = 0;  // over all stages
 
  public:
   // The flags (ZbFlags::index bits) whose value changed a decision of this run so far: a setting that

@@ -12,24 +12,21 @@ namespace pipesim {
 namespace {
 
 constexpr TimeNs kUnknown = -1;
+constexpr int kNone = -1;
 
-// The outputs of one (stage, microbatch of a batch), for the batch named beside each. One batch's cells
-// serve all batches: a stage's output of batch b + 1 can only be timed after its consumer has read the
-// output of batch b (the consumer's op of batch b precedes, in the producer's list, an op that waits for
-// the consumer). A read that finds a later batch returns nullopt all the same, never a wrong time.
-struct Cell {
-  TimeNs forward_end_ns = kUnknown;
-  TimeNs input_grad_end_ns = kUnknown;  // B or I
-  int forward_batch = -1;
-  int input_grad_batch = -1;
-};
-
-// One op of a batch list with what its inputs need, worked out once for every batch.
+// One op of the batch list, compiled once for every batch: ops are numbered device by device in list order
+// (the "flat" index), and each names the flat index of the ops it waits for besides its device's previous
+// one. Every batch has the same dependencies; only the devices' start times and, where the cost model
+// says so, durations differ. An op without such an input names the sentinel after the last op, which
+// ends at time 0 in every batch: the hot loops take the same path for every kind of op.
 struct BatchOp {
-  Action action;
-  int input_stage = -1;         // the other stage whose output it waits for (F: previous, B/I: next)
+  int own = 0;    // same stage: B/I wait for their F, W for its B/I
+  int input = 0;  // the other stage's output: F the previous stage's F, B/I the next's B/I
+  int device = 0;
+  int consumer_device = kNone;  // the device of the op that waits for this one as its `input`
   TimeNs input_latency_ns = 0;  // 0 when that stage is on this device
   TimeNs duration_ns = 0;       // in every batch, where the cost model says so
+  size_t position = 0;          // in RepeatedListTimes' op times, for batch 0
 };
 
 TimeNs checked_sum_ns(TimeNs a, TimeNs b, const char* what) {
@@ -38,40 +35,78 @@ TimeNs checked_sum_ns(TimeNs a, TimeNs b, const char* what) {
   return sum;
 }
 
-}  // namespace
+// The batch's ops with their dependencies resolved; nullopt for a list time_static_lists refuses: a stage
+// of another device, a microbatch outside the batch, an op run twice (F, or B/I, of one stage and
+// microbatch), or an input no op makes (the engine would wait for it forever). (Ops are built field by
+// field: a whole-struct temporary made the compiler store it in parts and reload it whole, a
+// store-forwarding stall per op.)
+struct CompiledBatch {
+  std::vector<BatchOp> ops;          // by flat index
+  std::vector<Action> actions;       // by flat index
+  std::vector<size_t> device_begin;  // devices + 1 entries: device d's ops are [begin[d], begin[d + 1])
+  std::vector<int> first_stage_microbatch;  // by flat index: a first-stage F's microbatch, else kNone
+  int sentinel() const { return static_cast<int>(actions.size()); }
+};
 
-std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run, const CostModel& costs) {
+std::optional<CompiledBatch> compile_batch(const RepeatedListRun& run, const CostModel& costs,
+                                           bool same_every_batch) {
   const PipelineLayout& layout = run.layout;
-  const int devices = layout.devices;
   const int stages = layout.stages;
   const int m = run.microbatches_per_batch;
-  const int batches = run.batches;
-  const int total = m * batches;
-  if (static_cast<int>(run.one_batch.size()) != devices ||
-      static_cast<int>(run.latency_ns.size()) != devices || m < 1 || batches < 1 || layout.pipelines != 1)
-    return std::nullopt;
-
-  RepeatedListTimes times;
-  times.m_ = m;
-  times.batches_ = batches;
-  // Durations by kind and stage: each op's is read once, for batch 0, and serves every batch.
-  const bool same_every_batch = costs.durations_by_kind_and_stage();
-  std::vector<TimeNs> duration_by_stage_kind(same_every_batch ? static_cast<size_t>(stages) * kOpKinds : 0,
-                                             -1);
-  std::vector<std::vector<BatchOp>> ops(devices);
-  std::vector<std::vector<int>> step_stages(devices);
-  for (int d = 0; d < devices; ++d) {
-    step_stages[d] = layout.stages_on(d);
+  CompiledBatch batch;
+  size_t total = 0;
+  for (const std::vector<Action>& list : run.one_batch) total += list.size();
+  batch.actions.reserve(total);
+  batch.first_stage_microbatch.reserve(total);
+  for (int d = 0; d < layout.devices; ++d) {
+    batch.device_begin.push_back(batch.actions.size());
     for (const Action& a : run.one_batch[d]) {
       if (a.kind == OpKind::U || a.fused_with_next || a.stage < 0 || a.stage >= stages ||
           layout.device(a.stage) != d || a.microbatch < 0 || a.microbatch >= m)
         return std::nullopt;
-      BatchOp op{a};
-      if (a.kind == OpKind::F && a.stage > 0) op.input_stage = a.stage - 1;
-      if ((a.kind == OpKind::B || a.kind == OpKind::I) && a.stage + 1 < stages) op.input_stage = a.stage + 1;
-      if (op.input_stage >= 0) {
-        const int from = layout.device(op.input_stage);
+      batch.actions.push_back(a);
+      batch.first_stage_microbatch.push_back(a.kind == OpKind::F && a.stage == 0 ? a.microbatch : kNone);
+    }
+  }
+  batch.device_begin.push_back(batch.actions.size());
+  // Per (stage, microbatch): the flat index of its F and of its B or I.
+  std::vector<int> forward_of(static_cast<size_t>(stages) * m, kNone);
+  std::vector<int> input_grad_of(forward_of.size(), kNone);
+  for (size_t i = 0; i < total; ++i) {
+    const Action& a = batch.actions[i];
+    const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
+    if (a.kind == OpKind::W) continue;
+    int& made = a.kind == OpKind::F ? forward_of[cell] : input_grad_of[cell];
+    if (made != kNone) return std::nullopt;  // run twice
+    made = static_cast<int>(i);
+  }
+  std::vector<TimeNs> duration_by_stage_kind(same_every_batch ? static_cast<size_t>(stages) * kOpKinds : 0,
+                                             -1);
+  const int sentinel = batch.sentinel();
+  batch.ops.resize(total + 1);
+  batch.ops[total].consumer_device = kNone;
+  for (int d = 0; d < layout.devices; ++d) {
+    for (size_t i = batch.device_begin[d]; i < batch.device_begin[d + 1]; ++i) {
+      const Action& a = batch.actions[i];
+      BatchOp& op = batch.ops[i];
+      op.device = d;
+      int own = sentinel, input = sentinel, input_stage = kNone;
+      if (a.kind == OpKind::F) {
+        if (a.stage > 0) input_stage = a.stage - 1;
+        if (input_stage != kNone) input = forward_of[static_cast<size_t>(input_stage) * m + a.microbatch];
+      } else {
+        const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
+        own = a.kind == OpKind::W ? input_grad_of[cell] : forward_of[cell];
+        if (a.kind != OpKind::W && a.stage + 1 < stages) input_stage = a.stage + 1;
+        if (input_stage != kNone) input = input_grad_of[cell + m];
+      }
+      if (own == kNone || input == kNone) return std::nullopt;
+      op.own = own;
+      op.input = input;
+      if (input_stage != kNone) {
+        const int from = layout.device(input_stage);
         op.input_latency_ns = from == d ? 0 : run.latency_ns[from];
+        batch.ops[input].consumer_device = d;
       }
       if (same_every_batch) {  // one read per (stage, kind)
         TimeNs& known_ns =
@@ -79,56 +114,156 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
         if (known_ns < 0) known_ns = costs.duration(a);
         op.duration_ns = known_ns;
       }
-      ops[d].push_back(op);
     }
-    times.batch_ops_.push_back(ops[d].size());
+  }
+  return batch;
+}
+
+}  // namespace
+
+std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run, const CostModel& costs) {
+  const PipelineLayout& layout = run.layout;
+  const int devices = layout.devices;
+  const int m = run.microbatches_per_batch;
+  const int batches = run.batches;
+  const int total = m * batches;
+  if (static_cast<int>(run.one_batch.size()) != devices ||
+      static_cast<int>(run.latency_ns.size()) != devices || m < 1 || batches < 1 || layout.pipelines != 1)
+    return std::nullopt;
+
+  // Durations by kind and stage: each op's is read once, for batch 0, and serves every batch.
+  const bool same_every_batch = costs.durations_by_kind_and_stage();
+  std::optional<CompiledBatch> compiled = compile_batch(run, costs, same_every_batch);
+  if (!compiled) return std::nullopt;
+  std::vector<BatchOp>& ops = compiled->ops;
+  const std::vector<Action>& actions = compiled->actions;
+  const std::vector<size_t>& device_begin = compiled->device_begin;
+  const std::vector<int>& first_stage_microbatch = compiled->first_stage_microbatch;
+  const int sentinel = compiled->sentinel();
+  const auto device_ops = [&](int d) { return device_begin[d + 1] - device_begin[d]; };
+
+  RepeatedListTimes times;
+  times.m_ = m;
+  times.batches_ = batches;
+  std::vector<std::vector<int>> step_stages(devices);
+  std::vector<size_t> batch_length(devices);  // per device: one batch's ops and steps
+  bool any_steps = false, all_steps = true;
+  for (int d = 0; d < devices; ++d) {
+    step_stages[d] = layout.stages_on(d);
+    any_steps |= !step_stages[d].empty();
+    all_steps &= !step_stages[d].empty();
+    batch_length[d] = device_ops(d) + step_stages[d].size();
+    times.batch_ops_.push_back(device_ops(d));
     times.steps_.push_back(step_stages[d].size());
-    const size_t length = (ops[d].size() + step_stages[d].size()) * batches;
     times.device_offset_.push_back(static_cast<size_t>(times.ops_));
-    times.ops_ += static_cast<long>(length);
+    for (size_t i = device_begin[d]; i < device_begin[d + 1]; ++i)
+      ops[i].position = static_cast<size_t>(times.ops_) + (i - device_begin[d]);
+    times.ops_ += static_cast<long>(batch_length[d] * batches);
   }
   times.device_offset_.push_back(static_cast<size_t>(times.ops_));
+  // A device without a step never reaches the barrier the others wait at: the engine names the deadlock.
+  if (run.synchronized_steps && any_steps && !all_steps) return std::nullopt;
   // Every entry is written before it is read: no value-initialisation of the largest array.
   times.op_times_.reset(new RepeatedListTimes::OpTime[times.ops_]);
   times.first_stage_forward_start_ns_.assign(total, kNever);
 
-  std::vector<Cell> cells(static_cast<size_t>(stages) * m);
-  const auto cell = [&](int stage, int mb) -> Cell& { return cells[static_cast<size_t>(stage) * m + mb]; };
-  bool out_of_order = false;               // a cell held a later batch than its reader's
-  std::vector<size_t> cursor(devices, 0);  // position in the device's run order
-  std::vector<int> cursor_batch(devices, 0);
-  std::vector<size_t> cursor_index(devices, 0);  // within the batch: its ops, then its steps
   std::vector<TimeNs> free_ns(devices, 0);
-  // Barriers: per step, devices arrived and the latest arrival (the end of each device's op before it).
-  std::vector<int> arrived(run.synchronized_steps ? batches : 0, 0);
-  std::vector<TimeNs> barrier_ns(arrived.size(), 0);
-  std::vector<char> reached_barrier(devices, 0);  // for the step of the device's current batch
+  // The current batch's op ends by flat index (each batch overwrites the one before), the sentinel's 0.
+  std::vector<TimeNs> end_ns(ops.size(), kUnknown);
+  end_ns[sentinel] = 0;
+  std::vector<int> order;  // batch 0's flat indices in the order they were timed
+  order.reserve(ops.size());
 
-  // A worklist of devices, as time_static_lists: each runs its list as far as its inputs are timed, here up
-  // to the end of the round's batch.
-  std::vector<int> work;
-  std::vector<char> queued(devices, 0);
-  std::vector<size_t> limit(devices, 0);
-  const auto wake = [&](int device) {
-    if (!queued[device]) {
-      queued[device] = 1;
-      work.push_back(device);
+  // Times flat op i of `batch` from its device's free time and its inputs' ends (all timed); false where
+  // time_static_lists refuses (a zero-length op, whose memory changes would need the engine's order).
+  const auto time_op = [&](size_t i, int batch) {
+    const BatchOp& op = ops[i];
+    const TimeNs arrival_ns = checked_sum_ns(end_ns[op.input], op.input_latency_ns, "a transfer's arrival");
+    const TimeNs start = std::max(std::max(free_ns[op.device], end_ns[op.own]), arrival_ns);
+    TimeNs duration = op.duration_ns;
+    if (!same_every_batch) {
+      Action a = actions[i];
+      a.microbatch += batch * m;
+      duration = costs.duration(a);
     }
+    if (duration <= 0) return false;
+    const TimeNs end = checked_sum_ns(start, duration, "an op's end");
+    end_ns[i] = end;
+    free_ns[op.device] = end;
+    RepeatedListTimes::OpTime& slot = times.op_times_[op.position + batch * batch_length[op.device]];
+    slot.start_ns = start;
+    slot.end_ns = end;
+    if (first_stage_microbatch[i] != kNone)
+      times.first_stage_forward_start_ns_[first_stage_microbatch[i] + batch * m] = start;
+    return true;
   };
-  // What each blocked device waits for: an output just timed wakes only the device waiting for it.
-  std::vector<const TimeNs*> waiting_on(devices, nullptr);
-  const auto wake_if_waiting = [&](int device, const TimeNs& output) {
-    if (waiting_on[device] == &output) {
-      waiting_on[device] = nullptr;
-      wake(device);
+
+  // Batch 0: a worklist of devices, each running its list as far as its inputs are timed; a blocked device
+  // waits for one input and only that input's op wakes it. The order ops were timed in respects every
+  // dependency, and every batch has the same dependencies: later batches are timed in that order, no
+  // worklist.
+  const auto time_first_batch = [&]() {
+    std::vector<int> work;
+    std::vector<char> queued(devices, 1);
+    for (int d = devices - 1; d >= 0; --d) work.push_back(d);
+    std::vector<size_t> cursor(device_begin.begin(), device_begin.end() - 1);
+    std::vector<int> waiting_on(devices, kNone);
+    while (!work.empty()) {
+      const int d = work.back();
+      work.pop_back();
+      queued[d] = 0;
+      const size_t device_end = device_begin[d + 1];
+      size_t i = cursor[d];
+      for (; i < device_end; ++i) {
+        const BatchOp& op = ops[i];
+        if (end_ns[op.own] == kUnknown) {  // an op later on this device: a deadlock
+          waiting_on[d] = op.own;
+          break;
+        }
+        if (end_ns[op.input] == kUnknown) {
+          waiting_on[d] = op.input;
+          break;
+        }
+        if (!time_op(i, 0)) return false;
+        order.push_back(static_cast<int>(i));
+        const int consumer = op.consumer_device;
+        if (consumer != kNone && waiting_on[consumer] == static_cast<int>(i)) {
+          waiting_on[consumer] = kNone;
+          if (!queued[consumer]) {
+            queued[consumer] = 1;
+            work.push_back(consumer);
+          }
+        }
+      }
+      cursor[d] = i;
     }
+    return order.size() + 1 == ops.size();  // otherwise a deadlock: the engine names it
   };
+
+  // After each batch's ops, every device's optimizer steps, at the barrier where steps are synchronized:
+  // every device reaches it as its last op of the batch ends.
+  const auto time_steps = [&](int batch) {
+    TimeNs barrier_ns = 0;
+    if (run.synchronized_steps) barrier_ns = *std::max_element(free_ns.begin(), free_ns.end());
+    for (int d = 0; d < devices; ++d) {
+      size_t position = times.device_offset_[d] + batch * batch_length[d] + device_ops(d);
+      for (int stage : step_stages[d]) {
+        const TimeNs start = std::max(free_ns[d], barrier_ns);
+        const TimeNs duration = costs.duration(optimizer_step(stage, batch, run.synchronized_steps));
+        if (duration < 0) return false;
+        free_ns[d] = checked_sum_ns(start, duration, "an op's end");
+        times.op_times_[position++] = {start, free_ns[d]};
+      }
+    }
+    return true;
+  };
+
   // Whether every batch after `batch` is `batch` shifted: every device ended `batch` (its last step) the
   // same time after it ended the one before, and every later op lasts as long as its copy in `batch`.
   const auto repeats_after = [&](int batch) {
     const auto step_end = [&](int d, int b) -> TimeNs {
       if (b < 0) return 0;  // every device starts the run free at time 0, with no output made
-      return times.device_times(d)[(ops[d].size() + step_stages[d].size()) * (b + 1) - 1].end_ns;
+      return times.device_times(d)[batch_length[d] * (b + 1) - 1].end_ns;
     };
     const TimeNs shift_ns = step_end(0, batch) - step_end(0, batch - 1);
     TimeNs last_end_ns = 0;
@@ -143,14 +278,14 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       return false;
     for (int b = batch + 1; b < batches && !same_every_batch; ++b) {
       const int offset = (b - batch) * m;
+      for (const Action& action : actions) {
+        Action a = action;
+        a.microbatch += batch * m;
+        const TimeNs duration = costs.duration(a);
+        a.microbatch += offset;
+        if (costs.duration(a) != duration) return false;
+      }
       for (int d = 0; d < devices; ++d) {
-        for (const BatchOp& op : ops[d]) {
-          Action a = op.action;
-          a.microbatch += batch * m;
-          const TimeNs duration = costs.duration(a);
-          a.microbatch += offset;
-          if (costs.duration(a) != duration) return false;
-        }
         for (int stage : step_stages[d]) {
           if (costs.duration(optimizer_step(stage, b, run.synchronized_steps)) !=
               costs.duration(optimizer_step(stage, batch, run.synchronized_steps)))
@@ -165,120 +300,19 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   // Batch by batch: once one batch ends every device's step exactly the same time after the previous
   // batch's did, every later batch repeats it shifted by that time (its timing is a max-plus function of
   // those ends alone), provided its ops last as long: those batches are not timed op by op.
-  for (int round = 0; round < batches; ++round) {
-    for (int d = 0; d < devices; ++d) {
-      limit[d] = (ops[d].size() + step_stages[d].size()) * (round + 1);
-      wake(d);
-    }
-    while (!work.empty()) {
-      const int d = work.back();
-      work.pop_back();
-      queued[d] = 0;
-      const std::vector<BatchOp>& list = ops[d];
-      const size_t batch_length = list.size() + step_stages[d].size();
-      RepeatedListTimes::OpTime* op_times = times.op_times_.get() + times.device_offset_[d];
-      while (cursor[d] < limit[d]) {
-        const int batch = cursor_batch[d];
-        const size_t index = cursor_index[d];
-        TimeNs start = free_ns[d];
-        TimeNs duration = 0;
-        if (index < list.size()) {
-          const BatchOp& op = list[index];
-          Action a = op.action;
-          Cell& own = cell(a.stage, a.microbatch);
-          const int batch_mb = a.microbatch;
-          a.microbatch += batch * m;
-          const auto after = [&](const TimeNs& end_ns, int end_batch, TimeNs latency_ns) {
-            if (end_batch != batch) {
-              out_of_order |= end_batch > batch;
-              waiting_on[d] = &end_ns;
-              return false;
-            }
-            start = std::max(start, checked_sum_ns(end_ns, latency_ns, "a transfer's arrival"));
-            return true;
-          };
-          bool ready = true;
-          switch (a.kind) {
-            case OpKind::F:
-              if (op.input_stage >= 0) {
-                const Cell& input = cell(op.input_stage, batch_mb);
-                ready = after(input.forward_end_ns, input.forward_batch, op.input_latency_ns);
-              }
-              break;
-            case OpKind::B:
-            case OpKind::I:
-              ready = after(own.forward_end_ns, own.forward_batch, 0);
-              if (ready && op.input_stage >= 0) {
-                const Cell& input = cell(op.input_stage, batch_mb);
-                ready = after(input.input_grad_end_ns, input.input_grad_batch, op.input_latency_ns);
-              }
-              break;
-            case OpKind::W:
-              ready = after(own.input_grad_end_ns, own.input_grad_batch, 0);
-              break;
-            case OpKind::U:
-              break;
-          }
-          if (out_of_order) return std::nullopt;
-          if (!ready) break;
-          duration = same_every_batch ? op.duration_ns : costs.duration(a);
-          // Same rule as time_static_lists: a zero-length op's memory changes would need the engine's order.
-          if (duration <= 0) return std::nullopt;
-          const TimeNs end = checked_sum_ns(start, duration, "an op's end");
-          switch (a.kind) {
-            case OpKind::F:
-              if (own.forward_batch >= batch) return std::nullopt;  // run twice
-              own.forward_end_ns = end;
-              own.forward_batch = batch;
-              if (a.stage == 0) times.first_stage_forward_start_ns_[a.microbatch] = start;
-              if (a.stage + 1 < stages) wake_if_waiting(layout.device(a.stage + 1), own.forward_end_ns);
-              break;
-            case OpKind::B:
-            case OpKind::I:
-              if (own.input_grad_batch >= batch) return std::nullopt;  // run twice
-              own.input_grad_end_ns = end;
-              own.input_grad_batch = batch;
-              if (a.stage > 0) wake_if_waiting(layout.device(a.stage - 1), own.input_grad_end_ns);
-              break;
-            case OpKind::W:
-            case OpKind::U:
-              break;
-          }
-        } else {
-          const int stage = step_stages[d][index - list.size()];
-          if (run.synchronized_steps) {
-            if (!reached_barrier[d]) {
-              // The device reaches the barrier as it asks for its first step of the batch: when its last op
-              // ended.
-              reached_barrier[d] = 1;
-              barrier_ns[batch] = std::max(barrier_ns[batch], free_ns[d]);
-              if (++arrived[batch] == devices) {
-                for (int other = 0; other < devices; ++other) wake(other);
-              }
-            }
-            if (arrived[batch] < devices) break;
-            start = std::max(start, barrier_ns[batch]);
-          }
-          duration = costs.duration(optimizer_step(stage, batch, run.synchronized_steps));
-          if (duration < 0) return std::nullopt;
-          if (index + 1 == batch_length) reached_barrier[d] = 0;
-        }
-        free_ns[d] = checked_sum_ns(start, duration, "an op's end");
-        op_times[cursor[d]] = {start, free_ns[d]};
-        ++cursor[d];
-        if (++cursor_index[d] == batch_length) {
-          cursor_index[d] = 0;
-          ++cursor_batch[d];
-        }
+  for (int batch = 0; batch < batches; ++batch) {
+    if (batch == 0) {
+      if (!time_first_batch()) return std::nullopt;
+    } else {
+      for (const int i : order) {
+        if (!time_op(static_cast<size_t>(i), batch)) return std::nullopt;
       }
     }
-    for (int d = 0; d < devices; ++d) {
-      if (cursor[d] != limit[d]) return std::nullopt;  // a deadlock: the engine names it
-    }
-    times.explicit_batches_ = round + 1;
+    if (!time_steps(batch)) return std::nullopt;
+    times.explicit_batches_ = batch + 1;
     // From batch 0 on: under a barrier with equal steps every device ends batch 0 at the same time, as all
     // began it, so one batch times the run (the Zero Bubble search's barrier candidates).
-    if (round + 1 < batches && repeats_after(round)) break;
+    if (batch + 1 < batches && repeats_after(batch)) break;
   }
   for (int d = 0; d < devices; ++d) {
     const size_t length = times.device_ops(d);
