@@ -6,15 +6,16 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <tuple>
 
 #include "schedules/zb_handcrafted.h"
 #include "sim/duration_table.h"
 #include "sim/engine.h"
-#include "sim/parallel_for.h"
 #include "sim/repeated_list_timing.h"
 #include "sim/static_list_timing.h"
 #include "sim/steady_state.h"
+#include "sim/task_pool.h"
 
 namespace pipesim {
 
@@ -448,22 +449,41 @@ std::optional<ZbGreedyPlan> zb_greedy_schedule(const ZbProblem& problem, const Z
   return run_greedy(problem, flags).plan;
 }
 
-std::vector<std::optional<ZbGreedyPlan>> zb_greedy_all_flags(const ZbProblem& problem, int* greedy_runs) {
-  std::vector<GreedyRun> runs(kZbFlagCombinations);
+namespace {
+
+// The 8 settings in turn, running the greedy only for settings that could differ: `setting(i, plan,
+// same_as)` for each, with the run's plan (same_as = -1) or, for a setting that differs from an earlier
+// run j only in flags that decided nothing there, no plan and same_as = j (its lists are j's).
+int for_each_greedy_setting(
+    const ZbProblem& problem,
+    const std::function<void(int index, std::optional<ZbGreedyPlan>& plan, int same_as)>& setting) {
+  std::vector<int> decisive(kZbFlagCombinations, 0);
   std::vector<int> ran;  // settings actually run, in order
   for (int i = 0; i < kZbFlagCombinations; ++i) {
     const auto same =
-        std::find_if(ran.begin(), ran.end(), [&](int j) { return ((i ^ j) & runs[j].decisive_flags) == 0; });
+        std::find_if(ran.begin(), ran.end(), [&](int j) { return ((i ^ j) & decisive[j]) == 0; });
+    std::optional<ZbGreedyPlan> plan;
     if (same != ran.end()) {
-      runs[i] = runs[*same];
+      setting(i, plan, *same);
       continue;
     }
-    runs[i] = run_greedy(problem, ZbFlags::from_index(i));
+    GreedyRun run = run_greedy(problem, ZbFlags::from_index(i));
+    decisive[i] = run.decisive_flags;
     ran.push_back(i);
+    setting(i, run.plan, -1);
   }
-  if (greedy_runs != nullptr) *greedy_runs = static_cast<int>(ran.size());
-  std::vector<std::optional<ZbGreedyPlan>> plans;
-  for (GreedyRun& run : runs) plans.push_back(std::move(run.plan));
+  return static_cast<int>(ran.size());
+}
+
+}  // namespace
+
+std::vector<std::optional<ZbGreedyPlan>> zb_greedy_all_flags(const ZbProblem& problem, int* greedy_runs) {
+  std::vector<std::optional<ZbGreedyPlan>> plans(kZbFlagCombinations);
+  const int runs =
+      for_each_greedy_setting(problem, [&](int index, std::optional<ZbGreedyPlan>& plan, int same_as) {
+        plans[index] = same_as < 0 ? std::move(plan) : plans[same_as];
+      });
+  if (greedy_runs != nullptr) *greedy_runs = runs;
   return plans;
 }
 
@@ -477,21 +497,14 @@ ZbScore score_zb_candidate(const DeviceActionLists& one_batch, const PipelineSpe
 
 namespace {
 
-// Runs job(i) for every i on the machine's free cores and rethrows the first failure in index order, so
-// the search fails with the same error however its jobs were spread.
-void run_in_parallel(size_t count, const std::function<void(size_t)>& job) {
-  std::vector<std::exception_ptr> errors(count);
-  parallel_for(count, [&](size_t i) {
-    try {
-      job(i);
-    } catch (...) {
-      errors[i] = std::current_exception();
-    }
-  });
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
-}
+// Candidates with equal lists: scored once, for all of them.
+struct CandidateGroup {
+  const DeviceActionLists* lists = nullptr;  // the first member's
+  bool has_floor = false;                    // 1F1B's order is a member: scored even if it did not fit
+  bool fits = false;
+  ZbScore score;
+  std::exception_ptr error;  // rethrown where the old serial search would have met it first
+};
 
 }  // namespace
 
@@ -503,37 +516,6 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
   std::vector<ZbProblem> limited;
   for (double limit : limits) limited.push_back(make_zb_problem(spec, costs, limit));
   const ZbProblem& problem = limited.front();  // the limit every candidate must fit
-  // Per limit, the 8 settings in turn: a setting that differs from one already run only in flags that
-  // decided nothing there is that run again (zb_greedy_all_flags).
-  std::vector<std::vector<std::optional<ZbGreedyPlan>>> by_limit(limits.size());
-  run_in_parallel(limits.size(), [&](size_t job) { by_limit[job] = zb_greedy_all_flags(limited[job]); });
-  std::vector<std::optional<ZbGreedyPlan>> plans;
-  for (auto& settings : by_limit) {
-    for (auto& plan : settings) plans.push_back(std::move(plan));
-  }
-  std::vector<ZbCandidate> candidates;
-  for (size_t job = 0; job < plans.size(); ++job) {
-    if (!plans[job]) continue;
-    const double limit = limits[job / kZbFlagCombinations];
-    const std::string under = limit == memory_limit ? "" : fmt::format(" under memory_limit={:g}", limit);
-    const ZbFlags flags = ZbFlags::from_index(static_cast<int>(job % kZbFlagCombinations));
-    candidates.push_back({flags.describe() + under, std::move(plans[job]->lists), {}});
-  }
-  candidates.push_back({"zb-h1", zb_h1_lists(spec.devices, spec.microbatches), {}});
-  candidates.push_back({"zb-h2", zb_h2_lists(spec.devices, spec.microbatches), {}});
-  // 1F1B's order holds at most N * M_B, within any limit the schedules accept: always a candidate.
-  candidates.push_back({"1f1b", one_f_one_b_split_lists(spec.devices, spec.microbatches), {}});
-  std::vector<size_t> scored;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const bool floor = i + 1 == candidates.size();
-    if (!floor && !fits(candidates[i].lists, problem)) continue;
-    // Different constructions often give the same lists; those simulate the same, the earlier one wins.
-    const bool seen =
-        std::any_of(candidates.begin(), candidates.begin() + static_cast<long>(i),
-                    [&](const ZbCandidate& earlier) { return earlier.lists == candidates[i].lists; });
-    if (seen && !(floor && scored.empty())) continue;
-    scored.push_back(i);
-  }
   // Every candidate runs the same ops: durations that differ by microbatch are read once, for the first
   // window tried (by kind and stage, the one pass reads each once anyway).
   std::optional<DurationTable> table;
@@ -542,12 +524,86 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
                   initial_window(candidate_run_length(spec)).total_batches * spec.microbatches);
   }
   const CostModel& durations = table ? static_cast<const CostModel&>(*table) : costs;
-  run_in_parallel(scored.size(), [&](size_t job) {
-    ZbCandidate& candidate = candidates[scored[job]];
-    candidate.score = score_zb_candidate(candidate.lists, spec, durations, how);
-  });
+
+  // Candidates in the order ties go by: the greedy under each limit by flag index, then zb-h1, zb-h2 and
+  // 1F1B's order (the floor). Fixed slots: a group points into them while tasks run.
+  const size_t greedy_slots = limits.size() * kZbFlagCombinations;
+  const size_t floor = greedy_slots + 2;
+  std::vector<ZbCandidate> candidates(greedy_slots + 3);
+  std::vector<int> group_of(candidates.size(), -1);  // -1: no such candidate (the greedy found no list)
+  std::vector<CandidateGroup> groups;
+  groups.reserve(candidates.size());  // no reallocation while tasks read their group
+  std::vector<std::exception_ptr> greedy_errors(limits.size());
+  std::mutex mutex;
+  TaskPool pool;
+
+  const auto score_group = [&](CandidateGroup& group) {
+    try {
+      group.fits = fits(*group.lists, problem);
+      if (group.fits || group.has_floor) group.score = score_zb_candidate(*group.lists, spec, durations, how);
+    } catch (...) {
+      group.error = std::current_exception();
+    }
+  };
+  // Candidate i's lists are final: it joins the group of equal lists, or starts one and its scoring.
+  const auto enter = [&](size_t i) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (*groups[g].lists == candidates[i].lists) {
+        group_of[i] = static_cast<int>(g);
+        groups[g].has_floor |= i == floor;
+        return;
+      }
+    }
+    group_of[i] = static_cast<int>(groups.size());
+    CandidateGroup& group = groups.emplace_back();
+    group.lists = &candidates[i].lists;
+    group.has_floor = i == floor;
+    pool.add([&score_group, &group] { score_group(group); });
+  };
+  // The greedy runs first (the longest tasks); each plan is scored as soon as it is made.
+  for (size_t job = 0; job < limits.size(); ++job) {
+    pool.add([&, job] {
+      try {
+        for_each_greedy_setting(limited[job], [&](int index, std::optional<ZbGreedyPlan>& plan, int same_as) {
+          const size_t slot = job * kZbFlagCombinations + static_cast<size_t>(index);
+          ZbCandidate& candidate = candidates[slot];
+          const double limit = limits[job];
+          const std::string under =
+              limit == memory_limit ? "" : fmt::format(" under memory_limit={:g}", limit);
+          candidate.construction = ZbFlags::from_index(index).describe() + under;
+          if (same_as >= 0) {  // the same lists as an earlier setting: its group, never the best before it
+            const std::lock_guard<std::mutex> lock(mutex);
+            group_of[slot] = group_of[job * kZbFlagCombinations + static_cast<size_t>(same_as)];
+            return;
+          }
+          if (!plan) return;
+          candidate.lists = std::move(plan->lists);
+          enter(slot);
+        });
+      } catch (...) {
+        greedy_errors[job] = std::current_exception();
+      }
+    });
+  }
+  candidates[greedy_slots] = {"zb-h1", zb_h1_lists(spec.devices, spec.microbatches), {}};
+  candidates[greedy_slots + 1] = {"zb-h2", zb_h2_lists(spec.devices, spec.microbatches), {}};
+  // 1F1B's order holds at most N * M_B, within any limit the schedules accept: always a candidate.
+  candidates[floor] = {"1f1b", one_f_one_b_split_lists(spec.devices, spec.microbatches), {}};
+  for (size_t i = greedy_slots; i < candidates.size(); ++i) enter(i);
+  pool.run();
+
+  // As a serial search would fail: the greedy's failures first, then the first scored candidate's.
+  for (const std::exception_ptr& error : greedy_errors) {
+    if (error) std::rethrow_exception(error);
+  }
   const ZbCandidate* best = nullptr;
-  for (size_t i : scored) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (group_of[i] < 0) continue;
+    const CandidateGroup& group = groups[group_of[i]];
+    if (!group.fits && i != floor) continue;
+    if (group.error) std::rethrow_exception(group.error);
+    candidates[i].score = group.score;
     if (best == nullptr || candidates[i].score < best->score) best = &candidates[i];
   }
   return *best;

@@ -18,15 +18,29 @@ constexpr int kNone = -1;
 // (the "flat" index), and each names the flat index of the ops it waits for besides its device's previous
 // one. Every batch has the same dependencies; only the devices' start times and, where the cost model
 // says so, durations differ. An op without such an input names the sentinel after the last op, which
-// ends at time 0 in every batch: the hot loops take the same path for every kind of op.
+// ends at time 0 in every batch: the hot loops take the same path for every kind of op. Kept small (what
+// depends only on the stage and kind is in per-(stage, kind) tables): a search scores many candidates, and
+// their timing is bound by how much memory each one's pass touches.
 struct BatchOp {
   int own = 0;    // same stage: B/I wait for their F, W for its B/I
   int input = 0;  // the other stage's output: F the previous stage's F, B/I the next's B/I
   int device = 0;
-  int consumer_device = kNone;  // the device of the op that waits for this one as its `input`
-  TimeNs input_latency_ns = 0;  // 0 when that stage is on this device
-  TimeNs duration_ns = 0;       // in every batch, where the cost model says so
-  size_t position = 0;          // in RepeatedListTimes' op times, for batch 0
+  int stage_kind = 0;  // stage * kOpKinds + kind
+};
+
+// The batch's ops with their dependencies resolved, in buffers each thread reuses from one call to the next.
+struct CompiledBatch {
+  std::vector<BatchOp> ops;          // by flat index, then the sentinel
+  std::vector<size_t> device_begin;  // devices + 1 entries: device d's ops are [begin[d], begin[d + 1])
+  std::vector<std::pair<int, int>> first_stage_forwards;  // (flat index, microbatch of the batch)
+  // By stage * kOpKinds + kind:
+  std::vector<TimeNs> input_latency_ns;  // when the op's input arrives after it ends (0: the same device)
+  std::vector<int> consumer_device;      // the device of the op whose input this op makes, or kNone
+  std::vector<TimeNs> duration_ns;       // the op's duration in every batch (-1 until read), where constant
+  // By stage * m + microbatch: the flat index of its F and of its B or I.
+  std::vector<int> forward_of;
+  std::vector<int> input_grad_of;
+  int sentinel() const { return static_cast<int>(ops.size()) - 1; }
 };
 
 TimeNs checked_sum_ns(TimeNs a, TimeNs b, const char* what) {
@@ -35,88 +49,82 @@ TimeNs checked_sum_ns(TimeNs a, TimeNs b, const char* what) {
   return sum;
 }
 
-// The batch's ops with their dependencies resolved; nullopt for a list time_static_lists refuses: a stage
-// of another device, a microbatch outside the batch, an op run twice (F, or B/I, of one stage and
-// microbatch), or an input no op makes (the engine would wait for it forever). (Ops are built field by
-// field: a whole-struct temporary made the compiler store it in parts and reload it whole, a
-// store-forwarding stall per op.)
-struct CompiledBatch {
-  std::vector<BatchOp> ops;          // by flat index
-  std::vector<Action> actions;       // by flat index
-  std::vector<size_t> device_begin;  // devices + 1 entries: device d's ops are [begin[d], begin[d + 1])
-  std::vector<int> first_stage_microbatch;  // by flat index: a first-stage F's microbatch, else kNone
-  int sentinel() const { return static_cast<int>(actions.size()); }
-};
-
-std::optional<CompiledBatch> compile_batch(const RepeatedListRun& run, const CostModel& costs,
-                                           bool same_every_batch) {
+// False for a list time_static_lists refuses: a stage of another device, a microbatch outside the batch, an
+// op run twice (F, or B/I, of one stage and microbatch), or an input no op makes (the engine would wait
+// for it forever).
+bool compile_batch(const RepeatedListRun& run, const CostModel& costs, bool same_every_batch,
+                   CompiledBatch& batch) {
   const PipelineLayout& layout = run.layout;
   const int stages = layout.stages;
   const int m = run.microbatches_per_batch;
-  CompiledBatch batch;
-  size_t total = 0;
-  for (const std::vector<Action>& list : run.one_batch) total += list.size();
-  batch.actions.reserve(total);
-  batch.first_stage_microbatch.reserve(total);
+  const size_t cells = static_cast<size_t>(stages) * m;
+  batch.forward_of.assign(cells, kNone);
+  batch.input_grad_of.assign(cells, kNone);
+  batch.device_begin.clear();
+  batch.first_stage_forwards.clear();
+  int count = 0;
   for (int d = 0; d < layout.devices; ++d) {
-    batch.device_begin.push_back(batch.actions.size());
+    batch.device_begin.push_back(static_cast<size_t>(count));
     for (const Action& a : run.one_batch[d]) {
       if (a.kind == OpKind::U || a.fused_with_next || a.stage < 0 || a.stage >= stages ||
           layout.device(a.stage) != d || a.microbatch < 0 || a.microbatch >= m)
-        return std::nullopt;
-      batch.actions.push_back(a);
-      batch.first_stage_microbatch.push_back(a.kind == OpKind::F && a.stage == 0 ? a.microbatch : kNone);
+        return false;
+      const int i = count++;
+      if (a.kind == OpKind::W) continue;
+      int& made =
+          (a.kind == OpKind::F ? batch.forward_of
+                               : batch.input_grad_of)[static_cast<size_t>(a.stage) * m + a.microbatch];
+      if (made != kNone) return false;  // run twice
+      made = i;
+      if (a.kind == OpKind::F && a.stage == 0) batch.first_stage_forwards.emplace_back(i, a.microbatch);
     }
   }
-  batch.device_begin.push_back(batch.actions.size());
-  // Per (stage, microbatch): the flat index of its F and of its B or I.
-  std::vector<int> forward_of(static_cast<size_t>(stages) * m, kNone);
-  std::vector<int> input_grad_of(forward_of.size(), kNone);
-  for (size_t i = 0; i < total; ++i) {
-    const Action& a = batch.actions[i];
-    const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
-    if (a.kind == OpKind::W) continue;
-    int& made = a.kind == OpKind::F ? forward_of[cell] : input_grad_of[cell];
-    if (made != kNone) return std::nullopt;  // run twice
-    made = static_cast<int>(i);
+  batch.device_begin.push_back(static_cast<size_t>(count));
+  const size_t stage_kinds = static_cast<size_t>(stages) * kOpKinds;
+  batch.input_latency_ns.assign(stage_kinds, 0);
+  batch.consumer_device.assign(stage_kinds, kNone);
+  batch.duration_ns.assign(stage_kinds, -1);
+  const auto latency_from = [&](int from_stage, int to_device) {
+    const int from = layout.device(from_stage);
+    return from == to_device ? 0 : run.latency_ns[from];
+  };
+  for (int s = 0; s < stages; ++s) {
+    const int d = layout.device(s);
+    const size_t f = static_cast<size_t>(s) * kOpKinds + static_cast<size_t>(OpKind::F);
+    if (s > 0) batch.input_latency_ns[f] = latency_from(s - 1, d);
+    if (s + 1 < stages) batch.consumer_device[f] = layout.device(s + 1);
+    for (const OpKind kind : {OpKind::B, OpKind::I}) {
+      const size_t g = static_cast<size_t>(s) * kOpKinds + static_cast<size_t>(kind);
+      if (s + 1 < stages) batch.input_latency_ns[g] = latency_from(s + 1, d);
+      if (s > 0) batch.consumer_device[g] = layout.device(s - 1);
+    }
   }
-  std::vector<TimeNs> duration_by_stage_kind(same_every_batch ? static_cast<size_t>(stages) * kOpKinds : 0,
-                                             -1);
-  const int sentinel = batch.sentinel();
-  batch.ops.resize(total + 1);
-  batch.ops[total].consumer_device = kNone;
+  batch.ops.resize(static_cast<size_t>(count) + 1);
+  const int sentinel = count;
+  batch.ops[sentinel] = {sentinel, sentinel, 0, 0};
+  int i = 0;
   for (int d = 0; d < layout.devices; ++d) {
-    for (size_t i = batch.device_begin[d]; i < batch.device_begin[d + 1]; ++i) {
-      const Action& a = batch.actions[i];
-      BatchOp& op = batch.ops[i];
-      op.device = d;
-      int own = sentinel, input = sentinel, input_stage = kNone;
+    for (const Action& a : run.one_batch[d]) {
+      const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
+      int own = sentinel, input = sentinel;
       if (a.kind == OpKind::F) {
-        if (a.stage > 0) input_stage = a.stage - 1;
-        if (input_stage != kNone) input = forward_of[static_cast<size_t>(input_stage) * m + a.microbatch];
+        if (a.stage > 0) input = batch.forward_of[cell - m];
       } else {
-        const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
-        own = a.kind == OpKind::W ? input_grad_of[cell] : forward_of[cell];
-        if (a.kind != OpKind::W && a.stage + 1 < stages) input_stage = a.stage + 1;
-        if (input_stage != kNone) input = input_grad_of[cell + m];
+        own = (a.kind == OpKind::W ? batch.input_grad_of : batch.forward_of)[cell];
+        if (a.kind != OpKind::W && a.stage + 1 < stages) input = batch.input_grad_of[cell + m];
       }
-      if (own == kNone || input == kNone) return std::nullopt;
+      if (own == kNone || input == kNone) return false;
+      const int stage_kind = a.stage * kOpKinds + static_cast<int>(a.kind);
+      if (same_every_batch && batch.duration_ns[stage_kind] < 0)
+        batch.duration_ns[stage_kind] = costs.duration(a);
+      BatchOp& op = batch.ops[i++];
       op.own = own;
       op.input = input;
-      if (input_stage != kNone) {
-        const int from = layout.device(input_stage);
-        op.input_latency_ns = from == d ? 0 : run.latency_ns[from];
-        batch.ops[input].consumer_device = d;
-      }
-      if (same_every_batch) {  // one read per (stage, kind)
-        TimeNs& known_ns =
-            duration_by_stage_kind[static_cast<size_t>(a.stage) * kOpKinds + static_cast<size_t>(a.kind)];
-        if (known_ns < 0) known_ns = costs.duration(a);
-        op.duration_ns = known_ns;
-      }
+      op.device = d;
+      op.stage_kind = stage_kind;
     }
   }
-  return batch;
+  return true;
 }
 
 }  // namespace
@@ -133,13 +141,16 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
 
   // Durations by kind and stage: each op's is read once, for batch 0, and serves every batch.
   const bool same_every_batch = costs.durations_by_kind_and_stage();
-  std::optional<CompiledBatch> compiled = compile_batch(run, costs, same_every_batch);
-  if (!compiled) return std::nullopt;
-  std::vector<BatchOp>& ops = compiled->ops;
-  const std::vector<Action>& actions = compiled->actions;
-  const std::vector<size_t>& device_begin = compiled->device_begin;
-  const std::vector<int>& first_stage_microbatch = compiled->first_stage_microbatch;
-  const int sentinel = compiled->sentinel();
+  // Thread-local buffers, reached through plain references below (each use of a thread_local with a
+  // constructor would check that it was initialised).
+  thread_local CompiledBatch compiled_buffer;
+  CompiledBatch& compiled = compiled_buffer;
+  if (!compile_batch(run, costs, same_every_batch, compiled)) return std::nullopt;
+  const std::vector<BatchOp>& ops = compiled.ops;
+  const std::vector<size_t>& device_begin = compiled.device_begin;
+  const TimeNs* input_latency_ns = compiled.input_latency_ns.data();
+  const TimeNs* duration_ns = compiled.duration_ns.data();
+  const int sentinel = compiled.sentinel();
   const auto device_ops = [&](int d) { return device_begin[d + 1] - device_begin[d]; };
 
   RepeatedListTimes times;
@@ -147,6 +158,7 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   times.batches_ = batches;
   std::vector<std::vector<int>> step_stages(devices);
   std::vector<size_t> batch_length(devices);  // per device: one batch's ops and steps
+  std::vector<size_t> shift(devices);         // per device: its batch 0 op times' position less flat index
   bool any_steps = false, all_steps = true;
   for (int d = 0; d < devices; ++d) {
     step_stages[d] = layout.stages_on(d);
@@ -156,8 +168,7 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
     times.batch_ops_.push_back(device_ops(d));
     times.steps_.push_back(step_stages[d].size());
     times.device_offset_.push_back(static_cast<size_t>(times.ops_));
-    for (size_t i = device_begin[d]; i < device_begin[d + 1]; ++i)
-      ops[i].position = static_cast<size_t>(times.ops_) + (i - device_begin[d]);
+    shift[d] = static_cast<size_t>(times.ops_) - device_begin[d];
     times.ops_ += static_cast<long>(batch_length[d] * batches);
   }
   times.device_offset_.push_back(static_cast<size_t>(times.ops_));
@@ -165,36 +176,44 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   if (run.synchronized_steps && any_steps && !all_steps) return std::nullopt;
   // Every entry is written before it is read: no value-initialisation of the largest array.
   times.op_times_.reset(new RepeatedListTimes::OpTime[times.ops_]);
+  RepeatedListTimes::OpTime* op_times = times.op_times_.get();
   times.first_stage_forward_start_ns_.assign(total, kNever);
 
   std::vector<TimeNs> free_ns(devices, 0);
   // The current batch's op ends by flat index (each batch overwrites the one before), the sentinel's 0.
-  std::vector<TimeNs> end_ns(ops.size(), kUnknown);
+  thread_local std::vector<TimeNs> end_buffer;
+  std::vector<TimeNs>& end_ns = end_buffer;
+  end_ns.assign(ops.size(), kUnknown);
   end_ns[sentinel] = 0;
-  std::vector<int> order;  // batch 0's flat indices in the order they were timed
-  order.reserve(ops.size());
+  thread_local std::vector<int> order_buffer;
+  std::vector<int>& order = order_buffer;  // batch 0's flat indices in the order they were timed
+  order.clear();
 
   // Times flat op i of `batch` from its device's free time and its inputs' ends (all timed); false where
   // time_static_lists refuses (a zero-length op, whose memory changes would need the engine's order).
+  TimeNs* const end_at = end_ns.data();
+  TimeNs* const free_at = free_ns.data();
+  const BatchOp* const op_at = ops.data();
+  const size_t* const shift_at = shift.data();
+  const size_t* const batch_length_at = batch_length.data();
   const auto time_op = [&](size_t i, int batch) {
-    const BatchOp& op = ops[i];
-    const TimeNs arrival_ns = checked_sum_ns(end_ns[op.input], op.input_latency_ns, "a transfer's arrival");
-    const TimeNs start = std::max(std::max(free_ns[op.device], end_ns[op.own]), arrival_ns);
-    TimeNs duration = op.duration_ns;
+    const BatchOp& op = op_at[i];
+    const TimeNs arrival_ns =
+        checked_sum_ns(end_at[op.input], input_latency_ns[op.stage_kind], "a transfer's arrival");
+    const TimeNs start = std::max(std::max(free_at[op.device], end_at[op.own]), arrival_ns);
+    TimeNs duration = duration_ns[op.stage_kind];
     if (!same_every_batch) {
-      Action a = actions[i];
+      Action a = run.one_batch[op.device][i - device_begin[op.device]];
       a.microbatch += batch * m;
       duration = costs.duration(a);
     }
     if (duration <= 0) return false;
     const TimeNs end = checked_sum_ns(start, duration, "an op's end");
-    end_ns[i] = end;
-    free_ns[op.device] = end;
-    RepeatedListTimes::OpTime& slot = times.op_times_[op.position + batch * batch_length[op.device]];
+    end_at[i] = end;
+    free_at[op.device] = end;
+    RepeatedListTimes::OpTime& slot = op_times[i + shift_at[op.device] + batch * batch_length_at[op.device]];
     slot.start_ns = start;
     slot.end_ns = end;
-    if (first_stage_microbatch[i] != kNone)
-      times.first_stage_forward_start_ns_[first_stage_microbatch[i] + batch * m] = start;
     return true;
   };
 
@@ -226,7 +245,7 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
         }
         if (!time_op(i, 0)) return false;
         order.push_back(static_cast<int>(i));
-        const int consumer = op.consumer_device;
+        const int consumer = compiled.consumer_device[op.stage_kind];
         if (consumer != kNone && waiting_on[consumer] == static_cast<int>(i)) {
           waiting_on[consumer] = kNone;
           if (!queued[consumer]) {
@@ -278,14 +297,13 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       return false;
     for (int b = batch + 1; b < batches && !same_every_batch; ++b) {
       const int offset = (b - batch) * m;
-      for (const Action& action : actions) {
-        Action a = action;
-        a.microbatch += batch * m;
-        const TimeNs duration = costs.duration(a);
-        a.microbatch += offset;
-        if (costs.duration(a) != duration) return false;
-      }
       for (int d = 0; d < devices; ++d) {
+        for (Action a : run.one_batch[d]) {
+          a.microbatch += batch * m;
+          const TimeNs duration = costs.duration(a);
+          a.microbatch += offset;
+          if (costs.duration(a) != duration) return false;
+        }
         for (int stage : step_stages[d]) {
           if (costs.duration(optimizer_step(stage, b, run.synchronized_steps)) !=
               costs.duration(optimizer_step(stage, batch, run.synchronized_steps)))
@@ -309,6 +327,11 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       }
     }
     if (!time_steps(batch)) return std::nullopt;
+    for (const auto& [i, microbatch] : compiled.first_stage_forwards) {
+      const int d = ops[i].device;
+      times.first_stage_forward_start_ns_[microbatch + batch * m] =
+          op_times[i + shift[d] + batch * batch_length[d]].start_ns;
+    }
     times.explicit_batches_ = batch + 1;
     // From batch 0 on: under a barrier with equal steps every device ends batch 0 at the same time, as all
     // began it, so one batch times the run (the Zero Bubble search's barrier candidates).

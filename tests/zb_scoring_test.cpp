@@ -14,6 +14,7 @@
 #include "schedules/zb_greedy.h"
 #include "schedules/zb_handcrafted.h"
 #include "sim/duration_table.h"
+#include "sim/parallel_for.h"
 #include "sim/repeated_list_timing.h"
 #include "sim/static_list_timing.h"
 #include "tests/random_scenarios.h"
@@ -225,6 +226,61 @@ TEST(ZbScoring, TheSearchPicksTheSameScheduleWhicheverWayItScores) {
       EXPECT_EQ(fast.score.period_ns, engine.score.period_ns) << yaml;
       EXPECT_EQ(fast.score.zb_batch_cost_ns, engine.score.zb_batch_cost_ns) << yaml;
       EXPECT_EQ(fast.score.makespan_ns, engine.score.makespan_ns) << yaml;
+    }
+  }
+}
+
+// The search's rule written out serially: every candidate in tie order (the greedy under each limit by flag
+// index, zb-h1, zb-h2, 1F1B's order), kept where it fits the limit (1F1B's order always), each scored on its
+// own, the best by score with ties to the earlier. The search (greedy runs and scoring spread over the cores
+// as they become ready, equal lists scored once) picks the same, and so does it on one thread.
+TEST(ZbScoring, TheSearchPicksWhatTheSerialRuleDoes) {
+  std::mt19937 rng(1729);
+  for (int k = 0; k < 24; ++k) {
+    const std::string yaml = random_zb_yaml(rng, k);
+    const ResolvedRun run =
+        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    const PipelineSpec& spec = run.spec;
+    for (double limit : {1.0, 1.5, 2.0}) {
+      const std::string what = fmt::format("configuration {} limit {}:\n{}", k, limit, yaml);
+      const ZbProblem problem = make_zb_problem(spec, *run.costs, limit);
+      std::vector<std::pair<std::string, DeviceActionLists>> candidates;
+      std::vector<double> limits{limit};
+      if (limit > 1.0) limits.push_back(1.0);
+      for (double under : limits) {
+        const ZbProblem limited = make_zb_problem(spec, *run.costs, under);
+        for (int index = 0; index < kZbFlagCombinations; ++index) {
+          if (auto plan = zb_greedy_schedule(limited, ZbFlags::from_index(index)))
+            candidates.emplace_back("greedy", plan->lists);
+        }
+      }
+      candidates.emplace_back("zb-h1", zb_h1_lists(spec.devices, spec.microbatches));
+      candidates.emplace_back("zb-h2", zb_h2_lists(spec.devices, spec.microbatches));
+      candidates.emplace_back("1f1b", one_f_one_b_split_lists(spec.devices, spec.microbatches));
+      std::optional<std::pair<ZbScore, DeviceActionLists>> best;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        const DeviceActionLists& lists = candidates[i].second;
+        bool fits = true;
+        for (size_t s = 0; s < lists.size(); ++s) {
+          fits &= list_peak_activation_bytes(lists[s], problem.stages[s]) <= problem.stages[s].limit_bytes;
+        }
+        if (!fits && i + 1 < candidates.size()) continue;
+        const ZbScore score = score_zb_candidate(lists, spec, *run.costs);
+        if (!best || score < best->first) best.emplace(score, lists);
+      }
+      const ZbCandidate spread = zb_search(spec, *run.costs, limit);
+      ZbCandidate serial;
+      {
+        const ParallelWorkerScope one_thread;  // as inside a sweep's worker
+        serial = zb_search(spec, *run.costs, limit);
+      }
+      for (const ZbCandidate* found : {&spread, static_cast<const ZbCandidate*>(&serial)}) {
+        EXPECT_EQ(found->lists, best->second) << what;
+        EXPECT_EQ(found->score.period_ns, best->first.period_ns) << what;
+        EXPECT_EQ(found->score.zb_batch_cost_ns, best->first.zb_batch_cost_ns) << what;
+        EXPECT_EQ(found->score.makespan_ns, best->first.makespan_ns) << what;
+      }
+      EXPECT_EQ(spread.construction, serial.construction) << what;
     }
   }
 }
