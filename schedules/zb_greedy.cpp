@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -55,25 +56,49 @@ std::unique_ptr<CommModel> fresh_comm(const PipelineSpec& spec) {
 
 }  // namespace
 
+namespace {
+
+// A limit beyond 2^62 bytes is no limit: clamped so that the conversion cannot overflow.
+Bytes stage_limit_bytes(double memory_limit, int stages, Bytes activation_bytes) {
+  return static_cast<Bytes>(
+      std::min(std::floor(memory_limit * stages * static_cast<double>(activation_bytes)), 0x1p62));
+}
+
+// The same problem under another memory limit (the search runs the greedy under two).
+ZbProblem with_memory_limit(ZbProblem problem, double memory_limit) {
+  const int n = static_cast<int>(problem.stages.size());
+  for (ZbStage& stage : problem.stages)
+    stage.limit_bytes = stage_limit_bytes(memory_limit, n, stage.activation_bytes);
+  return problem;
+}
+
+}  // namespace
+
 ZbProblem make_zb_problem(const PipelineSpec& spec, const CostModel& costs, double memory_limit) {
   const int n = spec.devices;
   const int m = spec.microbatches;
   const std::unique_ptr<CommModel> comm = fresh_comm(spec);
+  // Durations by kind and stage alone: one read per stage and kind, not per microbatch.
+  const bool same_every_microbatch = costs.durations_by_kind_and_stage();
   ZbProblem problem;
   problem.microbatches = m;
   problem.stages.resize(n);
   for (int s = 0; s < n; ++s) {
     ZbStage& stage = problem.stages[s];
-    for (int mb = 0; mb < m; ++mb) {
-      stage.forward_ns.push_back(costs.duration(forward(s, mb)));
-      stage.input_grad_ns.push_back(costs.duration(backward_input(s, mb)));
-      stage.weight_grad_ns.push_back(costs.duration(backward_weight(s, mb)));
+    if (same_every_microbatch) {
+      stage.forward_ns.assign(m, costs.duration(forward(s, 0)));
+      stage.input_grad_ns.assign(m, costs.duration(backward_input(s, 0)));
+      stage.weight_grad_ns.assign(m, costs.duration(backward_weight(s, 0)));
+    } else {
+      for (int mb = 0; mb < m; ++mb) {
+        stage.forward_ns.push_back(costs.duration(forward(s, mb)));
+        stage.input_grad_ns.push_back(costs.duration(backward_input(s, mb)));
+        stage.weight_grad_ns.push_back(costs.duration(backward_weight(s, mb)));
+      }
     }
     stage.activation_bytes = costs.activation_bytes(s);
     stage.weight_grad_activation_bytes = costs.weight_grad_activation_bytes(s);
-    // A limit beyond 2^62 bytes is no limit: clamped so that the conversion cannot overflow.
-    stage.limit_bytes = static_cast<Bytes>(
-        std::min(std::floor(memory_limit * n * static_cast<double>(stage.activation_bytes)), 0x1p62));
+    stage.limit_bytes = stage_limit_bytes(memory_limit, n, stage.activation_bytes);
     // Each directed link is probed once, at time 0, on a fresh model: no queueing, just its latency.
     // The engine sends both directions of a boundary with the lower stage's transfer size.
     if (s + 1 < n) stage.forward_send_ns = comm->send(s, s + 1, costs.transfer_bytes(s), 0).arrival_ns;
@@ -388,11 +413,18 @@ ZbScore score_on_trace(const DeviceActionLists& one_batch, const PipelineSpec& s
 }
 
 struct NotTimedInOnePass {};
+struct CannotBeat {};
+
+// A candidate whose period batch 0 already proved longer than the search's best so far: it cannot win
+// (worse than every real score), and it is not timed further.
+constexpr ZbScore kCannotWin{kNever, kNever, kNever};
 
 // The same figures from the repeated lists' times alone (sim/repeated_list_timing.h): no lists built, no
 // trace; nullopt where the one pass does not apply (then the trace path runs, the engine if need be).
+// With period_to_beat_ns, kCannotWin where the candidate's period is sure to be longer.
 std::optional<ZbScore> score_on_repeated_times(const DeviceActionLists& one_batch, const PipelineSpec& spec,
-                                               const CostModel& costs) {
+                                               const CostModel& costs,
+                                               const std::atomic<TimeNs>* period_to_beat_ns = nullptr) {
   const std::unique_ptr<CommModel> comm = fresh_comm(spec);
   const auto* fixed = dynamic_cast<const FixedLatencyComm*>(comm.get());
   if (fixed == nullptr) return std::nullopt;
@@ -401,16 +433,20 @@ std::optional<ZbScore> score_on_repeated_times(const DeviceActionLists& one_batc
   try {
     const SteadyWindow steady = find_steady_window(
         candidate_run_length(spec), [&](const RunWindow& window) -> const SteadyStateProbe& {
-          times = time_repeated_lists({layout, one_batch, spec.microbatches, window.total_batches,
-                                       spec.sync == OptimizerSync::kBarrier, fixed->latency_ns()},
-                                      costs);
+          times = time_repeated_lists(
+              {layout, one_batch, spec.microbatches, window.total_batches,
+               spec.sync == OptimizerSync::kBarrier, fixed->latency_ns(), period_to_beat_ns},
+              costs);
           if (!times) throw NotTimedInOnePass{};
+          if (times->cannot_beat()) throw CannotBeat{};
           return *times;
         });
     const RepeatedListTimes::WindowFigures figures = times->figures(steady.window);
     return ZbScore{figures.period_ns, figures.zb_batch_cost_ns, figures.makespan_ns};
   } catch (const NotTimedInOnePass&) {
     return std::nullopt;
+  } catch (const CannotBeat&) {
+    return kCannotWin;
   }
 }
 
@@ -500,8 +536,9 @@ namespace {
 // Candidates with equal lists: scored once, for all of them.
 struct CandidateGroup {
   const DeviceActionLists* lists = nullptr;  // the first member's
-  bool has_floor = false;                    // 1F1B's order is a member: scored even if it did not fit
+  bool has_floor = false;  // started by 1F1B's order: scored even if it did not fit (set before scoring)
   bool fits = false;
+  bool scored = false;
   ZbScore score;
   std::exception_ptr error;  // rethrown where the old serial search would have met it first
 };
@@ -513,8 +550,8 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
   // worse with more memory, and what zb-1p finds fits any larger limit.
   std::vector<double> limits{memory_limit};
   if (memory_limit > 1.0) limits.push_back(1.0);
-  std::vector<ZbProblem> limited;
-  for (double limit : limits) limited.push_back(make_zb_problem(spec, costs, limit));
+  std::vector<ZbProblem> limited{make_zb_problem(spec, costs, memory_limit)};
+  if (limits.size() > 1) limited.push_back(with_memory_limit(limited.front(), limits[1]));
   const ZbProblem& problem = limited.front();  // the limit every candidate must fit
   // Every candidate runs the same ops: durations that differ by microbatch are read once, for the first
   // window tried (by kind and stage, the one pass reads each once anyway).
@@ -536,11 +573,24 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
   std::vector<std::exception_ptr> greedy_errors(limits.size());
   std::mutex mutex;
   TaskPool pool;
+  // The best period scored so far: a candidate whose batch 0 proves a longer one stops there (only the
+  // fastest scoring; the others time every candidate in full, which the tests compare against).
+  std::atomic<TimeNs> best_period_ns{kNever};
 
-  const auto score_group = [&](CandidateGroup& group) {
+  const auto score_group = [&](CandidateGroup& group, bool even_if_unfit) {
     try {
       group.fits = fits(*group.lists, problem);
-      if (group.fits || group.has_floor) group.score = score_zb_candidate(*group.lists, spec, durations, how);
+      if (group.fits || even_if_unfit) {
+        std::optional<ZbScore> score;
+        if (how == ZbScoring::kFastest)
+          score = score_on_repeated_times(*group.lists, spec, durations, &best_period_ns);
+        group.score = score ? *score : score_zb_candidate(*group.lists, spec, durations, how);
+        group.scored = true;
+        TimeNs best = best_period_ns.load();
+        while (group.score.period_ns < best &&
+               !best_period_ns.compare_exchange_weak(best, group.score.period_ns)) {
+        }
+      }
     } catch (...) {
       group.error = std::current_exception();
     }
@@ -551,7 +601,6 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
     for (size_t g = 0; g < groups.size(); ++g) {
       if (*groups[g].lists == candidates[i].lists) {
         group_of[i] = static_cast<int>(g);
-        groups[g].has_floor |= i == floor;
         return;
       }
     }
@@ -559,7 +608,7 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
     CandidateGroup& group = groups.emplace_back();
     group.lists = &candidates[i].lists;
     group.has_floor = i == floor;
-    pool.add([&score_group, &group] { score_group(group); });
+    pool.add([&score_group, &group] { score_group(group, group.has_floor); });
   };
   // The greedy runs first (the longest tasks); each plan is scored as soon as it is made.
   for (size_t job = 0; job < limits.size(); ++job) {
@@ -586,12 +635,22 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
       }
     });
   }
-  candidates[greedy_slots] = {"zb-h1", zb_h1_lists(spec.devices, spec.microbatches), {}};
-  candidates[greedy_slots + 1] = {"zb-h2", zb_h2_lists(spec.devices, spec.microbatches), {}};
-  // 1F1B's order holds at most N * M_B, within any limit the schedules accept: always a candidate.
-  candidates[floor] = {"1f1b", one_f_one_b_split_lists(spec.devices, spec.microbatches), {}};
-  for (size_t i = greedy_slots; i < candidates.size(); ++i) enter(i);
+  // The handcrafted ones. 1F1B's order holds at most N * M_B, within any limit the schedules accept:
+  // always a candidate.
+  const std::vector<std::pair<const char*, DeviceActionLists (*)(int, int)>> handcrafted{
+      {"zb-h1", zb_h1_lists}, {"zb-h2", zb_h2_lists}, {"1f1b", one_f_one_b_split_lists}};
+  for (size_t k = 0; k < handcrafted.size(); ++k) {
+    pool.add([&, k] {
+      const size_t slot = greedy_slots + k;
+      candidates[slot] = {handcrafted[k].first, handcrafted[k].second(spec.devices, spec.microbatches), {}};
+      enter(slot);
+    });
+  }
   pool.run();
+  // The floor may have joined a group whose lists did not fit, and whose scoring then skipped them.
+  if (CandidateGroup& group = groups[group_of[floor]]; !group.scored && !group.error) {
+    score_group(group, true);
+  }
 
   // As a serial search would fail: the greedy's failures first, then the first scored candidate's.
   for (const std::exception_ptr& error : greedy_errors) {

@@ -179,6 +179,12 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   RepeatedListTimes::OpTime* op_times = times.op_times_.get();
   times.first_stage_forward_start_ns_.assign(total, kNever);
 
+  // Where batch 0 bounds every steady period from below (RepeatedListRun::period_to_beat_ns).
+  const int first_device = layout.device(0);
+  const bool period_bound_applies = same_every_batch && !run.synchronized_steps &&
+                                    batch_length[first_device] > 0 && !run.one_batch[first_device].empty() &&
+                                    run.one_batch[first_device].front() == forward(0, 0);
+
   std::vector<TimeNs> free_ns(devices, 0);
   // The current batch's op ends by flat index (each batch overwrites the one before), the sentinel's 0.
   thread_local std::vector<TimeNs> end_buffer;
@@ -327,6 +333,14 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       }
     }
     if (!time_steps(batch)) return std::nullopt;
+    if (batch == 0 && run.period_to_beat_ns != nullptr && period_bound_applies) {
+      const int d = layout.device(0);
+      const TimeNs step_end_ns = op_times[shift[d] + device_begin[d] + batch_length[d] - 1].end_ns;
+      if (step_end_ns > run.period_to_beat_ns->load(std::memory_order_relaxed)) {
+        times.cannot_beat_ = true;
+        return times;
+      }
+    }
     for (const auto& [i, microbatch] : compiled.first_stage_forwards) {
       const int d = ops[i].device;
       times.first_stage_forward_start_ns_[microbatch + batch * m] =

@@ -9,6 +9,7 @@
 // time_static_lists' on the repeated lists, which equal the engine's (tests hold both). Returns nullopt
 // where time_static_lists would: a list that names a stage of another device or a microbatch outside the
 // batch, runs an op twice, deadlocks, or has a zero-length F, B, I or W.
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -26,6 +27,14 @@ struct RepeatedListRun {
   int batches = 1;
   bool synchronized_steps = false;  // the optimizer step is a barrier over all devices
   std::vector<TimeNs> latency_ns;   // per sending device (FixedLatencyComm)
+  // A search's best period so far: where batch 0 already proves every steady period of this run longer,
+  // the run stops there (RepeatedListTimes::cannot_beat). The proof: without a barrier and with durations
+  // the same every batch, the device of stage 1 ends each batch's steps at least as long after the previous
+  // batch's as it does batch 0's (every op depends on stage 1's forwards, so batch 0's timing from all
+  // devices free at 0 is its timing from that device alone, a cycle of the batch-to-batch recurrence), and
+  // a window's period is the gaps between its batches' first forwards when that device's list starts with
+  // microbatch 0's forward (the only case where it applies).
+  const std::atomic<TimeNs>* period_to_beat_ns = nullptr;
 };
 
 // Times of a repeated run and the figures a steady-state window reads off them.
@@ -50,6 +59,9 @@ class RepeatedListTimes final : public SteadyStateProbe {
   TimeNs makespan_ns() const { return makespan_ns_; }
   // Batches timed op by op; the ones after repeat the last of them shifted by repeat_shift_ns() each.
   int explicit_batches() const { return explicit_batches_; }
+  // The run stopped after batch 0: its steady period exceeds RepeatedListRun::period_to_beat_ns. No figure
+  // of it may be read.
+  bool cannot_beat() const { return cannot_beat_; }
   TimeNs repeat_shift_ns() const { return shift_ns_; }
 
  private:
@@ -70,6 +82,7 @@ class RepeatedListTimes final : public SteadyStateProbe {
   std::vector<size_t> batch_ops_;  // per device: one batch's ops; the device's steps follow them
   std::vector<size_t> steps_;      // per device: optimizer steps after each batch
   int explicit_batches_ = 1;
+  bool cannot_beat_ = false;
   TimeNs shift_ns_ = 0;
   // Every op, device by device in run order: device d's batch b's op i at
   // device_offset_[d] + b * (batch_ops + steps) + i. Left uninitialised until timed.

@@ -53,6 +53,21 @@ class DurationsByMicrobatch final : public CostModel {
   const CostModel& base_;
 };
 
+// The lists the search can meet under 2N microbatches of memory: the greedy under each flag setting, ZB-H1,
+// ZB-H2 and 1F1B's split order.
+std::vector<DeviceActionLists> search_candidates(const PipelineSpec& spec, const CostModel& costs) {
+  const ZbProblem problem = make_zb_problem(spec, costs, 2.0);
+  std::vector<DeviceActionLists> candidates;
+  for (int index = 0; index < kZbFlagCombinations; ++index) {
+    if (auto plan = zb_greedy_schedule(problem, ZbFlags::from_index(index)))
+      candidates.push_back(plan->lists);
+  }
+  candidates.push_back(zb_h1_lists(spec.devices, spec.microbatches));
+  candidates.push_back(zb_h2_lists(spec.devices, spec.microbatches));
+  candidates.push_back(one_f_one_b_split_lists(spec.devices, spec.microbatches));
+  return candidates;
+}
+
 TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
   std::mt19937 rng(11);
   int compared = 0, shifted = 0;
@@ -169,6 +184,43 @@ TEST(RepeatedListTiming, RefusesWhatTheStaticPassRefuses) {
   EXPECT_FALSE(timed({{forward(0, 1), b0}, {f1, b1}}));  // a microbatch outside the batch
 }
 
+// The search stops timing a candidate once batch 0 proves its period longer than the best so far: the
+// device of stage 1 ends batch 0's steps no later than one steady period. Every candidate on random
+// pipelines: never stopped when the period to beat is its own, always stopped (post-validation, where the
+// bound applies) when it is shorter than that step end.
+TEST(RepeatedListTiming, BatchZeroNeverProvesAPeriodLongerThanTheRealOne) {
+  std::mt19937 rng(4242);
+  int stopped = 0, kept = 0;
+  for (int k = 0; k < 30; ++k) {
+    const std::string yaml = random_zb_yaml(rng, 2 * k);  // even: post-validation
+    const ResolvedRun run =
+        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    const PipelineSpec& spec = run.spec;
+    const PipelineLayout layout = PipelineLayout::linear(spec.devices);
+    for (const DeviceActionLists& lists : search_candidates(spec, *run.costs)) {
+      const std::string what = fmt::format("configuration {}:\n{}", k, yaml);
+      const ZbScore score = score_zb_candidate(lists, spec, *run.costs);
+      const auto timed = [&](TimeNs to_beat_ns) {
+        const std::atomic<TimeNs> bound{to_beat_ns};
+        return time_repeated_lists(
+            {layout, lists, spec.microbatches, 4, false, run.scenario.comm.latency_ns, &bound}, *run.costs);
+      };
+      const std::optional<RepeatedListTimes> own = timed(score.period_ns);
+      ASSERT_TRUE(own) << what;
+      EXPECT_FALSE(own->cannot_beat()) << what;
+      kept += own->cannot_beat() ? 0 : 1;
+      const std::optional<RepeatedListTimes> shorter = timed(0);
+      ASSERT_TRUE(shorter) << what;
+      stopped += shorter->cannot_beat() ? 1 : 0;
+      if (shorter->cannot_beat()) {
+        EXPECT_EQ(shorter->explicit_batches(), 1) << what;
+      }
+    }
+  }
+  EXPECT_GT(kept, 100);
+  EXPECT_EQ(stopped, kept);  // every list here starts stage 1 with microbatch 0's forward
+}
+
 // Every candidate the search can meet (the greedy under each flag setting, ZB-H1, ZB-H2, 1F1B's split
 // order) scored by the one pass, by the static pass's trace and by the event engine: the same figures.
 // Scenarios with the link comm model and with noisy costs take the fallbacks and must agree too.
@@ -185,15 +237,7 @@ TEST(ZbScoring, OnePassStaticPassAndEngineGiveTheSameScores) {
       costs = test::jitter_and_stragglers(k)(std::move(costs));
       spec.exact_costs = false;
     }
-    const ZbProblem problem = make_zb_problem(spec, *costs, 2.0);
-    std::vector<DeviceActionLists> candidates;
-    for (int index = 0; index < kZbFlagCombinations; ++index) {
-      if (auto plan = zb_greedy_schedule(problem, ZbFlags::from_index(index)))
-        candidates.push_back(plan->lists);
-    }
-    candidates.push_back(zb_h1_lists(spec.devices, spec.microbatches));
-    candidates.push_back(zb_h2_lists(spec.devices, spec.microbatches));
-    candidates.push_back(one_f_one_b_split_lists(spec.devices, spec.microbatches));
+    const std::vector<DeviceActionLists> candidates = search_candidates(spec, *costs);
     const DurationTable durations(*costs, spec.devices, 4 * spec.microbatches);
     for (const DeviceActionLists& lists : candidates) {
       const ZbScore fastest = score_zb_candidate(lists, spec, durations, ZbScoring::kFastest);
