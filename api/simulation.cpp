@@ -16,6 +16,7 @@
 #include "schedules/registry.h"
 #include "sim/engine.h"
 #include "sim/errors.h"
+#include "sim/repeated_list_stream.h"
 
 namespace pipesim {
 
@@ -166,7 +167,16 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
             ExecutionPlan plan = run.schedule->plan(result.spec, *costs);
             analysis.emplace(StreamingConfig{layout, scenario.microbatches, window, plan.total_microbatches,
                                              run.static_memory});
-            result.trace = simulate(plan, *costs, *run.make_comm(), *analysis);
+            const std::unique_ptr<CommModel> comm = run.make_comm();
+            // Static lists under fixed latencies: the same stream from one timing pass, no event loop.
+            std::optional<RunTrace> streamed =
+                options.event_engine ? std::nullopt : stream_repeated_lists(plan, *costs, *comm, *analysis);
+            if (!streamed) {
+              analysis.emplace(StreamingConfig{layout, scenario.microbatches, window, plan.total_microbatches,
+                                               run.static_memory});
+              streamed = simulate(plan, *costs, *comm, *analysis);
+            }
+            result.trace = std::move(*streamed);
             return *analysis;
           });
         });

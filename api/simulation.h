@@ -27,6 +27,9 @@ struct SimulationOptions {
   // (analysis/streaming_analysis.h), in memory that does not grow with the run; the result's trace then
   // holds only the run's totals and its drift and memory reports no per-microbatch values or timelines.
   bool keep_trace = true;
+  // Streamed runs of static schedules under fixed latencies come from one timing pass instead of the event
+  // loop (sim/repeated_list_stream.h), with the same figures. On: the event loop always (tests compare).
+  bool event_engine = false;
 };
 
 // Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit

@@ -1,5 +1,6 @@
 // Engine speed at scale: simulated ops per second of simulate() alone (the event loop with its trace
-// recording and inline critical path; the plan is built outside the timing) and of a whole
+// recording and inline critical path; the plan is built outside the timing), of the one-pass stream that
+// replaces it for static schedules under fixed latencies, and of a whole
 // simulate_schedule (steady-state search, metrics, drift, memory), for N = 32, m = 1024 under fixed-latency
 // comm. Issue targets: >= 10 M ops/s for 1F1B-flush and ZB-H1, >= 5 M for the async schedules.
 #include <benchmark/benchmark.h>
@@ -10,6 +11,7 @@
 #include "api/simulation.h"
 #include "schedules/schedule.h"
 #include "sim/engine.h"
+#include "sim/repeated_list_stream.h"
 #include "sim/run_observer.h"
 #include "sim/static_list_timing.h"
 
@@ -59,8 +61,12 @@ struct IgnoringObserver final : RunObserver {
   void run_finished(TimeNs) override {}
 };
 
+// Argument 1: 0 the event loop; 1 what a streamed run of a static schedule under fixed latencies uses
+// instead (sim/repeated_list_stream.h: one timing pass over the repeated lists, the engine's reports replayed
+// from it in time order), for 1f1b-flush and zb-h1.
 void BM_EngineStreamedN32M1024(benchmark::State& state) {
   const ResolvedRun run = resolve_at_scale(kSchedules[state.range(0)]);
+  const bool one_pass = state.range(1) != 0;
   long ops = 0;
   IgnoringObserver observer;
   for (auto _ : state) {
@@ -68,14 +74,23 @@ void BM_EngineStreamedN32M1024(benchmark::State& state) {
     ExecutionPlan plan = run.schedule->plan(run.spec, *run.costs);
     const std::unique_ptr<CommModel> comm = run.make_comm();
     state.ResumeTiming();
-    const RunTrace trace = simulate(plan, *run.costs, *comm, observer);
-    ops += trace.ops_run();
-    benchmark::DoNotOptimize(trace.makespan_ns);
+    const std::optional<RunTrace> trace = one_pass ? stream_repeated_lists(plan, *run.costs, *comm, observer)
+                                                   : simulate(plan, *run.costs, *comm, observer);
+    if (!trace) {
+      state.SkipWithError("the one-pass stream does not apply");
+      break;
+    }
+    ops += trace->ops_run();
+    benchmark::DoNotOptimize(trace->makespan_ns);
   }
   state.SetLabel(kSchedules[state.range(0)]);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_EngineStreamedN32M1024)->ArgName("schedule")->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineStreamedN32M1024)
+    ->ArgNames({"schedule", "one_pass"})
+    ->ArgsProduct({{0, 1, 2, 3}, {0}})
+    ->ArgsProduct({{0, 1}, {1}})
+    ->Unit(benchmark::kMillisecond);
 
 // The dependency-ordered pass over static lists (what the Zero Bubble search scores candidates with): ops,
 // versions, makespan and peaks, no transfers or memory timeline. 1f1b-flush and zb-h1 only.

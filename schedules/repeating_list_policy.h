@@ -1,7 +1,8 @@
 #pragma once
 // Runs one batch's fixed list `batches` times, each pass with its microbatches offset by the batch and
 // followed by one U per stage the device holds: the same actions as repeat_batches() materializes, without
-// holding every batch in memory.
+// holding every batch in memory. The lists are the plan's (ExecutionPlan::repeated), shared.
+#include <memory>
 #include <vector>
 
 #include "sim/policy.h"
@@ -10,13 +11,13 @@ namespace pipesim {
 
 class RepeatingListPolicy final : public DevicePolicy {
  public:
-  RepeatingListPolicy(std::vector<Action> one_batch, std::vector<int> stages, int batches, int microbatches,
-                      bool synchronized)
-      : one_batch_(std::move(one_batch)),
+  RepeatingListPolicy(std::shared_ptr<const RepeatedBatchLists> lists, int device, std::vector<int> stages)
+      : lists_(std::move(lists)),
+        one_batch_(lists_->one_batch.at(device)),
         stages_(std::move(stages)),
-        batches_(batches),
-        microbatches_(microbatches),
-        synchronized_(synchronized) {}
+        batches_(lists_->batches),
+        microbatches_(lists_->microbatches_per_batch),
+        synchronized_(lists_->synchronized_steps) {}
 
   std::optional<Action> next(const LocalView& /*view*/) override {
     if (batch_ == batches_) return std::nullopt;
@@ -43,7 +44,8 @@ class RepeatingListPolicy final : public DevicePolicy {
   }
 
  private:
-  std::vector<Action> one_batch_;
+  std::shared_ptr<const RepeatedBatchLists> lists_;
+  const std::vector<Action>& one_batch_;
   std::vector<int> stages_;
   int batches_;
   int microbatches_;

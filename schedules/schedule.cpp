@@ -32,11 +32,14 @@ ExecutionPlan StaticSchedule::plan(const PipelineSpec& spec, const CostModel& co
   ExecutionPlan plan;
   plan.layout = layout(spec.devices);
   plan.total_microbatches = spec.total_microbatches();
-  DeviceActionLists one_batch = batch_actions(spec, costs);
-  const bool synchronized = spec.sync == OptimizerSync::kBarrier;
+  auto lists = std::make_shared<RepeatedBatchLists>();
+  lists->one_batch = batch_actions(spec, costs);
+  lists->batches = spec.batches;
+  lists->microbatches_per_batch = spec.microbatches;
+  lists->synchronized_steps = spec.sync == OptimizerSync::kBarrier;
+  plan.repeated = lists;
   for (int d = 0; d < spec.devices; ++d) {
-    plan.policies.push_back(std::make_unique<RepeatingListPolicy>(
-        std::move(one_batch[d]), plan.layout.stages_on(d), spec.batches, spec.microbatches, synchronized));
+    plan.policies.push_back(std::make_unique<RepeatingListPolicy>(lists, d, plan.layout.stages_on(d)));
   }
   return plan;
 }

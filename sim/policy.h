@@ -57,6 +57,16 @@ struct ForwardReads {
   }
 };
 
+// A static schedule's plan as data: one batch's lists per device, each run `batches` times and followed by
+// one optimizer step per stage the device holds (what schedules/repeating_list_policy.h runs). Lets a run be
+// timed without the event loop where that is exact (sim/repeated_list_stream.h).
+struct RepeatedBatchLists {
+  std::vector<std::vector<Action>> one_batch;  // per device: microbatches 0..m-1, no U
+  int batches = 1;
+  int microbatches_per_batch = 1;
+  bool synchronized_steps = false;  // each step is a barrier over all devices
+};
+
 // Everything the engine needs from a schedule to run it.
 struct ExecutionPlan {
   PipelineLayout layout;
@@ -68,6 +78,8 @@ struct ExecutionPlan {
   // honoured only by blocking comm.
   std::vector<TransferGate> transfer_gates;
   int transfer_gate_period = 0;
+  // Set when the policies run exactly these lists (static schedules): shared with them, not a copy.
+  std::shared_ptr<const RepeatedBatchLists> repeated;
 };
 
 }  // namespace pipesim

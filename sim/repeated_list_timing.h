@@ -56,6 +56,18 @@ class RepeatedListTimes final : public SteadyStateProbe {
   // Device d's op at `position` of its run order (batch b's op i at b * (batch ops + steps) + i).
   TimeNs start_ns(int device, size_t position) const { return time_of(device, position).start_ns; }
   TimeNs end_ns(int device, size_t position) const { return time_of(device, position).end_ns; }
+  // The same by batch and index within the batch's ops and steps (no division: for walking a run).
+  struct OpTime {
+    TimeNs start_ns;
+    TimeNs end_ns;
+  };
+  OpTime time_in_batch(int device, int batch, size_t index) const {
+    const size_t length = batch_ops_[device] + steps_[device];
+    if (batch < explicit_batches_) return device_times(device)[static_cast<size_t>(batch) * length + index];
+    const OpTime copy = device_times(device)[static_cast<size_t>(explicit_batches_ - 1) * length + index];
+    const TimeNs shift_ns = static_cast<TimeNs>(batch - explicit_batches_ + 1) * shift_ns_;
+    return {copy.start_ns + shift_ns, copy.end_ns + shift_ns};
+  }
   TimeNs makespan_ns() const { return makespan_ns_; }
   // Batches timed op by op; the ones after repeat the last of them shifted by repeat_shift_ns() each.
   int explicit_batches() const { return explicit_batches_; }
@@ -68,10 +80,6 @@ class RepeatedListTimes final : public SteadyStateProbe {
   friend std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
                                                               const CostModel& costs);
   TimeNs window_start_ns(int microbatch) const;
-  struct OpTime {
-    TimeNs start_ns;
-    TimeNs end_ns;
-  };
   OpTime time_of(size_t d, size_t position) const;
   TimeNs first_stage_forward_start_ns(int microbatch) const;
 
