@@ -13,7 +13,9 @@
 namespace pipesim {
 namespace {
 
-constexpr size_t kMaxBatchOps = size_t{1} << 20;
+// Up to 2^18 ops a batch (N = 32 and m = 2,730 for 1F1B with I and W), so that the pass never holds more
+// than about 12 MB beyond the engine's own state.
+constexpr size_t kMaxBatchOps = size_t{1} << 18;
 
 // What the engine keeps of a streamed run besides the observer's events: its summary trace's figures.
 class Replay {
@@ -152,8 +154,8 @@ std::optional<RunTrace> stream_repeated_lists(const ExecutionPlan& plan, const C
       static_cast<int>(fixed->latency_ns().size()) != layout.devices)
     return std::nullopt;
   // The pass holds about 45 bytes per op of a batch (its compiled batch and the op times of the batches it
-  // times one by one) where the engine holds the microbatches in flight: beyond a million ops a batch, the
-  // engine's memory is the better trade.
+  // times one by one) where the engine holds the microbatches in flight: beyond kMaxBatchOps, the engine's
+  // memory is the better trade.
   size_t batch_ops = 0;
   for (const std::vector<Action>& list : lists->one_batch) batch_ops += list.size();
   if (batch_ops > kMaxBatchOps) return std::nullopt;

@@ -355,9 +355,9 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
     const size_t length = times.device_ops(d);
     if (length > 0) times.makespan_ns_ = std::max(times.makespan_ns_, times.time_of(d, length - 1).end_ns);
   }
-  // The thread's buffers stay for its next call (a search times many candidates), unless a batch of over a
-  // million ops made them large: a long run's thread would otherwise hold them for good.
-  if (ops.size() > (1u << 20)) {
+  // The thread's buffers stay for its next call (a search times many candidates), unless a batch of over
+  // 2^18 ops made them large (7 MB and more): a long run's thread would otherwise hold them for good.
+  if (ops.size() > (1u << 18)) {
     compiled = CompiledBatch{};
     std::vector<TimeNs>().swap(end_ns);
     std::vector<int>().swap(order);
