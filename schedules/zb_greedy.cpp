@@ -639,22 +639,32 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
   // always a candidate.
   const std::vector<std::pair<const char*, DeviceActionLists (*)(int, int)>> handcrafted{
       {"zb-h1", zb_h1_lists}, {"zb-h2", zb_h2_lists}, {"1f1b", one_f_one_b_split_lists}};
+  std::vector<std::exception_ptr> handcrafted_errors(handcrafted.size());
   for (size_t k = 0; k < handcrafted.size(); ++k) {
     pool.add([&, k] {
       const size_t slot = greedy_slots + k;
-      candidates[slot] = {handcrafted[k].first, handcrafted[k].second(spec.devices, spec.microbatches), {}};
+      try {
+        candidates[slot] = {handcrafted[k].first, handcrafted[k].second(spec.devices, spec.microbatches), {}};
+      } catch (...) {
+        handcrafted_errors[k] = std::current_exception();
+        return;
+      }
       enter(slot);
     });
   }
   pool.run();
+
+  // As a serial search would fail: the greedy's failures first, then the handcrafted lists' in order, then
+  // the first scored candidate's.
+  for (const std::exception_ptr& error : greedy_errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  for (const std::exception_ptr& error : handcrafted_errors) {
+    if (error) std::rethrow_exception(error);
+  }
   // The floor may have joined a group whose lists did not fit, and whose scoring then skipped them.
   if (CandidateGroup& group = groups[group_of[floor]]; !group.scored && !group.error) {
     score_group(group, true);
-  }
-
-  // As a serial search would fail: the greedy's failures first, then the first scored candidate's.
-  for (const std::exception_ptr& error : greedy_errors) {
-    if (error) std::rethrow_exception(error);
   }
   const ZbCandidate* best = nullptr;
   for (size_t i = 0; i < candidates.size(); ++i) {
