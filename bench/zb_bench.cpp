@@ -39,6 +39,29 @@ BENCHMARK(BM_Zb2pSearchN32M96)
     ->Arg(static_cast<int>(OptimizerSync::kPostValidation))
     ->Unit(benchmark::kMillisecond);
 
+// One run of the Zero Bubble greedy (all flags off) at N=32, m=96 under 2N microbatches of memory: the
+// search runs it for up to 16 flag settings.
+void BM_ZbGreedyRunN32M96(benchmark::State& state) {
+  const Scenario scenario =
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m96.yaml",
+                    {"pipeline.stages=32", "pipeline.microbatches=96", "pipeline.batches=4"});
+  const ResolvedRun run = resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
+  const ZbProblem problem = make_zb_problem(run.spec, *run.costs, 2.0);
+  long ops = 0;
+  for (auto _ : state) {
+    const std::optional<ZbGreedyPlan> plan = zb_greedy_schedule(problem, ZbFlags{});
+    if (!plan) {
+      state.SkipWithError("no list under this limit");
+      break;
+    }
+    for (const ActionList& list : plan->lists) ops += static_cast<long>(list.size());
+    benchmark::DoNotOptimize(plan->predicted_cost_ns);
+  }
+  state.counters["placed_ops_per_s"] =
+      benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ZbGreedyRunN32M96)->Unit(benchmark::kMicrosecond);
+
 // One candidate's timing as the search scores it: the search's pick at N=32, m=96 (post-validation), its
 // one-batch lists repeated over 4 batches and timed in one pass (sim/repeated_list_timing.h). Counts the ops
 // timed one by one (the batches before the run repeats), not the shifted copies.
