@@ -15,13 +15,17 @@
 namespace pipesim {
 namespace {
 
-void BM_Zb2pSearchN32M96(benchmark::State& state) {
-  const auto sync = static_cast<OptimizerSync>(state.range(0));
+// The run's own resolution of zb-2p on the paper's 28.3B setting at N=32, m=96 (costs, comm, memory).
+ResolvedRun zb_paper_run() {
   const Scenario scenario =
       load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m96.yaml",
                     {"pipeline.stages=32", "pipeline.microbatches=96", "pipeline.batches=4"});
-  // The run's own resolution of zb-2p on this scenario (costs, comm), with the sync under test.
-  const ResolvedRun run = resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
+  return resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
+}
+
+void BM_Zb2pSearchN32M96(benchmark::State& state) {
+  const auto sync = static_cast<OptimizerSync>(state.range(0));
+  const ResolvedRun run = zb_paper_run();
   PipelineSpec spec = run.spec;
   spec.sync = sync;
   const CostModel* costs = run.costs.get();
@@ -42,10 +46,7 @@ BENCHMARK(BM_Zb2pSearchN32M96)
 // One run of the Zero Bubble greedy (all flags off) at N=32, m=96 under 2N microbatches of memory: the
 // search runs it for up to 16 flag settings.
 void BM_ZbGreedyRunN32M96(benchmark::State& state) {
-  const Scenario scenario =
-      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m96.yaml",
-                    {"pipeline.stages=32", "pipeline.microbatches=96", "pipeline.batches=4"});
-  const ResolvedRun run = resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
+  const ResolvedRun run = zb_paper_run();
   const ZbProblem problem = make_zb_problem(run.spec, *run.costs, 2.0);
   long ops = 0;
   for (auto _ : state) {
@@ -66,10 +67,7 @@ BENCHMARK(BM_ZbGreedyRunN32M96)->Unit(benchmark::kMicrosecond);
 // one-batch lists repeated over 4 batches and timed in one pass (sim/repeated_list_timing.h). Counts the ops
 // timed one by one (the batches before the run repeats), not the shifted copies.
 void BM_RepeatedListTimingN32M96(benchmark::State& state) {
-  const Scenario scenario =
-      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m96.yaml",
-                    {"pipeline.stages=32", "pipeline.microbatches=96", "pipeline.batches=4"});
-  const ResolvedRun run = resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
+  const ResolvedRun run = zb_paper_run();
   const ZbCandidate best = zb_search(run.spec, *run.costs, 2.0);
   const PipelineLayout layout = PipelineLayout::linear(run.spec.devices);
   long ops = 0;
