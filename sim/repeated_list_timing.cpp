@@ -181,8 +181,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
 
   // Where batch 0 bounds every steady period from below (RepeatedListRun::period_to_beat_ns).
   const int first_device = layout.device(0);
-  const bool period_bound_applies = same_every_batch && !run.synchronized_steps &&
-                                    batch_length[first_device] > 0 && !run.one_batch[first_device].empty() &&
+  const bool period_bound_applies = same_every_batch && batch_length[first_device] > 0 &&
+                                    !run.one_batch[first_device].empty() &&
                                     run.one_batch[first_device].front() == forward(0, 0);
 
   std::vector<TimeNs> free_ns(devices, 0);
@@ -227,6 +227,27 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   // waits for one input and only that input's op wakes it. The order ops were timed in respects every
   // dependency, and every batch has the same dependencies: later batches are timed in that order, no
   // worklist.
+  // The first device ends batch 0's steps no earlier than its free time plus the durations of its ops not
+  // yet timed and of its steps, and under a barrier no earlier than any device's free time plus its ops left
+  // plus the first device's steps: once one of those passes the period to beat, so does every steady period
+  // (RepeatedListRun::period_to_beat_ns), and batch 0 stops there.
+  TimeNs beat_ns = kNever, first_device_steps_ns = 0;
+  std::vector<TimeNs> left_ns;  // per device: its batch-0 ops' durations not yet timed
+  if (run.period_to_beat_ns != nullptr && period_bound_applies) {
+    beat_ns = run.period_to_beat_ns->load(std::memory_order_relaxed);
+    left_ns.assign(devices, 0);
+    for (int d = 0; d < devices; ++d) {
+      for (size_t i = device_begin[d]; i < device_begin[d + 1]; ++i)
+        left_ns[d] += duration_ns[ops[i].stage_kind];
+    }
+    for (int stage : step_stages[first_device]) {
+      const TimeNs step_ns = costs.duration(optimizer_step(stage, 0, run.synchronized_steps));
+      if (step_ns < 0) beat_ns = kNever;  // refused below
+      first_device_steps_ns += std::max<TimeNs>(0, step_ns);
+    }
+  }
+  const bool any_device_bounds = run.synchronized_steps;
+  enum class FirstBatch { kTimed, kRefused, kCannotBeat };
   const auto time_first_batch = [&]() {
     std::vector<int> work;
     std::vector<char> queued(devices, 1);
@@ -249,8 +270,12 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
           waiting_on[d] = op.input;
           break;
         }
-        if (!time_op(i, 0)) return false;
+        if (!time_op(i, 0)) return FirstBatch::kRefused;
         order.push_back(static_cast<int>(i));
+        if (beat_ns != kNever && (d == first_device || any_device_bounds)) {
+          left_ns[d] -= duration_ns[op.stage_kind];
+          if (free_at[d] + left_ns[d] + first_device_steps_ns > beat_ns) return FirstBatch::kCannotBeat;
+        }
         const int consumer = compiled.consumer_device[op.stage_kind];
         if (consumer != kNone && waiting_on[consumer] == static_cast<int>(i)) {
           waiting_on[consumer] = kNone;
@@ -262,7 +287,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
       }
       cursor[d] = i;
     }
-    return order.size() + 1 == ops.size();  // otherwise a deadlock: the engine names it
+    // Otherwise a deadlock: the engine names it.
+    return order.size() + 1 == ops.size() ? FirstBatch::kTimed : FirstBatch::kRefused;
   };
 
   // After each batch's ops, every device's optimizer steps, at the barrier where steps are synchronized:
@@ -326,7 +352,12 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   // those ends alone), provided its ops last as long: those batches are not timed op by op.
   for (int batch = 0; batch < batches; ++batch) {
     if (batch == 0) {
-      if (!time_first_batch()) return std::nullopt;
+      const FirstBatch outcome = time_first_batch();
+      if (outcome == FirstBatch::kRefused) return std::nullopt;
+      if (outcome == FirstBatch::kCannotBeat) {
+        times.cannot_beat_ = true;
+        return times;
+      }
     } else {
       for (const int i : order) {
         if (!time_op(static_cast<size_t>(i), batch)) return std::nullopt;

@@ -28,12 +28,13 @@ struct RepeatedListRun {
   bool synchronized_steps = false;  // the optimizer step is a barrier over all devices
   std::vector<TimeNs> latency_ns;   // per sending device (FixedLatencyComm)
   // A search's best period so far: where batch 0 already proves every steady period of this run longer,
-  // the run stops there (RepeatedListTimes::cannot_beat). The proof: without a barrier and with durations
-  // the same every batch, the device of stage 1 ends each batch's steps at least as long after the previous
-  // batch's as it does batch 0's (every op depends on stage 1's forwards, so batch 0's timing from all
-  // devices free at 0 is its timing from that device alone, a cycle of the batch-to-batch recurrence), and
-  // a window's period is the gaps between its batches' first forwards when that device's list starts with
-  // microbatch 0's forward (the only case where it applies).
+  // the run stops there (RepeatedListTimes::cannot_beat). The proof, with durations the same every batch:
+  // every op depends on stage 1's forwards, so batch 0's timing from all devices free at 0 is its timing from
+  // the device of stage 1 alone, a cycle of the batch-to-batch (max-plus) recurrence; that device therefore
+  // ends each batch's steps at least batch 0's step end after the previous batch's (under a barrier, which
+  // waits for every device, at least any device's batch-0 end plus the first device's steps), and a window's
+  // period is the gaps between its batches' first forwards, which start as that device's steps end when its
+  // list starts with microbatch 0's forward (the only case where it applies).
   const std::atomic<TimeNs>* period_to_beat_ns = nullptr;
 };
 

@@ -184,26 +184,26 @@ TEST(RepeatedListTiming, RefusesWhatTheStaticPassRefuses) {
   EXPECT_FALSE(timed({{forward(0, 1), b0}, {f1, b1}}));  // a microbatch outside the batch
 }
 
-// The search stops timing a candidate once batch 0 proves its period longer than the best so far: the
-// device of stage 1 ends batch 0's steps no later than one steady period. Every candidate on random
-// pipelines: never stopped when the period to beat is its own, always stopped (post-validation, where the
-// bound applies) when it is shorter than that step end.
+// The search stops timing a candidate once batch 0 proves its period longer than the best so far (the
+// bounds of RepeatedListRun::period_to_beat_ns). Every candidate on random pipelines, with and without a
+// barrier: never stopped when the period to beat is its own, always stopped when it is 0.
 TEST(RepeatedListTiming, BatchZeroNeverProvesAPeriodLongerThanTheRealOne) {
   std::mt19937 rng(4242);
   int stopped = 0, kept = 0;
   for (int k = 0; k < 30; ++k) {
-    const std::string yaml = random_zb_yaml(rng, 2 * k);  // even: post-validation
+    const std::string yaml = random_zb_yaml(rng, k);  // post-validation and barrier in turn
     const ResolvedRun run =
         resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
     const PipelineSpec& spec = run.spec;
     const PipelineLayout layout = PipelineLayout::linear(spec.devices);
+    const bool barrier = spec.sync == OptimizerSync::kBarrier;
     for (const DeviceActionLists& lists : search_candidates(spec, *run.costs)) {
       const std::string what = fmt::format("configuration {}:\n{}", k, yaml);
       const ZbScore score = score_zb_candidate(lists, spec, *run.costs);
       const auto timed = [&](TimeNs to_beat_ns) {
         const std::atomic<TimeNs> bound{to_beat_ns};
         return time_repeated_lists(
-            {layout, lists, spec.microbatches, 4, false, run.scenario.comm.latency_ns, &bound}, *run.costs);
+            {layout, lists, spec.microbatches, 4, barrier, run.scenario.comm.latency_ns, &bound}, *run.costs);
       };
       const std::optional<RepeatedListTimes> own = timed(score.period_ns);
       ASSERT_TRUE(own) << what;
