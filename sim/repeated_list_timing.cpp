@@ -236,15 +236,18 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   if (run.period_to_beat_ns != nullptr && period_bound_applies) {
     beat_ns = run.period_to_beat_ns->load(std::memory_order_relaxed);
     left_ns.assign(devices, 0);
+    // Sums past TimeNs' range (absurd inputs) drop the bound; a negative step is refused below.
+    bool in_range = true;
     for (int d = 0; d < devices; ++d) {
       for (size_t i = device_begin[d]; i < device_begin[d + 1]; ++i)
-        left_ns[d] += duration_ns[ops[i].stage_kind];
+        in_range &= !__builtin_add_overflow(left_ns[d], duration_ns[ops[i].stage_kind], &left_ns[d]);
     }
     for (int stage : step_stages[first_device]) {
       const TimeNs step_ns = costs.duration(optimizer_step(stage, 0, run.synchronized_steps));
-      if (step_ns < 0) beat_ns = kNever;  // refused below
-      first_device_steps_ns += std::max<TimeNs>(0, step_ns);
+      in_range &=
+          step_ns >= 0 && !__builtin_add_overflow(first_device_steps_ns, step_ns, &first_device_steps_ns);
     }
+    if (!in_range) beat_ns = kNever;
   }
   const bool any_device_bounds = run.synchronized_steps;
   enum class FirstBatch { kTimed, kRefused, kCannotBeat };
@@ -274,7 +277,10 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
         order.push_back(static_cast<int>(i));
         if (beat_ns != kNever && (d == first_device || any_device_bounds)) {
           left_ns[d] -= duration_ns[op.stage_kind];
-          if (free_at[d] + left_ns[d] + first_device_steps_ns > beat_ns) return FirstBatch::kCannotBeat;
+          TimeNs bound_ns = 0;
+          if (!__builtin_add_overflow(free_at[d], left_ns[d], &bound_ns) &&
+              !__builtin_add_overflow(bound_ns, first_device_steps_ns, &bound_ns) && bound_ns > beat_ns)
+            return FirstBatch::kCannotBeat;
         }
         const int consumer = compiled.consumer_device[op.stage_kind];
         if (consumer != kNone && waiting_on[consumer] == static_cast<int>(i)) {
