@@ -404,12 +404,8 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
 
 RepeatedListTimes::OpTime RepeatedListTimes::time_of(size_t d, size_t position) const {
   const size_t batch_length = batch_ops_[d] + steps_[d];
-  const auto last = static_cast<size_t>(explicit_batches_ - 1);
-  const size_t batch = position / batch_length;
-  if (batch <= last) return device_times(d)[position];
-  const OpTime copy = device_times(d)[last * batch_length + position % batch_length];
-  const TimeNs shift_ns = static_cast<TimeNs>(batch - last) * shift_ns_;
-  return {copy.start_ns + shift_ns, copy.end_ns + shift_ns};
+  return time_in_batch(static_cast<int>(d), static_cast<int>(position / batch_length),
+                       position % batch_length);
 }
 
 TimeNs RepeatedListTimes::first_stage_forward_start_ns(int microbatch) const {

@@ -25,6 +25,11 @@ namespace {
 
 using OpKey = std::tuple<int, int, int>;  // kind, stage, microbatch
 
+// zb-2p resolved on a scenario's text: the spec, costs and comm the search plans with.
+ResolvedRun resolve_zb_2p(const std::string& yaml) {
+  return resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+}
+
 // Seeded random pipeline for the search: N in 2..8, m in 1..3N, uneven F, I, W, comm 0 or a fixed latency
 // per stage, M_W below M_B, barrier or post-validation.
 std::string random_zb_yaml(std::mt19937& rng, int k, bool link = false) {
@@ -192,8 +197,7 @@ TEST(RepeatedListTiming, BatchZeroNeverProvesAPeriodLongerThanTheRealOne) {
   int stopped = 0, kept = 0;
   for (int k = 0; k < 30; ++k) {
     const std::string yaml = random_zb_yaml(rng, k);  // post-validation and barrier in turn
-    const ResolvedRun run =
-        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    const ResolvedRun run = resolve_zb_2p(yaml);
     const PipelineSpec& spec = run.spec;
     const PipelineLayout layout = PipelineLayout::linear(spec.devices);
     const bool barrier = spec.sync == OptimizerSync::kBarrier;
@@ -230,7 +234,7 @@ TEST(ZbScoring, OnePassStaticPassAndEngineGiveTheSameScores) {
   for (int k = 0; k < 40; ++k) {
     const std::string yaml = random_zb_yaml(rng, k, k % 10 == 9);  // the link model: no one-pass timing
     const std::string what = fmt::format("configuration {}:\n{}", k, yaml);
-    ResolvedRun run = resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    ResolvedRun run = resolve_zb_2p(yaml);
     PipelineSpec spec = run.spec;
     std::unique_ptr<CostModel> costs = std::move(run.costs);
     if (k % 10 == 4) {  // noisy costs: one run with a fixed window
@@ -260,8 +264,7 @@ TEST(ZbScoring, TheSearchPicksTheSameScheduleWhicheverWayItScores) {
   std::mt19937 rng(2401);
   for (int k = 0; k < 30; ++k) {
     const std::string yaml = random_zb_yaml(rng, k);
-    const ResolvedRun run =
-        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    const ResolvedRun run = resolve_zb_2p(yaml);
     for (double limit : {1.0, 1.5, 2.0}) {
       const ZbCandidate fast = zb_search(run.spec, *run.costs, limit, ZbScoring::kFastest);
       const ZbCandidate engine = zb_search(run.spec, *run.costs, limit, ZbScoring::kEngine);
@@ -282,8 +285,7 @@ TEST(ZbScoring, TheSearchPicksWhatTheSerialRuleDoes) {
   std::mt19937 rng(1729);
   for (int k = 0; k < 24; ++k) {
     const std::string yaml = random_zb_yaml(rng, k);
-    const ResolvedRun run =
-        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    const ResolvedRun run = resolve_zb_2p(yaml);
     const PipelineSpec& spec = run.spec;
     for (double limit : {1.0, 1.5, 2.0}) {
       const std::string what = fmt::format("configuration {} limit {}:\n{}", k, limit, yaml);
@@ -344,8 +346,7 @@ TEST(ZbGreedyAllFlags, EachSettingEqualsItsOwnRun) {
   int settings = 0;
   for (int k = 0; k < 60; ++k) {
     const std::string yaml = random_zb_yaml(rng, k);
-    const ResolvedRun run =
-        resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
+    const ResolvedRun run = resolve_zb_2p(yaml);
     const double limit = 1.0 + 0.25 * (k % 5);
     const ZbProblem problem = make_zb_problem(run.spec, *run.costs, limit);
     int ran = 0;
