@@ -4,16 +4,24 @@
 namespace pipesim {
 namespace {
 
+template <typename List>
+std::vector<List> gpipe_lists(int n, int m) {
+  std::vector<List> lists(n);
+  for (int d = 0; d < n; ++d) {
+    for (int mb = 0; mb < m; ++mb) lists[d].push_back(forward(d, mb));
+    for (int mb = 0; mb < m; ++mb) lists[d].push_back(backward(d, mb));
+  }
+  return lists;
+}
+
 class GPipe final : public StaticSchedule {
  public:
   std::string label() const override { return "gpipe"; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    DeviceActionLists lists(spec.devices);
-    for (int d = 0; d < spec.devices; ++d) {
-      for (int mb = 0; mb < spec.microbatches; ++mb) lists[d].push_back(forward(d, mb));
-      for (int mb = 0; mb < spec.microbatches; ++mb) lists[d].push_back(backward(d, mb));
-    }
-    return lists;
+    return gpipe_lists<ActionList>(spec.devices, spec.microbatches);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return gpipe_lists<ActionRuns>(spec.devices, spec.microbatches);
   }
 };
 

@@ -7,23 +7,30 @@
 namespace pipesim {
 namespace {
 
+// Built the same way into either container: a vector for the batch's lists, runs for the plan.
+template <typename List>
+std::vector<List> one_f_one_b_flush_lists(int n, int m) {
+  std::vector<List> lists(n);
+  for (int d = 0; d < n; ++d) {
+    const int warmup = std::min(n - 1 - d, m);
+    for (int mb = 0; mb < warmup; ++mb) lists[d].push_back(forward(d, mb));
+    for (int k = 0; k < m - warmup; ++k) {
+      lists[d].push_back(forward(d, warmup + k));
+      lists[d].push_back(backward(d, k));
+    }
+    for (int mb = m - warmup; mb < m; ++mb) lists[d].push_back(backward(d, mb));
+  }
+  return lists;
+}
+
 class OneFOneBFlush final : public StaticSchedule {
  public:
   std::string label() const override { return "1f1b-flush"; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    const int n = spec.devices;
-    const int m = spec.microbatches;
-    DeviceActionLists lists(n);
-    for (int d = 0; d < n; ++d) {
-      const int warmup = std::min(n - 1 - d, m);
-      for (int mb = 0; mb < warmup; ++mb) lists[d].push_back(forward(d, mb));
-      for (int k = 0; k < m - warmup; ++k) {
-        lists[d].push_back(forward(d, warmup + k));
-        lists[d].push_back(backward(d, k));
-      }
-      for (int mb = m - warmup; mb < m; ++mb) lists[d].push_back(backward(d, mb));
-    }
-    return lists;
+    return one_f_one_b_flush_lists<ActionList>(spec.devices, spec.microbatches);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return one_f_one_b_flush_lists<ActionRuns>(spec.devices, spec.microbatches);
   }
 };
 

@@ -27,13 +27,18 @@ DeviceActionLists repeat_batches(const PipelineLayout& shape, const DeviceAction
   return lists;
 }
 
+std::vector<ActionRuns> StaticSchedule::batch_runs(const PipelineSpec& spec, const CostModel& costs) const {
+  const DeviceActionLists lists = batch_actions(spec, costs);
+  return std::vector<ActionRuns>(lists.begin(), lists.end());
+}
+
 ExecutionPlan StaticSchedule::plan(const PipelineSpec& spec, const CostModel& costs) const {
   // One batch's lists, repeated by the policy: the plan's memory does not grow with the batches run.
   ExecutionPlan plan;
   plan.layout = layout(spec.devices);
   plan.total_microbatches = spec.total_microbatches();
   auto lists = std::make_shared<RepeatedBatchLists>();
-  lists->one_batch = batch_actions(spec, costs);
+  lists->one_batch = batch_runs(spec, costs);
   lists->batches = spec.batches;
   lists->microbatches_per_batch = spec.microbatches;
   lists->synchronized_steps = spec.sync == OptimizerSync::kBarrier;

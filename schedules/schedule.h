@@ -72,6 +72,9 @@ class StaticSchedule : public Schedule {
  public:
   // Microbatches 0..m-1 of one batch, per device, without U.
   virtual DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& costs) const = 0;
+  // The same lists held as runs (sim/action_runs.h), what a plan keeps. By default batch_actions() taken in
+  // runs; a schedule given by a formula builds the runs directly, so its plan never holds m actions.
+  virtual std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& costs) const;
   // Every batch with its microbatch offset, each followed on every device by one U per stage it holds.
   DeviceActionLists all_actions(const PipelineSpec& spec, const CostModel& costs) const;
   ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;

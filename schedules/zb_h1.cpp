@@ -18,6 +18,9 @@ class ZbH1 final : public StaticSchedule {
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     return zb_h1_lists(spec.devices, spec.microbatches);
   }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return zb_h1_runs(spec.devices, spec.microbatches);
+  }
 };
 
 }  // namespace

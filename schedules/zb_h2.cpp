@@ -18,6 +18,9 @@ class ZbH2 final : public StaticSchedule {
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     return zb_h2_lists(spec.devices, spec.microbatches);
   }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return zb_h2_runs(spec.devices, spec.microbatches);
+  }
 };
 
 }  // namespace

@@ -24,6 +24,9 @@ ActionList zb_handcrafted_list(int stage, int microbatches, const ZbDeviceShape&
 // 1F1B's order with I and W in place of B (each W right after its I: 1F1B's timeline and memory, except that
 // the gradient leaves when I ends).
 DeviceActionLists zb_h1_lists(int devices, int microbatches);
+// ZB-H1's and ZB-H2's lists built as runs (what their plans hold: a few runs per device at any m).
+std::vector<ActionRuns> zb_h1_runs(int devices, int microbatches);
+std::vector<ActionRuns> zb_h2_runs(int devices, int microbatches);
 // ZB-V's lists (schedules/zb_v.cpp): V placement, device r runs stages r and 2N-1-r, PyTorch's fixed order.
 DeviceActionLists zb_v_lists(int devices, int microbatches);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/action.h"
+#include "sim/action_runs.h"
 #include "sim/layout.h"
 #include "sim/transfer_gates.h"
 
@@ -61,7 +62,7 @@ struct ForwardReads {
 // one optimizer step per stage the device holds (what schedules/repeating_list_policy.h runs). Lets a run be
 // timed without the event loop where that is exact (sim/repeated_list_stream.h).
 struct RepeatedBatchLists {
-  std::vector<std::vector<Action>> one_batch;  // per device: microbatches 0..m-1, no U
+  std::vector<ActionRuns> one_batch;  // per device: microbatches 0..m-1, no U
   int batches = 1;
   int microbatches_per_batch = 1;
   bool synchronized_steps = false;  // each step is a barrier over all devices

@@ -15,7 +15,7 @@ namespace {
 
 // Up to 2^18 ops a batch (N = 32 and m = 2,730 for 1F1B with I and W), so that the pass never holds more
 // than about 12 MB beyond the engine's own state.
-constexpr size_t kMaxBatchOps = size_t{1} << 18;
+constexpr size_t kMaxBatchOps = size_t{1} << 17;
 
 // What the engine keeps of a streamed run besides the observer's events: its summary trace's figures.
 class Replay {
@@ -157,11 +157,15 @@ std::optional<RunTrace> stream_repeated_lists(const ExecutionPlan& plan, const C
   // times one by one) where the engine holds the microbatches in flight: beyond kMaxBatchOps, the engine's
   // memory is the better trade.
   size_t batch_ops = 0;
-  for (const std::vector<Action>& list : lists->one_batch) batch_ops += list.size();
+  for (const ActionRuns& list : lists->one_batch) batch_ops += list.size();
   if (batch_ops > kMaxBatchOps) return std::nullopt;
+  // The pass reads its lists by index: laid out in full while it runs.
+  std::vector<std::vector<Action>> one_batch;
+  one_batch.reserve(lists->one_batch.size());
+  for (const ActionRuns& list : lists->one_batch) one_batch.push_back(list.expand());
   const int m = lists->microbatches_per_batch;
   const std::optional<RepeatedListTimes> times = time_repeated_lists(
-      {layout, lists->one_batch, m, lists->batches, lists->synchronized_steps, fixed->latency_ns()}, costs);
+      {layout, one_batch, m, lists->batches, lists->synchronized_steps, fixed->latency_ns()}, costs);
   if (!times) return std::nullopt;
 
   // Each device's run order: batch b's list (microbatches offset by b * m), then its steps of batch b.
@@ -174,7 +178,7 @@ std::optional<RunTrace> stream_repeated_lists(const ExecutionPlan& plan, const C
   std::vector<Cursor> cursors(layout.devices);
   for (int d = 0; d < layout.devices; ++d) cursors[d].step_stages = layout.stages_on(d);
   const auto action_of = [&](int d, const Cursor& c) {
-    const std::vector<Action>& list = lists->one_batch[d];
+    const std::vector<Action>& list = one_batch[d];
     if (c.index >= list.size())
       return optimizer_step(c.step_stages[c.index - list.size()], c.batch, lists->synchronized_steps);
     Action a = list[c.index];
@@ -189,7 +193,7 @@ std::optional<RunTrace> stream_repeated_lists(const ExecutionPlan& plan, const C
   EventQueue queue;
   const auto report_start = [&](int d, TimeNs time_ns) { queue.push(Event(time_ns, 1, d, false)); };
   for (int d = 0; d < layout.devices; ++d) {
-    if (lists->batches > 0 && lists->one_batch[d].size() + cursors[d].step_stages.size() > 0)
+    if (lists->batches > 0 && one_batch[d].size() + cursors[d].step_stages.size() > 0)
       report_start(d, times->time_in_batch(d, 0, 0).start_ns);
   }
   std::vector<Event> instant;
@@ -206,7 +210,7 @@ std::optional<RunTrace> stream_repeated_lists(const ExecutionPlan& plan, const C
         continue;
       }
       replay.end(d, c.running, now_ns);
-      if (++c.index == lists->one_batch[d].size() + c.step_stages.size()) {
+      if (++c.index == one_batch[d].size() + c.step_stages.size()) {
         c.index = 0;
         if (++c.batch == lists->batches) continue;
       }

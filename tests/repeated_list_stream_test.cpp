@@ -161,13 +161,13 @@ TEST(RepeatedListStream, SimulateScheduleGivesTheEnginesFigures) {
 namespace pipesim {
 namespace {
 
-// The pass holds its batch in memory: it streams batches of up to 2^18 ops and leaves larger ones to the
-// event loop (1F1B with B: 2 ops per stage and microbatch, so N = 32 and m = 4,096 is exactly 2^18).
-TEST(RepeatedListStream, LeavesBatchesOfOver2To18OpsToTheEventLoop) {
+// The pass holds its batch in memory: it streams batches of up to 2^17 ops and leaves larger ones to the
+// event loop (1F1B with B: 2 ops per stage and microbatch, so N = 32 and m = 2,048 is exactly 2^17).
+TEST(RepeatedListStream, LeavesBatchesOfOver2To17OpsToTheEventLoop) {
   struct Ignoring final : RunObserver {
     void op_started(const OpRecord&) override {}
   };
-  for (const int microbatches : {4096, 4097}) {
+  for (const int microbatches : {2048, 2049}) {
     const Scenario scenario =
         test::scenario_from_yaml(fmt::format("pipeline: {{stages: 32, microbatches: {}, batches: 1}}\n"
                                              "costs: {{forward_ms: 1.0, backward_ms: 2.0, comm_ms: 0.05}}\n",
@@ -177,7 +177,7 @@ TEST(RepeatedListStream, LeavesBatchesOfOver2To18OpsToTheEventLoop) {
     Ignoring observer;
     const std::optional<RunTrace> streamed =
         stream_repeated_lists(plan, *run.costs, *run.make_comm(), observer);
-    EXPECT_EQ(streamed.has_value(), microbatches == 4096) << microbatches;
+    EXPECT_EQ(streamed.has_value(), microbatches == 2048) << microbatches;
   }
 }
 
