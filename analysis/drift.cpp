@@ -101,11 +101,11 @@ void StageDriftTally::add_drift(int drift, bool in_window) {
   }
 }
 
-void StageDriftTally::add_staleness(int staleness, bool in_window) {
+void StageDriftTally::add_staleness(int staleness, bool in_window, long count) {
   staleness_max_ = std::max(staleness_max_, staleness);
   if (in_window) {
-    staleness_sum_ += staleness;
-    ++staleness_count_;
+    staleness_sum_ += staleness * count;
+    staleness_count_ += count;
   }
 }
 

@@ -52,7 +52,7 @@ DriftReport compute_drift(const RunTrace& trace, const DriftWindow& window);
 class StageDriftTally {
  public:
   void add_drift(int drift, bool in_window);
-  void add_staleness(int staleness, bool in_window);
+  void add_staleness(int staleness, bool in_window, long count = 1);  // `count` microbatches alike
   // Fills the maxima, means and histogram of `out`.
   void finish(StageDrift& out) const;
 

@@ -113,11 +113,11 @@ void StreamingAnalysis::op_started(const OpRecord& op) {
     push_version_change(op.end_ns, a.stage, +1);  // the version it makes
     // The first step starting once a gradient has ended applies it.
     StageTally& s = stages_[a.stage];
-    while (!s.pending.empty() && s.pending.top().gradient_end_ns <= op.start_ns) {
-      const PendingStaleness p = s.pending.top();
-      s.pending.pop();
-      s.drift.add_staleness(op.weight_version - p.forward_version, p.in_window);
+    settle_gradients(s, op.start_ns);
+    for (const EndedGradients& g : s.ended) {
+      s.drift.add_staleness(op.weight_version - g.forward_version, g.in_window, g.count);
     }
+    s.ended.clear();
     return;
   }
   d.work_ns += op.duration_ns();
@@ -188,7 +188,25 @@ void StreamingAnalysis::gradient_complete(const GradientRecord& g) {
       g.microbatch >= drift_window_.first_microbatch && g.microbatch < drift_window_.end_microbatch;
   StageTally& s = stages_[g.stage];
   s.drift.add_drift(g.gradient_version - g.forward_version, in_window);
+  settle_gradients(s, present_ns_);
   s.pending.push({g.gradient_end_ns, g.forward_version, in_window});
+}
+
+// Steps start in time order, so a gradient ended by the present is applied by the stage's next step, and
+// which gradient ended when no longer matters.
+void StreamingAnalysis::settle_gradients(StageTally& stage, TimeNs time_ns) {
+  while (!stage.pending.empty() && stage.pending.top().gradient_end_ns <= time_ns) {
+    const PendingStaleness p = stage.pending.top();
+    stage.pending.pop();
+    auto same = std::find_if(stage.ended.rbegin(), stage.ended.rend(), [&](const EndedGradients& e) {
+      return e.forward_version == p.forward_version && e.in_window == p.in_window;
+    });
+    if (same != stage.ended.rend()) {
+      ++same->count;
+    } else {
+      stage.ended.push_back({p.forward_version, p.in_window, 1});
+    }
+  }
 }
 
 void StreamingAnalysis::version_retired(int stage, int /*version*/, TimeNs dead_ns) {

@@ -82,15 +82,25 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
     bool in_window;
     bool operator>(const PendingStaleness& other) const { return gradient_end_ns > other.gradient_end_ns; }
   };
+  // Gradients already ended, which the stage's next step applies whatever their ends: counted by what
+  // their staleness depends on, so a batch of m gradients waiting for its step costs one entry, not m.
+  struct EndedGradients {
+    int forward_version;
+    bool in_window;
+    long count;
+  };
   struct StageTally {
     StageDriftTally drift;
+    // Gradients whose last op has not ended at the present (ops still running), by end.
     std::priority_queue<PendingStaleness, std::vector<PendingStaleness>, std::greater<>> pending;
+    std::vector<EndedGradients> ended;
     int live_versions = 0;
     int versions_max = 0;
     bool touched = false;
   };
 
   void advance_to(TimeNs now_ns);
+  static void settle_gradients(StageTally& stage, TimeNs time_ns);  // pending ones ended by time_ns
   void apply_changes_before(TimeNs time_ns);
   void push_version_change(TimeNs time_ns, int stage, int live_delta);
   void touch_device(int device);
