@@ -2,8 +2,9 @@
 """Peak RSS of `pipesim run` against simulated ops, with and without a trace.
 
 Without a trace (no --trace or --memory-timeline) a run streams its analyses and the engine keeps state only
-for the microbatches in flight, so RSS should stay flat as m grows, except for one batch's static action list
-(12 bytes per op of a batch) and GPipe, which holds every microbatch of a batch in flight by design. With
+for the microbatches in flight, so RSS should stay flat as m grows, except for GPipe, which holds every
+microbatch of a batch in flight by design, and the one-pass stream of static schedules, which holds up to
+2^17 ops of a batch (about 7.5 MB) before it leaves larger batches to the event loop. With
 --memory-timeline the run keeps its trace and writes every device's memory timeline into its JSON, for
 comparison (most of that row's time and memory is the JSON document).
 

@@ -22,12 +22,22 @@ class InterleavedOneFOneB final : public StaticSchedule {
   void check(const PipelineSpec& spec) const override { InterleavedRounds::check(spec, label()); }
 
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return lists<ActionList>(spec);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return lists<ActionRuns>(spec);
+  }
+
+ private:
+  // Built the same way into either container: a vector for the batch's lists, runs for the plan.
+  template <typename List>
+  std::vector<List> lists(const PipelineSpec& spec) const {
     check(spec);
     const int n = spec.devices;
     const int v = chunks_;
     const int slots = spec.microbatches * v;  // (microbatch, chunk) pairs per device
     const InterleavedRounds order(spec, v);
-    DeviceActionLists lists(n);
+    std::vector<List> lists(n);
     for (int d = 0; d < n; ++d) {
       auto fwd = [&](int k) { return forward(order.forward_stage(d, k), order.microbatch(k)); };
       auto bwd = [&](int k) { return backward(order.backward_stage(d, k), order.microbatch(k)); };
@@ -44,7 +54,6 @@ class InterleavedOneFOneB final : public StaticSchedule {
     return lists;
   }
 
- private:
   int chunks_;
 };
 

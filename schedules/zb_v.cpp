@@ -17,13 +17,17 @@
 
 namespace pipesim {
 
-DeviceActionLists zb_v_lists(int devices, int microbatches) {
+namespace {
+
+// Built the same way into either container: a vector for the batch's lists, runs for the plan.
+template <typename List>
+std::vector<List> zb_v_lists_as(int devices, int microbatches) {
   const int n = devices;
   const int m = microbatches;
   const int rounds = std::max(2 * n - 1, m);
-  DeviceActionLists lists(n);
+  std::vector<List> lists(n);
   for (int r = 0; r < n; ++r) {
-    ActionList& list = lists[r];
+    List& list = lists[r];
     const int down = r;            // chunk 0
     const int up = 2 * n - 1 - r;  // chunk 1
     int forwards[2] = {0, 0};      // per chunk: next F's microbatch
@@ -69,6 +73,12 @@ DeviceActionLists zb_v_lists(int devices, int microbatches) {
   return lists;
 }
 
+}  // namespace
+
+DeviceActionLists zb_v_lists(int devices, int microbatches) {
+  return zb_v_lists_as<ActionList>(devices, microbatches);
+}
+
 namespace {
 
 class ZbV final : public StaticSchedule {
@@ -78,6 +88,9 @@ class ZbV final : public StaticSchedule {
   bool splits_backward() const override { return true; }
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     return zb_v_lists(spec.devices, spec.microbatches);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    return zb_v_lists_as<ActionRuns>(spec.devices, spec.microbatches);
   }
 };
 

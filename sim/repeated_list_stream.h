@@ -9,8 +9,8 @@
 // It applies where those times are exact and the engine would report nothing else: the plan's policies run
 // ExecutionPlan::repeated (static schedules), one pipeline, the fixed-latency comm model without blocking,
 // the current weights read by every op, no fused ops, and F, B, I and W of positive length (one instant's
-// memory changes then come in the engine's order), with at most 2^18 ops a batch (beyond, the pass's ~45
-// bytes per op of a batch outweigh its speed). Elsewhere, or where the lists break a rule or deadlock, it
+// memory changes then come in the engine's order), with at most 2^17 ops a batch (beyond, the pass's ~57
+// bytes per op of a batch outweigh its speed: the engine's memory is flat in m). Elsewhere, or where the lists break a rule or deadlock, it
 // returns nullopt and the caller runs the engine, which also names the error.
 #include <optional>
 
