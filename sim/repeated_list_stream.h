@@ -10,8 +10,9 @@
 // ExecutionPlan::repeated (static schedules), one pipeline, the fixed-latency comm model without blocking,
 // the current weights read by every op, no fused ops, and F, B, I and W of positive length (one instant's
 // memory changes then come in the engine's order), with at most 2^17 ops a batch (beyond, the pass's ~57
-// bytes per op of a batch outweigh its speed: the engine's memory is flat in m). Elsewhere, or where the lists break a rule or deadlock, it
-// returns nullopt and the caller runs the engine, which also names the error.
+// bytes per op of a batch outweigh its speed: the engine's memory is flat in m). Elsewhere, or where the
+// lists break a rule or deadlock, it returns nullopt and the caller runs the engine, which also names the
+// error.
 #include <optional>
 
 #include "sim/comm_model.h"
