@@ -2,8 +2,10 @@
 // recording and inline critical path; the plan is built outside the timing), of the one-pass stream that
 // replaces it for static schedules under fixed latencies, and of a whole
 // simulate_schedule (steady-state search, metrics, drift, memory), for N = 32, m = 1024 under fixed-latency
-// comm. Issue targets: >= 10 M ops/s for 1F1B-flush and ZB-H1, >= 5 M for the async schedules.
+// comm, and of whole runs from about 10^4 to 10^7 ops. Issue targets: >= 10 M ops/s for 1F1B-flush and ZB-H1,
+// >= 5 M for the async schedules, a cost per op flat from 10^4 to 10^7 ops.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <string>
 
@@ -134,6 +136,37 @@ void BM_SimulateScheduleN32M1024(benchmark::State& state) {
 BENCHMARK(BM_SimulateScheduleN32M1024)
     ->ArgNames({"schedule", "trace"})
     ->ArgsProduct({{0, 1, 2, 3}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// Cost per op against the run's size: whole streamed simulate_schedule runs of N = 32 from about 10^4 to 10^7
+// simulated ops (m = 64 ... 65,536). Static schedules take the one-pass stream up to 2^17 ops a batch and
+// the event loop above it, so their cost per op steps there; each path's should stay flat.
+void BM_SimulateScheduleOpsScaling(benchmark::State& state) {
+  const int microbatches = static_cast<int>(state.range(1));
+  const Scenario scenario = parse_scenario(
+      fmt::format(
+          "pipeline: {{stages: 32, microbatches: {}, batches: 2}}\n"
+          "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05,\n"
+          "        activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}}\n",
+          microbatches),
+      "bench", {});
+  const ScheduleRequest request{kSchedules[state.range(0)], ScheduleParams("bench")};
+  SimulationOptions options;
+  options.keep_trace = false;
+  long ops = 0;
+  for (auto _ : state) {
+    const SimulationResult result = simulate_schedule(scenario, request, options);
+    ops += result.metrics.simulated_ops;
+    benchmark::DoNotOptimize(result.metrics.makespan_ns);
+  }
+  state.SetLabel(kSchedules[state.range(0)]);
+  state.counters["ops"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kAvgIterations);
+  state.counters["time_per_op"] =  // seconds, printed with SI prefixes (n for ns)
+      benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SimulateScheduleOpsScaling)
+    ->ArgNames({"schedule", "m"})
+    ->ArgsProduct({{0, 1, 2}, {64, 512, 4096, 65536}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
