@@ -251,10 +251,14 @@ class Engine final : public LocalView {
     return st;
   }
   MicrobatchState& state(int stage, int mb) {
-    if (mb_state_.released(mb)) {
-      throw ScheduleError(fmt::format("engine: stage {} mb {} changed after its last op", stage + 1, mb));
+    if (mb_state_.released(mb)) [[unlikely]] {
+      throw_released(stage, mb);
     }
     return mb_state_.at(stage, mb);
+  }
+  // Kept out of state(), which every op calls several times, so that it inlines.
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_released(int stage, int mb) {
+    throw ScheduleError(fmt::format("engine: stage {} mb {} changed after its last op", stage + 1, mb));
   }
   const MicrobatchState& state(int stage, int mb) const { return mb_state_.get(stage, mb); }
 
