@@ -19,12 +19,17 @@
 
 namespace pipesim {
 
-DeviceActionLists chimera_lists(int devices, int microbatches) {
+namespace {
+
+// Built the same way into either container: a vector for the batch's lists, runs for the plan (one device's
+// vector at a time).
+template <typename List>
+std::vector<List> chimera_lists_as(int devices, int microbatches) {
   const int n = devices;
   const int half = n / 2;
-  DeviceActionLists lists(n);
+  std::vector<List> lists(n);
   for (int r = 0; r < n; ++r) {
-    ActionList& list = lists[r];
+    List& list = lists[r];
     const int k = std::min(r, n - 1 - r);
     const int a = half - k;
     const int b = k;
@@ -62,6 +67,16 @@ DeviceActionLists chimera_lists(int devices, int microbatches) {
   return lists;
 }
 
+}  // namespace
+
+DeviceActionLists chimera_lists(int devices, int microbatches) {
+  return chimera_lists_as<ActionList>(devices, microbatches);
+}
+
+std::vector<ActionRuns> chimera_runs(int devices, int microbatches) {
+  return chimera_lists_as<ActionRuns>(devices, microbatches);
+}
+
 namespace {
 
 class Chimera final : public StaticSchedule {
@@ -85,6 +100,10 @@ class Chimera final : public StaticSchedule {
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     check(spec);
     return chimera_lists(spec.devices, spec.microbatches);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    check(spec);
+    return chimera_runs(spec.devices, spec.microbatches);
   }
 };
 

@@ -16,10 +16,15 @@
 
 namespace pipesim {
 
-DeviceActionLists dualpipe_lists(int devices, int microbatches) {
+namespace {
+
+// Built the same way into either container: a vector for the batch's lists, runs for the plan (one device's
+// vector at a time).
+template <typename List>
+std::vector<List> dualpipe_lists_as(int devices, int microbatches) {
   const int n = devices;
   const int half = n / 2;
-  DeviceActionLists lists(n);
+  std::vector<List> lists(n);
   for (int r = 0; r < n; ++r) {
     const int second_half = r >= half ? 1 : 0;
     DualPipePhases phases;
@@ -31,9 +36,20 @@ DeviceActionLists dualpipe_lists(int devices, int microbatches) {
     phases.microbatch_stride = 2;
     const int position = std::min(r, n - 1 - r);
     const bool turning = r == half - 1 || r == half;
-    lists[r] = dualpipe_actions(dualpipe_steps(half, position, microbatches / 2, turning), phases);
+    lists[r] =
+        list_as<List>(dualpipe_actions(dualpipe_steps(half, position, microbatches / 2, turning), phases));
   }
   return lists;
+}
+
+}  // namespace
+
+DeviceActionLists dualpipe_lists(int devices, int microbatches) {
+  return dualpipe_lists_as<ActionList>(devices, microbatches);
+}
+
+std::vector<ActionRuns> dualpipe_runs(int devices, int microbatches) {
+  return dualpipe_lists_as<ActionRuns>(devices, microbatches);
 }
 
 namespace {
@@ -60,6 +76,10 @@ class DualPipe final : public StaticSchedule {
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     check(spec);
     return dualpipe_lists(spec.devices, spec.microbatches);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    check(spec);
+    return dualpipe_runs(spec.devices, spec.microbatches);
   }
 };
 

@@ -13,15 +13,30 @@
 
 namespace pipesim {
 
-DeviceActionLists dualpipe_v_lists(int devices, int microbatches) {
+namespace {
+
+// Built the same way into either container: a vector for the batch's lists, runs for the plan (one device's
+// vector at a time).
+template <typename List>
+std::vector<List> dualpipe_v_lists_as(int devices, int microbatches) {
   const int n = devices;
-  DeviceActionLists lists(n);
+  std::vector<List> lists(n);
   for (int r = 0; r < n; ++r) {
     DualPipePhases phases;
     phases.stage_of_phase = {r, 2 * n - 1 - r};
-    lists[r] = dualpipe_actions(dualpipe_steps(n, r, microbatches, r == n - 1), phases);
+    lists[r] = list_as<List>(dualpipe_actions(dualpipe_steps(n, r, microbatches, r == n - 1), phases));
   }
   return lists;
+}
+
+}  // namespace
+
+DeviceActionLists dualpipe_v_lists(int devices, int microbatches) {
+  return dualpipe_v_lists_as<ActionList>(devices, microbatches);
+}
+
+std::vector<ActionRuns> dualpipe_v_runs(int devices, int microbatches) {
+  return dualpipe_v_lists_as<ActionRuns>(devices, microbatches);
 }
 
 namespace {
@@ -40,6 +55,10 @@ class DualPipeV final : public StaticSchedule {
   DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
     check(spec);
     return dualpipe_v_lists(spec.devices, spec.microbatches);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+    check(spec);
+    return dualpipe_v_runs(spec.devices, spec.microbatches);
   }
 };
 

@@ -14,14 +14,12 @@ std::vector<List> gpipe_lists(int n, int m) {
   return lists;
 }
 
-class GPipe final : public StaticSchedule {
+class GPipe final : public ListBuilderSchedule<GPipe> {
  public:
   std::string label() const override { return "gpipe"; }
-  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    return gpipe_lists<ActionList>(spec.devices, spec.microbatches);
-  }
-  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    return gpipe_lists<ActionRuns>(spec.devices, spec.microbatches);
+  template <typename List>
+  std::vector<List> build_lists(const PipelineSpec& spec) const {
+    return gpipe_lists<List>(spec.devices, spec.microbatches);
   }
 };
 

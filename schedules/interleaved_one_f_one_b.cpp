@@ -12,7 +12,7 @@
 namespace pipesim {
 namespace {
 
-class InterleavedOneFOneB final : public StaticSchedule {
+class InterleavedOneFOneB final : public ListBuilderSchedule<InterleavedOneFOneB> {
  public:
   explicit InterleavedOneFOneB(int chunks) : chunks_(chunks) {}
 
@@ -21,17 +21,9 @@ class InterleavedOneFOneB final : public StaticSchedule {
 
   void check(const PipelineSpec& spec) const override { InterleavedRounds::check(spec, label()); }
 
-  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    return lists<ActionList>(spec);
-  }
-  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    return lists<ActionRuns>(spec);
-  }
-
- private:
   // Built the same way into either container: a vector for the batch's lists, runs for the plan.
   template <typename List>
-  std::vector<List> lists(const PipelineSpec& spec) const {
+  std::vector<List> build_lists(const PipelineSpec& spec) const {
     check(spec);
     const int n = spec.devices;
     const int v = chunks_;
@@ -54,6 +46,7 @@ class InterleavedOneFOneB final : public StaticSchedule {
     return lists;
   }
 
+ private:
   int chunks_;
 };
 

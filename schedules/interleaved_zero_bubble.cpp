@@ -17,7 +17,7 @@
 namespace pipesim {
 namespace {
 
-class InterleavedZeroBubble final : public StaticSchedule {
+class InterleavedZeroBubble final : public ListBuilderSchedule<InterleavedZeroBubble> {
  public:
   explicit InterleavedZeroBubble(int chunks) : chunks_(chunks) {}
 
@@ -27,14 +27,16 @@ class InterleavedZeroBubble final : public StaticSchedule {
 
   void check(const PipelineSpec& spec) const override { InterleavedRounds::check(spec, label()); }
 
-  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
+  // Built the same way into either container: a vector for the batch's lists, runs for the plan.
+  template <typename List>
+  std::vector<List> build_lists(const PipelineSpec& spec) const {
     check(spec);
     const int n = spec.devices;
     const int slots = spec.microbatches * chunks_;
     const InterleavedRounds order(spec, chunks_);
-    DeviceActionLists lists(n);
+    std::vector<List> lists(n);
     for (int d = 0; d < n; ++d) {
-      ActionList& list = lists[d];
+      List& list = lists[d];
       const int warmup = std::min((chunks_ - 1) * order.microbatches_per_round() + (n - 1 - d), slots);
       int weight_grads = 0;  // backward slots whose W has run
       const auto input_grad_then_weight_grad = [&](int k) {

@@ -23,14 +23,12 @@ std::vector<List> one_f_one_b_flush_lists(int n, int m) {
   return lists;
 }
 
-class OneFOneBFlush final : public StaticSchedule {
+class OneFOneBFlush final : public ListBuilderSchedule<OneFOneBFlush> {
  public:
   std::string label() const override { return "1f1b-flush"; }
-  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    return one_f_one_b_flush_lists<ActionList>(spec.devices, spec.microbatches);
-  }
-  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const override {
-    return one_f_one_b_flush_lists<ActionRuns>(spec.devices, spec.microbatches);
+  template <typename List>
+  std::vector<List> build_lists(const PipelineSpec& spec) const {
+    return one_f_one_b_flush_lists<List>(spec.devices, spec.microbatches);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "schedules/guarantees.h"
@@ -37,6 +38,16 @@ struct PipelineSpec {
 
 using ActionList = std::vector<Action>;
 using DeviceActionLists = std::vector<ActionList>;  // one list per device
+
+// A device's list in the container a list builder was asked for (ActionList or ActionRuns).
+template <typename List>
+List list_as(ActionList&& actions) {
+  if constexpr (std::is_same_v<List, ActionList>) {
+    return std::move(actions);
+  } else {
+    return List(actions);
+  }
+}
 
 class Schedule {
  public:
@@ -78,6 +89,23 @@ class StaticSchedule : public Schedule {
   // Every batch with its microbatch offset, each followed on every device by one U per stage it holds.
   DeviceActionLists all_actions(const PipelineSpec& spec, const CostModel& costs) const;
   ExecutionPlan plan(const PipelineSpec& spec, const CostModel& costs) const override;
+};
+
+// A static schedule whose lists come from one builder that pushes into either container, so that its plan
+// holds runs and never m actions. Derived defines
+//   template <typename List> std::vector<List> build_lists(const PipelineSpec& spec) const;
+template <typename Derived>
+class ListBuilderSchedule : public StaticSchedule {
+ public:
+  DeviceActionLists batch_actions(const PipelineSpec& spec, const CostModel& /*costs*/) const final {
+    return derived().template build_lists<ActionList>(spec);
+  }
+  std::vector<ActionRuns> batch_runs(const PipelineSpec& spec, const CostModel& /*costs*/) const final {
+    return derived().template build_lists<ActionRuns>(spec);
+  }
+
+ private:
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
 };
 
 // One batch's lists repeated over spec.batches with microbatch offsets, each batch followed on every device

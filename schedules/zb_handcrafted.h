@@ -32,10 +32,13 @@ DeviceActionLists zb_v_lists(int devices, int microbatches);
 
 // DualPipeV's per-device order (schedules/dualpipe_v.cpp), m >= 2N: fused F&B pairs marked on their F.
 DeviceActionLists dualpipe_v_lists(int devices, int microbatches);
+std::vector<ActionRuns> dualpipe_v_runs(int devices, int microbatches);  // the same, as runs
 // DualPipe's per-device order (schedules/dualpipe.cpp) on the bidirectional layout, N even, m even >= 2N.
 DeviceActionLists dualpipe_lists(int devices, int microbatches);
+std::vector<ActionRuns> dualpipe_runs(int devices, int microbatches);  // the same, as runs
 // Chimera's per-device order (schedules/chimera.cpp) on the bidirectional layout, N even, m a multiple of N.
 DeviceActionLists chimera_lists(int devices, int microbatches);
+std::vector<ActionRuns> chimera_runs(int devices, int microbatches);  // the same, as runs
 DeviceActionLists zb_h2_lists(int devices, int microbatches);
 DeviceActionLists one_f_one_b_split_lists(int devices, int microbatches);
 
