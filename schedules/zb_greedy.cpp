@@ -601,6 +601,7 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
     for (size_t g = 0; g < groups.size(); ++g) {
       if (*groups[g].lists == candidates[i].lists) {
         group_of[i] = static_cast<int>(g);
+        DeviceActionLists().swap(candidates[i].lists);  // the group's first member holds them
         return;
       }
     }
@@ -675,7 +676,8 @@ ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double m
     candidates[i].score = group.score;
     if (best == nullptr || candidates[i].score < best->score) best = &candidates[i];
   }
-  return *best;
+  // The lists of the group's first member: a later member's were freed.
+  return {best->construction, *groups[group_of[best - candidates.data()]].lists, best->score};
 }
 
 }  // namespace pipesim
