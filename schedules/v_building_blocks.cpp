@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <functional>
+#include <queue>
 #include <tuple>
 #include <vector>
 
@@ -115,29 +118,77 @@ int activation_peak(const DeviceGrid& grid) {
   return peak;
 }
 
+// A device's slots as one array: the type of the op in each slot, or -1 when it is free. pull_earlier()
+// checks the peak once per slot it tries, so it walks this array instead of merging the type lists.
+using SlotTypes = std::vector<std::int8_t>;
+
+SlotTypes slot_types(const DeviceGrid& grid) {
+  SlotTypes types(static_cast<std::size_t>(last_slot(grid)) + 1, -1);
+  for (std::size_t t = 0; t < grid.size(); ++t) {
+    for (int slot : grid[t]) types[slot] = static_cast<std::int8_t>(t);
+  }
+  return types;
+}
+
+// activation_peak() of the grid `types` lays out (`has_weights`: it has W lists), up to its last op.
+int activation_peak(const SlotTypes& types, bool has_weights) {
+  std::size_t end = types.size();
+  while (end > 0 && types[end - 1] < 0) --end;
+  int live = 0;
+  int peak = 0;
+  int pending = 0;
+  for (std::size_t slot = 0; slot < end; ++slot) {
+    const int type = types[slot];
+    if (type < 0) {
+      if (!has_weights && pending > 0) {
+        --live;
+        --pending;
+      }
+      continue;  // live only fell: the peak stands
+    }
+    if (type == kForward0 || type == kForward1) ++live;
+    if (type == kInput1 || type == kInput0) ++pending;
+    if (type >= kWeight) --live;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+// The n-th (0-based) earliest slot of two sorted slot lists that share none.
+int nth_earliest(const std::vector<int>& a, const std::vector<int>& b, std::size_t n) {
+  std::size_t in_a = 0;
+  std::size_t in_b = 0;
+  const auto next_is_a = [&] { return in_b == b.size() || (in_a < a.size() && a[in_a] < b[in_b]); };
+  for (std::size_t skipped = 0; skipped < n; ++skipped) {
+    if (next_is_a()) {
+      ++in_a;
+    } else {
+      ++in_b;
+    }
+  }
+  return next_is_a() ? a.at(in_a) : b.at(in_b);
+}
+
 // Every op of the grid, earliest slot first (ties: lower device, then type), each given once.
 template <typename Visit>
 void in_slot_order(const Grid& grid, Visit visit) {
   const int devices = static_cast<int>(grid.size());
   const int types = static_cast<int>(grid[0].size());
+  // Each (device, type)'s next op by (slot, device, type): the order the ties go by.
+  using Head = std::tuple<int, int, int>;
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
   std::vector<std::vector<std::size_t>> next(devices, std::vector<std::size_t>(types, 0));
-  for (;;) {
-    std::tuple<int, int, int> best{-1, 0, 0};
-    int best_slot = 0;
-    for (int d = 0; d < devices; ++d) {
-      for (int t = 0; t < types; ++t) {
-        if (next[d][t] >= grid[d][t].size()) continue;
-        const int slot = grid[d][t][next[d][t]];
-        if (std::get<0>(best) < 0 || slot < best_slot) {
-          best = {d, t, static_cast<int>(next[d][t])};
-          best_slot = slot;
-        }
-      }
+  for (int d = 0; d < devices; ++d) {
+    for (int t = 0; t < types; ++t) {
+      if (!grid[d][t].empty()) heads.emplace(grid[d][t][0], d, t);
     }
-    if (std::get<0>(best) < 0) return;
-    const auto [d, t, j] = best;
-    ++next[d][t];
-    visit(d, t, j);
+  }
+  while (!heads.empty()) {
+    const auto [slot, d, t] = heads.top();
+    heads.pop();
+    const std::size_t j = next[d][t]++;
+    if (next[d][t] < grid[d][t].size()) heads.emplace(grid[d][t][next[d][t]], d, t);
+    visit(d, t, static_cast<int>(j));
   }
 }
 
@@ -175,6 +226,8 @@ Grid pull_earlier(Grid grid, bool with_weights, int microbatches) {
   for (const DeviceGrid& device : grid) limit = std::max(limit, activation_peak(device));
   std::vector<std::vector<bool>> occupied(devices);
   for (int d = 0; d < devices; ++d) occupied[d].assign(last_slot(grid[d]) + 1, false);
+  std::vector<SlotTypes> types(devices);
+  for (int d = 0; d < devices; ++d) types[d] = slot_types(grid[d]);
   int phase = 0;  // 0 warm-up, 1 steady, 2 cool-down
   const Grid original = grid;
   in_slot_order(original, [&](int d, int t, int j) {
@@ -191,19 +244,23 @@ Grid pull_earlier(Grid grid, bool with_weights, int microbatches) {
     if ((t == kForward1 || t == kInput0) && d + 1 < devices) after = std::max(after, grid[d + 1][t][j]);
     if (t > 0 && t < kBlockTypes) after = std::max(after, grid[d][t - 1][j]);
     if (t == kWeight) {  // the j-th W follows the device's j-th I
-      std::vector<int> inputs = grid[d][kInput1];
-      inputs.insert(inputs.end(), grid[d][kInput0].begin(), grid[d][kInput0].end());
-      std::sort(inputs.begin(), inputs.end());
-      after = std::max(after, inputs[j]);
+      after = std::max(after, nth_earliest(grid[d][kInput1], grid[d][kInput0], static_cast<std::size_t>(j)));
     }
     if (j > 0) after = std::max(after, slots[j - 1]);
     bool moved = false;
+    SlotTypes& here = types[d];
     for (int candidate = after + 1; candidate < slot && !moved; ++candidate) {
       if (occupied[d][candidate]) continue;
-      slots[j] = candidate;
-      moved = activation_peak(grid[d]) <= limit;
+      here[slot] = -1;
+      here[candidate] = static_cast<std::int8_t>(t);
+      moved = activation_peak(here, with_weights) <= limit;
+      if (!moved) {
+        here[candidate] = -1;
+        here[slot] = static_cast<std::int8_t>(t);
+      } else {
+        slots[j] = candidate;
+      }
     }
-    if (!moved) slots[j] = slot;
     occupied[d][slots[j]] = true;
   });
   if (!with_weights) {
