@@ -13,8 +13,8 @@
 namespace pipesim {
 namespace {
 
-// Up to 2^18 ops a batch (N = 32 and m = 2,730 for 1F1B with I and W), so that the pass never holds more
-// than about 12 MB beyond the engine's own state.
+// Up to 2^17 ops a batch (N = 32 and m = 1,365 for 1F1B with I and W), so that the pass never holds more
+// than about 7.5 MB beyond the engine's own state.
 constexpr size_t kMaxBatchOps = size_t{1} << 17;
 
 // What the engine keeps of a streamed run besides the observer's events: its summary trace's figures.
