@@ -22,11 +22,13 @@ namespace {
 
 const char* const kSchedules[] = {"1f1b-flush", "zb-h1", "pipedream", "paci"};
 
-Scenario scale_scenario() {
+Scenario scale_scenario(int microbatches = 1024) {
   return parse_scenario(
-      "pipeline: {stages: 32, microbatches: 1024, batches: 2}\n"
-      "costs: {forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05,\n"
-      "        activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}\n",
+      fmt::format(
+          "pipeline: {{stages: 32, microbatches: {}, batches: 2}}\n"
+          "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05,\n"
+          "        activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}}\n",
+          microbatches),
       "bench", {});
 }
 
@@ -118,12 +120,11 @@ void BM_StaticListTimingN32M1024(benchmark::State& state) {
 }
 BENCHMARK(BM_StaticListTimingN32M1024)->ArgName("schedule")->DenseRange(0, 1)->Unit(benchmark::kMillisecond);
 
-// Argument 1: 1 keeps the trace (what --trace needs), 0 streams (what run, sweep and the module do).
-void BM_SimulateScheduleN32M1024(benchmark::State& state) {
-  const Scenario scenario = scale_scenario();
+// Whole simulate_schedule runs of schedule state.range(0), timed; returns the ops they simulated.
+long simulate_each_iteration(benchmark::State& state, const Scenario& scenario, bool keep_trace) {
   const ScheduleRequest request{kSchedules[state.range(0)], ScheduleParams("bench")};
   SimulationOptions options;
-  options.keep_trace = state.range(1) != 0;
+  options.keep_trace = keep_trace;
   long ops = 0;
   for (auto _ : state) {
     const SimulationResult result = simulate_schedule(scenario, request, options);
@@ -131,6 +132,12 @@ void BM_SimulateScheduleN32M1024(benchmark::State& state) {
     benchmark::DoNotOptimize(result.metrics.makespan_ns);
   }
   state.SetLabel(kSchedules[state.range(0)]);
+  return ops;
+}
+
+// Argument 1: 1 keeps the trace (what --trace needs), 0 streams (what run, sweep and the module do).
+void BM_SimulateScheduleN32M1024(benchmark::State& state) {
+  const long ops = simulate_each_iteration(state, scale_scenario(), state.range(1) != 0);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_SimulateScheduleN32M1024)
@@ -142,24 +149,7 @@ BENCHMARK(BM_SimulateScheduleN32M1024)
 // simulated ops (m = 64 ... 65,536). Static schedules take the one-pass stream up to 2^17 ops a batch and
 // the event loop above it, so their cost per op steps there; each path's should stay flat.
 void BM_SimulateScheduleOpsScaling(benchmark::State& state) {
-  const int microbatches = static_cast<int>(state.range(1));
-  const Scenario scenario = parse_scenario(
-      fmt::format(
-          "pipeline: {{stages: 32, microbatches: {}, batches: 2}}\n"
-          "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05,\n"
-          "        activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}}\n",
-          microbatches),
-      "bench", {});
-  const ScheduleRequest request{kSchedules[state.range(0)], ScheduleParams("bench")};
-  SimulationOptions options;
-  options.keep_trace = false;
-  long ops = 0;
-  for (auto _ : state) {
-    const SimulationResult result = simulate_schedule(scenario, request, options);
-    ops += result.metrics.simulated_ops;
-    benchmark::DoNotOptimize(result.metrics.makespan_ns);
-  }
-  state.SetLabel(kSchedules[state.range(0)]);
+  const long ops = simulate_each_iteration(state, scale_scenario(static_cast<int>(state.range(1))), false);
   state.counters["ops"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kAvgIterations);
   state.counters["time_per_op"] =  // seconds, printed with SI prefixes (n for ns)
       benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
