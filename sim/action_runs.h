@@ -36,7 +36,8 @@ class ActionRuns {
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   std::vector<Action> expand() const;
-  // Runs and pattern actions held: what the list costs.
+  // Runs (the finished ones, then the tail as one more, literal, if it is not empty) and pattern actions
+  // held: what the list costs.
   std::size_t runs() const { return runs_.size() + (tail_.empty() ? 0 : 1); }
   std::size_t stored_actions() const { return pool_.size() + tail_.size(); }
 
@@ -44,7 +45,7 @@ class ActionRuns {
   class Cursor {
    public:
     explicit Cursor(const ActionRuns& runs) : list_(&runs) { settle(); }
-    bool done() const { return run_ == list_->run_count(); }
+    bool done() const { return run_ == list_->runs(); }
     Action get() const {
       if (run_ == list_->runs_.size()) return list_->tail_[position_];
       const Run& r = list_->runs_[run_];
@@ -60,7 +61,7 @@ class ActionRuns {
    private:
     // Moves past the ends of patterns and runs.
     void settle() {
-      while (run_ < list_->run_count()) {
+      while (run_ < list_->runs()) {
         if (run_ == list_->runs_.size()) {
           if (position_ < list_->tail_.size()) return;
         } else {
@@ -82,8 +83,6 @@ class ActionRuns {
   };
 
  private:
-  // The finished runs, then the tail as one more (literal) run if it is not empty.
-  std::size_t run_count() const { return runs_.size() + (tail_.empty() ? 0 : 1); }
   bool extends_last_run(const Action& action) const;
   void find_run_in_tail();
   void flush_tail_front(std::size_t count);  // the tail's first `count` actions become literal
