@@ -50,9 +50,10 @@ struct HardwareProfile {
   std::map<std::string, std::string> provenance;  // command, date, driver, host, notes
   std::map<std::string, double> peak_tflops;      // datasheet, informative
   double memory_bandwidth_gb_per_s = 0;           // achieved copy bandwidth (read + write)
-  double memory_capacity_gb = 0;                  // device memory (1 GB = 1e9 bytes); 0 when unknown
+  double memory_capacity_gb = 0;                  // device memory in GiB (2^30 bytes); 0 when unknown
   double launch_overhead_us = 0;
-  std::optional<LinkSpec> link;  // absent when only one device was measured
+  std::optional<LinkSpec> link;             // absent when only one device was measured
+  std::optional<LinkSpec> inter_node_link;  // between nodes; absent when unknown
   std::vector<GemmTable> gemm;
 
   // Throws InputError naming the profile and the dtypes it has.

@@ -77,6 +77,23 @@ void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfil
   }
 }
 
+// `link` and `inter_node_link`: the same map, the same checks; errors name `key`.
+LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::string& key) {
+  r.expect_map(link, key, {"bandwidth_gb_per_s", "latency_us", "source"});
+  if (!link["bandwidth_gb_per_s"] || !link["latency_us"]) {
+    r.fail(link, key, "bandwidth_gb_per_s and latency_us");
+  }
+  LinkSpec spec;
+  spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], key + ".bandwidth_gb_per_s", 1e-6);
+  spec.latency_us = r.get_double(link["latency_us"], key + ".latency_us", 0);
+  // One time value (sim/value_ranges.h): the latency is added to every transfer of a run.
+  if (spec.latency_us > kMaxTimeMs * 1e3)
+    r.fail(link["latency_us"], key + ".latency_us",
+           fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
+  if (link["source"]) spec.source = r.get_string(link["source"], key + ".source");
+  return spec;
+}
+
 }  // namespace
 
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
@@ -89,7 +106,7 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   const YamlReader r(source);
   r.expect_map(root, "",
                {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",
-                "memory_capacity_gb", "launch_overhead_us", "link", "gemm"});
+                "memory_capacity_gb", "launch_overhead_us", "link", "inter_node_link", "gemm"});
   HardwareProfile p;
   p.source = source;
   p.name = std::filesystem::path(source).stem().string();
@@ -122,21 +139,9 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   }
   if (!root["launch_overhead_us"]) r.fail(root, "launch_overhead_us", "the time to launch one kernel");
   p.launch_overhead_us = r.get_double(root["launch_overhead_us"], "launch_overhead_us", 0);
-  if (const YAML::Node link = root["link"]) {
-    r.expect_map(link, "link", {"bandwidth_gb_per_s", "latency_us", "source"});
-    if (!link["bandwidth_gb_per_s"] || !link["latency_us"]) {
-      r.fail(link, "link", "bandwidth_gb_per_s and latency_us");
-    }
-    LinkSpec spec;
-    spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], "link.bandwidth_gb_per_s", 1e-6);
-    spec.latency_us = r.get_double(link["latency_us"], "link.latency_us", 0);
-    // One time value (sim/value_ranges.h): the latency is added to every transfer of a run.
-    if (spec.latency_us > kMaxTimeMs * 1e3)
-      r.fail(link["latency_us"], "link.latency_us",
-             fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
-    if (link["source"]) spec.source = r.get_string(link["source"], "link.source");
-    p.link = spec;
-  }
+  if (const YAML::Node link = root["link"]) p.link = read_link(r, link, "link");
+  if (const YAML::Node link = root["inter_node_link"])
+    p.inter_node_link = read_link(r, link, "inter_node_link");
   const YAML::Node gemm = root["gemm"];
   if (!gemm || !gemm.IsMap() || gemm.size() == 0) {
     r.fail(gemm, "gemm", "a map dtype: [[m, n, k, tflops], ...] with at least one dtype");
