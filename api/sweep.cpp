@@ -94,8 +94,10 @@ std::vector<ShapeScenario> load_shapes(const SweepConfig& config, const Scenario
     for (int m : microbatches) {
       ShapeScenario shape{n, m, std::nullopt, ""};
       std::vector<std::string> overrides = config.overrides;
-      overrides.push_back(fmt::format("pipeline.stages={}", n));
-      overrides.push_back(fmt::format("pipeline.microbatches={}", m));
+      // Only the axes given: an axis pins its key over the entries' own pipeline: (Scenario), and an entry's
+      // own m must stay when no -m is given.
+      if (!config.stages.empty()) overrides.push_back(fmt::format("pipeline.stages={}", n));
+      if (!config.microbatches.empty()) overrides.push_back(fmt::format("pipeline.microbatches={}", m));
       try {
         shape.scenario = load_scenario(config.scenario_path, overrides);
       } catch (const InputError& e) {
@@ -114,7 +116,7 @@ void check_sweep_size(const SweepConfig& config, const Scenario& base) {
       config.microbatches.empty() ? 1 : static_cast<double>(config.microbatches.size());
   double params = 1;
   for (const auto& [key, values] : config.params) params *= static_cast<double>(values.size());
-  const double schedules = static_cast<double>(select_schedules(base, config.schedules).size());
+  const double schedules = static_cast<double>(select_runs(base, config.schedules, config.entries).size());
   const double runs = stages * microbatches * params * schedules;
   if (runs > kMaxSweepRuns) {
     throw InputError(fmt::format(
@@ -127,7 +129,7 @@ void check_sweep_size(const SweepConfig& config, const Scenario& base) {
 // Schedules, then parameter values (the first --param outermost), then N, then m.
 std::vector<SweepRun> expand_runs(const SweepConfig& config, const Scenario& base, size_t shapes) {
   std::vector<SweepRun> runs;
-  const std::vector<ScheduleRequest> schedules = select_schedules(base, config.schedules);
+  const std::vector<ScheduleRequest> schedules = select_runs(base, config.schedules, config.entries);
   check_sweep_params_apply(config.params, schedules);
   for (const ScheduleRequest& request : schedules) {
     // A parameter the schedule does not take keeps its column empty and multiplies nothing.
@@ -180,7 +182,15 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
   std::vector<std::string> metrics(header.size());
   metrics[column_of(header, "label")] = csv_escape(run.request.name);
   metrics[column_of(header, "stages")] = std::to_string(shape.stages);
-  metrics[column_of(header, "microbatches")] = std::to_string(shape.microbatches);
+  // The m the run tried: the entry's own pipeline: may set it where no -m pins it.
+  int microbatches = shape.microbatches;
+  if (shape.scenario) {
+    try {
+      microbatches = scenario_for(*shape.scenario, run.request).microbatches;
+    } catch (const InputError&) {
+    }
+  }
+  metrics[column_of(header, "microbatches")] = std::to_string(microbatches);
   for (std::string& cell : metrics) row.push_back(std::move(cell));
   row.push_back(csv_escape(error));
   return row;

@@ -22,8 +22,9 @@ struct SweepConfig {
   std::string scenario_path;
   std::vector<std::string> overrides;  // --set, applied to every run
   std::vector<int> stages;             // empty: the scenario's
-  std::vector<int> microbatches;       // empty: the scenario's
+  std::vector<int> microbatches;       // empty: the scenario's (and each entry's own); given: every run's
   std::string schedules;               // select_schedules syntax; empty: the scenario's
+  std::string entries;                 // --entry: the scenario's entries "1,3" (not with schedules)
   std::vector<std::pair<std::string, std::vector<std::string>>>
       params;             // --param key=list or schedule:key=list (cli/sweep_params.h)
   int jobs = 0;           // threads; 0: every core

@@ -8,6 +8,7 @@
 
 #include "api/check.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 
 namespace pipesim {
 namespace {
@@ -25,7 +26,7 @@ int check(const CheckArgs& args) {
                                  : check_scenario(load_scenario(args.scenario, args.overrides), args.options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   std::cout << render_check_report(report) << fmt::format("checked in {:.1f} s\n", seconds);
-  return report.passed() ? 0 : 1;
+  return report.passed() ? kExitSuccess : kExitCheckFailed;
 }
 
 }  // namespace
@@ -36,7 +37,8 @@ void add_check_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "check",
       "verify every schedule's drift, staleness, weight-version and in-flight guarantees over a grid of "
-      "N, m, a and seeds with random durations; exit 1 with the smallest counterexample on a violation");
+      "N, m, a and seeds with random durations; exit 4 with the smallest counterexample on a violation (1: "
+      "bad input)");
   cmd->add_option("scenario", args->scenario,
                   "check this scenario's schedules (its N, m and costs) over the seeds");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16");

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "api/run_batch.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "cli/commands.h"
@@ -21,6 +22,7 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::string schedules;
+  std::string entries;
   std::string json_path;
   std::string csv_path;
   std::string trace_path;
@@ -48,27 +50,30 @@ void run(const RunArgs& args) {
   const TableOptions table{args.wide, args.columns.empty() ? std::vector<std::string>{}
                                                            : parse_column_list(args.columns, "--columns")};
   const Scenario scenario = load_scenario(path, args.overrides);
-  std::vector<SimulationResult> results;
-  const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
+  const std::vector<ScheduleRequest> requests = select_runs(scenario, args.schedules, args.entries);
+  RunBatch batch;
   {
     ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal());
     SimulationOptions simulation;
     simulation.analyze_graph = args.task_graph;
     // Only the Chrome trace and the memory timeline read the run op by op; without them it is streamed.
     simulation.keep_trace = !args.trace_path.empty() || args.memory_timeline;
-    for (const ScheduleRequest& request : requests) {
-      results.push_back(simulate_schedule(scenario, request, simulation));
-      progress.update(results.size());
-    }
+    batch = run_schedules(scenario, requests, simulation, [&](size_t done) { progress.update(done); });
   }
+  if (batch.results.empty()) throw_nothing_ran(batch.skipped);
+  const std::vector<SimulationResult>& results = batch.results;
   // Every output is rendered before any is written: one that fails to render leaves all files as they were.
   const ReportOptions options{args.memory_timeline};
   const ResultsSource source{scenario.name, path};
   const bool json_wanted = !args.json_path.empty() || to_stdout == "json";
-  const std::string json = json_wanted ? results_json_text(source, results, options) : "";
+  const std::string json = json_wanted ? results_json_text(source, results, options, batch.skipped) : "";
   const std::string csv = !args.csv_path.empty() || to_stdout == "csv" ? results_to_csv(results) : "";
   const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results, scenario.name);
-  if (to_stdout == "table") std::cout << render_result_table(scenario.name, results, table);
+  if (to_stdout == "table") {
+    std::cout << render_result_table(scenario.name, results, table) << skipped_runs_text(batch.skipped);
+  } else if (!batch.skipped.empty()) {
+    std::cerr << skipped_runs_text(batch.skipped);  // standard output carries one document
+  }
   if (to_stdout == "json") write_file("-", json);
   if (to_stdout == "csv") write_file("-", csv);
   if (!args.json_path.empty() && args.json_path != "-") write_file(args.json_path, json);
@@ -83,7 +88,12 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "simulate a scenario's schedules and print a comparison table");
   cmd->add_option("scenario", args->scenario, "scenario YAML file (default: scenarios/default.yaml)");
   cmd->add_option("--schedules", args->schedules,
-                  "comma-separated schedules to run instead of the scenario's (name or name:key=value)");
+                  "comma-separated schedules to run instead of the scenario's (name or name:key=value): "
+                  "registered schedules with their defaults and the scenario's pipeline");
+  cmd->add_option(
+      "--entry", args->entries,
+      "the scenario's schedule entries to run, 1-based and comma-separated (e.g. 1,3), with their "
+      "parameters and pipeline: (--set pipeline.K still applies on top)");
   cmd->add_option("--format", args->format, "what standard output carries: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_flag("--wide", args->wide, "every column of the table, not only the compact ones");

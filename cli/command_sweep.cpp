@@ -69,7 +69,12 @@ void add_sweep_command(CLI::App& app) {
                   "list of N: 4,8,16 or 4:64:x2 (geometric) or 2:10:+2 (arithmetic)");
   cmd->add_option("--microbatches,-m", args->microbatches, "list of m, same syntax");
   cmd->add_option("--schedules", args->config.schedules,
-                  "comma-separated schedules (name, name:key=value, csv:PATH); default: the scenario's");
+                  "comma-separated schedules (name, name:key=value, csv:PATH): registered schedules with "
+                  "their defaults; default: the scenario's entries");
+  cmd->add_option(
+      "--entry", args->config.entries,
+      "the scenario's schedule entries to run, 1-based and comma-separated (e.g. 1,3), with their "
+      "parameters and pipeline: (-m, -N and --set still apply on top)");
   cmd->add_option(
          "--param", args->params,
          "a schedule parameter and its list, for every schedule that takes it (memory_limit=1:2:+0.25) or "

@@ -9,6 +9,7 @@
 #include "api/simulation.h"
 #include "api/validate.h"
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "cli/model_options.h"
 #include "io/hardware_profile_reader.h"
 
@@ -70,7 +71,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.stages=8");
   add_model_options(cmd, args->setup);
   cmd->callback([args] {
-    if (validate(*args) != 0) throw CLI::RuntimeError(1);
+    if (validate(*args) != 0) throw CLI::RuntimeError(kExitCheckFailed);
   });
 }
 

@@ -1,12 +1,21 @@
-// The pipesim command. Every error becomes one line on stderr and a non-zero exit.
+// The pipesim command. Every error becomes one line on stderr and a non-zero exit:
+// 0 success (some schedules may be listed as skipped), 1 an error (bad input, a file that cannot be read or
+// written, a failed run), 2 a command line that cannot be parsed, 3 nothing could run (every schedule was
+// skipped), 4 a check failed (`check` found a broken invariant, `validate` a MAPE over --max-mape).
+// README, "Exit codes".
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
+#include <vector>
 
+#include "api/run_batch.h"
 #include "cli/commands.h"
 #include "cli/error_message.h"
+#include "cli/exit_codes.h"
 #include "cli/process_setup.h"
 #include "io/data_dirs.h"
 #include "pipesim_version.h"
+#include "sim/did_you_mean.h"
 #include "sim/resource_estimate.h"
 
 int main(int argc, char** argv) {
@@ -40,8 +49,29 @@ int main(int argc, char** argv) {
 #endif
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command's own verdict (already reported
+  } catch (const CLI::ParseError& e) {
+    std::string hint;
+    if (argc > 1 && argv[1][0] != '-') {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+      bool known = false;
+      for (const std::string& name : names) known = known || name == argv[1];
+      if (!known) hint = pipesim::did_you_mean(argv[1], names);
+    }
+    const std::string what = hint.empty() ? e.what() : std::string("unknown command '") + argv[1] + "'";
+    std::cerr << "pipesim: error: " << what << hint << " (pipesim --help lists the commands)\n";
+    return pipesim::kExitUsage;
+  } catch (const pipesim::NothingRanError& e) {
+    std::cerr << "pipesim: error: " << pipesim::error_message(e) << "\n";
+    return pipesim::kExitNothingRan;
   } catch (const std::exception& e) {
     std::cerr << "pipesim: error: " << pipesim::error_message(e) << "\n";
     return 1;

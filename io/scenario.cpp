@@ -296,6 +296,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   std::set<std::string> overridden;
   for (const std::string& assignment : overrides) overridden.insert(apply_override(root, assignment));
+  std::set<std::string> pinned;
+  for (const char* key : {"microbatches", "microbatch_size", "global_batch", kLayerSplitKey}) {
+    if (overridden.count(std::string("pipeline.") + key)) pinned.insert(key);
+  }
   const YamlReader r(source, overridden);
   r.expect_map(
       root, "",
@@ -303,6 +307,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
 
   Scenario s;
   s.source = source;
+  s.pinned_pipeline_keys = std::move(pinned);
   s.name = root["name"] ? r.get_string(root["name"], "name") : std::filesystem::path(source).stem().string();
   if (!root["pipeline"]) r.fail(root, "pipeline", "a map with stages and microbatches");
   read_pipeline(r, root["pipeline"], s);
@@ -342,15 +347,22 @@ double Scenario::samples_per_microbatch() const {
 
 Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) {
   const PipelineOverride& o = request.pipeline;
-  if (o.empty()) return scenario;
+  const auto pinned = [&](const char* key) { return scenario.pinned_pipeline_keys.count(key) > 0; };
+  // The command line fixed the batch one way; the entry's other way would contradict it.
+  const bool batch_pinned = pinned("microbatch_size") || pinned("global_batch");
+  const bool takes_microbatches = o.microbatches && !pinned("microbatches");
+  const bool takes_microbatch_size = o.microbatch_size && !batch_pinned;
+  const bool takes_global_batch = o.global_batch && !batch_pinned;
+  const bool takes_split = o.layer_split && !pinned(kLayerSplitKey);
+  if (!takes_microbatches && !takes_microbatch_size && !takes_global_batch && !takes_split) return scenario;
   Scenario s = scenario;
-  if (o.microbatches) s.microbatches = *o.microbatches;
-  if (o.microbatch_size) {
+  if (takes_microbatches) s.microbatches = *o.microbatches;
+  if (takes_microbatch_size) {
     s.microbatch_size = *o.microbatch_size;
     s.global_batch = 0;
   }
-  if (o.global_batch) s.global_batch = *o.global_batch;
-  if (o.layer_split) {
+  if (takes_global_batch) s.global_batch = *o.global_batch;
+  if (takes_split) {
     if (!s.transformer) {
       throw InputError(
           fmt::format("{}: pipeline.layer_split needs a transformer scenario (model: and hardware:)",
@@ -369,7 +381,7 @@ std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
   if (request.pipeline.empty()) return "";
   const std::string batch = s.global_batch > 0 ? fmt::format("B={} ", s.global_batch) : "";
   const std::string split =
-      request.pipeline.layer_split ? " split=" + layer_split_name(*request.pipeline.layer_split) : "";
+      request.pipeline.layer_split && s.transformer ? " split=" + layer_split_name(s.transformer->split) : "";
   return fmt::format(" [{}m={} b={:.3g}{}]", batch, s.microbatches, s.samples_per_microbatch(), split);
 }
 

@@ -2,6 +2,7 @@
 // A scenario: the pipeline shape, the costs, the communication model, the optimizer synchronisation and the
 // schedules to compare. Read from YAML (format in README.md) with every key checked.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,11 @@ struct Scenario {
   std::string weight_grad_memory_missing_where;
   CommSpec comm;
   std::vector<ScheduleRequest> schedules;  // empty: every registered schedule
-  ExecutorSection executor;                // `executor:`: what `pipesim execute` trains
+  // pipeline: keys given on the command line (--set pipeline.K, a sweep's axes): they win over a schedule
+  // entry's own pipeline: (scenario_for), so an override applies to every entry. Holds microbatches,
+  // microbatch_size, global_batch and layer_split when set.
+  std::set<std::string> pinned_pipeline_keys;
+  ExecutorSection executor;  // `executor:`: what `pipesim execute` trains
 };
 
 // `overrides` are "dotted.key=value" strings (--set); the value is parsed as YAML.
@@ -65,8 +70,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});
 
-// The scenario as one schedule entry sees it: its `pipeline:` overrides applied. Throws InputError naming the
-// entry when the result is inconsistent (a global batch smaller than m).
+// The scenario as one schedule entry sees it: its `pipeline:` overrides applied, except the keys the command
+// line pinned (Scenario::pinned_pipeline_keys; a pinned microbatch_size also drops the entry's global_batch
+// and a pinned global_batch its microbatch_size). Throws InputError naming the entry when the result is
+// inconsistent (a global batch smaller than m).
 Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request);
 // " [B=128 m=24 b=5.33]" for an entry with `pipeline:` overrides, "" otherwise (appended to the schedule
 // label).

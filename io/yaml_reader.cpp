@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/did_you_mean.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 #include "sim/value_ranges.h"
@@ -59,7 +60,8 @@ void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       const std::string full = key.empty() ? name : key + "." + name;
-      throw InputError(fmt::format("{}: unknown key; allowed here: {}", where(entry.first, full), list));
+      throw InputError(fmt::format("{}: unknown key{}; allowed here: {}", where(entry.first, full),
+                                   did_you_mean(name, allowed), list));
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/quick_scenario.h"
+#include "api/run_batch.h"
 #include "api/schedule_export.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
@@ -35,18 +36,17 @@ void check_range(const char* option, double value, double min_value, double max_
 // The body of `pipesim run` (cli/command_run.cpp) without the table and the files.
 std::string run_json(const ScenarioInput& input, const RunOptions& options) {
   const Scenario scenario = load(input, options.overrides);
-  std::vector<SimulationResult> results;
   SimulationOptions simulation;
   simulation.keep_trace =
       options.memory_timeline;  // as `pipesim run`: the timeline is the only op-level output
-  for (const ScheduleRequest& request : select_schedules(scenario, options.schedules)) {
-    results.push_back(simulate_schedule(scenario, request, simulation));
-  }
+  // The same runs and skips as `pipesim run` (api/run_batch.h): the document lists what could not run.
+  const RunBatch batch = run_schedules(scenario, select_schedules(scenario, options.schedules), simulation);
+  if (batch.results.empty()) throw_nothing_ran(batch.skipped);
   const std::string path = !input.text.empty()  ? input.source
                            : input.path.empty() ? default_scenario_path()
                                                 : input.path;
-  return results_json_text(ResultsSource{scenario.name, path}, results,
-                           ReportOptions{options.memory_timeline});
+  return results_json_text(ResultsSource{scenario.name, path}, batch.results,
+                           ReportOptions{options.memory_timeline}, batch.skipped);
 }
 
 // The body of `pipesim sweep` (cli/command_sweep.cpp), the CSV returned instead of written.

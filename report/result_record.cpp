@@ -127,7 +127,7 @@ Json result_record(const SimulationResult& r, const ReportOptions& options) {
 }
 
 Json results_document(const ResultsSource& source, const std::vector<SimulationResult>& results,
-                      const ReportOptions& options) {
+                      const ReportOptions& options, const std::vector<SkippedRun>& skipped) {
   Json doc;
   doc["format"] = kResultFormat;
   doc["format_version"] = kResultFormatVersion;
@@ -135,13 +135,19 @@ Json results_document(const ResultsSource& source, const std::vector<SimulationR
   doc["scenario"] = {{"name", source.scenario_name}, {"path", source.scenario_path}};
   doc["results"] = Json::array();
   for (const SimulationResult& r : results) doc["results"].push_back(result_record(r, options));
+  if (!skipped.empty()) {
+    doc["skipped"] = Json::array();
+    for (const SkippedRun& s : skipped) {
+      doc["skipped"].push_back({{"schedule", s.schedule}, {"where", s.where}, {"reason", s.reason}});
+    }
+  }
   return doc;
 }
 
 std::string results_json_text(const ResultsSource& source, const std::vector<SimulationResult>& results,
-                              const ReportOptions& options) {
+                              const ReportOptions& options, const std::vector<SkippedRun>& skipped) {
   // A path may not be UTF-8: replaced rather than failing the whole document.
-  return results_document(source, results, options)
+  return results_document(source, results, options, skipped)
              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
          "\n";
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "schedules/pytorch_csv.h"
+#include "sim/did_you_mean.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -141,7 +142,9 @@ std::unique_ptr<Schedule> make_schedule(const std::string& name_as_given, const 
     return schedule;
   }
   std::string known;
+  std::vector<std::string> names;
   for (const ScheduleInfo& info : registered_schedules()) {
+    names.push_back(info.name);
     if (info.name == name) {
       std::unique_ptr<Schedule> schedule = info.make(params);
       params.check_all_used(name);
@@ -154,8 +157,8 @@ std::unique_ptr<Schedule> make_schedule(const std::string& name_as_given, const 
     aliases += (aliases.empty() ? "" : ", ") + alias.pytorch_name;
   }
   throw InputError(fmt::format(
-      "{}: unknown schedule '{}'; known schedules: {}, their PyTorch names ({}), or csv:PATH (PyTorch CSV)",
-      params.where(), name, known, aliases));
+      "{}: unknown schedule '{}'{}; known schedules: {}, their PyTorch names ({}), or csv:PATH (PyTorch CSV)",
+      params.where(), name, did_you_mean(name, names), known, aliases));
 }
 
 }  // namespace pipesim

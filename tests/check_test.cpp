@@ -68,8 +68,10 @@ int exit_code(const std::string& args) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST(Check, CommandExitsOneOnAViolationAndZeroOtherwise) {
-  EXPECT_EQ(exit_code(kViolating + " --seeds 2"), 1);
+TEST(Check, CommandExitsFourOnAViolationOneOnBadInputAndZeroOtherwise) {
+  EXPECT_EQ(exit_code(kViolating + " --seeds 2"), 4);
+  EXPECT_EQ(exit_code(kViolating + " --set pipeline.stages=0"), 1);
+  EXPECT_EQ(exit_code("--no-such-option"), 2);
   EXPECT_EQ(
       exit_code("--schedules paci,1f1b-flush --stages 2,3 --microbatches 2,N --accumulation 1,N --seeds 2"),
       0);

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import warnings
 from collections.abc import Mapping
 
 from . import _pipesim
@@ -96,15 +97,22 @@ def run(scenario=None, schedules=None, set=None, batches=None, memory_timeline=F
     memory_timeline: include each device's memory timeline, as --memory-timeline.
     document: return the whole JSON document (format, scenario, results) instead of its results.
 
-    Returns one dict per schedule, exactly the entries of the command's JSON "results" list (README.md,
-    "JSON output"). Raises pipesim.InputError for bad input, pipesim.Error for other failures, with the
-    command's message.
+    Returns one dict per schedule that ran, exactly the entries of the command's JSON "results" list
+    (README.md, "JSON output"). Schedules that cannot run here (the schedule rejects the pipeline, a run over
+    the resource ceiling, ...) are skipped as the command skips them: listed in the document's "skipped" list
+    ({schedule, where, reason}) and, when document is False, reported with warnings.warn. Raises
+    pipesim.InputError for bad input (and when nothing could run), pipesim.Error for other failures, with
+    the command's message.
     """
     path, text, source = _scenario_input(scenario)
     out = _pipesim.run_json(path, text, source, _list_text(schedules), _overrides(set, batches),
                             bool(memory_timeline))
     parsed = json.loads(out)
-    return parsed if document else parsed["results"]
+    if document:
+        return parsed
+    for skipped in parsed.get("skipped", []):
+        warnings.warn(f"pipesim: skipped {skipped['schedule']}: {skipped['reason']}", stacklevel=2)
+    return parsed["results"]
 
 
 _INT = re.compile(r"[-+]?[0-9]+")

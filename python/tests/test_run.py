@@ -53,6 +53,26 @@ class RunTest(TempDirTest):
                 # One sample a microbatch (microbatch_size 1): m samples per period.
                 self.assertAlmostEqual(result["metrics"]["throughput_samples_per_s"], m / ((m + n - 1) * (f + b)) * 1e3)
 
+    def test_schedules_that_cannot_run_are_skipped_as_the_command_skips_them(self):
+        # dualpipe-v needs m >= 2N: at N = 8, m = 12 it is skipped with its reason, the others run.
+        scenario = uniform_scenario(8, 12, 1.0, 2.0, schedules=["1f1b-flush", "dualpipe-v"])
+        scenario["costs"] = {"forward_ms": 1.0, "backward_input_ms": 1.0, "backward_weight_ms": 1.0,
+                             "weight_grad_activation_bytes": 0}
+        document = pipesim.run(scenario, document=True)
+        self.assertEqual([r["schedule"]["name"] for r in document["results"]], ["1f1b-flush"])
+        self.assertEqual(len(document["skipped"]), 1)
+        self.assertTrue(document["skipped"][0]["schedule"].startswith("dualpipe-v"))
+        path = self.path("skips.yaml")
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(scenario, file)
+        from_cli = self.cli_document(path)["skipped"]
+        self.assertEqual([(s["schedule"], s["reason"]) for s in from_cli],
+                         [(s["schedule"], s["reason"]) for s in document["skipped"]])
+        with self.assertWarns(UserWarning):
+            self.assertEqual(len(pipesim.run(scenario)), 1)
+        with self.assertRaises(pipesim.InputError):
+            pipesim.run(scenario, schedules="dualpipe-v")
+
     def test_overrides_reach_the_run(self):
         scenario = uniform_scenario(4, 8, 1.0, 2.0)
         (result,) = pipesim.run(scenario, set=["pipeline.microbatches=4"])
