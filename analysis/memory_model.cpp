@@ -25,6 +25,13 @@ Bytes MemoryReport::peak_bytes() const {
   return peak;
 }
 
+void add_static_memory(DeviceMemory& device, const StageStaticMemory& stage) {
+  device.fixed_bytes += stage.gradient_bytes + stage.optimizer_bytes + stage.extra_bytes;
+  device.gradient_bytes += stage.gradient_bytes;
+  device.optimizer_bytes += stage.optimizer_bytes;
+  device.buffer_bytes += stage.extra_bytes;
+}
+
 MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
                             const std::vector<StageStaticMemory>& per_stage) {
   const PipelineLayout& layout = trace.layout;
@@ -41,7 +48,7 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
     std::vector<int> live(layout.stages, 1);
     for (int stage : stages) {
       const StageStaticMemory& m = per_stage[stage];
-      device.fixed_bytes += m.gradient_bytes + m.optimizer_bytes + m.extra_bytes;
+      add_static_memory(device, m);
       for (const VersionSample& v : drift.stages[stage].versions)
         changes.push_back({v.time_ns, stage, 0, v.live_versions});
       device.weight_versions_max =

@@ -294,7 +294,8 @@ MemoryReport StreamingAnalysis::memory() const {
   MemoryReport report;
   for (int d = 0; d < config_.layout.devices; ++d) {
     DeviceMemory device = devices_[d].memory;
-    device.fixed_bytes = devices_[d].fixed_bytes;
+    device.fixed_bytes = 0;
+    for (int stage : config_.layout.stages_on(d)) add_static_memory(device, config_.static_memory[stage]);
     for (int stage : config_.layout.stages_on(d)) {
       device.weight_versions_max = std::max(device.weight_versions_max, stages_[stage].versions_max);
     }

@@ -131,7 +131,7 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
   const HardwareProfile profile = load_hardware_profile(resolve_profile_path(options.profile));
   Extrapolation e;
   e.profile_source = profile.source;
-  e.memory_capacity_gb = profile.memory_capacity_gb;
+  e.memory_capacity_gb = profile.memory_capacity_bytes() / 1e9;  // this table's GB are 1e9 bytes
   e.blocking_comm = options.blocking_comm;
   for (const ZbModel& model : models) {
     if (!options.models.empty() &&

@@ -4,6 +4,7 @@
 
 #include "api/simulation.h"
 #include "cost_models/chunk_layers.h"
+#include "cost_models/hardware_profile.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"
@@ -60,8 +61,11 @@ ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request, co
   if (options.check) check_run(run, request, options);
   run.costs = make_cost_model(run.scenario, run.layout);
   run.static_memory = static_memory(run.scenario, run.layout);
+  // What a run may fill: the device's capacity (GiB) less the reserve.
   if (run.scenario.transformer) {
-    run.memory_capacity_bytes = run.scenario.transformer->profile.memory_capacity_gb * 1e9;
+    run.memory_capacity_bytes = run.scenario.transformer->profile.usable_memory_bytes();
+  } else if (run.scenario.memory_capacity_gb > 0) {
+    run.memory_capacity_bytes = run.scenario.memory_capacity_gb * kBytesPerGiB;
   }
   return run;
 }

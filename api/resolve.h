@@ -34,7 +34,7 @@ struct ResolvedRun {
   PipelineLayout layout;
   std::unique_ptr<CostModel> costs;
   std::vector<StageStaticMemory> static_memory;  // per (virtual) stage
-  double memory_capacity_bytes = 0;              // one device's, from the hardware profile; 0 when unknown
+  double memory_capacity_bytes = 0;  // what one device's run may fill (capacity less reserve); 0 when unknown
 
   std::unique_ptr<CommModel> make_comm() const;
 };

@@ -67,7 +67,8 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
          transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages)) {
       stages.push_back({static_cast<Bytes>(std::llround(c.parameter_bytes)),
                         static_cast<Bytes>(std::llround(c.gradient_bytes)),
-                        static_cast<Bytes>(std::llround(c.optimizer_bytes)), 0});
+                        static_cast<Bytes>(std::llround(c.optimizer_bytes)),
+                        static_cast<Bytes>(std::llround(c.recompute_working_bytes))});
     }
     return stages;
   }

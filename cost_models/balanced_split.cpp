@@ -9,6 +9,8 @@
 #include "sim/errors.h"
 
 namespace pipesim {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -85,10 +87,10 @@ std::vector<int> min_max_partition(const std::vector<PartitionItem>& items, int 
   for (int g = 0; g < parts; ++g) {
     need = std::max(need, memory(g, leanest[g], g + 1 < parts ? leanest[g + 1] : n));
   }
-  throw InputError(
-      fmt::format("balanced split: no split of {} units over {} stages fits {:.2f} GB per device (weights, "
-                  "gradients, optimizer state and 1F1B's in-flight activations); the leanest needs {:.2f} GB",
-                  n, parts, capacity_bytes / 1e9, need / 1e9));
+  throw InputError(fmt::format(
+      "balanced split: no split of {} units over {} stages fits {:.2f} GiB per device (weights, "
+      "gradients, optimizer state and 1F1B's in-flight activations); the leanest needs {:.2f} GiB",
+      n, parts, capacity_bytes / kGiB, need / kGiB));
 }
 
 }  // namespace pipesim

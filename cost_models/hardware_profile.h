@@ -42,6 +42,8 @@ struct LinkSpec {
   std::string source;  // what was measured or assumed
 };
 
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 struct HardwareProfile {
   std::string name;    // file stem, e.g. a100-sxm4-80gb
   std::string source;  // the file it came from
@@ -51,10 +53,19 @@ struct HardwareProfile {
   std::map<std::string, double> peak_tflops;      // datasheet, informative
   double memory_bandwidth_gb_per_s = 0;           // achieved copy bandwidth (read + write)
   double memory_capacity_gb = 0;                  // device memory in GiB (2^30 bytes); 0 when unknown
+  // GiB a run cannot use: CUDA context, communicator buffers, allocator fragmentation (hardware.reserve_gb in
+  // a scenario; 0 in a profile file).
+  double reserve_gb = 0;
   double launch_overhead_us = 0;
   std::optional<LinkSpec> link;             // absent when only one device was measured
   std::optional<LinkSpec> inter_node_link;  // between nodes; absent when unknown
   std::vector<GemmTable> gemm;
+
+  double memory_capacity_bytes() const { return memory_capacity_gb * kBytesPerGiB; }
+  // What activations, weights and optimizer state may fill: the capacity less the reserve; 0 when unknown.
+  double usable_memory_bytes() const {
+    return memory_capacity_gb > 0 ? (memory_capacity_gb - reserve_gb) * kBytesPerGiB : 0;
+  }
 
   // Throws InputError naming the profile and the dtypes it has.
   const GemmTable& gemm_table(const std::string& dtype) const;

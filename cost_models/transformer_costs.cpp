@@ -24,19 +24,28 @@ double gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms) {
   return seconds;
 }
 
-// Kernels one layer launches in Megatron-LM's GPT layer (no fusion beyond bias-GeLU and bias-dropout-add).
-constexpr double kForwardKernels = 17;
-constexpr double kBackwardInputKernels = 20;
-constexpr double kBackwardWeightKernels = 10;
-// Of those, the attention half's (layer norm, QKV, scores, softmax, dropout, context, projection,
-// bias-dropout-add and their backwards); the MLP half launches the rest.
-constexpr double kAttentionForwardKernels = 11;
-constexpr double kAttentionBackwardInputKernels = 13;
-constexpr double kAttentionBackwardWeightKernels = 5;
-// M_B = s·b(34h + 5·a·s) splits as Korthikanti et al. count it: the attention half stores its layer norm's
-// input (2sbh) and 11sbh + 5as²b; the MLP half its layer norm's input (2sbh) and 19sbh. (16-bit bytes.)
-constexpr double kAttentionActivationPerToken = 13;  // × h, plus 5·a·s
-constexpr double kMlpActivationPerToken = 21;        // × h
+// Kernels one layer launches, as in Megatron-LM's GPT layer (no fusion beyond bias-GeLU and
+// bias-dropout-add): the attention half (layer norm, QKV, scores, softmax, dropout, context, projection,
+// bias-dropout-add and their backwards) 11 forward, 13 input-backward, 5 weight-backward kernels; flash
+// attention fuses scores, softmax, dropout and context into one (3 fewer each way); the MLP half launches
+// 6, 7 and 5. Full recomputation launches the forward again inside I.
+struct Kernels {
+  double forward, backward_input, backward_weight;
+};
+
+Kernels attention_kernels(const TransformerModel& t) {
+  const double fused = t.attention == AttentionKind::kFlash ? 3 : 0;
+  Kernels k{11 - fused, 13 - fused, 5};
+  if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
+  return k;
+}
+
+Kernels mlp_kernels(const TransformerModel& t) {
+  Kernels k{6, 7, 5};
+  if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
+  return k;
+}
+
 // Output layer and cross-entropy: fp32 logits; bytes moved per logit by the loss (forward: max, exp, sum,
 // normalize; backward: softmax minus one-hot).
 constexpr double kLossForwardBytesPerLogit = 16;
@@ -47,39 +56,94 @@ struct LayerShapes {
   std::vector<Gemm> forward, backward_input, backward_weight;
 };
 
-// The GEMMs of a layer's attention half: QKV, the attention's batched GEMMs, the projection.
+void append(std::vector<Gemm>& to, const std::vector<Gemm>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+// The GEMMs of a layer's attention half: QKV (k key/value heads: h + 2kd wide), the attention's batched
+// GEMMs (per query head), the projection. Flash attention's backward recomputes the scores (one more
+// batched GEMM); recomputation reruns in I what it dropped.
 LayerShapes attention_shapes(const TransformerModel& t, double b) {
-  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads;
+  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads,
+               qkv = h + 2.0 * t.key_value_heads() * d;
   LayerShapes shapes;
-  shapes.forward = {{tokens, 3 * h, h}, {tokens, h, h}, {s, s, d, batch}, {s, d, s, batch}};
-  shapes.backward_input = {{tokens, h, 3 * h}, {tokens, h, h},   {s, s, d, batch},
-                           {s, d, s, batch},   {s, d, s, batch}, {s, d, s, batch}};
-  shapes.backward_weight = {{h, 3 * h, tokens}, {h, h, tokens}};
+  const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, h}};
+  const std::vector<Gemm> core = {{s, s, d, batch}, {s, d, s, batch}};
+  shapes.forward = projections;
+  append(shapes.forward, core);
+  shapes.backward_input = {{tokens, h, qkv}, {tokens, h, h},   {s, s, d, batch},
+                           {s, d, s, batch}, {s, d, s, batch}, {s, d, s, batch}};
+  if (t.attention == AttentionKind::kFlash) {
+    shapes.backward_input.push_back({s, s, d, batch});
+  } else if (t.recompute == Recompute::kSelective) {
+    append(shapes.backward_input, core);
+  }
+  if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
+  shapes.backward_weight = {{h, qkv, tokens}, {h, h, tokens}};
   return shapes;
 }
 
-// The GEMMs of a layer's MLP half: up and down.
+// The GEMMs of a layer's MLP half: up (gate and up fused for SwiGLU) and down.
 LayerShapes mlp_shapes(const TransformerModel& t, double b) {
-  const double h = t.hidden, tokens = t.seq_len * b;
-  return {{{tokens, 4 * h, h}, {tokens, h, 4 * h}},
-          {{tokens, h, 4 * h}, {tokens, 4 * h, h}},
-          {{h, 4 * h, tokens}, {4 * h, h, tokens}}};
+  const double h = t.hidden, tokens = t.seq_len * b, f = t.ffn(), up = t.mlp == MlpKind::kSwiglu ? 2 * f : f;
+  LayerShapes shapes{{{tokens, up, h}, {tokens, h, f}},
+                     {{tokens, h, up}, {tokens, f, h}},
+                     {{h, up, tokens}, {f, h, tokens}}};
+  if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
+  return shapes;
 }
 
 // The GEMMs of one layer: both halves.
 LayerShapes layer_shapes(const TransformerModel& t, double b) {
   LayerShapes shapes = attention_shapes(t, b);
   const LayerShapes mlp = mlp_shapes(t, b);
-  shapes.forward.insert(shapes.forward.end(), mlp.forward.begin(), mlp.forward.end());
-  shapes.backward_input.insert(shapes.backward_input.end(), mlp.backward_input.begin(),
-                               mlp.backward_input.end());
-  shapes.backward_weight.insert(shapes.backward_weight.end(), mlp.backward_weight.begin(),
-                                mlp.backward_weight.end());
+  append(shapes.forward, mlp.forward);
+  append(shapes.backward_input, mlp.backward_input);
+  append(shapes.backward_weight, mlp.backward_weight);
   return shapes;
 }
 
 double scale_16bit(const TransformerModel& t) {
   return dtype_bytes(t.dtype) / 2.0;
+}
+
+// What one microbatch leaves for the backward in one half of a layer (docs/design.md §6), in bytes: stored
+// under the model's recomputation, and full (without recomputation: what element-wise kernels move and what
+// a full recompute rebuilds). Per token, in 16-bit units (scaled for fp32):
+//   attention: norm input 2h, QKV input 2h, Q 2h, K and V 2kd each, the context (projection input) 2h
+//              = 8h + 4kd; eager adds the softmax 2as per token (and with dropout its mask as and output
+//              2as); flash stores the softmax statistics instead (4 bytes per head, fp32); dropout adds the
+//              output's mask h.
+//   MLP:       norm input 2h, up input 2h, then GeLU: its input and output 2f + 2f; SwiGLU: gate and up
+//              outputs 4f and the down input 2f; dropout adds the output's mask h.
+//   selective: no s-sized term; full: the attention half keeps the layer's input 2h, the MLP half nothing.
+struct HalfBytes {
+  double stored = 0;
+  double full = 0;
+};
+
+HalfBytes attention_bytes(const TransformerModel& t, double b) {
+  const double s = t.seq_len, h = t.hidden, a = t.heads, tokens = s * b, scale = scale_16bit(t);
+  const double kd = t.key_value_heads() * h / a;
+  const double base = tokens * (8 * h + 4 * kd + (t.dropout ? h : 0)) * scale;
+  const double eager_scores = tokens * a * s * (t.dropout ? 5 : 2) * scale;
+  const double flash_statistics = 4 * tokens * a;
+  const double without_recompute =
+      base + (t.attention == AttentionKind::kEager ? eager_scores : flash_statistics);
+  HalfBytes bytes{without_recompute, without_recompute};
+  if (t.recompute == Recompute::kSelective && t.attention == AttentionKind::kEager) {
+    // The scores are rebuilt from Q and K; the dropout masks come back from the saved RNG state.
+    bytes.stored = base;
+  }
+  if (t.recompute == Recompute::kFull) bytes.stored = 2 * tokens * h * scale;
+  return bytes;
+}
+
+HalfBytes mlp_bytes(const TransformerModel& t, double b) {
+  const double h = t.hidden, f = t.ffn(), tokens = t.seq_len * b, scale = scale_16bit(t);
+  const double per_token = 4 * h + (t.mlp == MlpKind::kSwiglu ? 6 * f : 4 * f) + (t.dropout ? h : 0);
+  const double without_recompute = tokens * per_token * scale;
+  return {t.recompute == Recompute::kFull ? 0.0 : without_recompute, without_recompute};
 }
 
 // Optimizer state bytes per parameter and bytes one step reads and writes per parameter.
@@ -106,11 +170,15 @@ OptimizerBytes optimizer_bytes(OptimizerType type, bool matrix_param) {
 
 // Muon orthogonalizes each r x c update (r <= c) with Newton-Schulz: per iteration X·Xᵀ, A·A and B·X.
 using MatrixShapes = std::vector<std::pair<double, double>>;
-MatrixShapes attention_matrices(double h) {
-  return {{h, 3 * h}, {h, h}};
+MatrixShapes attention_matrices(const TransformerModel& t) {
+  const double h = t.hidden;
+  return {{h, h + 2.0 * t.key_value_heads() * h / t.heads}, {h, h}};
 }
-MatrixShapes mlp_matrices(double h) {
-  return {{h, 4 * h}, {h, 4 * h}};
+MatrixShapes mlp_matrices(const TransformerModel& t) {
+  const double h = t.hidden, f = t.ffn();
+  const std::pair<double, double> matrix{std::min(h, f), std::max(h, f)};
+  if (t.mlp == MlpKind::kSwiglu) return {matrix, matrix, matrix};
+  return {matrix, matrix};
 }
 
 double newton_schulz_seconds(const GemmTable& table, const MatrixShapes& matrices) {
@@ -121,9 +189,9 @@ double newton_schulz_seconds(const GemmTable& table, const MatrixShapes& matrice
   return kNewtonSchulzIterations * seconds;
 }
 
-double newton_schulz_seconds(const GemmTable& table, double h) {
-  MatrixShapes layer = attention_matrices(h);
-  for (const auto& m : mlp_matrices(h)) layer.push_back(m);
+double newton_schulz_seconds(const GemmTable& table, const TransformerModel& t) {
+  MatrixShapes layer = attention_matrices(t);
+  for (const auto& m : mlp_matrices(t)) layer.push_back(m);
   return newton_schulz_seconds(table, layer);
 }
 
@@ -165,6 +233,8 @@ UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) 
   // The output layer's input (for its weight gradient) and the fp32 softmax of the logits.
   u.activation_bytes = tokens * h * d.bytes + 4 * tokens * vocab;
   u.weight_grad_activation_bytes = tokens * h * d.bytes;
+  u.full_activation_bytes = u.activation_bytes;
+  u.model_flops = 3 * 2 * tokens * h * vocab;
   u.other_params = vocab * h;
   return u;
 }
@@ -196,32 +266,116 @@ int dtype_bytes(const std::string& dtype) {
   throw InputError(fmt::format("dtype '{}': expected bf16, fp16 or fp32", dtype));
 }
 
+int TransformerModel::ffn() const {
+  if (ffn_hidden > 0) return ffn_hidden;
+  if (mlp == MlpKind::kGelu) return 4 * hidden;
+  // Llama's rule: two thirds of 4h, rounded up to a multiple of 256 (4096 -> 11008).
+  const long two_thirds = (8L * hidden + 2) / 3;
+  return static_cast<int>((two_thirds + 255) / 256 * 256);
+}
+
+namespace {
+
+double flops(const std::vector<Gemm>& gemms) {
+  double total = 0;
+  for (const Gemm& g : gemms) total += 2 * g.m * g.n * g.k * g.count;
+  return total;
+}
+
+// The model without recomputation and with the scores counted once: the FLOPs a training step needs,
+// whatever the implementation reruns (MFU's numerator, as Megatron and torchtitan count it).
+TransformerModel without_recompute(TransformerModel t) {
+  t.recompute = Recompute::kNone;
+  t.attention = AttentionKind::kEager;
+  return t;
+}
+
+}  // namespace
+
+// What the ops execute, recomputation included (they are the GEMMs the time is charged for).
 double layer_forward_flops(const TransformerModel& t, double b) {
-  const double s = t.seq_len, h = t.hidden;
-  return s * b * h * (24 * h + 4 * s);
+  return flops(layer_shapes(t, b).forward);
 }
 
 double layer_backward_input_flops(const TransformerModel& t, double b) {
-  const double s = t.seq_len, h = t.hidden;
-  return s * b * h * (24 * h + 8 * s);
+  return flops(layer_shapes(t, b).backward_input);
 }
 
 double layer_backward_weight_flops(const TransformerModel& t, double b) {
-  const double h = t.hidden;
-  return 24.0 * t.seq_len * b * h * h;
+  return flops(layer_shapes(t, b).backward_weight);
 }
 
 double layer_activation_bytes(const TransformerModel& t, double b) {
-  const double s = t.seq_len;
-  return s * b * (34.0 * t.hidden + 5.0 * t.heads * s) * scale_16bit(t);
+  return attention_bytes(t, b).stored + mlp_bytes(t, b).stored;
 }
 
+double layer_full_activation_bytes(const TransformerModel& t, double b) {
+  return attention_bytes(t, b).full + mlp_bytes(t, b).full;
+}
+
+// Each weight GEMM's input and output gradient, held from I to W: Σ 2 bytes x tokens x (in + out) over the
+// layer's matrices (32·s·b·h for k = a, f = 4h, GeLU: the Zero Bubble paper's figure).
 double layer_weight_grad_activation_bytes(const TransformerModel& t, double b) {
-  return 32.0 * t.seq_len * b * t.hidden * scale_16bit(t);
+  const double h = t.hidden, f = t.ffn(), kd = t.key_value_heads() * h / t.heads, tokens = t.seq_len * b;
+  const double attention = (h + (h + 2 * kd)) + (h + h);  // QKV: h in, h + 2kd out; projection: h, h
+  const double mlp = t.mlp == MlpKind::kSwiglu ? (h + 2 * f) + (f + h) : (h + f) + (f + h);
+  return 2 * tokens * (attention + mlp) * scale_16bit(t);
+}
+
+double attention_parameters(const TransformerModel& t) {
+  const double h = t.hidden;
+  return 2 * h * h + 2 * h * t.key_value_heads() * (h / t.heads);
+}
+
+double mlp_parameters(const TransformerModel& t) {
+  return (t.mlp == MlpKind::kSwiglu ? 3.0 : 2.0) * t.hidden * t.ffn();
 }
 
 double layer_parameters(const TransformerModel& t) {
-  return 12.0 * t.hidden * t.hidden;
+  return attention_parameters(t) + mlp_parameters(t);
+}
+
+double model_parameters(const TransformerModel& t) {
+  const double embedding = static_cast<double>(t.vocab) * t.hidden;
+  return t.layers * layer_parameters(t) + embedding * (t.tied_embeddings ? 1 : 2) + 2.0 * t.hidden;
+}
+
+double model_flops_per_sample(const TransformerModel& t) {
+  const TransformerModel counted = without_recompute(t);
+  const double tokens = t.seq_len, output = 2.0 * tokens * t.hidden * t.vocab;
+  return t.layers * (layer_forward_flops(counted, 1) + layer_backward_input_flops(counted, 1) +
+                     layer_backward_weight_flops(counted, 1)) +
+         3 * output;
+}
+
+std::string attention_name(AttentionKind kind) {
+  return kind == AttentionKind::kFlash ? "flash" : "eager";
+}
+
+std::string mlp_name(MlpKind kind) {
+  return kind == MlpKind::kSwiglu ? "swiglu" : "gelu";
+}
+
+std::string recompute_name(Recompute kind) {
+  switch (kind) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+  }
+  return "none";
+}
+
+std::string model_choices_text(const TransformerModel& t) {
+  const std::string heads = t.key_value_heads() == t.heads
+                                ? "multi-head attention"
+                                : fmt::format("{} key/value heads of {}", t.key_value_heads(), t.heads);
+  return fmt::format("{} attention ({}), {} MLP (f = {}), {}recomputation: {}{}", attention_name(t.attention),
+                     heads, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(),
+                     t.dropout ? "dropout, " : "", recompute_name(t.recompute),
+                     t.tied_embeddings ? ", tied embeddings" : "");
 }
 
 std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
@@ -339,7 +493,7 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
   }
   std::vector<int> starts;
   try {
-    starts = min_max_partition(items, stages, setup.profile.memory_capacity_gb * 1e9);
+    starts = min_max_partition(items, stages, setup.profile.usable_memory_bytes());
   } catch (const InputError& e) {
     throw InputError(fmt::format("layer_split balanced on {}, microbatch size {:g}: {}", setup.profile.source,
                                  b, e.what()));
@@ -356,6 +510,7 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       c.backward_weight_s += u.backward_weight_s;
       c.activation_bytes += u.activation_bytes;
       c.weight_grad_activation_bytes += u.weight_grad_activation_bytes;
+      c.model_flops += u.model_flops;
       matrix_params += u.matrix_params;
       other_params += u.other_params;
       newton_schulz_s += u.newton_schulz_s;
@@ -363,6 +518,17 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       c.output = c.output || u.kind == UnitKind::kOutput;
       // A layer counts when its MLP half (the second) is here and so is its attention half.
       if (u.kind == UnitKind::kMlp && k > starts[i]) ++c.layers;
+      const bool layer_part = u.kind == UnitKind::kAttention || u.kind == UnitKind::kMlp;
+      if (layer_part && setup.model.recompute == Recompute::kFull) {
+        c.recompute_working_bytes = layer_full_activation_bytes(setup.model, b);
+        // A stage that starts at an MLP half keeps that half's input, which its attention half would hold.
+        if (u.kind == UnitKind::kMlp && k == starts[i]) {
+          c.activation_bytes += 2.0 * setup.model.seq_len * b * setup.model.hidden * d.bytes;
+        }
+      }
+    }
+    if (c.embedding && c.output && setup.model.tied_embeddings) {
+      other_params -= static_cast<double>(setup.model.vocab) * setup.model.hidden;  // one shared matrix
     }
     c.units = unit_range_label(units, starts[i], starts[i + 1]);
     set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, newton_schulz_s);
@@ -372,37 +538,49 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
 
 }  // namespace
 
+namespace {
+
+// Element-wise passes over the activations a layer part makes, forward and in I (a full recompute reruns the
+// forward's inside I), in seconds: passes x the bytes without recomputation / bandwidth.
+struct ElementwiseSeconds {
+  double forward, backward_input;
+};
+ElementwiseSeconds elementwise_seconds(const TransformerModel& t, const Device& d, double full_bytes) {
+  const double forward = t.forward_elementwise_passes * full_bytes / d.bandwidth;
+  const double backward = t.backward_elementwise_passes * full_bytes / d.bandwidth;
+  return {forward, backward + (t.recompute == Recompute::kFull ? forward : 0)};
+}
+
+}  // namespace
+
 std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
   const TransformerModel& t = setup.model;
   const Device d(setup);
-  const double s = t.seq_len, h = t.hidden, tokens = s * b, scale = scale_16bit(t);
-  const double attention_act = tokens * (kAttentionActivationPerToken * h + 5.0 * t.heads * s) * scale;
-  const double mlp_act = tokens * kMlpActivationPerToken * h * scale;
+  const double s = t.seq_len, h = t.hidden, tokens = s * b;
+  const TransformerModel counted = without_recompute(t);
   auto half = [&](UnitKind kind, int layer) {
     const bool attention = kind == UnitKind::kAttention;
     const LayerShapes shapes = attention ? attention_shapes(t, b) : mlp_shapes(t, b);
-    const double act = attention ? attention_act : mlp_act;
+    const LayerShapes counted_shapes = attention ? attention_shapes(counted, b) : mlp_shapes(counted, b);
+    const HalfBytes bytes = attention ? attention_bytes(t, b) : mlp_bytes(t, b);
+    const Kernels kernels = attention ? attention_kernels(t) : mlp_kernels(t);
+    const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
     UnitCosts u;
     u.kind = kind;
     u.layer = layer;
-    u.forward_s =
-        gemm_seconds(d.gemm, shapes.forward) + t.forward_elementwise_passes * act / d.bandwidth +
-        (attention ? kAttentionForwardKernels : kForwardKernels - kAttentionForwardKernels) * d.launch;
-    u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input) +
-                         t.backward_elementwise_passes * act / d.bandwidth +
-                         (attention ? kAttentionBackwardInputKernels
-                                    : kBackwardInputKernels - kAttentionBackwardInputKernels) *
-                             d.launch;
-    u.backward_weight_s = gemm_seconds(d.gemm, shapes.backward_weight) +
-                          (attention ? kAttentionBackwardWeightKernels
-                                     : kBackwardWeightKernels - kAttentionBackwardWeightKernels) *
-                              d.launch;
-    u.activation_bytes = act;
-    // M_W in proportion to the half's weights (4h² of the layer's 12h² are attention's).
-    u.matrix_params = (attention ? 4.0 : 8.0) * h * h;
+    u.forward_s = gemm_seconds(d.gemm, shapes.forward) + elementwise.forward + kernels.forward * d.launch;
+    u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
+                         kernels.backward_input * d.launch;
+    u.backward_weight_s = gemm_seconds(d.gemm, shapes.backward_weight) + kernels.backward_weight * d.launch;
+    u.activation_bytes = bytes.stored;
+    u.full_activation_bytes = bytes.full;
+    u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +
+                    flops(counted_shapes.backward_weight);
+    u.matrix_params = attention ? attention_parameters(t) : mlp_parameters(t);
+    // M_W in proportion to the half's weights.
     u.weight_grad_activation_bytes =
         layer_weight_grad_activation_bytes(t, b) * u.matrix_params / layer_parameters(t);
-    u.newton_schulz_s = newton_schulz_seconds(d.gemm, attention ? attention_matrices(h) : mlp_matrices(h));
+    u.newton_schulz_s = newton_schulz_seconds(d.gemm, attention ? attention_matrices(t) : mlp_matrices(t));
     return u;
   };
   std::vector<UnitCosts> units = {embedding_unit(setup, d, b)};
@@ -419,6 +597,7 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
   norm.backward_input_s = 3 * row_bytes / d.bandwidth + d.launch;
   norm.backward_weight_s = 2 * row_bytes / d.bandwidth + d.launch;
   norm.activation_bytes = row_bytes;
+  norm.full_activation_bytes = row_bytes;
   norm.weight_grad_activation_bytes = row_bytes;
   norm.other_params = 2 * h;
   units.push_back(norm);
@@ -432,11 +611,18 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   const Device d(setup);
   const LayerShapes shapes = layer_shapes(t, b);
   const double act = layer_activation_bytes(t, b);
-  const double layer_f = gemm_seconds(d.gemm, shapes.forward) +
-                         t.forward_elementwise_passes * act / d.bandwidth + kForwardKernels * d.launch;
-  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input) +
-                         t.backward_elementwise_passes * act / d.bandwidth + kBackwardInputKernels * d.launch;
-  const double layer_w = gemm_seconds(d.gemm, shapes.backward_weight) + kBackwardWeightKernels * d.launch;
+  const double full_act = layer_full_activation_bytes(t, b);
+  const ElementwiseSeconds elementwise = elementwise_seconds(t, d, full_act);
+  const Kernels attention = attention_kernels(t), mlp = mlp_kernels(t);
+  const double layer_f = gemm_seconds(d.gemm, shapes.forward) + elementwise.forward +
+                         (attention.forward + mlp.forward) * d.launch;
+  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
+                         (attention.backward_input + mlp.backward_input) * d.launch;
+  const double layer_w = gemm_seconds(d.gemm, shapes.backward_weight) +
+                         (attention.backward_weight + mlp.backward_weight) * d.launch;
+  const TransformerModel counted = without_recompute(t);
+  const double layer_model_flops = layer_forward_flops(counted, b) + layer_backward_input_flops(counted, b) +
+                                   layer_backward_weight_flops(counted, b);
 
   const std::vector<int> layers = split_layers(t.layers, stages, setup.split);
   std::vector<StageCosts> result(stages);
@@ -450,6 +636,8 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
     c.backward_weight_s = c.layers * layer_w;
     c.activation_bytes = c.layers * act;
     c.weight_grad_activation_bytes = c.layers * layer_weight_grad_activation_bytes(t, b);
+    c.model_flops = c.layers * layer_model_flops;
+    if (t.recompute == Recompute::kFull && c.layers > 0) c.recompute_working_bytes = full_act;
     const double matrix_params = c.layers * layer_parameters(t);
     double other_params = 0;
     if (c.embedding) {
@@ -465,10 +653,12 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
       c.backward_weight_s += u.backward_weight_s;
       c.activation_bytes += u.activation_bytes;
       c.weight_grad_activation_bytes += u.weight_grad_activation_bytes;
-      other_params += u.other_params;
+      c.model_flops += u.model_flops;
+      // Tied: one matrix serves both ends when they share a stage.
+      if (!(c.embedding && t.tied_embeddings)) other_params += u.other_params;
     }
     set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params,
-                                 c.layers * newton_schulz_seconds(d.gemm, t.hidden));
+                                 c.layers * newton_schulz_seconds(d.gemm, t));
   }
   return result;
 }

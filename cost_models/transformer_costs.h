@@ -1,11 +1,15 @@
 #pragma once
-// Costs predicted from a GPT-style transformer and a hardware profile (docs/design.md §6).
+// Costs predicted from a transformer and a hardware profile (docs/design.md §6).
 //
-// Per layer and microbatch of b samples of s tokens, hidden h, a heads:
-//   FLOPs  F = s·b·h(24h + 4s), I = s·b·h(24h + 8s), W = 24·s·b·h²   (matmuls only)
-//   bytes  M_B = s·b(34h + 5·a·s), M_W = 32·s·b·h                   (16-bit activations)
-//   params 12h² per layer, plus vocab·h for the embedding (first stage) and for the output layer (last
-//   stage).
+// Per layer and microbatch of b samples of s tokens, hidden h, a query heads of size d = h/a, k key/value
+// heads (GQA; k = a is multi-head attention), MLP width f; P = the layer's matrix parameters:
+//   params P = 2h² + 2h·k·d (attention) + 2h·f (GeLU MLP) or 3h·f (SwiGLU MLP); 12h² for k = a, f = 4h
+//   FLOPs  F = 2sbP + 4s²bh, I = 2sbP + 8s²bh (+ 2s²bh: flash attention recomputes the scores), W = 2sbP;
+//          recomputation adds to I what it reruns (selective: eager attention's scores; full: all of F)
+//   bytes  M_B, M_W: docs/design.md §6 (Korthikanti et al. 2022 for eager attention with dropout:
+//          s·b(34h + 5·a·s), M_W = 32·s·b·h, in 16-bit), less under flash attention and recomputation
+//   plus vocab·h for the embedding (first stage) and for the output layer (last stage); tied embeddings
+//   share one matrix where both ends are on one stage, and keep a copy on each end otherwise (Megatron).
 // Time of an op = Σ over its GEMMs of FLOPs / the profile's achieved rate at that GEMM's shape
 //               + element-wise kernels (layer norm, softmax, dropout, GeLU, residual): passes·M_B / memory
 //               bandwidth
@@ -20,13 +24,33 @@
 
 namespace pipesim {
 
+// flash: fused attention that never stores the s x s scores and recomputes them in its backward (PyTorch
+// SDPA, FlashAttention; Megatron's and torchtitan's default). eager: scores and softmax stored.
+enum class AttentionKind { kFlash, kEager };
+// gelu: up (h -> f), GeLU, down (f -> h). swiglu: gate and up (h -> f each), SiLU(gate) * up, down.
+enum class MlpKind { kGelu, kSwiglu };
+// Activation recomputation (Korthikanti et al. 2022). selective: the attention core (scores, softmax,
+// dropout) is recomputed in the backward, so nothing of size s² is stored (flash attention already does
+// this: no change there). full: each layer keeps only its input and reruns its whole forward in the backward.
+enum class Recompute { kNone, kSelective, kFull };
+
 struct TransformerModel {
   int layers = 1;
   int hidden = 1;
   int heads = 1;
   int seq_len = 1;
   int vocab = 1;
+  int kv_heads = 0;    // key/value heads; 0: heads (multi-head attention)
+  int ffn_hidden = 0;  // MLP width f; 0: 4h (gelu), or 8h/3 rounded up to a multiple of 256 (swiglu, Llama)
+  MlpKind mlp = MlpKind::kGelu;
+  bool tied_embeddings = false;  // the output layer reuses the embedding matrix
+  AttentionKind attention = AttentionKind::kFlash;
+  bool dropout = false;  // dropout after attention and MLP (and on attention probabilities when eager)
+  Recompute recompute = Recompute::kNone;
   std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
+
+  int key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  int ffn() const;
   // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
   // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times
   // (gpu_calibration/README.md, "The A100 fit").
@@ -65,6 +89,14 @@ double layer_backward_weight_flops(const TransformerModel& model, double microba
 double layer_activation_bytes(const TransformerModel& model, double microbatch_size);              // M_B
 double layer_weight_grad_activation_bytes(const TransformerModel& model, double microbatch_size);  // M_W
 double layer_parameters(const TransformerModel& model);                                            // 12h²
+double attention_parameters(const TransformerModel& model);  // 2h² + 2h·k·d
+double mlp_parameters(const TransformerModel& model);        // 2hf or 3hf
+// The whole model's parameters: layers, embedding, output layer (once when tied), final norm.
+double model_parameters(const TransformerModel& model);
+// Model FLOPs of one sample's forward and backward (no recomputation counted): what MFU divides by.
+double model_flops_per_sample(const TransformerModel& model);
+// Bytes one microbatch's activations take in a layer without recomputation (what element-wise kernels move).
+double layer_full_activation_bytes(const TransformerModel& model, double microbatch_size);
 int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown dtype
 
 // Layers per stage; throws InputError when a stage would get none (the first and last may have none under
@@ -73,6 +105,11 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split);
 
 std::string layer_split_name(LayerSplit split);
 std::string optimizer_name(OptimizerType type);
+std::string attention_name(AttentionKind kind);
+std::string mlp_name(MlpKind kind);
+std::string recompute_name(Recompute kind);
+// "flash attention, SwiGLU MLP, GQA 8 kv heads, no recomputation": the modelling choices behind a figure.
+std::string model_choices_text(const TransformerModel& model);
 
 // What the model derives for one (virtual) stage, per microbatch unless said otherwise.
 struct StageCosts {
@@ -92,6 +129,9 @@ struct StageCosts {
   double activation_bytes = 0;              // M_B
   double weight_grad_activation_bytes = 0;  // M_W
   double transfer_bytes = 0;
+  // Full recomputation: one layer's activations rebuilt during a backward, held while it runs.
+  double recompute_working_bytes = 0;
+  double model_flops = 0;  // F + I + W matmul FLOPs per microbatch without recomputation (for MFU)
 };
 
 std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
@@ -107,9 +147,11 @@ struct UnitCosts {
   int layer = -1;  // 0-based layer of an attention or MLP half
   double forward_s = 0, backward_input_s = 0, backward_weight_s = 0;
   double activation_bytes = 0, weight_grad_activation_bytes = 0;
-  double matrix_params = 0;    // the layers' weight matrices (Muon orthogonalizes these)
-  double other_params = 0;     // embedding, output layer, final norm
-  double newton_schulz_s = 0;  // Muon: orthogonalizing this unit's matrices, one step
+  double full_activation_bytes = 0;  // without recomputation (the working set a full recompute rebuilds)
+  double model_flops = 0;            // F + I + W without recomputation
+  double matrix_params = 0;          // the layers' weight matrices (Muon orthogonalizes these)
+  double other_params = 0;           // embedding, output layer, final norm
+  double newton_schulz_s = 0;        // Muon: orthogonalizing this unit's matrices, one step
 };
 std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double microbatch_size);
 

@@ -138,7 +138,7 @@ inline std::string profile_yaml(const ProfileData& p) {
   }
   out << "memory_bandwidth_gb_per_s: " << number(copy_gb_per_s(p.copy)) << "\n";
   if (p.memory_capacity_bytes > 0)
-    out << "memory_capacity_gb: " << number(p.memory_capacity_bytes / 1e9) << "\n";
+    out << "memory_capacity_gb: " << number(p.memory_capacity_bytes / 1073741824.0) << "\n";  // GiB
   out << "launch_overhead_us: " << number(p.launch_overhead_s * 1e6) << "\n";
   if (p.has_link) {
     out << "link: {bandwidth_gb_per_s: " << number(link_gb_per_s(p.link))

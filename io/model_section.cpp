@@ -12,7 +12,8 @@ namespace {
 
 TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "model",
-               {"layers", "hidden", "heads", "seq_len", "vocab", "dtype", "forward_elementwise_passes",
+               {"layers", "hidden", "heads", "seq_len", "vocab", "kv_heads", "ffn_hidden", "mlp",
+                "tied_embeddings", "attention", "dropout", "recompute", "dtype", "forward_elementwise_passes",
                 "backward_elementwise_passes"});
   TransformerModel t;
   for (const char* key : {"layers", "hidden", "heads", "seq_len", "vocab"}) {
@@ -25,6 +26,53 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   t.seq_len = r.get_int(node["seq_len"], "model.seq_len", 1);
   t.vocab = r.get_int(node["vocab"], "model.vocab", 1);
   if (t.hidden % t.heads != 0) r.fail(node["heads"], "model.heads", "a divisor of model.hidden");
+  if (node["kv_heads"]) {
+    t.kv_heads = r.get_int(node["kv_heads"], "model.kv_heads", 1);
+    if (t.heads % t.kv_heads != 0) {
+      r.fail(node["kv_heads"], "model.kv_heads",
+             fmt::format("a divisor of model.heads ({}): key/value heads shared by groups of query heads",
+                         t.heads));
+    }
+  }
+  if (node["mlp"]) {
+    const std::string mlp = r.get_string(node["mlp"], "model.mlp");
+    if (mlp == "gelu") {
+      t.mlp = MlpKind::kGelu;
+    } else if (mlp == "swiglu") {
+      t.mlp = MlpKind::kSwiglu;
+    } else {
+      r.fail(node["mlp"], "model.mlp", "gelu (two matrices, GPT) or swiglu (three matrices, Llama)");
+    }
+  }
+  if (node["ffn_hidden"]) t.ffn_hidden = r.get_int(node["ffn_hidden"], "model.ffn_hidden", 1);
+  if (node["attention"]) {
+    const std::string attention = r.get_string(node["attention"], "model.attention");
+    if (attention == "flash") {
+      t.attention = AttentionKind::kFlash;
+    } else if (attention == "eager") {
+      t.attention = AttentionKind::kEager;
+    } else {
+      r.fail(
+          node["attention"], "model.attention",
+          "flash (fused, the s x s scores never stored: the default) or eager (scores and softmax stored)");
+    }
+  }
+  if (node["recompute"]) {
+    const std::string recompute = r.get_string(node["recompute"], "model.recompute");
+    if (recompute == "none") {
+      t.recompute = Recompute::kNone;
+    } else if (recompute == "selective") {
+      t.recompute = Recompute::kSelective;
+    } else if (recompute == "full") {
+      t.recompute = Recompute::kFull;
+    } else {
+      r.fail(node["recompute"], "model.recompute",
+             "none, selective (the attention core recomputed) or full (each layer's forward rerun in its "
+             "backward)");
+    }
+  }
+  t.tied_embeddings = node["tied_embeddings"] && r.get_bool(node["tied_embeddings"], "model.tied_embeddings");
+  t.dropout = node["dropout"] && r.get_bool(node["dropout"], "model.dropout");
   if (node["dtype"]) {
     t.dtype = r.get_string(node["dtype"], "model.dtype");
     if (t.dtype != "bf16" && t.dtype != "fp16" && t.dtype != "fp32") {
@@ -43,7 +91,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
 }
 
 HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
-  r.expect_map(node, "hardware", {"profile"});
+  r.expect_map(node, "hardware", {"profile", "memory_capacity_gb", "reserve_gb"});
   if (!node["profile"])
     r.fail(node, "hardware.profile", "a profile name in gpu_calibration/profiles/ or a path");
   const std::string value = r.get_string(node["profile"], "hardware.profile");
@@ -56,7 +104,24 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", r.where(node["profile"], "hardware.profile"), e.what()));
   }
-  return load_hardware_profile(path);
+  HardwareProfile profile = load_hardware_profile(path);
+  if (node["memory_capacity_gb"]) {
+    profile.memory_capacity_gb =
+        r.get_double(node["memory_capacity_gb"], "hardware.memory_capacity_gb", 1e-6);
+    if (!(profile.memory_capacity_gb <= 1e6))
+      r.fail(node["memory_capacity_gb"], "hardware.memory_capacity_gb",
+             "a device's memory in GiB, at most 1e6");
+  }
+  if (node["reserve_gb"]) {
+    profile.reserve_gb = r.get_double(node["reserve_gb"], "hardware.reserve_gb", 0);
+    if (profile.memory_capacity_gb <= 0 || profile.reserve_gb >= profile.memory_capacity_gb) {
+      r.fail(node["reserve_gb"], "hardware.reserve_gb",
+             fmt::format(
+                 "GiB below the device's capacity ({:g} GiB{})", profile.memory_capacity_gb,
+                 profile.memory_capacity_gb > 0 ? "" : ": the profile states none; give memory_capacity_gb"));
+    }
+  }
+  return profile;
 }
 
 }  // namespace

@@ -80,7 +80,13 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
   r.expect_map(node, "costs",
                {"forward_ms", "backward_ms", "backward_input_ms", "backward_weight_ms", "comm_ms",
                 "optimizer_ms", "overlap_fb_ms", "activation_bytes", "weight_grad_activation_bytes",
-                "transfer_bytes", "parameter_bytes"});
+                "transfer_bytes", "parameter_bytes", "memory_capacity_gb"});
+  if (node["memory_capacity_gb"]) {
+    s.memory_capacity_gb = r.get_double(node["memory_capacity_gb"], "costs.memory_capacity_gb", 1e-6);
+    if (!(s.memory_capacity_gb <= 1e6)) {
+      r.fail(node["memory_capacity_gb"], "costs.memory_capacity_gb", "a device's memory in GiB, at most 1e6");
+    }
+  }
   // Every time and byte value within sim/value_ranges.h's limits, converted where it is read.
   auto times = [&](const char* key) {
     const YAML::Node value = node[key];

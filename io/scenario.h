@@ -51,6 +51,7 @@ struct Scenario {
   int seq_len = 0;                              // tokens per sample; 0 when unknown (no tokens/s then)
   std::optional<OptimizerSync> sync;            // unset: each schedule's default
   ExplicitCostTable costs;                      // explicit `costs:`; empty when `model:` is given
+  double memory_capacity_gb = 0;                // costs.memory_capacity_gb (GiB): `fits` for explicit costs
   std::optional<TransformerSetup> transformer;  // `model:` + `hardware:`: costs predicted (cost_models/)
   bool backward_split_given = false;            // the scenario gave I and W separately
   // Where costs.weight_grad_activation_bytes (M_W) should have been, when explicit costs from a file leave it

@@ -66,6 +66,12 @@ void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
   }
 }
 
+bool YamlReader::get_bool(const YAML::Node& node, const std::string& key) const {
+  if (!node.IsScalar() || (node.Scalar() != "true" && node.Scalar() != "false"))
+    fail(node, key, "true or false");
+  return node.Scalar() == "true";
+}
+
 int YamlReader::get_int(const YAML::Node& node, const std::string& key, int min_value) const {
   const std::string expected = fmt::format("an integer >= {}", min_value);
   if (!node.IsScalar()) fail(node, key, expected);

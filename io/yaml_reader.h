@@ -26,6 +26,7 @@ class YamlReader {
   int get_int(const YAML::Node& node, const std::string& key, int min_value) const;
   double get_double(const YAML::Node& node, const std::string& key, double min_value) const;
   std::string get_string(const YAML::Node& node, const std::string& key) const;
+  bool get_bool(const YAML::Node& node, const std::string& key) const;  // true or false
   // A scalar or a list with exactly `count` entries, each >= min_value.
   std::vector<double> get_double_list(const YAML::Node& node, const std::string& key, int count,
                                       double min_value) const;

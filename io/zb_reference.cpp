@@ -112,6 +112,9 @@ std::vector<ZbModel> load_zb_models(const std::string& data_dir) {
     m.model.hidden = table.integer(i, "hidden");
     m.model.seq_len = table.integer(i, "seq_len");
     m.model.vocab = table.integer(i, "vocab");
+    // The paper's Megatron-LM GPT: no flash attention, dropout on (its M_B = s·b(34h + 5as)).
+    m.model.attention = AttentionKind::kEager;
+    m.model.dropout = true;
     m.stages = table.integer(i, "stages");
     m.microbatch_size = table.integer(i, "microbatch_size");
     m.microbatches = table.integers(i, "microbatches");

@@ -161,7 +161,7 @@ TEST(BalancedSplit, DefaultScenarioIsBalancedAndFits) {
     for (int k = 0; k < stages; ++k) {
       const StageCosts& c = split[k];
       EXPECT_LE(c.parameter_bytes + c.gradient_bytes + c.optimizer_bytes + (stages - k) * c.activation_bytes,
-                96e9)
+                96.0 * 1024 * 1024 * 1024)
           << "b=" << b << " stage " << k + 1;
     }
   }
@@ -172,7 +172,7 @@ TEST(BalancedSplit, TooLittleMemoryIsAnError) {
   setup.profile.memory_capacity_gb = 5;  // less than stage 1's 8 microbatches of b = 16 in flight
   const std::string message = test::input_error_of([&] { transformer_stage_costs(setup, 16, 8); });
   EXPECT_NE(message.find("layer_split balanced on"), std::string::npos) << message;
-  EXPECT_NE(message.find("no split of 51 units over 8 stages fits 5.00 GB"), std::string::npos) << message;
+  EXPECT_NE(message.find("no split of 51 units over 8 stages fits 5.00 GiB"), std::string::npos) << message;
 }
 
 TEST(BalancedSplit, DefaultModelIsGpt2MediumWithAnUntiedHead) {

@@ -35,7 +35,7 @@ pipesim_profile::ProfileData fake_profile() {
   p.peak_tflops = {{"bf16", 312}, {"fp32", 19.5}};
   p.copy = {1e9, 0.01};  // 2 * 1e9 bytes in 10 ms: 200 GB/s
   p.launch_overhead_s = 3.5e-6;
-  p.memory_capacity_bytes = 80e9;
+  p.memory_capacity_bytes = 80.0 * 1024 * 1024 * 1024;  // 80 GiB
   p.has_link = true;
   p.link = {10e-6, 1e8, 10e-6 + 1e-3, "fake p2p"};  // 10 us; 1e8 bytes in 1 ms beyond that: 100 GB/s
   for (const char* dtype : {"bf16", "fp32"}) {

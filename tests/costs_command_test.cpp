@@ -86,7 +86,7 @@ TEST(CostsCommand, ExplicitCostsResolveThroughTheSameCostModel) {
 
 TEST(MemoryFit, EveryReportSaysWhetherThePeakFits) {
   SimulationResult run = simulate_schedule(default_scenario(), requested_schedules(default_scenario()).at(1));
-  EXPECT_EQ(run.memory_capacity_bytes, 96e9);  // the profile's 96 GB
+  EXPECT_EQ(run.memory_capacity_bytes, 96.0 * 1024 * 1024 * 1024);  // the profile's 96 GiB
   const Bytes peak = run.memory.peak_bytes();
   const size_t fits_column = [] {
     const std::vector<std::string> header = csv_header();

@@ -16,6 +16,7 @@ namespace {
 //   F = s·b·h(24h+4s) = 32·2·64·(1536+128) = 6,815,744      I = 4096·(1536+256) = 7,340,032
 //   W = 24·s·b·h² = 6,291,456                               M_B = s·b(34h+5·a·s) = 64·(2176+640) = 180,224
 //   M_W = 32·s·b·h = 131,072                                params/layer = 12h² = 49,152
+// Megatron's GPT as Korthikanti et al. and the Zero Bubble paper count it: eager attention, dropout.
 TransformerModel small_model() {
   TransformerModel t;
   t.layers = 4;
@@ -23,6 +24,8 @@ TransformerModel small_model() {
   t.heads = 4;
   t.seq_len = 32;
   t.vocab = 100;
+  t.attention = AttentionKind::kEager;
+  t.dropout = true;
   return t;
 }
 
@@ -193,6 +196,107 @@ TEST(TransformerCosts, UnknownDtypeIsAnError) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Today's transformer: h = 64, a = 4 query heads, k = 2 key/value heads (d = 16), SwiGLU of width f = 160,
+// s = 32, no dropout; b = 2 (64 tokens). Hand counts:
+//   params: attention 2h² + 2h·k·d = 8192 + 4096 = 12,288; MLP 3hf = 30,720; P = 43,008
+//   F = 2·64·P + 4s²bh = 5,505,024 + 524,288 = 6,029,312         W = 2·64·P = 5,505,024
+//   I (flash) = 2·64·P + 8s²bh + 2s²bh (the scores recomputed) = 5,505,024 + 1,310,720 = 6,815,744
+//   M_B (flash): attention 64·(8h + 4kd) = 64·640 = 40,960 + softmax statistics 4·64·a = 1,024;
+//                MLP 64·(4h + 6f) = 64·1,216 = 77,824; total 119,808
+//   M_W = 2·64·((h + h+2kd) + 2h + (h+2f) + (f+h)) = 128·928 = 118,784
+TransformerModel modern_model() {
+  TransformerModel t;
+  t.layers = 4;
+  t.hidden = 64;
+  t.heads = 4;
+  t.kv_heads = 2;
+  t.mlp = MlpKind::kSwiglu;
+  t.ffn_hidden = 160;
+  t.seq_len = 32;
+  t.vocab = 100;
+  return t;  // flash attention, no dropout, no recomputation: the defaults
+}
+
+TEST(TransformerCosts, GqaSwigluFlashCountsMatchHandCounts) {
+  const TransformerModel t = modern_model();
+  EXPECT_DOUBLE_EQ(attention_parameters(t), 12'288);
+  EXPECT_DOUBLE_EQ(mlp_parameters(t), 30'720);
+  EXPECT_DOUBLE_EQ(layer_parameters(t), 43'008);
+  EXPECT_DOUBLE_EQ(layer_forward_flops(t, 2), 6'029'312);
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(t, 2), 6'815'744);
+  EXPECT_DOUBLE_EQ(layer_backward_weight_flops(t, 2), 5'505'024);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2), 119'808);
+  EXPECT_DOUBLE_EQ(layer_weight_grad_activation_bytes(t, 2), 118'784);
+  // Untied: both ends hold vocab·h; tied: once. Plus the final norm's 2h.
+  EXPECT_DOUBLE_EQ(model_parameters(t), 4 * 43'008 + 2 * 6'400 + 128);
+  TransformerModel tied = t;
+  tied.tied_embeddings = true;
+  EXPECT_DOUBLE_EQ(model_parameters(tied), 4 * 43'008 + 6'400 + 128);
+}
+
+TEST(TransformerCosts, EagerAttentionStoresTheScoresAndFlashDoesNot) {
+  TransformerModel eager = modern_model();
+  eager.attention = AttentionKind::kEager;
+  // The softmax, 2·a·s bytes per token: 64·4·32·2 = 16,384 more than the flash count less its statistics.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(eager, 2), 119'808 - 1'024 + 16'384);
+  // With dropout: the mask and output of the probabilities (3·a·s more per token) and the two outputs' masks.
+  eager.dropout = true;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(eager, 2), 119'808 - 1'024 + 5 * 8'192 + 2 * 64 * 64);
+  // The eager backward does not recompute the scores: 8s²bh.
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(eager, 2), 5'505'024 + 1'048'576);
+}
+
+TEST(TransformerCosts, RecomputationTradesActivationsForBackwardWork) {
+  // Selective on eager attention: the scores are not stored, and I reruns QKᵀ and PV (4s²bh).
+  TransformerModel selective = modern_model();
+  selective.attention = AttentionKind::kEager;
+  selective.recompute = Recompute::kSelective;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(selective, 2), 40'960 + 77'824);
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(selective, 2), 5'505'024 + 1'048'576 + 524'288);
+  // Selective on flash attention changes nothing: flash already recomputes the scores.
+  TransformerModel flash_selective = modern_model();
+  flash_selective.recompute = Recompute::kSelective;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(flash_selective, 2), 119'808);
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(flash_selective, 2), 6'815'744);
+  // Full: the layer keeps its input (2·s·b·h bytes) and I reruns the whole forward.
+  TransformerModel full = modern_model();
+  full.recompute = Recompute::kFull;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(full, 2), 2 * 64 * 64);
+  EXPECT_DOUBLE_EQ(layer_full_activation_bytes(full, 2), 119'808);
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(full, 2), 6'815'744 + 6'029'312);
+  // MFU counts the model's FLOPs once whatever is recomputed: 3 x 2·P per token + 12s²h per sample (the
+  // scores once forward, twice backward), plus the output layer's 3 x 2·h·vocab per token.
+  const double per_sample = 4 * (3 * 2.0 * 32 * 43'008 + 12.0 * 32 * 32 * 64) + 3 * 2.0 * 32 * 64 * 100;
+  EXPECT_DOUBLE_EQ(model_flops_per_sample(full), per_sample);
+  EXPECT_DOUBLE_EQ(model_flops_per_sample(modern_model()), per_sample);
+}
+
+TEST(TransformerCosts, FullRecomputationChargesTheForwardInsideTheBackwardAndHoldsOneLayer) {
+  // 1 TFLOP/s everywhere, no element-wise time, no launches.
+  TransformerSetup s = setup_with(flat_profile(1, 1e9, 0, 1, 0));
+  s.model = modern_model();
+  s.model.forward_elementwise_passes = s.model.backward_elementwise_passes = 0;
+  const StageCosts none = transformer_stage_costs(s, 2, 4)[1];
+  s.model.recompute = Recompute::kFull;
+  const StageCosts full = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_NEAR(full.backward_input_s - none.backward_input_s, none.forward_s, 1e-15);
+  EXPECT_NEAR(full.forward_s, none.forward_s, 1e-18);
+  EXPECT_DOUBLE_EQ(full.recompute_working_bytes, 119'808);
+  EXPECT_DOUBLE_EQ(none.recompute_working_bytes, 0);
+  EXPECT_DOUBLE_EQ(full.model_flops, none.model_flops);
+}
+
+TEST(TransformerCosts, SwigluWidthDefaultsToLlamasRule) {
+  TransformerModel t;
+  t.hidden = 4096;
+  t.mlp = MlpKind::kSwiglu;
+  EXPECT_EQ(t.ffn(), 11008);  // Llama-2-7B
+  t.mlp = MlpKind::kGelu;
+  EXPECT_EQ(t.ffn(), 16384);
+  t.ffn_hidden = 1000;
+  EXPECT_EQ(t.ffn(), 1000);
 }
 
 }  // namespace
