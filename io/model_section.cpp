@@ -3,12 +3,30 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "io/hardware_profile_reader.h"
 #include "sim/errors.h"
 
 namespace pipesim {
 namespace {
+
+// A named choice: `value` is left as it is when the key is absent.
+template <typename Enum>
+void read_choice(const YamlReader& r, const YAML::Node& node, const std::string& key,
+                 const std::vector<std::pair<std::string, Enum>>& names, const std::string& expected,
+                 Enum& value) {
+  if (!node) return;
+  const std::string given = r.get_string(node, key);
+  for (const auto& [name, choice] : names) {
+    if (name == given) {
+      value = choice;
+      return;
+    }
+  }
+  r.fail(node, key, expected);
+}
 
 TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "model",
@@ -34,43 +52,19 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
                          t.heads));
     }
   }
-  if (node["mlp"]) {
-    const std::string mlp = r.get_string(node["mlp"], "model.mlp");
-    if (mlp == "gelu") {
-      t.mlp = MlpKind::kGelu;
-    } else if (mlp == "swiglu") {
-      t.mlp = MlpKind::kSwiglu;
-    } else {
-      r.fail(node["mlp"], "model.mlp", "gelu (two matrices, GPT) or swiglu (three matrices, Llama)");
-    }
-  }
+  read_choice(r, node["mlp"], "model.mlp", {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiglu}},
+              "gelu (two matrices, GPT) or swiglu (three matrices, Llama)", t.mlp);
   if (node["ffn_hidden"]) t.ffn_hidden = r.get_int(node["ffn_hidden"], "model.ffn_hidden", 1);
-  if (node["attention"]) {
-    const std::string attention = r.get_string(node["attention"], "model.attention");
-    if (attention == "flash") {
-      t.attention = AttentionKind::kFlash;
-    } else if (attention == "eager") {
-      t.attention = AttentionKind::kEager;
-    } else {
-      r.fail(
-          node["attention"], "model.attention",
-          "flash (fused, the s x s scores never stored: the default) or eager (scores and softmax stored)");
-    }
-  }
-  if (node["recompute"]) {
-    const std::string recompute = r.get_string(node["recompute"], "model.recompute");
-    if (recompute == "none") {
-      t.recompute = Recompute::kNone;
-    } else if (recompute == "selective") {
-      t.recompute = Recompute::kSelective;
-    } else if (recompute == "full") {
-      t.recompute = Recompute::kFull;
-    } else {
-      r.fail(node["recompute"], "model.recompute",
-             "none, selective (the attention core recomputed) or full (each layer's forward rerun in its "
-             "backward)");
-    }
-  }
+  read_choice(
+      r, node["attention"], "model.attention",
+      {{"flash", AttentionKind::kFlash}, {"eager", AttentionKind::kEager}},
+      "flash (fused, the s x s scores never stored: the default) or eager (scores and softmax stored)",
+      t.attention);
+  read_choice(r, node["recompute"], "model.recompute",
+              {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}},
+              "none, selective (the attention core recomputed) or full (each layer's forward rerun in its "
+              "backward)",
+              t.recompute);
   t.tied_embeddings = node["tied_embeddings"] && r.get_bool(node["tied_embeddings"], "model.tied_embeddings");
   t.dropout = node["dropout"] && r.get_bool(node["dropout"], "model.dropout");
   if (node["dtype"]) {
