@@ -35,6 +35,12 @@ struct SimulationResult {
   MemoryReport memory;               // weights x live versions + gradients + optimizer state + activations
   double memory_capacity_bytes = 0;  // one device's memory, from the hardware profile; 0 when unknown
   bool weight_memory_known = false;  // weights modelled (transformer model, or explicit parameter_bytes)
+  // Transformer scenarios: the model's FLOPs per sample (forward and backward, nothing recomputed counted),
+  // one device's peak FLOP/s in the model's dtype, and the modelling choices behind the figures. 0 and ""
+  // when unknown (explicit costs, a profile without the dtype's peak).
+  double model_flops_per_sample = 0;
+  double peak_flops_per_device = 0;
+  std::string model_choices;
 };
 
 }  // namespace pipesim

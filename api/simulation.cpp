@@ -196,6 +196,13 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
                                                                    scenario.costs.parameter_bytes.end(),
                                                                    [](Bytes b) { return b > 0; });
   result.memory_capacity_bytes = run.memory_capacity_bytes;
+  if (scenario.transformer) {
+    const TransformerSetup& t = *scenario.transformer;
+    result.model_flops_per_sample = model_flops_per_sample(t.model);
+    const auto peak = t.profile.peak_tflops.find(t.model.dtype);
+    if (peak != t.profile.peak_tflops.end()) result.peak_flops_per_device = peak->second * 1e12;
+    result.model_choices = model_choices_text(t.model);
+  }
   assert_physical(result, length.exact_repeat);
   return result;
 }

@@ -6,11 +6,14 @@
 
 namespace pipesim {
 
+// Binary units, as device capacities are stated.
 std::string format_bytes(Bytes bytes) {
-  if (bytes < 10'000) return fmt::format("{} B", bytes);
-  if (bytes < 10'000'000) return fmt::format("{:.2f} kB", bytes / 1e3);
-  if (bytes < 10'000'000'000) return fmt::format("{:.2f} MB", bytes / 1e6);
-  return fmt::format("{:.2f} GB", bytes / 1e9);
+  constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+  const double b = static_cast<double>(bytes);
+  if (b < 10 * kKiB) return fmt::format("{} B", bytes);
+  if (b < 10 * kMiB) return fmt::format("{:.2f} KiB", b / kKiB);
+  if (b < 10 * kGiB) return fmt::format("{:.2f} MiB", b / kMiB);
+  return fmt::format("{:.2f} GiB", b / kGiB);
 }
 
 namespace {

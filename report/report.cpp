@@ -51,7 +51,19 @@ std::vector<std::string> csv_header() {
           "drift_max",
           "drift_bound",
           "staleness_max",
-          "weight_versions_max"};
+          "weight_versions_max",
+          "global_batch",
+          "schedule_parameters",
+          "throughput_tokens_per_gpu_s",
+          "model_tflops_per_gpu",
+          "mfu",
+          "memory_capacity_bytes",
+          "memory_breakdown_device",
+          "memory_breakdown_weight_bytes",
+          "memory_breakdown_gradient_bytes",
+          "memory_breakdown_optimizer_bytes",
+          "memory_breakdown_activation_bytes",
+          "memory_breakdown_buffer_bytes"};
 }
 
 std::vector<std::string> csv_row(const SimulationResult& r) {
@@ -60,6 +72,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
     return value ? fmt::format(fmt::runtime(format), *value) : std::string();
   };
   const std::optional<bool> fits = fits_memory(r);
+  const MemoryBreakdown breakdown = peak_memory_breakdown(r);
   return {csv_escape(r.schedule),
           sync_token(r.spec.sync),
           fmt::format("{}", r.spec.devices),
@@ -85,7 +98,19 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
           fmt::format("{}", max_drift(r)),
           fmt::format("{}", max_drift_bound(r)),
           fmt::format("{}", max_staleness(r)),
-          fmt::format("{}", max_weight_versions(r))};
+          fmt::format("{}", max_weight_versions(r)),
+          fmt::format("{}", global_batch_samples(r)),
+          csv_escape(schedule_parameters_text(r)),
+          optional_cell(tokens_per_device_s(r), "{:.3f}"),
+          optional_cell(model_tflops_per_device(r), "{:.3f}"),
+          optional_cell(model_flops_utilization(r), "{:.6f}"),
+          r.memory_capacity_bytes > 0 ? fmt::format("{:.0f}", r.memory_capacity_bytes) : "",
+          fmt::format("{}", peak_memory_device(r) + 1),
+          fmt::format("{}", breakdown.weight_bytes),
+          fmt::format("{}", breakdown.gradient_bytes),
+          fmt::format("{}", breakdown.optimizer_bytes),
+          fmt::format("{}", breakdown.activation_bytes),
+          fmt::format("{}", breakdown.buffer_bytes)};
 }
 
 std::string results_to_csv(const std::vector<SimulationResult>& results) {

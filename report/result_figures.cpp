@@ -1,6 +1,10 @@
 #include "report/result_figures.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <type_traits>
+#include <variant>
 
 #include "io/scenario.h"
 #include "report/report.h"
@@ -61,6 +65,53 @@ int max_weight_versions(const SimulationResult& r) {
 std::optional<double> tokens_per_s(const SimulationResult& r) {
   if (r.seq_len <= 0) return std::nullopt;
   return r.metrics.throughput_tokens_per_s;
+}
+std::optional<double> tokens_per_device_s(const SimulationResult& r) {
+  if (r.seq_len <= 0 || r.spec.devices <= 0) return std::nullopt;
+  return r.metrics.throughput_tokens_per_s / r.spec.devices;
+}
+std::optional<double> model_tflops_per_device(const SimulationResult& r) {
+  if (r.model_flops_per_sample <= 0 || r.spec.devices <= 0) return std::nullopt;
+  return r.metrics.throughput_samples_per_s * r.model_flops_per_sample / r.spec.devices / 1e12;
+}
+std::optional<double> model_flops_utilization(const SimulationResult& r) {
+  const std::optional<double> tflops = model_tflops_per_device(r);
+  if (!tflops || r.peak_flops_per_device <= 0) return std::nullopt;
+  return *tflops * 1e12 / r.peak_flops_per_device;
+}
+std::string schedule_parameters_text(const SimulationResult& r) {
+  std::string text;
+  for (const auto& [key, value] : r.schedule_params) {
+    const std::string shown = std::visit(
+        [](const auto& v) -> std::string {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::vector<int>>) {
+            std::string items;
+            for (int item : v) items += fmt::format("{}{}", items.empty() ? "" : "/", item);
+            return items;
+          } else if constexpr (std::is_same_v<T, bool>) {
+            return v ? "true" : "false";
+          } else {
+            return fmt::format("{}", v);
+          }
+        },
+        value);
+    text += fmt::format("{}{}={}", text.empty() ? "" : ";", key, shown);
+  }
+  return text;
+}
+
+size_t peak_memory_device(const SimulationResult& r) {
+  size_t peak = 0;
+  for (size_t d = 0; d < r.memory.devices.size(); ++d) {
+    if (r.memory.devices[d].peak_bytes > r.memory.devices[peak].peak_bytes) peak = d;
+  }
+  return peak;
+}
+MemoryBreakdown peak_memory_breakdown(const SimulationResult& r) {
+  if (r.memory.devices.empty()) return {};
+  const DeviceMemory& d = r.memory.devices[peak_memory_device(r)];
+  return {d.peak_weight_bytes, d.gradient_bytes, d.optimizer_bytes, d.peak_activation_bytes, d.buffer_bytes};
 }
 std::optional<double> zb_bubble_rate(const SimulationResult& r) {
   if (!has_batch_bubble(r)) return std::nullopt;

@@ -29,6 +29,14 @@ Json pipeline_json(const SimulationResult& r) {
           {"simulations", r.simulations}};
 }
 
+// The peak device's peak, part by part (the parts add up to its peak_memory_bytes).
+Json memory_breakdown_json(const SimulationResult& r) {
+  const MemoryBreakdown b = peak_memory_breakdown(r);
+  return {{"device", peak_memory_device(r) + 1},    {"weight_bytes", b.weight_bytes},
+          {"gradient_bytes", b.gradient_bytes},     {"optimizer_bytes", b.optimizer_bytes},
+          {"activation_bytes", b.activation_bytes}, {"buffer_bytes", b.buffer_bytes}};
+}
+
 Json metrics_json(const SimulationResult& r) {
   const RunMetrics& m = r.metrics;
   return {{"period_ms", ns_to_ms(m.period_ns)},
@@ -50,7 +58,12 @@ Json metrics_json(const SimulationResult& r) {
           {"drift_max", max_drift(r)},
           {"drift_bound", max_drift_bound(r)},
           {"staleness_max", max_staleness(r)},
-          {"weight_versions_max", max_weight_versions(r)}};
+          {"weight_versions_max", max_weight_versions(r)},
+          {"throughput_tokens_per_gpu_s", or_null(tokens_per_device_s(r))},
+          {"model_tflops_per_gpu", or_null(model_tflops_per_device(r))},
+          {"mfu", or_null(model_flops_utilization(r))},
+          {"model_flops_per_sample", r.model_flops_per_sample > 0 ? Json(r.model_flops_per_sample) : Json()},
+          {"memory_breakdown", memory_breakdown_json(r)}};
 }
 
 Json devices_json(const SimulationResult& r) {
@@ -119,6 +132,7 @@ Json result_record(const SimulationResult& r, const ReportOptions& options) {
   j["pipeline"] = pipeline_json(r);
   j["sync"] = sync_token(r.spec.sync);
   j["fits"] = or_null(fits_memory(r));
+  if (!r.model_choices.empty()) j["model_choices"] = r.model_choices;
   j["metrics"] = metrics_json(r);
   j["devices"] = devices_json(r);
   j["stages"] = stages_json(r);

@@ -45,6 +45,8 @@ const std::vector<Column>& catalogue() {
            [](const SimulationResult& r) {
              return fmt::format("{}x{:.3g}", r.spec.microbatches, r.microbatch_size);
            }),
+      text("global_batch", "B", true,
+           [](const SimulationResult& r) { return fmt::format("{:.4g}", global_batch_samples(r)); }),
       text("sync", "sync", true, [](const SimulationResult& r) { return sync_token(r.spec.sync); }),
       text("samples_per_s", "samples/s", true,
            [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_s, 2); }),
@@ -55,7 +57,7 @@ const std::vector<Column>& catalogue() {
            }),
       text("bubble", "bubble %", true,
            [](const SimulationResult& r) { return fixed(100 * r.metrics.bubble_fraction, 1); }),
-      bytes("peak_memory", "peak mem", true,
+      bytes("peak_memory", "peak", true,
             [](const SimulationResult& r) { return static_cast<double>(r.memory.peak_bytes()); }),
       text("fits", "fits", true,
            [](const SimulationResult& r) -> Cell {
@@ -68,6 +70,41 @@ const std::vector<Column>& catalogue() {
            [](const SimulationResult& r) { return fixed(ns_to_ms(r.metrics.period_ns), 3); }),
       text("samples_per_gpu_s", "samples/s/GPU", false,
            [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_gpu_s, 3); }),
+      text("tokens_per_gpu_s", "tokens/s/GPU", false,
+           [](const SimulationResult& r) -> Cell {
+             const Figure t = tokens_per_device_s(r);
+             return t ? Cell(fixed(*t, 0)) : std::nullopt;
+           }),
+      text("tflops_per_gpu", "TFLOP/s/GPU", false,
+           [](const SimulationResult& r) -> Cell {
+             const Figure t = model_tflops_per_device(r);
+             return t ? Cell(fixed(*t, 1)) : std::nullopt;
+           }),
+      text("mfu", "MFU %", false,
+           [](const SimulationResult& r) -> Cell {
+             const Figure u = model_flops_utilization(r);
+             return u ? Cell(fixed(100 * *u, 1)) : std::nullopt;
+           }),
+      bytes("memory_weights", "weights", false,
+            [](const SimulationResult& r) {
+              return static_cast<double>(peak_memory_breakdown(r).weight_bytes);
+            }),
+      bytes("memory_gradients", "grads", false,
+            [](const SimulationResult& r) {
+              return static_cast<double>(peak_memory_breakdown(r).gradient_bytes);
+            }),
+      bytes("memory_optimizer", "opt. state", false,
+            [](const SimulationResult& r) {
+              return static_cast<double>(peak_memory_breakdown(r).optimizer_bytes);
+            }),
+      bytes("memory_activations", "act.", false,
+            [](const SimulationResult& r) {
+              return static_cast<double>(peak_memory_breakdown(r).activation_bytes);
+            }),
+      bytes("memory_buffers", "buffers", false,
+            [](const SimulationResult& r) {
+              return static_cast<double>(peak_memory_breakdown(r).buffer_bytes);
+            }),
       text("zb_bubble", "ZB bubble %", false,
            [](const SimulationResult& r) -> Cell {
              const Figure rate = zb_bubble_rate(r);
@@ -106,11 +143,12 @@ struct ByteUnit {
   const char* name;
   double bytes;
 };
+// Binary units, as device capacities are stated (an 80 GiB card; nvidia-smi's MiB).
 ByteUnit byte_unit(double largest) {
-  if (largest < 10e3) return {"B", 1};
-  if (largest < 10e6) return {"kB", 1e3};
-  if (largest < 10e9) return {"MB", 1e6};
-  return {"GB", 1e9};
+  if (largest < 10 * 1024.0) return {"B", 1};
+  if (largest < 10 * 1024.0 * 1024) return {"KiB", 1024.0};
+  if (largest < 10 * 1024.0 * 1024 * 1024) return {"MiB", 1024.0 * 1024};
+  return {"GiB", 1024.0 * 1024 * 1024};
 }
 
 std::vector<const Column*> chosen_columns(const TableOptions& options) {
@@ -179,11 +217,16 @@ std::string render_result_table(const std::string& scenario_name,
   const int best = best_fitting_run(results);
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows(results.size());
+  double largest_bytes = 0;
+  for (const Column* c : columns) {
+    if (!c->bytes) continue;
+    for (const SimulationResult& r : results)
+      largest_bytes = std::max(largest_bytes, c->bytes(r).value_or(0));
+  }
   for (const Column* c : columns) {
     if (c->bytes) {
-      double largest = 0;
-      for (const SimulationResult& r : results) largest = std::max(largest, c->bytes(r).value_or(0));
-      const ByteUnit unit = byte_unit(largest);
+      // One unit for every byte column, so that the memory breakdown reads against the peak.
+      const ByteUnit unit = byte_unit(largest_bytes);
       header.push_back(fmt::format("{} ({})", c->info.title, unit.name));
       for (size_t i = 0; i < results.size(); ++i) {
         const Figure value = c->bytes(results[i]);

@@ -5,6 +5,7 @@
 #include "api/simulation.h"
 #include "pipesim_source_dir.h"
 #include "report/report.h"
+#include "report/result_figures.h"
 #include "test_util.h"
 
 namespace pipesim {
@@ -48,6 +49,29 @@ TEST(ModernModel, Llama2SevenBOnH100FitsAtTheHandCountedPeak) {
   EXPECT_DOUBLE_EQ(static_cast<double>(f.memory.devices[0].peak_bytes),
                    15'049'162'752.0 + 8 * 4 * (2.0 * 4096 * 4096) + 539'492'352.0);
   EXPECT_GT(f.metrics.period_ns, r.metrics.period_ns);  // the backward reruns the forward
+}
+
+// Per-GPU figures as Megatron's and torchtitan's logs show them, and the peak's parts.
+TEST(ModernModel, PerGpuFiguresAndTheMemoryBreakdownAddUp) {
+  const Scenario s = load_scenario(quickstart());
+  const SimulationResult r = simulate_schedule(s, {"1f1b-flush", ScheduleParams("test")});
+  // Model FLOPs per sample: 32 layers x (6·P·s + 12·s²·h) + 6·s·h·vocab, P = 4h² + 3hf.
+  const double s_len = 4096, h = 4096, p = 4 * h * h + 3 * h * 11008;
+  const double per_sample = 32 * (6 * p * s_len + 12 * s_len * s_len * h) + 6 * s_len * h * 32000;
+  EXPECT_NEAR(r.model_flops_per_sample / per_sample, 1, 1e-12);
+  const double tflops = *model_tflops_per_device(r);
+  EXPECT_NEAR(tflops, r.metrics.throughput_samples_per_s * per_sample / 8 / 1e12, 1e-9);
+  EXPECT_NEAR(*model_flops_utilization(r), tflops / 989.4, 1e-12);  // the H100 profile's dense bf16 peak
+  EXPECT_LT(*model_flops_utilization(r), 1);
+  EXPECT_NEAR(*tokens_per_device_s(r), r.metrics.throughput_samples_per_s * 4096 / 8, 1e-6);
+  const MemoryBreakdown b = peak_memory_breakdown(r);
+  EXPECT_EQ(b.weight_bytes + b.gradient_bytes + b.optimizer_bytes + b.activation_bytes + b.buffer_bytes,
+            r.memory.peak_bytes());
+  EXPECT_EQ(peak_memory_device(r), 0u);
+  EXPECT_NE(r.model_choices.find("flash attention"), std::string::npos) << r.model_choices;
+  // Explicit costs know no model: no MFU.
+  const SimulationResult plain = test::run_schedule(test::uniform_scenario(2, 4, 1, 2), "1f1b-flush");
+  EXPECT_FALSE(model_flops_utilization(plain));
 }
 
 TEST(ModernModel, ModelAndHardwareKeysAreCheckedWithTheirLocation) {

@@ -60,15 +60,15 @@ TEST(ResultTable, CompactTableFitsIn120Columns) {
   }
 }
 
-TEST(ResultTable, OneUnitPerColumnAndDashForUnknown) {
-  // 1F1B on N = 2 holds N microbatches on device 1: 2 x 1 MB = 2 MB, the largest peak, shown in kB; no
-  // parameter bytes, so the weights are unknown.
+TEST(ResultTable, OneBinaryUnitForEveryByteColumnAndDashForUnknown) {
+  // 1F1B on N = 2 holds N microbatches on device 1: 2 x 1 MB = 2,000,000 B, the largest figure, shown in KiB
+  // (1953.12) in every byte column; no parameter bytes, so the weights are unknown.
   const SimulationResult run = test::run_schedule(test::uniform_scenario(2, 4, 1, 2), "1f1b-flush");
   const std::vector<std::string> lines = lines_of(render_result_table(
       "s", {run}, TableOptions{false, {"schedule", "peak_memory", "peak_weights", "fits", "tokens_per_s"}}));
   ASSERT_GE(lines.size(), 4u);
-  EXPECT_EQ(lines[2], "schedule      peak mem (kB)  peak weights (B)  fits  tokens/s");
-  EXPECT_EQ(lines[4], "1f1b-flush *        2000.00                 -     -         -");
+  EXPECT_EQ(lines[2], "schedule      peak (KiB)  peak weights (KiB)  fits  tokens/s");
+  EXPECT_EQ(lines[4], "1f1b-flush *     1953.12                   -     -         -");
 }
 
 TEST(ResultTable, MarksTheFastestRunThatFits) {
