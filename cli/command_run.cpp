@@ -10,6 +10,7 @@
 #include "api/simulation.h"
 #include "cli/commands.h"
 #include "report/progress_bar.h"
+#include "report/recommendation.h"
 #include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
@@ -32,6 +33,7 @@ struct RunArgs {
   std::string format = "table";  // what goes to standard output
   bool wide = false;
   std::string columns;
+  std::string sort;
 };
 
 // Standard output carries one document: --format's, or the one whose file is "-".
@@ -70,7 +72,12 @@ void run(const RunArgs& args) {
   const std::string csv = !args.csv_path.empty() || to_stdout == "csv" ? results_to_csv(results) : "";
   const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results, scenario.name);
   if (to_stdout == "table") {
-    std::cout << render_result_table(scenario.name, results, table) << skipped_runs_text(batch.skipped);
+    const std::vector<SimulationResult> shown =
+        args.sort.empty() ? results : sorted_by_column(results, args.sort);
+    RecommendationContext context;
+    context.transformer = scenario.transformer.has_value();
+    std::cout << render_result_table(scenario.name, shown, table) << recommendation_text(results, context)
+              << skipped_runs_text(batch.skipped);
   } else if (!batch.skipped.empty()) {
     std::cerr << skipped_runs_text(batch.skipped);  // standard output carries one document
   }
@@ -100,6 +107,9 @@ void add_run_command(CLI::App& app) {
   std::string column_ids;
   for (const TableColumnInfo& c : table_columns()) column_ids += (column_ids.empty() ? "" : ",") + c.id;
   cmd->add_option("--columns", args->columns, "the table's columns, comma-separated, from: " + column_ids);
+  cmd->add_option("--sort", args->sort,
+                  "order the table's rows by a column id (see --columns): throughput columns highest first, "
+                  "the others lowest first");
   cmd->add_option(
       "--json", args->json_path,
       "write the results as JSON (schema/pipesim-result.v1.schema.json) to this file; - for stdout");

@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "report/format.h"
 #include "report/report.h"
 #include "report/result_figures.h"
+#include "sim/did_you_mean.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -184,12 +187,57 @@ std::vector<std::string> parse_column_list(const std::string& text, const std::s
     const bool known =
         std::any_of(catalogue().begin(), catalogue().end(), [&](const Column& c) { return c.info.id == id; });
     if (!known) {
-      throw InputError(fmt::format("{} '{}': unknown column '{}'; columns: {}", option, text, id, allowed));
+      std::vector<std::string> ids_known;
+      for (const Column& c : catalogue()) ids_known.push_back(c.info.id);
+      throw InputError(fmt::format("{} '{}': unknown column '{}'{}; columns: {}", option, text, id,
+                                   did_you_mean(id, ids_known), allowed));
     }
     ids.push_back(id);
   }
   if (ids.empty()) throw InputError(fmt::format("{}: expected a list of columns: {}", option, allowed));
   return ids;
+}
+
+std::vector<SimulationResult> sorted_by_column(std::vector<SimulationResult> results, const std::string& id) {
+  const std::string checked = parse_column_list(id, "--sort").front();
+  const Column* column = nullptr;
+  for (const Column& c : catalogue()) {
+    if (c.info.id == checked) column = &c;
+  }
+  const std::set<std::string> descending = {"samples_per_s",    "tokens_per_s",   "samples_per_gpu_s",
+                                            "tokens_per_gpu_s", "tflops_per_gpu", "mfu"};
+  const bool down = descending.count(checked) > 0;
+  // A figure to order by: the byte count, or the cell read as a number; text cells order as text.
+  struct Key {
+    std::optional<double> number;
+    std::string text;
+    bool known;
+  };
+  const auto key_of = [&](const SimulationResult& r) -> Key {
+    if (column->bytes) {
+      const Figure f = column->bytes(r);
+      return {f, "", f.has_value()};
+    }
+    const Cell cell = column->text(r);
+    if (!cell) return {std::nullopt, "", false};
+    char* end = nullptr;
+    const double value = std::strtod(cell->c_str(), &end);
+    if (end != cell->c_str()) return {value, *cell, true};
+    return {std::nullopt, *cell, true};
+  };
+  std::vector<std::pair<Key, size_t>> keys;
+  for (size_t i = 0; i < results.size(); ++i) keys.push_back({key_of(results[i]), i});
+  std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+    if (a.first.known != b.first.known) return a.first.known;
+    if (!a.first.known) return false;
+    if (a.first.number && b.first.number) {
+      return down ? *a.first.number > *b.first.number : *a.first.number < *b.first.number;
+    }
+    return down ? a.first.text > b.first.text : a.first.text < b.first.text;
+  });
+  std::vector<SimulationResult> sorted;
+  for (const auto& [key, index] : keys) sorted.push_back(std::move(results[index]));
+  return sorted;
 }
 
 int best_fitting_run(const std::vector<SimulationResult>& results) {

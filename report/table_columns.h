@@ -24,6 +24,11 @@ std::vector<TableColumnInfo> table_columns();
 // Splits "a,b,c" and checks every id against the catalogue (InputError naming the allowed ones).
 std::vector<std::string> parse_column_list(const std::string& text, const std::string& option);
 
+// The runs ordered by one table column (an id, checked as parse_column_list does): throughput columns
+// (samples/s, tokens/s, TFLOP/s, MFU) descending, the others ascending; ties and unknown figures ('-') keep
+// their order, unknown ones last.
+std::vector<SimulationResult> sorted_by_column(std::vector<SimulationResult> results, const std::string& id);
+
 // The index of the run marked best: the highest samples/s among those that fit (fits yes, or unknown when no
 // run's fit is known); -1 when none qualifies.
 int best_fitting_run(const std::vector<SimulationResult>& results);

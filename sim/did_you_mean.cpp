@@ -33,6 +33,16 @@ int edit_distance(const std::string& a_given, const std::string& b_given) {
 
 std::string closest_name(const std::string& given, const std::vector<std::string>& known) {
   if (given.empty()) return "";
+  // A known name that the given one begins (at least 3 characters): the shortest such.
+  const std::string g = lower(given);
+  std::string prefixed;
+  for (const std::string& name : known) {
+    if (g.size() >= 3 && lower(name).rfind(g, 0) == 0 &&
+        (prefixed.empty() || name.size() < prefixed.size())) {
+      prefixed = name;
+    }
+  }
+  if (!prefixed.empty()) return prefixed;
   std::string best;
   int best_distance = 0;
   for (const std::string& name : known) {
@@ -43,8 +53,8 @@ std::string closest_name(const std::string& given, const std::vector<std::string
     }
   }
   if (best.empty()) return "";
-  const std::string g = lower(given), b = lower(best);
-  const bool prefix = g.size() >= 3 && (b.rfind(g, 0) == 0 || g.rfind(b, 0) == 0);
+  const std::string b = lower(best);
+  const bool prefix = b.size() >= 3 && g.rfind(b, 0) == 0;
   const size_t longer = std::max(given.size(), best.size());
   if (prefix || static_cast<size_t>(best_distance) * 3 <= longer) return best;
   return "";
