@@ -340,6 +340,19 @@ CheckReport check_scenario(const Scenario& scenario, const CheckOptions& options
   return report;
 }
 
+std::string counterexample_text(const Violation& v) {
+  std::string out = fmt::format("{} N={} m={}", v.schedule, v.stages, v.microbatches);
+  if (v.accumulation > 0) out += fmt::format(" a={}", v.accumulation);
+  out += fmt::format(" seed={}", v.seed);
+  if (v.what.starts_with("run failed")) return out + fmt::format(": {}", v.what);
+  out += fmt::format(", stage {}", v.stage + 1);
+  if (v.microbatch >= 0) out += fmt::format(", microbatch {}", v.microbatch);
+  const std::string value = v.value_text.empty() ? std::to_string(v.value) : v.value_text;
+  const std::string bound = v.bound_text.empty() ? std::to_string(v.bound) : v.bound_text;
+  return out +
+         fmt::format(": {} = {} {} {} ({})", v.what, value, v.must_equal ? "≠" : ">", bound, v.bound_name);
+}
+
 std::string render_check_report(const CheckReport& report) {
   std::string out = fmt::format("pipesim check: {}\n\n", report.grid);
   std::vector<std::vector<std::string>> rows;
@@ -360,15 +373,8 @@ std::string render_check_report(const CheckReport& report) {
   }
   out += fmt::format("\nFAILED: {} of {} runs broke an invariant\n", report.failed_runs, report.runs);
   const Violation& v = *report.smallest;
-  out += fmt::format("smallest counterexample: {} N={} m={}", v.schedule, v.stages, v.microbatches);
-  if (v.accumulation > 0) out += fmt::format(" a={}", v.accumulation);
-  out += fmt::format(" seed={}", v.seed);
-  if (v.what.starts_with("run failed")) return out + fmt::format(": {}\n", v.what);
-  out += fmt::format(", stage {}", v.stage + 1);
-  if (v.microbatch >= 0) out += fmt::format(", microbatch {}", v.microbatch);
-  const std::string value = v.value_text.empty() ? std::to_string(v.value) : v.value_text;
-  const std::string bound = v.bound_text.empty() ? std::to_string(v.bound) : v.bound_text;
-  out += fmt::format(": {} = {} {} {} ({})\n", v.what, value, v.must_equal ? "≠" : ">", bound, v.bound_name);
+  out += "smallest counterexample: " + counterexample_text(v) + "\n";
+  if (v.what.starts_with("run failed")) return out;
   if (v.what == "Δ" && !v.general_bound_check && v.general_bound != v.bound) {
     out += fmt::format("  there the general bound ⌈(L_i−1)/a⌉ = {} {}\n", v.general_bound,
                        v.value <= v.general_bound ? "held" : "broke too");

@@ -77,7 +77,7 @@ void add_calibrate_command(CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand("calibrate", "measure this machine and write a hardware profile");
   cmd->add_flag("--cpu", args->cpu, "measure the CPU (GEMM, memcpy, thread dispatch and handoff)");
-  cmd->add_option("-o,--output", args->output, "profile to write (default: cpu-HOSTNAME.yaml)");
+  cmd->add_option("-o,--out,--output", args->output, "profile to write (default: cpu-HOSTNAME.yaml)");
   cmd->add_flag("--quick", args->quick, "a tiny grid and few repeats (seconds; for a first look)");
   cmd->add_option("--repeats", args->repeats, "timed runs per measurement (median kept)")
       ->check(CLI::PositiveNumber);

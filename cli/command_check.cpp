@@ -1,12 +1,13 @@
-// pipesim check [SCENARIO] [--schedules a,b] [--stages 2,4] [--microbatches 1,N] [--accumulation 1,2]
-// [--seeds 10] Exit code 1 and the smallest counterexample when a schedule breaks one of its weight-version
-// guarantees.
+// pipesim check [SCENARIO] [--schedules a,b] [-N 2,4] [-m 1,N] [--accumulation 1,2] [--seeds 10] [--json F]
+// [--junit F]. Exit code 4 and the smallest counterexample when a schedule breaks one of its weight-version
+// guarantees; 1 for bad input (cli/exit_codes.h).
 #include <fmt/format.h>
 
 #include <chrono>
 #include <iostream>
 
 #include "api/check.h"
+#include "api/check_report_files.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 
@@ -17,15 +18,22 @@ struct CheckArgs {
   std::string scenario;
   std::vector<std::string> overrides;
   CheckOptions options;
+  std::string json_path;
+  std::string junit_path;
 };
 
 int check(const CheckArgs& args) {
+  for (const std::string* out : {&args.json_path, &args.junit_path}) check_output_path(*out);
   const auto begin = std::chrono::steady_clock::now();
   const CheckReport report = args.scenario.empty()
                                  ? check_grid(args.options)
                                  : check_scenario(load_scenario(args.scenario, args.overrides), args.options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  std::cout << render_check_report(report) << fmt::format("checked in {:.1f} s\n", seconds);
+  // Standard output carries one document: the report, or the JSON for --json -.
+  if (args.json_path != "-")
+    std::cout << render_check_report(report) << fmt::format("checked in {:.1f} s\n", seconds);
+  if (!args.json_path.empty()) write_file(args.json_path, check_report_json(report));
+  if (!args.junit_path.empty()) write_file(args.junit_path, check_report_junit(report, seconds));
   return report.passed() ? kExitSuccess : kExitCheckFailed;
 }
 
@@ -43,8 +51,13 @@ void add_check_command(CLI::App& app) {
                   "check this scenario's schedules (its N, m and costs) over the seeds");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16");
   cmd->add_option("--schedules", o.schedules, "grid: only these registered schedules")->delimiter(',');
-  cmd->add_option("--stages", o.stages, "grid: values of N")->delimiter(',')->check(CLI::PositiveNumber);
-  cmd->add_option("--microbatches", o.microbatches, "grid: values of m, integers or terms in N (N, 2N, N-1)")
+  cmd->add_option("--json", args->json_path,
+                  "also write the report as JSON (format pipesim-check) to this file; - for stdout");
+  cmd->add_option("--junit", args->junit_path,
+                  "also write JUnit XML (one test case per schedule) for CI systems to this file");
+  cmd->add_option("--stages,-N", o.stages, "grid: values of N")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--microbatches,-m", o.microbatches,
+                  "grid: values of m, integers or terms in N (N, 2N, N-1)")
       ->delimiter(',');
   cmd->add_option("--accumulation", o.accumulation,
                   "grid: values of a for schedules that take 'accumulation'")
@@ -60,7 +73,7 @@ void add_check_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--straggler-factor", o.noise.straggler_factor, "a straggler's duration multiplier")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o.threads, "worker threads (default: every core)")
+  cmd->add_option("-j,--jobs,--threads", o.threads, "worker threads (default: every core)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([args] {
     if (const int code = check(*args); code != 0) throw CLI::RuntimeError(code);

@@ -48,7 +48,7 @@ void add_train_command(CLI::App& app) {
       "train a learning study (schedules x optimizers x corrections x seeds) and report time to target");
   cmd->add_option("study", args->study, "study YAML file (e.g. studies/one-step-delay.yaml)")->required();
   cmd->add_flag("--quick", args->quick, "use the study's quick: section (a smaller budget, fewer seeds)");
-  cmd->add_option("--out", args->out_dir, "directory for NAME.csv (curves) and NAME-table.md")
+  cmd->add_option("-o,--out", args->out_dir, "directory for NAME.csv (curves) and NAME-table.md")
       ->capture_default_str();
   cmd->add_option("-j,--jobs", args->jobs,
                   "runs trained at once, one core each (the curves are the same for any value; measured "

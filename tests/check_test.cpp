@@ -12,6 +12,7 @@
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
 #include "sim/errors.h"
+#include "test_util.h"
 
 namespace pipesim {
 namespace {
@@ -75,6 +76,22 @@ TEST(Check, CommandExitsFourOnAViolationOneOnBadInputAndZeroOtherwise) {
   EXPECT_EQ(
       exit_code("--schedules paci,1f1b-flush --stages 2,3 --microbatches 2,N --accumulation 1,N --seeds 2"),
       0);
+}
+
+TEST(Check, WritesJsonAndJUnitForCiSystems) {
+  test::TempDir dir;
+  const std::string json = dir.file("check.json"), junit = dir.file("check.xml");
+  EXPECT_EQ(exit_code(kViolating + " --seeds 2 --json " + json + " --junit " + junit), 4);
+  const std::string json_text = test::read_file(json), junit_text = test::read_file(junit);
+  EXPECT_NE(json_text.find("\"passed\": false"), std::string::npos) << json_text;
+  EXPECT_NE(json_text.find("\"format\": \"pipesim-check\""), std::string::npos);
+  EXPECT_NE(json_text.find("Δ = 4 > 3"), std::string::npos) << json_text;
+  EXPECT_NE(junit_text.find("<testsuites name=\"pipesim check\" tests=\"2\" failures=\"2\""),
+            std::string::npos)
+      << junit_text;
+  EXPECT_NE(junit_text.find("Δ = 4 &gt; 3"), std::string::npos) << junit_text;  // escaped
+  EXPECT_EQ(exit_code("--schedules 1f1b-flush -N 2 -m 2 -j 1 --seeds 1 --junit " + junit), 0);
+  EXPECT_NE(test::read_file(junit).find("failures=\"0\""), std::string::npos);
 }
 
 TEST(Check, RandomDurationsAndStragglersNeverBreakABound) {
