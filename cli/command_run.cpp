@@ -34,6 +34,9 @@ struct RunArgs {
   bool wide = false;
   std::string columns;
   std::string sort;
+  int trace_batches = 0;
+  double trace_limit_mb = 256;
+  bool force = false;
 };
 
 // Standard output carries one document: --format's, or the one whose file is "-".
@@ -70,7 +73,20 @@ void run(const RunArgs& args) {
   const bool json_wanted = !args.json_path.empty() || to_stdout == "json";
   const std::string json = json_wanted ? results_json_text(source, results, options, batch.skipped) : "";
   const std::string csv = !args.csv_path.empty() || to_stdout == "csv" ? results_to_csv(results) : "";
-  const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results, scenario.name);
+  const TraceWindow window{args.trace_batches};
+  if (!args.trace_path.empty() && !args.force) {
+    // A trace too large to open is refused before it is built (--trace-batches keeps the first batches).
+    const double mib = estimated_trace_bytes(results, window) / (1024.0 * 1024.0);
+    if (mib > args.trace_limit_mb) {
+      throw InputError(fmt::format(
+          "--trace {}: the trace would be about {:.3g} MiB, over the {:g} MiB limit (trace viewers struggle "
+          "above "
+          "a few hundred MiB); trace the first batches with --trace-batches K, raise --trace-limit-mb, or "
+          "write it anyway with --force",
+          args.trace_path, mib, args.trace_limit_mb));
+    }
+  }
+  const std::string trace = args.trace_path.empty() ? "" : chrome_trace_json(results, scenario.name, window);
   if (to_stdout == "table") {
     const std::vector<SimulationResult> shown =
         args.sort.empty() ? results : sorted_by_column(results, args.sort);
@@ -117,6 +133,13 @@ void add_run_command(CLI::App& app) {
   cmd->add_option(
       "--trace", args->trace_path,
       "write a Chrome/Perfetto trace (ui.perfetto.dev, chrome://tracing) of every run to this file");
+  cmd->add_option("--trace-batches", args->trace_batches,
+                  "with --trace: trace only the first K batches of each run (default: the whole run)")
+      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--trace-limit-mb", args->trace_limit_mb,
+                  "with --trace: refuse a trace larger than this many MiB (default 256) unless --force")
+      ->check(CLI::Range(0.001, 1e9));
+  cmd->add_flag("--force", args->force, "write the trace whatever its size");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16")
       ->allow_extra_args(false);
   cmd->add_flag("--memory-timeline", args->memory_timeline,

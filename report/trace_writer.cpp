@@ -265,8 +265,52 @@ class TraceBuilder {
 
 }  // namespace
 
-std::string chrome_trace_json(const std::vector<SimulationResult>& results,
-                              const std::string& scenario_name) {
+SimulationResult windowed(const SimulationResult& result, const TraceWindow& window) {
+  SimulationResult w = result;
+  if (window.batches <= 0) return w;
+  const int first_cut = window.batches * result.spec.microbatches;
+  TimeNs cutoff = -1;
+  for (const OpRecord& op : result.trace.ops) {
+    if (op.action.kind == OpKind::F && op.action.stage == 0 && op.action.microbatch == first_cut) {
+      cutoff = op.start_ns;
+      break;
+    }
+  }
+  if (cutoff < 0) return w;  // the run has no more batches than the window
+  RunTrace& t = w.trace;
+  const auto kept =
+      std::find_if(t.ops.begin(), t.ops.end(), [&](const OpRecord& op) { return op.start_ns >= cutoff; });
+  const size_t count = static_cast<size_t>(kept - t.ops.begin());
+  t.ops.erase(kept, t.ops.end());
+  std::erase_if(t.transfers, [&](const TransferRecord& x) { return x.send_ns >= cutoff; });
+  for (auto& samples : t.memory)
+    std::erase_if(samples, [&](const MemorySample& m) { return m.time_ns >= cutoff; });
+  std::erase_if(w.graph.critical_path, [&](size_t i) { return i >= count; });
+  return w;
+}
+
+double estimated_trace_bytes(const std::vector<SimulationResult>& results, const TraceWindow& window) {
+  // Measured on this writer's output: about 190 bytes per op (its slice), 560 per transfer (send and
+  // receive slices, two flow events) and 190 per memory sample (two counters).
+  double bytes = 1000;
+  for (const SimulationResult& full : results) {
+    const SimulationResult r = window.batches > 0 ? windowed(full, window) : SimulationResult{};
+    const RunTrace& t = window.batches > 0 ? r.trace : full.trace;
+    double samples = 0;
+    for (const auto& device : t.memory) samples += static_cast<double>(device.size());
+    bytes += 190.0 * static_cast<double>(t.ops.size()) + 560.0 * static_cast<double>(t.transfers.size()) +
+             190.0 * samples;
+  }
+  return bytes;
+}
+
+std::string chrome_trace_json(const std::vector<SimulationResult>& all_results,
+                              const std::string& scenario_name, const TraceWindow& window) {
+  std::vector<SimulationResult> cut;
+  if (window.batches > 0) {
+    for (const SimulationResult& r : all_results) cut.push_back(windowed(r, window));
+  }
+  const std::vector<SimulationResult>& results = window.batches > 0 ? cut : all_results;
   TraceBuilder builder;
   nlohmann::ordered_json schedules = nlohmann::ordered_json::array();
   for (const SimulationResult& result : results) {
@@ -276,10 +320,11 @@ std::string chrome_trace_json(const std::vector<SimulationResult>& results,
                          {"devices", result.trace.layout.devices}});
     builder.add_run(result, results.size() > 1);
   }
-  const nlohmann::ordered_json metadata = {{"scenario", scenario_name},
-                                           {"schedules", schedules},
-                                           {"pipesim_version", PIPESIM_VERSION},
-                                           {"units", {{"ts", "us"}, {"dur", "us"}, {"bytes", "B"}}}};
+  nlohmann::ordered_json metadata = {{"scenario", scenario_name},
+                                     {"schedules", schedules},
+                                     {"pipesim_version", PIPESIM_VERSION},
+                                     {"units", {{"ts", "us"}, {"dur", "us"}, {"bytes", "B"}}}};
+  if (window.batches > 0) metadata["window_batches"] = window.batches;
   return builder.finish(metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 

@@ -24,7 +24,21 @@
 
 namespace pipesim {
 
+// Which part of each run a trace shows: the first `batches` batches (up to the first device's first op of
+// batch `batches` + 1: ops that start, transfers sent and memory samples taken before it); 0: the whole run.
+struct TraceWindow {
+  int batches = 0;
+};
+
 std::string chrome_trace_json(const std::vector<SimulationResult>& results,
-                              const std::string& scenario_name = "");
+                              const std::string& scenario_name = "", const TraceWindow& window = {});
+
+// About how many bytes chrome_trace_json would write (within a few tens of percent: events have variable
+// width), so that a run can refuse a trace too large to open before writing it.
+double estimated_trace_bytes(const std::vector<SimulationResult>& results, const TraceWindow& window = {});
+
+// The run as the window shows it (ops are in start order, so the ops kept are a prefix and critical-path
+// indices stay valid).
+SimulationResult windowed(const SimulationResult& result, const TraceWindow& window);
 
 }  // namespace pipesim

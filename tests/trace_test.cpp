@@ -259,5 +259,46 @@ TEST(ChromeTrace, TwoRunsGiveByteIdenticalTraces) {
   EXPECT_TRUE(json::accept(a));
 }
 
+TEST(ChromeTrace, AWindowKeepsTheFirstBatchesAndTheEstimateIsNearTheSize) {
+  const SimulationResult run = traced_run("1f1b-flush");
+  ASSERT_EQ(run.spec.batches, 2);
+  const std::string whole = chrome_trace_json({run}, "s");
+  const std::string first = chrome_trace_json({run}, "s", TraceWindow{1});
+  const json cut = json::parse(first);
+  EXPECT_EQ(cut["metadata"]["window_batches"], 1);
+  // Every op of the first batch (4 stages x 8 microbatches x F, B... and its U) and none of the second's F.
+  for (const json& e : events_with(cut, "X")) {
+    if (e["tid"] != 0) continue;
+    const std::string name = e["name"];
+    if (name[0] == 'F') {
+      EXPECT_LT(std::stoi(name.substr(1)), 8) << name;
+    }
+  }
+  size_t forwards = 0;
+  for (const json& e : events_with(cut, "X")) forwards += e["tid"] == 0 && std::string(e["name"])[0] == 'F';
+  EXPECT_EQ(forwards, 4u * 8);
+  EXPECT_LT(first.size(), whole.size());
+  // A window as long as the run changes nothing but the metadata.
+  EXPECT_EQ(windowed(run, TraceWindow{5}).trace.ops.size(), run.trace.ops.size());
+  // The estimate that guards --trace is within a factor of 1.5 of what is written.
+  for (const auto& [text, window] : {std::pair{whole, TraceWindow{}}, std::pair{first, TraceWindow{1}}}) {
+    const double estimate = estimated_trace_bytes({run}, window);
+    EXPECT_GT(estimate, text.size() / 1.5);
+    EXPECT_LT(estimate, text.size() * 1.5);
+  }
+}
+
+TEST(ChromeTrace, RunRefusesATraceOverTheLimitUnlessForced) {
+  test::TempDir dir;
+  const std::string trace = dir.file("t.json");
+  const std::string base = fmt::format("{} run {} --trace {} > /dev/null 2> {}", PIPESIM_BINARY,
+                                       dir.write("s.yaml", kScenario), trace, dir.file("err"));
+  EXPECT_NE(std::system((base + " --trace-limit-mb 0.01").c_str()), 0);
+  EXPECT_NE(test::read_file(dir.file("err")).find("the trace would be about"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(trace));
+  EXPECT_EQ(std::system((base + " --trace-limit-mb 0.01 --force").c_str()), 0);
+  EXPECT_TRUE(std::filesystem::exists(trace));
+}
+
 }  // namespace
 }  // namespace pipesim
