@@ -201,7 +201,12 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     result.model_flops_per_sample = model_flops_per_sample(t.model);
     const auto peak = t.profile.peak_tflops.find(t.model.dtype);
     if (peak != t.profile.peak_tflops.end()) result.peak_flops_per_device = peak->second * 1e12;
-    result.model_choices = model_choices_text(t.model);
+    result.model_choices =
+        fmt::format("{}; hardware profile {}", model_choices_text(t.model), t.profile.name);
+    if (t.profile.memory_capacity_gb > 0) {
+      result.model_choices +=
+          fmt::format(", {:.2f} GiB usable per device", t.profile.usable_memory_bytes() / kBytesPerGiB);
+    }
   }
   assert_physical(result, length.exact_repeat);
   return result;

@@ -259,8 +259,16 @@ std::string render_result_table(const std::string& scenario_name,
                                 const std::vector<SimulationResult>& results, const TableOptions& options) {
   if (results.empty()) return "";
   const SimulationResult& first = results.front();
-  std::string out = fmt::format("scenario {}: N={} devices, at least {} batches per run\n\n", scenario_name,
+  std::string out = fmt::format("scenario {}: N={} devices, at least {} batches per run\n", scenario_name,
                                 first.spec.devices, first.batches_requested);
+  // The modelling choices behind every figure of a transformer scenario.
+  if (!first.model_choices.empty()) {
+    std::string choices = first.model_choices;
+    const size_t hardware = choices.find("; hardware ");
+    if (hardware != std::string::npos) choices.replace(hardware, 11, "\nhardware: ");
+    out += fmt::format("model: {}\n", choices);
+  }
+  out += "\n";
   const std::vector<const Column*> columns = chosen_columns(options);
   const int best = best_fitting_run(results);
   std::vector<std::string> header;
