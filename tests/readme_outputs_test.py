@@ -1,0 +1,36 @@
+#!/usr/bin/python3
+"""The README's printed outputs are what the commands print today: the quickstart table and the default run's
+table, byte for byte (a README that shows stale figures is a bug). Usage: readme_outputs_test.py PIPESIM SOURCE_DIR
+"""
+import re
+import subprocess
+import sys
+
+pipesim, source = sys.argv[1], sys.argv[2]
+with open(f"{source}/README.md", encoding="utf-8") as f:
+    readme = f.read()
+
+
+def block_after(marker):
+    """The first fenced block after `marker` whose text starts with 'scenario '."""
+    start = readme.index(marker)
+    for match in re.finditer(r"```\n(scenario .*?)```", readme[start:], re.S):
+        return match.group(1)
+    raise SystemExit(f"README.md: no output block after {marker!r}")
+
+
+def run(*args):
+    return subprocess.run([pipesim, *args], cwd=source, check=True, capture_output=True, text=True).stdout
+
+
+failures = []
+cases = [("## Your model on your GPUs", ["run", "scenarios/quickstart/llama2-7b-h100.yaml"]),
+         ("## Default output", ["run"])]
+for marker, args in cases:
+    printed, now = block_after(marker), run(*args)
+    if printed != now:
+        failures.append(f"README.md, {marker}: the block differs from `pipesim {' '.join(args)}`:\n{now}")
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print("README outputs match")
