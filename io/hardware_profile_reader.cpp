@@ -16,6 +16,7 @@
 
 #include "io/data_dirs.h"
 #include "io/yaml_reader.h"
+#include "sim/did_you_mean.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 #include "sim/value_ranges.h"
@@ -199,8 +200,9 @@ std::string resolve_profile_path(const std::string& name_or_path) {
   std::sort(names.begin(), names.end());
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(fmt::format("hardware profile '{}': no such file, and not a profile in {} (there: {})",
-                               name_or_path, directory, list.empty() ? "none" : list));
+  throw InputError(fmt::format("hardware profile '{}': no such file, and not a profile in {} (there: {}){}",
+                               name_or_path, directory, list.empty() ? "none" : list,
+                               did_you_mean(name_or_path, names)));
 }
 
 }  // namespace pipesim

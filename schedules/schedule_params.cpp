@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "sim/did_you_mean.h"
 #include "sim/errors.h"
 
 namespace pipesim {
@@ -109,7 +110,11 @@ std::vector<int> ScheduleParams::get_int_list(const std::string& key, int min_va
 void ScheduleParams::check_all_used(const std::string& schedule) const {
   for (const auto& [key, value] : values_) {
     if (!used_.count(key)) {
-      throw InputError(fmt::format("{}: schedule '{}' has no parameter '{}'", where_, schedule, key));
+      std::vector<std::string> known(used_.begin(), used_.end());
+      std::string list;
+      for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+      throw InputError(fmt::format("{}: schedule '{}' has no parameter '{}'{}; it takes: {}", where_,
+                                   schedule, key, did_you_mean(key, known), list.empty() ? "none" : list));
     }
   }
 }

@@ -57,6 +57,22 @@ TEST(ScheduleSelection, UnknownNamesAreRefusedWithADidYouMean) {
             std::string::npos);
 }
 
+TEST(ScheduleSelection, MistypedParametersAndProfilesGetADidYouMean) {
+  const Scenario s = test::scenario_from_yaml(kEntries);
+  const std::string param =
+      test::input_error_of([&] { simulate_schedule(s, select_schedules(s, "paci:accumulaton=2")[0]); });
+  EXPECT_NE(param.find("did you mean 'accumulation'?; it takes: accumulation, max_in_flight"),
+            std::string::npos)
+      << param;
+  const std::string profile = test::input_error_of([&] {
+    test::scenario_from_yaml(
+        "pipeline: {stages: 2, microbatches: 4}\nmodel: {layers: 4, hidden: 64, heads: 4, seq_len: 32, "
+        "vocab: 100}\n"
+        "hardware: {profile: h100-sxm-80gb}\n");
+  });
+  EXPECT_NE(profile.find("did you mean 'h100-sxm5-80gb'?"), std::string::npos) << profile;
+}
+
 TEST(ScheduleSelection, SetPipelineKeysWinOverAnEntrysOwnPipeline) {
   const Scenario plain = test::scenario_from_yaml(kEntries);
   EXPECT_EQ(scenario_for(plain, plain.schedules[0]).microbatches, 4);
