@@ -122,7 +122,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--wide", args->wide, "every column of the table, not only the compact ones");
   std::string column_ids;
   for (const TableColumnInfo& c : table_columns()) column_ids += (column_ids.empty() ? "" : ",") + c.id;
-  cmd->add_option("--columns", args->columns, "the table's columns, comma-separated, from: " + column_ids);
+  cmd->add_option(
+      "--columns", args->columns,
+      "the table's columns, comma-separated (the JSON and CSV names of their figures), from: " + column_ids);
   cmd->add_option("--sort", args->sort,
                   "order the table's rows by a column id (see --columns): throughput columns highest first, "
                   "the others lowest first");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -51,34 +52,34 @@ const std::vector<Column>& catalogue() {
       text("global_batch", "B", true,
            [](const SimulationResult& r) { return fmt::format("{:.4g}", global_batch_samples(r)); }),
       text("sync", "sync", true, [](const SimulationResult& r) { return sync_token(r.spec.sync); }),
-      text("samples_per_s", "samples/s", true,
+      text("throughput_samples_per_s", "samples/s", true,
            [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_s, 2); }),
-      text("tokens_per_s", "tokens/s", true,
+      text("throughput_tokens_per_s", "tokens/s", true,
            [](const SimulationResult& r) -> Cell {
              const Figure t = tokens_per_s(r);
              return t ? Cell(fixed(*t, 0)) : std::nullopt;
            }),
-      text("bubble", "bubble %", true,
+      text("bubble_fraction", "bubble %", true,
            [](const SimulationResult& r) { return fixed(100 * r.metrics.bubble_fraction, 1); }),
-      bytes("peak_memory", "peak", true,
+      bytes("peak_memory_bytes", "peak", true,
             [](const SimulationResult& r) { return static_cast<double>(r.memory.peak_bytes()); }),
       text("fits", "fits", true,
            [](const SimulationResult& r) -> Cell {
              const std::optional<bool> fits = fits_memory(r);
              return fits ? Cell(*fits ? "yes" : "no") : std::nullopt;
            }),
-      text("drift", "Δ max/bound", true,
+      text("drift_max", "Δ max/bound", true,
            [](const SimulationResult& r) { return fmt::format("{}/{}", max_drift(r), max_drift_bound(r)); }),
-      text("period", "period (ms)", false,
+      text("period_ms", "period (ms)", false,
            [](const SimulationResult& r) { return fixed(ns_to_ms(r.metrics.period_ns), 3); }),
-      text("samples_per_gpu_s", "samples/s/GPU", false,
+      text("throughput_samples_per_gpu_s", "samples/s/GPU", false,
            [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_gpu_s, 3); }),
-      text("tokens_per_gpu_s", "tokens/s/GPU", false,
+      text("throughput_tokens_per_gpu_s", "tokens/s/GPU", false,
            [](const SimulationResult& r) -> Cell {
              const Figure t = tokens_per_device_s(r);
              return t ? Cell(fixed(*t, 0)) : std::nullopt;
            }),
-      text("tflops_per_gpu", "TFLOP/s/GPU", false,
+      text("model_tflops_per_gpu", "TFLOP/s/GPU", false,
            [](const SimulationResult& r) -> Cell {
              const Figure t = model_tflops_per_device(r);
              return t ? Cell(fixed(*t, 1)) : std::nullopt;
@@ -88,54 +89,54 @@ const std::vector<Column>& catalogue() {
              const Figure u = model_flops_utilization(r);
              return u ? Cell(fixed(100 * *u, 1)) : std::nullopt;
            }),
-      bytes("memory_weights", "weights", false,
+      bytes("memory_breakdown_weight_bytes", "weights", false,
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).weight_bytes);
             }),
-      bytes("memory_gradients", "grads", false,
+      bytes("memory_breakdown_gradient_bytes", "grads", false,
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).gradient_bytes);
             }),
-      bytes("memory_optimizer", "opt. state", false,
+      bytes("memory_breakdown_optimizer_bytes", "opt. state", false,
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).optimizer_bytes);
             }),
-      bytes("memory_activations", "act.", false,
+      bytes("memory_breakdown_activation_bytes", "act.", false,
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).activation_bytes);
             }),
-      bytes("memory_buffers", "buffers", false,
+      bytes("memory_breakdown_buffer_bytes", "buffers", false,
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).buffer_bytes);
             }),
-      text("zb_bubble", "ZB bubble %", false,
+      text("bubble_rate_zb", "ZB bubble %", false,
            [](const SimulationResult& r) -> Cell {
              const Figure rate = zb_bubble_rate(r);
              return rate ? Cell(fixed(100 * *rate, 1)) : std::nullopt;
            }),
-      bytes("peak_weights", "peak weights", false,
+      bytes("peak_weight_bytes", "peak weights", false,
             [](const SimulationResult& r) -> Figure {
               const std::optional<Bytes> w = max_peak_weight_bytes(r);
               return w ? Figure(static_cast<double>(*w)) : std::nullopt;
             }),
-      bytes("peak_activations", "peak act.", false,
+      bytes("peak_activation_bytes", "peak act.", false,
             [](const SimulationResult& r) { return static_cast<double>(max_peak_activation_bytes(r)); }),
-      text("peak_activations_mb", "peak act. (x M_B)", false,
+      text("peak_activation_microbatches", "peak act. (x M_B)", false,
            [](const SimulationResult& r) { return fixed(max_peak_activation_microbatches(r), 1); }),
-      text("in_flight", "in flight", false,
+      text("peak_in_flight", "in flight", false,
            [](const SimulationResult& r) { return fmt::format("{}", max_peak_in_flight(r)); }),
-      text("critical_path", "critical path (ms)", false,
+      text("critical_path_ms", "critical path (ms)", false,
            [](const SimulationResult& r) -> Cell {
              const Figure ms = critical_path_ms(r);
              return ms ? Cell(fixed(*ms, 3)) : std::nullopt;
            }),
-      text("staleness", "staleness", false,
+      text("staleness_max", "staleness", false,
            [](const SimulationResult& r) { return fmt::format("{}", max_staleness(r)); }),
-      text("versions", "versions", false,
+      text("weight_versions_max", "versions", false,
            [](const SimulationResult& r) { return fmt::format("{}", max_weight_versions(r)); }),
-      text("batches", "batches", false,
+      text("batches_simulated", "batches", false,
            [](const SimulationResult& r) { return fmt::format("{}", r.spec.batches); }),
-      text("ops", "ops", false,
+      text("simulated_ops", "ops", false,
            [](const SimulationResult& r) { return fmt::format("{}", r.metrics.simulated_ops); }),
   };
   return columns;
@@ -178,12 +179,44 @@ std::vector<TableColumnInfo> table_columns() {
   return infos;
 }
 
+// The ids columns had before they took their JSON names: still accepted.
+const std::map<std::string, std::string>& column_aliases() {
+  static const std::map<std::string, std::string> aliases = {
+      {"samples_per_s", "throughput_samples_per_s"},
+      {"tokens_per_s", "throughput_tokens_per_s"},
+      {"bubble", "bubble_fraction"},
+      {"peak_memory", "peak_memory_bytes"},
+      {"drift", "drift_max"},
+      {"period", "period_ms"},
+      {"samples_per_gpu_s", "throughput_samples_per_gpu_s"},
+      {"tokens_per_gpu_s", "throughput_tokens_per_gpu_s"},
+      {"tflops_per_gpu", "model_tflops_per_gpu"},
+      {"memory_weights", "memory_breakdown_weight_bytes"},
+      {"memory_gradients", "memory_breakdown_gradient_bytes"},
+      {"memory_optimizer", "memory_breakdown_optimizer_bytes"},
+      {"memory_activations", "memory_breakdown_activation_bytes"},
+      {"memory_buffers", "memory_breakdown_buffer_bytes"},
+      {"zb_bubble", "bubble_rate_zb"},
+      {"peak_weights", "peak_weight_bytes"},
+      {"peak_activations", "peak_activation_bytes"},
+      {"peak_activations_mb", "peak_activation_microbatches"},
+      {"in_flight", "peak_in_flight"},
+      {"critical_path", "critical_path_ms"},
+      {"staleness", "staleness_max"},
+      {"versions", "weight_versions_max"},
+      {"batches", "batches_simulated"},
+      {"ops", "simulated_ops"},
+  };
+  return aliases;
+}
+
 std::vector<std::string> parse_column_list(const std::string& text, const std::string& option) {
   std::string allowed;
   for (const Column& c : catalogue()) allowed += (allowed.empty() ? "" : ", ") + c.info.id;
   std::vector<std::string> ids;
   std::stringstream stream(text);
   for (std::string id; std::getline(stream, id, ',');) {
+    if (const auto alias = column_aliases().find(id); alias != column_aliases().end()) id = alias->second;
     const bool known =
         std::any_of(catalogue().begin(), catalogue().end(), [&](const Column& c) { return c.info.id == id; });
     if (!known) {
@@ -204,8 +237,9 @@ std::vector<SimulationResult> sorted_by_column(std::vector<SimulationResult> res
   for (const Column& c : catalogue()) {
     if (c.info.id == checked) column = &c;
   }
-  const std::set<std::string> descending = {"samples_per_s",    "tokens_per_s",   "samples_per_gpu_s",
-                                            "tokens_per_gpu_s", "tflops_per_gpu", "mfu"};
+  const std::set<std::string> descending = {"throughput_samples_per_s",     "throughput_tokens_per_s",
+                                            "throughput_samples_per_gpu_s", "throughput_tokens_per_gpu_s",
+                                            "model_tflops_per_gpu",         "mfu"};
   const bool down = descending.count(checked) > 0;
   // A figure to order by: the byte count, or the cell read as a number; text cells order as text.
   struct Key {

@@ -55,10 +55,10 @@ TEST(Recommendation, SortOrdersRowsByAColumn) {
   const std::vector<SimulationResult> runs = {test::run_schedule(s, "1f1b-flush"),
                                               test::run_schedule(s, "gpipe"),
                                               test::run_schedule(s, "paci", {{"accumulation", "8"}})};
-  const std::vector<SimulationResult> by_memory = sorted_by_column(runs, "peak_memory");
+  const std::vector<SimulationResult> by_memory = sorted_by_column(runs, "peak_memory_bytes");
   EXPECT_EQ(by_memory.front().schedule_name, "1f1b-flush");  // 1F1B and PACI at 4 GiB keep their order
   EXPECT_EQ(by_memory.back().schedule_name, "gpipe");
-  const std::vector<SimulationResult> by_speed = sorted_by_column(runs, "samples_per_s");
+  const std::vector<SimulationResult> by_speed = sorted_by_column(runs, "throughput_samples_per_s");
   EXPECT_EQ(by_speed.front().schedule_name, "paci");  // highest first
   EXPECT_THROW(sorted_by_column(runs, "no_such"), InputError);
 }

@@ -65,7 +65,9 @@ TEST(ResultTable, OneBinaryUnitForEveryByteColumnAndDashForUnknown) {
   // (1953.12) in every byte column; no parameter bytes, so the weights are unknown.
   const SimulationResult run = test::run_schedule(test::uniform_scenario(2, 4, 1, 2), "1f1b-flush");
   const std::vector<std::string> lines = lines_of(render_result_table(
-      "s", {run}, TableOptions{false, {"schedule", "peak_memory", "peak_weights", "fits", "tokens_per_s"}}));
+      "s", {run},
+      TableOptions{
+          false, {"schedule", "peak_memory_bytes", "peak_weight_bytes", "fits", "throughput_tokens_per_s"}}));
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[2], "schedule      peak (KiB)  peak weights (KiB)  fits  tokens/s");
   EXPECT_EQ(lines[4], "1f1b-flush *     1953.12                   -     -         -");
@@ -101,10 +103,14 @@ TEST(ResultTable, MarksTheFastestRunThatFits) {
 }
 
 TEST(ResultTable, ColumnListsAreChecked) {
-  EXPECT_EQ(parse_column_list("schedule,ops", "--columns"), (std::vector<std::string>{"schedule", "ops"}));
+  EXPECT_EQ(parse_column_list("schedule,simulated_ops", "--columns"),
+            (std::vector<std::string>{"schedule", "simulated_ops"}));
+  // Ids take their figures' JSON names; the older short ids still work.
+  EXPECT_EQ(parse_column_list("ops,peak_memory", "--columns"),
+            (std::vector<std::string>{"simulated_ops", "peak_memory_bytes"}));
   const std::string error = test::input_error_of([] { parse_column_list("schedule,nope", "--columns"); });
   EXPECT_NE(error.find("unknown column 'nope'"), std::string::npos) << error;
-  EXPECT_NE(error.find("samples_per_s"), std::string::npos) << error;  // lists the allowed ones
+  EXPECT_NE(error.find("throughput_samples_per_s"), std::string::npos) << error;  // lists the allowed ones
 }
 
 }  // namespace
