@@ -34,6 +34,7 @@ struct RunArgs {
   bool wide = false;
   std::string columns;
   std::string sort;
+  bool quiet = false;
   int trace_batches = 0;
   double trace_limit_mb = 256;
   bool force = false;
@@ -58,7 +59,7 @@ void run(const RunArgs& args) {
   const std::vector<ScheduleRequest> requests = select_runs(scenario, args.schedules, args.entries);
   RunBatch batch;
   {
-    ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal());
+    ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal() && !args.quiet);
     SimulationOptions simulation;
     simulation.analyze_graph = args.task_graph;
     // Only the Chrome trace and the memory timeline read the run op by op; without them it is streamed.
@@ -119,6 +120,7 @@ void add_run_command(CLI::App& app) {
       "parameters and pipeline: (--set pipeline.K still applies on top)");
   cmd->add_option("--format", args->format, "what standard output carries: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_flag("--quiet,-q", args->quiet, "no progress bar");
   cmd->add_flag("--wide", args->wide, "every column of the table, not only the compact ones");
   std::string column_ids;
   for (const TableColumnInfo& c : table_columns()) column_ids += (column_ids.empty() ? "" : ",") + c.id;

@@ -20,6 +20,7 @@ struct TrainArgs {
   bool quick = false;
   std::string out_dir = "study-results";
   int jobs = 1;
+  bool quiet = false;
 };
 
 void train(const TrainArgs& args) {
@@ -30,7 +31,7 @@ void train(const TrainArgs& args) {
   const std::string csv_path = stem + ".csv";
   StudyCurves curves;
   // The bar redraws one line with '\r': on a terminal only, so that logs stay readable.
-  std::ostream* bar = ProgressBar::stderr_is_terminal() ? &std::cerr : nullptr;
+  std::ostream* bar = ProgressBar::stderr_is_terminal() && !args.quiet ? &std::cerr : nullptr;
   const StudyProgress progress = run_study(study, csv_path, curves, bar, args.jobs);
   const std::string table = format_study_table(study, summarize_study(study, curves));
   write_file(stem + "-table.md", table);
@@ -47,6 +48,7 @@ void add_train_command(CLI::App& app) {
       "train",
       "train a learning study (schedules x optimizers x corrections x seeds) and report time to target");
   cmd->add_option("study", args->study, "study YAML file (e.g. studies/one-step-delay.yaml)")->required();
+  cmd->add_flag("--quiet,-q", args->quiet, "no progress bar");
   cmd->add_flag("--quick", args->quick, "use the study's quick: section (a smaller budget, fewer seeds)");
   cmd->add_option("-o,--out", args->out_dir, "directory for NAME.csv (curves) and NAME-table.md")
       ->capture_default_str();
