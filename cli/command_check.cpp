@@ -76,6 +76,13 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("-j,--jobs,--threads", o.threads, "worker threads (default: every core)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([args] {
+    // Lists trim the spaces around items, as run's --schedules does ("paci, zb-h1").
+    for (auto* list : {&args->options.schedules, &args->options.microbatches, &args->options.accumulation}) {
+      for (std::string& item : *list) {
+        const auto first = item.find_first_not_of(' ');
+        item = first == std::string::npos ? "" : item.substr(first, item.find_last_not_of(' ') - first + 1);
+      }
+    }
     if (const int code = check(*args); code != 0) throw CLI::RuntimeError(code);
   });
 }
