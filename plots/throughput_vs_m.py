@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Throughput of 1F1B-flush against the number of microbatches m next to PACI's (which has no flush), and their
-ratio with the ideal m/(m+N-1) overlaid. One colour per N. Input: a CSV from pipesim sweep, e.g.
+"""Throughput of 1F1B-flush against the number of microbatches m next to PACI's (which has no flush), one panel per
+N (rows of three), with PACI's throughput times the ideal ratio m/(m+N-1) dotted on top: where the flush's points lie
+on that line, the flush loses to PACI exactly its bubble of N-1 microbatches. Input: a CSV from pipesim sweep, e.g.
 
     pipesim sweep scenarios/paci/example.yaml -N 4,8 -m 1:64:x2 --schedules 1f1b-flush,paci \\
         --set pipeline.batches=64 -o throughput.csv
@@ -12,7 +13,34 @@ against N (the metrics window starts after the pipeline has filled).
 import argparse
 import csv
 
-from plotting import plt, save
+from plotting import panel_grid, save
+
+
+def build_figure(rows, flush_name, paci_name):
+    """One panel per N: the flush's and PACI's throughput against m, and PACI's x m/(m+N-1)."""
+    def series(n, name):
+        return dict(sorted((int(r["microbatches"]), float(r["throughput_samples_per_s"])) for r in rows
+                           if int(r["stages"]) == n and r["schedule_name"] == name))
+
+    stages = sorted({int(r["stages"]) for r in rows})
+    fig, panels = panel_grid(len(stages), "microbatches per batch m", "throughput (samples/s)")
+    for ax, n in zip(panels, stages):
+        flush = series(n, flush_name)
+        paci = series(n, paci_name)
+        if flush:
+            ax.plot(list(flush), list(flush.values()), "o-", label=flush_name)
+        if paci:
+            ax.plot(list(paci), list(paci.values()), "s--", markerfacecolor="none", label=paci_name)
+            ax.plot(list(paci), [t * m / (m + n - 1) for m, t in paci.items()], "k:", linewidth=1, zorder=3,
+                    label=f"{paci_name} x m/(m+N-1)")
+        ms = sorted(set(flush) | set(paci))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ms)
+        ax.set_xticklabels([str(m) for m in ms])
+        ax.set_title(f"N = {n}", fontsize=10)
+        ax.grid(linestyle=":", linewidth=0.5)
+        ax.legend(fontsize=7)
+    return fig
 
 
 def main():
@@ -28,37 +56,7 @@ def main():
         rows = [r for r in csv.DictReader(f) if not r.get("error")]
     if not rows:
         raise SystemExit(f"{args.sweep}: no successful runs")
-
-    def series(n, match):
-        return dict(sorted((int(r["microbatches"]), float(r["throughput_samples_per_s"])) for r in rows
-                           if int(r["stages"]) == n and match(r["schedule_name"])))
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.3))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, n in enumerate(sorted({int(r["stages"]) for r in rows})):
-        color = colors[k % len(colors)]
-        flush = series(n, lambda s: s == args.flush)
-        paci = series(n, lambda s: s == args.paci)
-        if flush:
-            left.plot(list(flush), list(flush.values()), "o-", color=color, label=f"N={n} {args.flush}")
-        if paci:
-            left.plot(list(paci), list(paci.values()), "s--", color=color, markerfacecolor="none",
-                      label=f"N={n} {args.paci}")
-        ms = sorted(set(flush) & set(paci))
-        if ms:
-            right.plot(ms, [flush[m] / paci[m] for m in ms], "o", color=color, label=f"N={n} simulated")
-            dense = [ms[0] * (ms[-1] / ms[0]) ** (t / 200) for t in range(201)]
-            right.plot(dense, [m / (m + n - 1) for m in dense], "-", color=color, linewidth=1,
-                       label=f"m/(m+{n - 1})")
-    for ax in (left, right):
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("microbatches per batch m")
-        ax.grid(linestyle=":", linewidth=0.5)
-        ax.legend(fontsize=7)
-    left.set_ylabel("throughput (samples/s)")
-    right.set_ylabel(f"throughput {args.flush} / {args.paci}")
-    right.set_ylim(0, 1.05)
-    save(fig, args.output, args.title)
+    save(build_figure(rows, args.flush, args.paci), args.output, args.title)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,24 @@
 #!/usr/bin/python3
-"""Predicted against measured throughput per schedule, from `pipesim validate --json FILE`.
+"""Predicted against measured throughput per schedule, from `pipesim validate --json FILE`: one point per schedule
+and prediction (fitted costs drawn from the run's op times, the same fit with each op's mean, the CPU profile's cost
+model); the diagonal is a perfect prediction.
 
-Usage: /usr/bin/python3 plots/validate.py VALIDATION.json [OUT.png]
-One point per schedule and prediction (fitted costs drawn from the run's op times, the same fit with each
-op's mean, the CPU profile's cost model); the diagonal is a perfect prediction.
+    pipesim validate scenarios/executor/validate-small.yaml --json validation.json
+    plots/validate.py validation.json validate.png
 """
+import argparse
 import json
-import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+from plotting import plt
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("validation", help="JSON written by pipesim validate --json")
+    parser.add_argument("output", nargs="?", default="validate.png", help="PNG file to write (default validate.png)")
+    args = parser.parse_args()
+    with open(args.validation) as f:
         report = json.load(f)
-    out = sys.argv[2] if len(sys.argv) > 2 else "validate.png"
     fig, ax = plt.subplots(figsize=(6, 6))
     everything = []
     predictions = (
@@ -47,8 +46,8 @@ def main():
     ax.set_title(f"pipesim validate: {report['scenario']}")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    print(out)
+    fig.savefig(args.output, dpi=120)
+    print(args.output)
 
 
 if __name__ == "__main__":
