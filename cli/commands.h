@@ -21,8 +21,9 @@ void add_validate_command(CLI::App& app);  // executor builds only
 void add_train_command(CLI::App& app);
 #endif
 
-// Writes text to a file atomically (a temporary file renamed over it), or to standard output for "-";
-// throws InputError naming the file. A failed write leaves an existing file unchanged.
+// Writes text to a file atomically (a temporary file renamed over it; a symlink's target is replaced, the
+// link kept), or to standard output for "-"; a device, FIFO or /dev/stdout is written through, never replaced
+// (cli/output_file.cpp). Throws InputError naming the file; a failed write leaves an existing file unchanged.
 void write_file(const std::string& path, const std::string& text);
 // Throws InputError unless `path` could be written: call before the work, so a bad path fails at once.
 void check_output_path(const std::string& path);
@@ -41,8 +42,9 @@ class StreamedOutputFile {
 
  private:
   std::string path_;
-  std::string temporary_;
+  std::string temporary_;  // empty when written through (a device, a FIFO, a descriptor)
   std::FILE* file_ = nullptr;
+  int slot_ = -1;  // its place among the temporaries removed on a signal
 };
 
 }  // namespace pipesim

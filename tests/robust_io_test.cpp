@@ -1,6 +1,10 @@
 // Inputs saved by any editor parse alike, mistakes are never silently accepted, and outputs are never
 // half-written: duplicate YAML keys, BOM and CR line ends, long echoed values, atomic files, stdout errors.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "io/yaml_reader.h"
 #include "sim/errors.h"
@@ -111,6 +115,75 @@ TEST(Outputs, StdoutWriteErrorIsAFailure) {
       std::system(fmt::format("'{}' run '{}' >/dev/full 2>/dev/null", PIPESIM_BINARY, scenario).c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
+}
+
+TEST(Outputs, DevicesAndFifosAreWrittenThroughNeverReplaced) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  // /dev/null stays a character device.
+  test::CommandResult r =
+      test::run_pipesim(fmt::format("run '{}' --csv /dev/null --json /dev/null", scenario), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // A full device is a write error (exit 1), not a success.
+  r = test::run_pipesim(fmt::format("run '{}' --json /dev/full", scenario), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/dev/full: write failed"), std::string::npos) << r.err;
+  ASSERT_EQ(::stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // A FIFO gets the text and stays a FIFO.
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string copy = dir.file("from-pipe.csv");
+  const int status = std::system(fmt::format("cat '{}' > '{}' & '{}' run '{}' --csv '{}' > /dev/null; wait",
+                                             fifo, copy, PIPESIM_BINARY, scenario, fifo)
+                                     .c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(test::read_file(copy).rfind("schedule_name,", 0), 0u);
+  // /dev/stdout writes to whatever standard output is.
+  r = test::run_pipesim(fmt::format("run '{}' --format json --csv /dev/stdout", scenario), dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("schedule_name,"), std::string::npos);
+}
+
+TEST(Outputs, ASymlinkKeepsItsLinkAndItsTargetIsReplaced) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string target = dir.write("real.csv", "old");
+  const std::string link = dir.file("link.csv");
+  std::filesystem::create_symlink(target, link);
+  const test::CommandResult r = test::run_pipesim(fmt::format("run '{}' --csv '{}'", scenario, link), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(test::read_file(target).rfind("schedule_name,", 0), 0u);
+}
+
+TEST(Outputs, TemporaryFilesGoOnSigtermAndStaleOnesOfDeadProcessesAreRemoved) {
+  test::TempDir dir;
+  const std::string out = dir.file("sweep.csv");
+  // A stale temporary of a process that no longer exists (pid 2^22 - 1 is above Linux's default pid_max).
+  const std::string stale = out + ".tmp.4194303";
+  std::ofstream(stale) << "half";
+  const std::string scenario =
+      dir.write("big.yaml",
+                "pipeline: {stages: 8, microbatches: 8, batches: 2}\n"
+                "costs: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, "
+                "weight_grad_activation_bytes: 0}\n");
+  // A sweep long enough to be interrupted: killed after 0.3 s, it must leave no PATH.tmp.PID behind.
+  const int status = std::system(
+      fmt::format(
+          "'{}' sweep '{}' -N 2:64:+1 -m 8:512:x2 -j 1 -q -o '{}' & p=$!; sleep 0.3; kill -TERM $p; wait $p",
+          PIPESIM_BINARY, scenario, out)
+          .c_str());
+  (void)status;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file(""))) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(name.find("sweep.csv.tmp."), std::string::npos) << name << " was left behind";
+  }
 }
 
 }  // namespace
