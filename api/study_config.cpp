@@ -125,6 +125,12 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   Study study;
   study.source = source;
   study.name = reader.get_string(root["name"], "name");
+  // The name becomes OUT/NAME.csv and OUT/NAME-table.md: a file name, never a path out of --out.
+  if (study.name.empty() || study.name == "." || study.name == ".." ||
+      study.name.find_first_of("/\\") != std::string::npos || study.name.find('\0') != std::string::npos) {
+    reader.fail(root["name"], "name",
+                "a file name without '/' (the study writes OUT/NAME.csv and OUT/NAME-table.md under --out)");
+  }
   if (root["task"]) {
     study.task = reader.get_string(root["task"], "task");
     const auto& tasks = study_tasks();

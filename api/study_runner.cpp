@@ -2,11 +2,15 @@
 #include "api/study_runner.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -245,13 +249,29 @@ StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCu
   }
   curves = read_complete_curves(existing, study);
   result.runs_resumed = static_cast<int>(curves.size());
-  // Rewrite the file with the complete runs only, in study order, then append.
+  // Rewrite the file with the complete runs only, in study order, then append. The new file is written beside
+  // the old one and renamed over it: a kill during the rewrite leaves the old file whole.
   {
-    std::ofstream out(csv_path, std::ios::trunc);
-    if (!out) throw InputError(fmt::format("{}: cannot write the study's curves", csv_path));
-    out << curve_csv_header();
-    for (const StudyRun& run : runs) {
-      if (curves.contains(run.key())) out << curve_csv_rows(run, curves.at(run.key()));
+    const std::string temporary = fmt::format("{}.tmp.{}", csv_path, ::getpid());
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      if (!out) throw InputError(fmt::format("{}: cannot write the study's curves", temporary));
+      out << curve_csv_header();
+      for (const StudyRun& run : runs) {
+        if (curves.contains(run.key())) out << curve_csv_rows(run, curves.at(run.key()));
+      }
+      out.flush();
+      if (!out) {
+        std::remove(temporary.c_str());
+        throw InputError(
+            fmt::format("{}: cannot write the study's curves (the old file is unchanged)", csv_path));
+      }
+    }
+    if (std::rename(temporary.c_str(), csv_path.c_str()) != 0) {
+      const int error = errno;
+      std::remove(temporary.c_str());
+      throw InputError(
+          fmt::format("{}: cannot replace the study's curves: {}", csv_path, std::strerror(error)));
     }
   }
   const auto start = std::chrono::steady_clock::now();

@@ -2,6 +2,7 @@
 // the validation figures on a model whose answer is known, and a tiny study trained end to end that resumes
 // after an interruption.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -71,6 +72,13 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "targets: {loss: 5.0}", "targets: {}")).find("targets"),
             std::string::npos);
+  // The name is a file name under --out, never a path out of it.
+  for (const char* name : {"/abs/x", "../../x", "a/b", "..", "back\\slash"}) {
+    const std::string error =
+        expect_input_error(replaced(kTinyStudy, "name: tiny", std::string("name: '") + name + "'"));
+    EXPECT_NE(error.find("key 'name': expected a file name without '/'"), std::string::npos)
+        << name << ": " << error;
+  }
 }
 
 TEST(StudyConfig, QuickReplacesItsKeysAndCorrectionsSkipSynchronousSchedules) {
@@ -201,7 +209,14 @@ TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
     out << full.substr(0, cut) << full.substr(cut, 40);
   }
   StudyCurves resumed_curves;
+  struct stat before {};
+  ASSERT_EQ(::stat(resumed_path.c_str(), &before), 0);
   const StudyProgress second = run_study(study, resumed_path, resumed_curves, nullptr);
+  // The rewrite went to a new file renamed over the old one (a kill during it leaves the old file whole), not
+  // a truncation in place.
+  struct stat after {};
+  ASSERT_EQ(::stat(resumed_path.c_str(), &after), 0);
+  EXPECT_NE(before.st_ino, after.st_ino);
   EXPECT_EQ(second.runs_resumed, 4);
   EXPECT_EQ(second.runs_executed, 2);
   EXPECT_EQ(without_measured(read_text(resumed_path)), without_measured(full));
