@@ -34,6 +34,17 @@ std::string fixed(double value, int decimals) {
   return fmt::format("{:.{}f}", value, decimals);
 }
 
+// A fraction in [0, 1) as a percentage with one decimal, with as many more as it takes not to read as 100.0
+// (a bubble of 1 − 1e-7 is not a bubble of 100 %: the run did some work).
+std::string percent_below_100(double fraction) {
+  std::string text = fixed(100 * fraction, 1);
+  for (int decimals = 2; text == "100.0" || (text.rfind("100.", 0) == 0 && fraction < 1); ++decimals) {
+    text = fixed(100 * fraction, decimals);
+    if (decimals >= 12) break;
+  }
+  return text;
+}
+
 Column text(const char* id, const char* title, bool compact, std::function<Cell(const SimulationResult&)> f) {
   return {{id, title, compact}, std::move(f), {}};
 }
@@ -60,7 +71,7 @@ const std::vector<Column>& catalogue() {
              return t ? Cell(fixed(*t, 0)) : std::nullopt;
            }),
       text("bubble_fraction", "bubble %", true,
-           [](const SimulationResult& r) { return fixed(100 * r.metrics.bubble_fraction, 1); }),
+           [](const SimulationResult& r) { return percent_below_100(r.metrics.bubble_fraction); }),
       bytes("peak_memory_bytes", "peak", true,
             [](const SimulationResult& r) { return static_cast<double>(r.memory.peak_bytes()); }),
       text("fits", "fits", true,

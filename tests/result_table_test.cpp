@@ -113,5 +113,17 @@ TEST(ResultTable, ColumnListsAreChecked) {
   EXPECT_NE(error.find("throughput_samples_per_s"), std::string::npos) << error;  // lists the allowed ones
 }
 
+TEST(ResultTable, ABubbleBelowOneNeverReadsAsOneHundredPercent) {
+  // 1 ns of work a microbatch against 1 ms comm hops: bubble 1 − 1e-7, not 100 %.
+  const Scenario s = test::scenario_from_yaml(
+      "pipeline: {stages: 4, microbatches: 8}\ncosts: {forward_ms: 0.000001, backward_ms: 0, comm_ms: 1}\n");
+  const SimulationResult run = test::run_schedule(s, "1f1b-flush");
+  ASSERT_LT(run.metrics.bubble_fraction, 1);
+  const std::string table =
+      render_result_table("s", {run}, TableOptions{false, {"schedule", "bubble_fraction"}});
+  EXPECT_EQ(table.find("100.0"), std::string::npos) << table;
+  EXPECT_NE(table.find("99.9999"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace pipesim
