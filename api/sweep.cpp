@@ -181,7 +181,7 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
   const std::vector<std::string> header = csv_header();
   std::vector<std::string> metrics(header.size());
   metrics[column_of(header, "label")] = csv_escape(run.request.name);
-  metrics[column_of(header, "stages")] = std::to_string(shape.stages);
+  metrics[column_of(header, "devices")] = std::to_string(shape.stages);
   // The m the run tried: the entry's own pipeline: may set it where no -m pins it.
   int microbatches = shape.microbatches;
   if (shape.scenario) {

@@ -29,7 +29,7 @@ std::string unquoted(const std::string& csv_cell) {
 std::string describe_failed_row(const std::vector<std::string>& header, const std::vector<std::string>& row,
                                 size_t index, const std::string& csv_path) {
   return fmt::format("row {} of {} ({} N={} m={}): {}", index + 2, csv_path,
-                     unquoted(cell(header, row, "schedule_name")), cell(header, row, "stages"),
+                     unquoted(cell(header, row, "schedule_name")), cell(header, row, "devices"),
                      cell(header, row, "microbatches"), unquoted(row.back()));
 }
 

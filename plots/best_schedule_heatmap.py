@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Which schedule is fastest at each (N, m): a heatmap with one row per number of stages N and one column per number
 of microbatches m, each cell coloured by the schedule with the highest throughput among the runs that fit in memory
-(fits_memory true, or empty: unknown) and labelled with its name and its margin over the second best. Cells where no
+(fits true, or empty: unknown) and labelled with its name and its margin over the second best. Cells where no
 run fits, or where every run failed (a non-empty error), are grey. Input: a CSV from pipesim sweep over N and m with
 several schedules, e.g.
 
@@ -17,7 +17,7 @@ from plotting import plt, save
 from matplotlib.colors import ListedColormap, to_rgb
 from matplotlib.patches import Patch
 
-COLUMNS = ("label", "stages", "microbatches", "sync", "fits_memory", "error")
+COLUMNS = ("label", "devices", "microbatches", "sync", "fits", "error")
 NONE_FITS = "none fits"
 FAILED = "failed"
 MASKED = {NONE_FITS: "#d9d9d9", FAILED: "#8c8c8c"}
@@ -42,11 +42,11 @@ def read_rows(path, metric, sync_only=False):
 
 
 def best_per_cell(rows, metric):
-    """{(N, m): Best} over the rows that ran without an error, fit in memory (fits_memory not "false") and have the
+    """{(N, m): Best} over the rows that ran without an error, fit in memory (fits not "false") and have the
     metric. A schedule listed twice in a cell counts once, with its best run, so the margin is over another one."""
     cells = OrderedDict()
     for r in rows:
-        cells.setdefault((int(r["stages"]), int(r["microbatches"])), []).append(r)
+        cells.setdefault((int(r["devices"]), int(r["microbatches"])), []).append(r)
     best = {}
     for key, runs in cells.items():
         if all(r["error"] for r in runs):
@@ -54,7 +54,7 @@ def best_per_cell(rows, metric):
             continue
         values = {}
         for r in runs:
-            if not r["error"] and r["fits_memory"] != "false" and r[metric]:
+            if not r["error"] and r["fits"] != "false" and r[metric]:
                 values[r["label"]] = max(values.get(r["label"], 0.0), float(r[metric]))
         if not values:
             best[key] = Best(None, None, NONE_FITS)

@@ -24,7 +24,7 @@ def read_rows(path, metric):
 
 def build_figure(rows, metric):
     """One panel per N (wrapped into rows of three), one line per schedule and the 1F1B closed form."""
-    stages = sorted({int(r["stages"]) for r in rows})
+    stages = sorted({int(r["devices"]) for r in rows})
     fig, panels = panel_grid(len(stages), "microbatches per batch m",
                              "bubble fraction" if metric == "bubble_fraction" else "bubble rate (ZB convention)",
                              sharey=True)
@@ -32,13 +32,13 @@ def build_figure(rows, metric):
     for ax, n in zip(panels, stages):
         for i, schedule in enumerate(schedules):
             points = sorted((int(r["microbatches"]), float(r[metric])) for r in rows
-                            if r["label"] == schedule and int(r["stages"]) == n)
+                            if r["label"] == schedule and int(r["devices"]) == n)
             if points:
                 # Hollow markers shrinking with the index keep schedules with equal bubbles (gpipe and 1F1B)
                 # visible on top of each other.
                 ax.plot(*zip(*points), marker=MARKERS[i % len(MARKERS)], markersize=max(9 - 1.5 * i, 3),
                         markerfacecolor="none", label=schedule)
-        ms = sorted({int(r["microbatches"]) for r in rows if int(r["stages"]) == n})
+        ms = sorted({int(r["microbatches"]) for r in rows if int(r["devices"]) == n})
         dense = [ms[0] + (ms[-1] - ms[0]) * k / 200 for k in range(201)]
         ax.plot(dense, [(n - 1) / (m + n - 1) for m in dense], "k--", linewidth=1, label="(N-1)/(m+N-1)")
         ax.set_xscale("log", base=2)

@@ -17,7 +17,7 @@ from plotting import plt, save
 
 def peak_in_limit_units(row):
     """The largest device's peak activation memory in units of N * M_B (the unit of memory_limit)."""
-    return float(row["peak_activation_x_mb_max"]) / int(row["stages"])
+    return float(row["peak_activation_microbatches"]) / int(row["devices"])
 
 
 def main():
@@ -37,7 +37,7 @@ def main():
     references = OrderedDict()
     for r in rows:
         if r.get("memory_limit"):
-            curves.setdefault((r["schedule_name"], r["stages"], r["microbatches"]), []).append(r)
+            curves.setdefault((r["schedule_name"], r["devices"], r["microbatches"]), []).append(r)
         else:
             references[r["label"]] = r
     if not curves:

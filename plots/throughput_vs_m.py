@@ -20,9 +20,9 @@ def build_figure(rows, flush_name, paci_name):
     """One panel per N: the flush's and PACI's throughput against m, and PACI's x m/(m+N-1)."""
     def series(n, name):
         return dict(sorted((int(r["microbatches"]), float(r["throughput_samples_per_s"])) for r in rows
-                           if int(r["stages"]) == n and r["schedule_name"] == name))
+                           if int(r["devices"]) == n and r["schedule_name"] == name))
 
-    stages = sorted({int(r["stages"]) for r in rows})
+    stages = sorted({int(r["devices"]) for r in rows})
     fig, panels = panel_grid(len(stages), "microbatches per batch m", "throughput (samples/s)")
     for ax, n in zip(panels, stages):
         flush = series(n, flush_name)

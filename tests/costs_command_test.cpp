@@ -90,7 +90,7 @@ TEST(MemoryFit, EveryReportSaysWhetherThePeakFits) {
   const Bytes peak = run.memory.peak_bytes();
   const size_t fits_column = [] {
     const std::vector<std::string> header = csv_header();
-    return static_cast<size_t>(std::find(header.begin(), header.end(), "fits_memory") - header.begin());
+    return static_cast<size_t>(std::find(header.begin(), header.end(), "fits") - header.begin());
   }();
   ASSERT_LT(fits_column, csv_header().size());
   struct Case {

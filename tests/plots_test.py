@@ -25,17 +25,17 @@ ENV = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
 sys.path.insert(0, PLOTS)
 
 # Everything sweep writes that the scripts read; the other columns do not matter to them.
-COLUMNS = ["schedule_name", "label", "sync", "stages", "microbatches", "throughput_samples_per_s",
-           "throughput_tokens_per_s", "bubble_fraction", "bubble_rate_zb", "fits_memory", "error"]
+COLUMNS = ["schedule_name", "label", "sync", "devices", "microbatches", "throughput_samples_per_s",
+           "throughput_tokens_per_s", "bubble_fraction", "bubble_rate_zb", "fits", "error"]
 
 
 def row(schedule, n, m, throughput, fits="true", error="", sync="barrier"):
     bubble = (n - 1) / (m + n - 1)
-    return {"schedule_name": schedule, "label": schedule, "sync": "" if error else sync, "stages": str(n),
+    return {"schedule_name": schedule, "label": schedule, "sync": "" if error else sync, "devices": str(n),
             "microbatches": str(m), "throughput_samples_per_s": "" if error else str(throughput),
             "throughput_tokens_per_s": "" if error else str(throughput * 4096),
             "bubble_fraction": "" if error else str(bubble), "bubble_rate_zb": "" if error else str(bubble),
-            "fits_memory": "" if error else fits, "error": error}
+            "fits": "" if error else fits, "error": error}
 
 
 def write_csv(path, rows, columns=COLUMNS):
@@ -135,11 +135,11 @@ class BestScheduleHeatmapTest(unittest.TestCase):
 
     def test_names_the_missing_column(self):
         sweep = write_csv(os.path.join(self.work.name, "old.csv"), heatmap_rows(),
-                          [c for c in COLUMNS if c != "fits_memory"])
+                          [c for c in COLUMNS if c != "fits"])
         done = run_script("best_schedule_heatmap.py", sweep, "-o", os.path.join(self.work.name, "x.png"))
         self.assertNotEqual(done.returncode, 0)
         self.assertIn("old.csv", done.stderr)
-        self.assertIn("'fits_memory'", done.stderr)
+        self.assertIn("'fits'", done.stderr)
 
 
 @unittest.skipUnless(HAVE_MATPLOTLIB, "no matplotlib in this interpreter")

@@ -59,9 +59,9 @@ class SweepTest(TempDirTest):
     def test_dict_product_closed_form(self):
         # Every (N, m) of 1F1B-flush at uniform costs: (m + N - 1)(F + B) per batch, in the product's order.
         rows = pipesim.sweep(uniform_scenario(4, 8, 1.0, 2.0), stages=[2, 3], microbatches=[4, 6])
-        self.assertEqual([(r["stages"], r["microbatches"]) for r in rows], [(2, 4), (2, 6), (3, 4), (3, 6)])
+        self.assertEqual([(r["devices"], r["microbatches"]) for r in rows], [(2, 4), (2, 6), (3, 4), (3, 6)])
         for row in rows:
-            n, m = row["stages"], row["microbatches"]
+            n, m = row["devices"], row["microbatches"]
             self.assertIsNone(row["error"])
             self.assertAlmostEqual(row["period_ms"], (m + n - 1) * 3.0, places=3)
 
