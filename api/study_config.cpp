@@ -73,6 +73,13 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
       node, key,
       {"name", "label", "lr", "momentum", "beta1", "beta2", "epsilon", "weight_decay", "adamw_lr"});
   StudyOptimizer out;
+  for (const char* required : {"name", "lr"}) {
+    if (!node[required]) {
+      reader.fail(node, key + "." + required,
+                  std::string(required) == "lr" ? "a learning rate (lr: 0.01)"
+                                                : "the optimizer's name (sgd, adamw, muon)");
+    }
+  }
   const std::string name = reader.get_string(node["name"], key + ".name");
   try {
     out.config.kind = executor::parse_optimizer_kind(name);
@@ -81,6 +88,7 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
   }
   out.label = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
   out.learning_rate = static_cast<float>(reader.get_double(node["lr"], key + ".lr", 0.0));
+  if (!(out.learning_rate > 0)) reader.fail(node["lr"], key + ".lr", "a learning rate above 0");
   if (out.config.kind == executor::OptimizerKind::kMuon) out.config.momentum = 0.95F;
   auto optional_float = [&](const char* k, float& into, double min_value) {
     if (node[k]) into = static_cast<float>(reader.get_double(node[k], key + "." + k, min_value));

@@ -10,6 +10,7 @@
 #include "api/check_report_files.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/validators.h"
 
 namespace pipesim {
 namespace {
@@ -62,19 +63,22 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--accumulation", o.accumulation,
                   "grid: values of a for schedules that take 'accumulation'")
       ->delimiter(',');
-  cmd->add_option("--seeds", o.seeds, "seeds per grid point (seed 0: the costs as given)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--jitter", o.noise.jitter_sigma, "sigma of the lognormal per-op duration factor")
-      ->check(CLI::NonNegativeNumber);
+  // Bounds that keep every noisy duration within the engine's range: a 5-sigma draw at sigma 3 multiplies an
+  // op by e^15 ≈ 3·10^6, a straggler by at most 1000 more.
+  cmd->add_option("--seeds", o.seeds, "seeds per grid point (seed 0: the costs as given), 1 to 100000")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--jitter", o.noise.jitter_sigma, "sigma of the lognormal per-op duration factor, 0 to 3")
+      ->check(finite_range(0, 3));
   cmd->add_option("--stage-speeds", o.noise.stage_speed_sigma,
-                  "sigma of the lognormal per-stage speed factor")
-      ->check(CLI::NonNegativeNumber);
+                  "sigma of the lognormal per-stage speed factor, 0 to 3")
+      ->check(finite_range(0, 3));
   cmd->add_option("--stragglers", o.noise.straggler_probability, "probability that an op is a straggler")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--straggler-factor", o.noise.straggler_factor, "a straggler's duration multiplier")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(0.0, 1.0));
+  cmd->add_option("--straggler-factor", o.noise.straggler_factor,
+                  "a straggler's duration multiplier, 1 to 1000")
+      ->check(finite_range(1, 1000));
   cmd->add_option("-j,--jobs,--threads", o.threads, "worker threads (default: every core)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   cmd->callback([args] {
     // Lists trim the spaces around items, as run's --schedules does ("paci, zb-h1").
     for (auto* list : {&args->options.schedules, &args->options.microbatches, &args->options.accumulation}) {

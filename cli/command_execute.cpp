@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/execution_summary.h"
 #include "cli/model_options.h"
+#include "cli/validators.h"
 #include "executor/mpi_transport.h"
 #include "executor/scenario_training.h"
 #include "report/result_record.h"
@@ -166,7 +167,9 @@ void add_execute_command(CLI::App& app) {
       ->check(CLI::Range(0, 1024));
   flag("--samples", f.samples, "samples per microbatch (executor.samples, default 4)")
       ->check(CLI::Range(1, 1 << 20));
-  flag("--lr", f.learning_rate, "SGD learning rate (executor.learning_rate, default 0.05)");
+  flag("--lr", f.learning_rate,
+       "SGD learning rate (executor.learning_rate, default 0.05), above 0 and at most 100")
+      ->check(finite_range(1e-12, 100));
   flag("--seed", f.seed, "seed of the weights and the data draws (executor.seed, default 1)");
   cmd->callback([args] { execute(*args); });
 }

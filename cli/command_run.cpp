@@ -9,6 +9,7 @@
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "report/progress_bar.h"
 #include "report/recommendation.h"
 #include "report/report.h"
@@ -142,7 +143,7 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--trace-limit-mb", args->trace_limit_mb,
                   "with --trace: refuse a trace larger than this many MiB (default 256) unless --force")
-      ->check(CLI::Range(0.001, 1e9));
+      ->check(finite_range(0.001, 1e9));
   cmd->add_flag("--force", args->force, "write the trace whatever its size");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16")
       ->allow_extra_args(false);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/model_options.h"
+#include "cli/validators.h"
 #include "io/hardware_profile_reader.h"
 
 namespace pipesim {
@@ -62,7 +63,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--schedules", args->schedules, "comma-separated schedules instead of the scenario's");
   cmd->add_option("--max-mape", args->max_mape_percent,
                   "exit 1 when the throughput MAPE with fitted costs exceeds this percentage")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(finite_range(0.0, 1e9));
   cmd->add_option("--json", args->json_path, "write the comparison as JSON to this file ('-' for stdout)");
   cmd->add_option("--csv", args->csv_path, "write the comparison as CSV to this file ('-' for stdout)");
   cmd->add_option("--profile", args->profile,

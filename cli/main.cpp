@@ -13,6 +13,7 @@
 #include "cli/error_message.h"
 #include "cli/exit_codes.h"
 #include "cli/process_setup.h"
+#include "cli/validators.h"
 #include "io/data_dirs.h"
 #include "pipesim_version.h"
 #include "sim/did_you_mean.h"
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
   app.add_option_function<double>("--max-memory-gb", pipesim::set_memory_ceiling_gb,
                                   "refuse a run whose estimated memory (trace, task graph, engine state) "
                                   "exceeds this many GB (default 4)")
-      ->check(CLI::Range(0.001, 1e6));
+      ->check(pipesim::finite_range(0.001, 1e6));
   app.add_option_function<std::string>(
       "--data-dir", pipesim::set_data_dir,
       "look for profiles, reference data and the default scenario here first "
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
       if (!known) hint = pipesim::did_you_mean(argv[1], names);
     }
     const std::string what = hint.empty() ? e.what() : std::string("unknown command '") + argv[1] + "'";
-    std::cerr << "pipesim: error: " << what << hint << " (pipesim --help lists the commands)\n";
+    std::cerr << "pipesim: error: " << what << hint << " (see --help)\n";
     return pipesim::kExitUsage;
   } catch (const pipesim::NothingRanError& e) {
     std::cerr << "pipesim: error: " << pipesim::error_message(e) << "\n";

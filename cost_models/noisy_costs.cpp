@@ -1,7 +1,12 @@
 #include "cost_models/noisy_costs.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <numbers>
+
+#include "sim/errors.h"
+#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -35,8 +40,25 @@ constexpr std::uint64_t kStageStream = 0x5354414745ULL;  // keeps stage draws ap
 
 }  // namespace
 
+void check_noise(const NoiseSpec& noise) {
+  // Beyond these a draw can exceed the engine's time range: an input error, never a counterexample.
+  const auto in = [](double value, double low, double high) {
+    return std::isfinite(value) && value >= low && value <= high;
+  };
+  if (!in(noise.jitter_sigma, 0, 3) || !in(noise.stage_speed_sigma, 0, 3) ||
+      !in(noise.straggler_probability, 0, 1) || !in(noise.straggler_factor, 1, 1000)) {
+    throw InputError(fmt::format(
+        "noise: jitter sigma {} and stage-speed sigma {} must be in [0, 3], straggler probability {} in [0, "
+        "1], "
+        "straggler factor {} in [1, 1000]",
+        noise.jitter_sigma, noise.stage_speed_sigma, noise.straggler_probability, noise.straggler_factor));
+  }
+}
+
 NoisyCosts::NoisyCosts(std::unique_ptr<CostModel> base, const NoiseSpec& noise)
-    : base_(std::move(base)), noise_(noise) {}
+    : base_(std::move(base)), noise_(noise) {
+  check_noise(noise_);
+}
 
 double NoisyCosts::stage_speed_factor(int stage) const {
   return std::exp(noise_.stage_speed_sigma * normal(noise_.seed, kStageStream, stage));
@@ -47,7 +69,12 @@ TimeNs NoisyCosts::duration(const Action& action) const {
   double factor =
       stage_speed_factor(action.stage) * std::exp(noise_.jitter_sigma * normal(noise_.seed, key, 0));
   if (uniform(noise_.seed, key, 0, 3) < noise_.straggler_probability) factor *= noise_.straggler_factor;
-  return static_cast<TimeNs>(std::llround(static_cast<double>(base_->duration(action)) * factor));
+  const double ns = static_cast<double>(base_->duration(action)) * factor;
+  if (!(ns <= static_cast<double>(kMaxTimeNs) * 1e3)) {
+    throw InputError(
+        fmt::format("noise made an op take {:.3g} s, beyond the engine's range; lower the noise", ns / 1e9));
+  }
+  return static_cast<TimeNs>(std::llround(ns));
 }
 
 }  // namespace pipesim

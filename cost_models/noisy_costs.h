@@ -17,6 +17,9 @@ struct NoiseSpec {
   double straggler_factor = 1;       // a straggler's duration multiplier
 };
 
+// Throws InputError unless the sigmas are in [0, 3], the probability in [0, 1] and the factor in [1, 1000].
+void check_noise(const NoiseSpec& noise);
+
 class NoisyCosts final : public CostModel {
  public:
   NoisyCosts(std::unique_ptr<CostModel> base, const NoiseSpec& noise);

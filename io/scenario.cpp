@@ -244,8 +244,14 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
       request.name = entry.Scalar();
     } else if (entry.IsMap()) {
       if (!entry["name"]) r.fail(entry, key + ".name", "the schedule's name");
+      std::set<std::string> seen;
       for (const auto& item : entry) {
         const std::string param = item.first.Scalar();
+        if (!seen.insert(param).second) {
+          // yaml-cpp keeps the first of two equal keys; a silently ignored parameter is worse than an error.
+          throw InputError(fmt::format("{}: duplicate key (each key may appear once in a map)",
+                                       r.where(item.first, key + "." + param)));
+        }
         if (param == "name") {
           request.name = r.get_string(item.second, key + ".name");
         } else if (param == "pipeline") {
@@ -300,6 +306,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
     throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
   }
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) {
+    throw InputError(fmt::format("{}:{}: expected a map of keys (pipeline:, costs: or model:, ...), got {}",
+                                 source, root.Mark().line + 1,
+                                 root.IsSequence() ? std::string("a list") : show_yaml(root)));
+  }
   std::set<std::string> overridden;
   for (const std::string& assignment : overrides) overridden.insert(apply_override(root, assignment));
   std::set<std::string> pinned;

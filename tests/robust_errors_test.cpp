@@ -6,11 +6,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <new>
 #include <nlohmann/json.hpp>
 
 #include "api/engine_error_location.h"
 #include "cli/error_message.h"
+#include "cost_models/noisy_costs.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"
 
@@ -134,6 +136,38 @@ TEST(ErrorMessages, LongMessagesAreCutToABoundedPrefix) {
   const std::string message = error_message(InputError(std::string(1'000'000, 'x')));
   EXPECT_LE(message.size(), kMaxErrorChars + 40);
   EXPECT_THAT(message, HasSubstr("... (1000000 characters)"));
+}
+
+TEST(RobustErrors, DocumentsThatAreNotMapsAndDuplicateScheduleParametersAreLocated) {
+  // A scalar or a list given --set was an internal error (yaml-cpp's BadSubscript).
+  for (const char* text : {"5\n", "- a\n- b\n"}) {
+    const std::string error =
+        test::input_error_of([&] { test::scenario_from_yaml(text, {"pipeline.stages=2"}); });
+    EXPECT_NE(error.find("test.yaml:1: expected a map of keys"), std::string::npos) << error;
+  }
+  // yaml-cpp keeps the first of two equal keys: {accumulation: 2, accumulation: 3} ran with a = 2.
+  const std::string duplicate = test::input_error_of([] {
+    test::scenario_from_yaml(
+        "pipeline: {stages: 2, microbatches: 4}\ncosts: {forward_ms: 1, backward_ms: 1}\n"
+        "schedules:\n  - {name: paci, accumulation: 2, accumulation: 3}\n");
+  });
+  EXPECT_NE(duplicate.find("key 'schedules[0].accumulation': duplicate key"), std::string::npos) << duplicate;
+}
+
+TEST(RobustErrors, NoiseOutsideItsRangeIsAnInputErrorNotACounterexample) {
+  for (const NoiseSpec& noise : {NoiseSpec{0, std::nan(""), 0, 0, 1}, NoiseSpec{0, 20, 0, 0, 1},
+                                 NoiseSpec{0, 0, 0, 0.5, 1e308}, NoiseSpec{0, 0, 0, std::nan(""), 2}}) {
+    EXPECT_THROW(NoisyCosts(nullptr, noise), InputError);
+  }
+  EXPECT_NO_THROW(NoisyCosts(nullptr, NoiseSpec{0, 3, 3, 1, 1000}));
+  // The command line refuses them before any run, with exit 1... or 2 for CLI11's own parse: NaN included.
+  for (const char* option : {"--jitter nan", "--jitter 20", "--stage-speeds inf", "--straggler-factor 1e308",
+                             "--stragglers nan"}) {
+    const int status = std::system(
+        fmt::format("{} check {} -N 2 -m 2 --schedules 1f1b-flush > /dev/null 2>&1", PIPESIM_BINARY, option)
+            .c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 2) << option;
+  }
 }
 
 }  // namespace

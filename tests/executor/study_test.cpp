@@ -72,6 +72,10 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "targets: {loss: 5.0}", "targets: {}")).find("targets"),
             std::string::npos);
+  // An optimizer without its learning rate is located, not an internal error.
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "{name: adamw, lr: 0.01}", "{name: adamw}"))
+                .find("key 'optimizers[0].lr': expected a learning rate"),
+            std::string::npos);
   // The name is a file name under --out, never a path out of it.
   for (const char* name : {"/abs/x", "../../x", "a/b", "..", "back\\slash"}) {
     const std::string error =
