@@ -8,6 +8,7 @@
 #include "schedules/registry.h"
 #include "sim/errors.h"
 #include "sim/resource_estimate.h"
+#include "sim/steady_state.h"
 
 namespace pipesim {
 namespace {
@@ -17,9 +18,17 @@ void check_run(const ResolvedRun& run, const ScheduleRequest& request, const Res
   try {
     run.schedule->check(run.spec);
     // Before anything is sized by the run: the effective pipeline (overrides, chunks, a CSV's sizes).
-    check_resources({run.layout.devices, run.layout.stages, scenario.microbatches, run.spec.batches,
-                     options.task_graph, scenario.comm.model == CommSpec::Model::kLink},
-                    run.label);
+    RunShape shape{run.layout.devices,    run.layout.stages,
+                   scenario.microbatches, run.spec.batches,
+                   options.task_graph,    scenario.comm.model == CommSpec::Model::kLink,
+                   options.records,       0};
+    if (!options.fixed_batches) {
+      // The steady-state search runs past the warm-up and measures at least two windows before the drain.
+      const SteadyStateHint hint = run.schedule->steady_state(run.spec);
+      shape.steady_microbatches = static_cast<double>(hint.warmup_microbatches) +
+                                  2.0 * hint.cycle_microbatches + hint.drain_microbatches;
+    }
+    check_resources(shape, run.label);
     if (scenario.transformer) {
       // Each copy of the model is split alone (a bidirectional layout's devices hold one stage of each).
       check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split,

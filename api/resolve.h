@@ -22,8 +22,10 @@ struct ResolveOptions {
   // resource ceiling (sim/resource_estimate.h) and that the costs hold what the schedule needs (I and W,
   // M_W). Off for `pipesim costs`, which shows the costs without running anything.
   bool check = true;
-  int batches = 0;         // the spec's batches (and the resource estimate's); 0: the scenario's
-  bool task_graph = true;  // the run builds the task graph (resource estimate)
+  int batches = 0;             // the spec's batches (and the resource estimate's); 0: the scenario's
+  bool task_graph = true;      // the run builds the task graph (resource estimate)
+  bool records = true;         // the run keeps its trace (resource estimate); false: streamed
+  bool fixed_batches = false;  // exactly the spec's batches, no steady-state search (resource estimate)
 };
 
 struct ResolvedRun {

@@ -47,6 +47,8 @@ RunBatch run_schedules(const Scenario& scenario, const std::vector<ScheduleReque
     try {
       ResolveOptions checks;
       checks.task_graph = options.analyze_graph;
+      checks.records = options.keep_trace || options.analyze_graph;
+      checks.fixed_batches = options.fixed_batches;
       resolve(scenario, requests[i], checks);
     } catch (const InputError& e) {
       skip_with(i, e);

@@ -100,6 +100,8 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
                                    const SimulationOptions& options) {
   ResolveOptions checks;
   checks.task_graph = options.analyze_graph;
+  checks.records = options.keep_trace || options.analyze_graph;
+  checks.fixed_batches = options.fixed_batches;
   ResolvedRun run = resolve(scenario_as_given, request, checks);
   const Scenario& scenario = run.scenario;
   const PipelineLayout& layout = run.layout;

@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
                                   "refuse a run whose estimated memory (trace, task graph, engine state) "
                                   "exceeds this many GB (default 4)")
       ->check(pipesim::finite_range(0.001, 1e6));
+  app.add_option_function<double>(
+         "--max-ops", pipesim::set_ops_ceiling,
+         "refuse a run estimated to simulate more ops than this (default 1e8: 10-20 s or more)")
+      ->check(pipesim::finite_range(1, 1e15));
   app.add_option_function<std::string>(
       "--data-dir", pipesim::set_data_dir,
       "look for profiles, reference data and the default scenario here first "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "sim/action.h"
@@ -13,6 +14,7 @@ namespace {
 
 // Set once by the command line before any run starts; read by every worker thread.
 std::atomic<double> ceiling_bytes{4e9};
+std::atomic<double> ceiling_ops{1e8};
 
 // Bytes per element of what grows with the run, beyond the records themselves: the engine's per-(stage,
 // microbatch) state and the task graph's op index (5 words per cell), the edge list with its delays and the
@@ -28,20 +30,29 @@ constexpr double kPlannedActionBytes = sizeof(Action);
 ResourceEstimate estimate_resources(const RunShape& shape) {
   const double stages = shape.stages;
   const double devices = shape.devices;
-  const double microbatches = static_cast<double>(shape.microbatches) * shape.batches;
+  const double microbatches =
+      std::max(static_cast<double>(shape.microbatches) * shape.batches, shape.steady_microbatches);
+  const double batches = shape.microbatches > 0 ? microbatches / shape.microbatches : shape.batches;
   ResourceEstimate e;
   // At most three ops (F, I, W) per stage and microbatch, and one U per stage and batch.
-  e.ops = 3 * stages * microbatches + stages * shape.batches;
+  e.ops = 3 * stages * microbatches + stages * batches;
   // An activation forward and a gradient backward across every stage boundary.
   e.transfers = 2 * (stages > 1 ? stages - 1 : 0) * microbatches;
   if (shape.task_graph) {
     // Up to two data dependencies and one same-device edge per op, plus per synchronized step an edge from
     // each device's last op before it to every stage's U: stages x devices per batch.
-    e.graph_edges = 3 * e.ops + e.transfers + stages * devices * shape.batches;
+    e.graph_edges = 3 * e.ops + e.transfers + stages * devices * batches;
   }
-  e.bytes =
-      e.ops * (sizeof(OpRecord) + sizeof(MemorySample) + kPlannedActionBytes + kCriticalPathBytesPerOp) +
-      e.transfers * sizeof(TransferRecord) + stages * microbatches * kCellBytes + e.graph_edges * kEdgeBytes;
+  if (shape.records || shape.task_graph) {
+    e.bytes =
+        e.ops * (sizeof(OpRecord) + sizeof(MemorySample) + kPlannedActionBytes + kCriticalPathBytesPerOp) +
+        e.transfers * sizeof(TransferRecord) + stages * microbatches * kCellBytes +
+        e.graph_edges * kEdgeBytes;
+  } else {
+    // Streamed: the engine's state of the microbatches in flight and a batch's plan, not the run.
+    const double batch = stages * static_cast<double>(shape.microbatches);
+    e.bytes = batch * (kCellBytes + 3 * kPlannedActionBytes);
+  }
   if (shape.link_comm) e.bytes += devices * devices * sizeof(std::int64_t);
   return e;
 }
@@ -54,8 +65,30 @@ void set_memory_ceiling_gb(double gb) {
   ceiling_bytes.store(gb * 1e9);
 }
 
+double ops_ceiling() {
+  return ceiling_ops.load();
+}
+
+void set_ops_ceiling(double ops) {
+  ceiling_ops.store(ops);
+}
+
 void check_resources(const RunShape& shape, const std::string& where) {
   const ResourceEstimate e = estimate_resources(shape);
+  if (e.ops > ops_ceiling()) {
+    throw InputError(fmt::format(
+        "{}: N = {} devices, {} stages, m = {}: this run would simulate about {:.3g} ops ({:.3g} "
+        "microbatches on "
+        "every stage{}), above the ceiling of {:.3g} ops (10-20 s or more at 5-10 M ops/s); lower N, m or "
+        "the "
+        "schedule's window (e.g. PACI's accumulation), or raise the ceiling with --max-ops",
+        where, shape.devices, shape.stages, shape.microbatches, e.ops,
+        std::max(static_cast<double>(shape.microbatches) * shape.batches, shape.steady_microbatches),
+        shape.steady_microbatches > static_cast<double>(shape.microbatches) * shape.batches
+            ? ": what the steady-state search needs: warm-up, two windows and the drain"
+            : "",
+        ops_ceiling()));
+  }
   if (e.bytes <= memory_ceiling_bytes()) return;
   throw InputError(
       fmt::format("{}: N = {} devices, {} stages, m = {}, {} batches: this run would need about {:.3g} GB "

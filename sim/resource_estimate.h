@@ -15,10 +15,14 @@ struct RunShape {
   int batches = 0;
   bool task_graph = true;  // the critical-path graph is built (its barrier edges grow as stages x devices)
   bool link_comm = false;  // the link model keeps one free time per device pair
+  bool records = true;     // the run keeps its trace (op by op); streamed runs hold about one batch's state
+  // The least microbatches the steady-state search simulates (warm-up, two windows, drain), which can be far
+  // more than batches x m (PACI's window is a microbatches); 0: batches x m.
+  double steady_microbatches = 0;
 };
 
 struct ResourceEstimate {
-  double ops = 0;          // F, B/I, W and U records
+  double ops = 0;          // F, B/I, W and U ops simulated (recorded when the run records)
   double transfers = 0;    // cross-stage transfers
   double graph_edges = 0;  // dependencies, same-device order and barrier edges
   double bytes = 0;        // everything the engine, trace and task graph hold at once
@@ -29,8 +33,11 @@ ResourceEstimate estimate_resources(const RunShape& shape);
 // The ceiling in bytes for one run; 4 GB unless --max-memory-gb changed it.
 double memory_ceiling_bytes();
 void set_memory_ceiling_gb(double gb);
+// The ceiling on ops one run simulates (its time: 5-20 M ops/s); 10^8 unless --max-ops changed it.
+double ops_ceiling();
+void set_ops_ceiling(double ops);
 
-// Throws InputError when the estimate exceeds the ceiling: "`where`: N = ..., m = ..., ...: this run would
+// Throws InputError when the estimate exceeds either ceiling: "`where`: N = ..., m = ..., ...: this run would
 // need about X GB (...), above the 4 GB ceiling; raise it with --max-memory-gb".
 void check_resources(const RunShape& shape, const std::string& where);
 

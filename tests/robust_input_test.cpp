@@ -5,6 +5,7 @@
 #include <limits>
 #include <thread>
 
+#include "api/resolve.h"
 #include "api/worker_pool.h"
 #include "pipesim_source_dir.h"
 #include "sim/errors.h"
@@ -175,7 +176,34 @@ TEST(ResourceEstimate, OversizedRunsAreRefusedBeforeAllocating) {
     simulate_schedule(s, s.schedules.at(0));
   });
   EXPECT_NE(entry.find("m = 100000000"), std::string::npos) << entry;
-  EXPECT_NE(entry.find("--max-memory-gb"), std::string::npos) << entry;
+  EXPECT_NE(entry.find("raise the ceiling with --max-ops"), std::string::npos) << entry;
+}
+
+TEST(ResourceEstimate, TheSteadyStateSearchsLengthCountsAndLongRunsAreRefused) {
+  // PACI's window is a microbatches: a = 10^6 at N = 4 simulated 24 M ops and held 4.2 GB in `pipesim check`.
+  const Scenario s = test::uniform_scenario(4, 8, 1, 2);
+  const std::string paci = input_error_of([&] {
+    test::run_schedule(s, "paci", {{"accumulation", "1000000"}});
+  });
+  EXPECT_NE(paci.find("3.75e+07 ops"), std::string::npos) << paci;  // 4 stages x 3 x (2 windows of a + more)
+  EXPECT_NE(paci.find("--max-memory-gb"), std::string::npos) << paci;  // the trace would hold them all
+  // PipeDream at N = 4096 warms up over 2N microbatches on every stage: ~10^8 ops a window, minutes of work.
+  const std::string deep =
+      input_error_of([] { test::run_schedule(test::uniform_scenario(4096, 8, 1, 2), "pipedream"); });
+  EXPECT_NE(deep.find("raise the ceiling with --max-ops"), std::string::npos) << deep;
+  // Streamed, the same run is bounded by its work only, and the flag raises that bound.
+  const double before = ops_ceiling();
+  set_ops_ceiling(1e12);
+  SimulationOptions streamed;
+  streamed.keep_trace = false;
+  EXPECT_EQ(input_error_of([] {
+              ResolveOptions options;
+              options.records = false;
+              options.task_graph = false;
+              resolve(test::uniform_scenario(4096, 8, 1, 2), {"pipedream", ScheduleParams("test")}, options);
+            }),
+            "no error");
+  set_ops_ceiling(before);
 }
 
 TEST(ResourceEstimate, EveryCommandChecksAndTheFlagRaisesTheCeiling) {
@@ -186,8 +214,7 @@ TEST(ResourceEstimate, EveryCommandChecksAndTheFlagRaisesTheCeiling) {
                            "--max-memory-gb 0.001 export gpipe -N 64 -m 4096"}) {
     const test::CommandResult r = test::run_pipesim(args, dir);
     EXPECT_EQ(r.exit_code, 1) << args;
-    EXPECT_NE(r.err.find("raise the ceiling with --max-memory-gb"), std::string::npos) << args << "\n"
-                                                                                       << r.err;
+    EXPECT_NE(r.err.find("raise the ceiling with --max-"), std::string::npos) << args << "\n" << r.err;
   }
   EXPECT_EQ(test::run_pipesim("show gpipe -N 64 -m 256", dir).exit_code, 0);
 }
