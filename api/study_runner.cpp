@@ -38,6 +38,32 @@ std::string StudyRun::key() const {
   return fmt::format("{} seed={}", group(), seed);
 }
 
+std::string StudyRun::hash(const Study& study) const {
+  std::string text = fmt::format(
+      "task={};input={};width={};blocks={};classes={};kind={};token={};embedding={};heads={};target={};",
+      study.task, study.shape.input_width, study.shape.width, study.shape.blocks, study.shape.classes,
+      static_cast<int>(study.shape.kind), study.shape.token_input, study.shape.embedding_width,
+      study.shape.heads, study.target_scenario);
+  for (const std::string& o : study.target_overrides) text += "set=" + o + ";";
+  text += fmt::format("stages={};budget={};eval={};validation={};warmup={:.17g};floor={:.17g};", study.stages,
+                      study.sample_budget, study.eval_every_samples, study.validation_samples,
+                      study.warmup_fraction, study.floor_ratio);
+  text += fmt::format("B={};schedule={};m={};", global_batch, schedule.request(), schedule.microbatches);
+  const executor::OptimizerConfig& o = optimizer.config;
+  text += fmt::format(
+      "optimizer={};lr={:.9g};momentum={:.9g};beta1={:.9g};beta2={:.9g};eps={:.9g};wd={:.9g};"
+      "adamw={:.9g};ns={};",
+      static_cast<int>(o.kind), optimizer.learning_rate, o.momentum, o.beta1, o.beta2, o.epsilon,
+      o.weight_decay, o.adamw_lr_ratio, o.newton_schulz_steps);
+  text += fmt::format("correction={};seed={}", executor::delay_correction_name(correction), seed);
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits: stable across builds and machines
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
 namespace {
 
 ScheduleParams params_of(const Study& study, const StudySchedule& schedule) {
@@ -153,66 +179,129 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
 
 std::string curve_csv_header() {
   return "run,global_batch,schedule,optimizer,correction,seed,samples,train_loss,val_loss,val_accuracy,"
-         "predicted_s,measured_s\n";
+         "predicted_s,measured_s,run_hash\n";
 }
 
-std::string curve_csv_rows(const StudyRun& run, const std::vector<CurvePoint>& points) {
+std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::vector<CurvePoint>& points) {
   std::string out;
+  const std::string hash = run.hash(study);
   for (const CurvePoint& p : points) {
-    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", run.key(),
+    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", run.key(),
                        run.global_batch, run.schedule.label(), run.optimizer.label,
                        executor::delay_correction_name(run.correction), run.seed, p.samples, p.train_loss,
-                       p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s);
+                       p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s, hash);
   }
   return out;
 }
 
 namespace {
 
-std::optional<std::pair<std::string, CurvePoint>> parse_row(const std::string& line) {
+struct ParsedRow {
+  std::string key;
+  std::string hash;
+  CurvePoint point;
+  std::string error;  // why the row cannot be read; empty when it was
+};
+
+ParsedRow parse_row(const std::string& line) {
   std::vector<std::string> cells;
   std::stringstream in(line);
   std::string cell;
   while (std::getline(in, cell, ',')) cells.push_back(cell);
-  if (cells.size() != 12) return std::nullopt;
+  ParsedRow row;
+  if (!cells.empty()) row.key = cells[0];
+  if (cells.size() != 13) {
+    row.error = fmt::format("{} cells where 13 were expected{}", cells.size(),
+                            cells.size() == 12 ? " (no run_hash: written by an older pipesim)" : "");
+    return row;
+  }
+  row.hash = cells[12];
   try {
-    CurvePoint p;
     std::size_t used = 0;
-    p.samples = std::stoll(cells[6], &used);
-    if (used != cells[6].size()) return std::nullopt;
-    double* fields[] = {&p.train_loss, &p.val_loss, &p.val_accuracy, &p.predicted_s, &p.measured_s};
+    row.point.samples = std::stoll(cells[6], &used);
+    if (used != cells[6].size()) throw std::invalid_argument("samples");
+    double* fields[] = {&row.point.train_loss, &row.point.val_loss, &row.point.val_accuracy,
+                        &row.point.predicted_s, &row.point.measured_s};
     for (int i = 0; i < 5; ++i) {
       *fields[i] = std::stod(cells[7 + i], &used);
-      if (used != cells[7 + i].size()) return std::nullopt;
+      if (used != cells[7 + i].size()) throw std::invalid_argument(cells[7 + i]);
     }
-    return std::pair{cells[0], p};
   } catch (const std::exception&) {
-    return std::nullopt;
+    row.error = "a cell that is not a number";
   }
+  return row;
+}
+
+// Why a complete run's points cannot be trusted, or "".
+std::string curve_problem(const std::vector<CurvePoint>& points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const CurvePoint& p = points[i];
+    if (i == 0 ? p.samples != 0 : p.samples <= points[i - 1].samples) {
+      return i == 0 ? "its first point is not at 0 samples" : "its samples do not rise (a duplicated run?)";
+    }
+    const bool finite = (i == 0 || std::isfinite(p.train_loss)) && std::isfinite(p.val_loss) &&
+                        std::isfinite(p.val_accuracy) && std::isfinite(p.predicted_s) &&
+                        std::isfinite(p.measured_s);
+    if (!finite) return fmt::format("a figure that is not finite at {} samples", p.samples);
+  }
+  return "";
 }
 
 }  // namespace
 
-StudyCurves read_complete_curves(const std::string& csv_text, const Study& study) {
+StudyCurves read_complete_curves(const std::string& csv_text, const Study& study,
+                                 std::vector<std::string>* distrusted) {
   std::map<std::string, std::int64_t> expected_samples;
-  for (const StudyRun& run : study_runs(study)) expected_samples[run.key()] = run_samples(study, run);
+  std::map<std::string, std::string> expected_hash;
+  for (const StudyRun& run : study_runs(study)) {
+    expected_samples[run.key()] = run_samples(study, run);
+    expected_hash[run.key()] = run.hash(study);
+  }
   StudyCurves curves;
+  std::map<std::string, std::string> why;  // runs that cannot be trusted
+  long known_rows = 0, unknown_rows = 0;
   std::stringstream in(csv_text);
   std::string line;
   bool header = true;
   while (std::getline(in, line)) {
     if (header) {
       header = false;
+      if (line + "\n" != curve_csv_header()) {
+        if (distrusted && !line.empty()) {
+          distrusted->push_back("the file's header is not a study curves header: nothing of it was resumed");
+        }
+        return {};
+      }
       continue;
     }
     // A line cut short by an interruption has no newline after it: eof is set.
     if (in.eof()) break;
-    const auto row = parse_row(line);
-    if (row && expected_samples.contains(row->first)) curves[row->first].push_back(row->second);
+    const ParsedRow row = parse_row(line);
+    if (!expected_samples.contains(row.key)) {  // a run the study no longer has, or another study's file
+      ++unknown_rows;
+      continue;
+    }
+    ++known_rows;
+    if (!row.error.empty()) {
+      why.emplace(row.key, row.error);
+    } else if (row.hash != expected_hash.at(row.key)) {
+      why.emplace(row.key, "its settings changed since it was trained (run_hash differs)");
+    } else {
+      curves[row.key].push_back(row.point);
+    }
   }
   for (auto it = curves.begin(); it != curves.end();) {
     const bool complete = it->second.back().samples == expected_samples.at(it->first);
-    it = complete ? std::next(it) : curves.erase(it);
+    const std::string problem = complete ? curve_problem(it->second) : "";
+    if (!problem.empty()) why.emplace(it->first, problem);
+    it = complete && !why.contains(it->first) ? std::next(it) : curves.erase(it);
+  }
+  if (distrusted) {
+    for (const auto& [key, reason] : why) distrusted->push_back(fmt::format("{}: {}", key, reason));
+    if (known_rows == 0 && unknown_rows > 0) {
+      distrusted->push_back(
+          fmt::format("the file's {} rows name no run of this study (another study's file?)", unknown_rows));
+    }
   }
   return curves;
 }
@@ -247,7 +336,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCu
     text << in.rdbuf();
     existing = text.str();
   }
-  curves = read_complete_curves(existing, study);
+  curves = read_complete_curves(existing, study, &result.distrusted);
   result.runs_resumed = static_cast<int>(curves.size());
   // Rewrite the file with the complete runs only, in study order, then append. The new file is written beside
   // the old one and renamed over it: a kill during the rewrite leaves the old file whole.
@@ -258,7 +347,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCu
       if (!out) throw InputError(fmt::format("{}: cannot write the study's curves", temporary));
       out << curve_csv_header();
       for (const StudyRun& run : runs) {
-        if (curves.contains(run.key())) out << curve_csv_rows(run, curves.at(run.key()));
+        if (curves.contains(run.key())) out << curve_csv_rows(study, run, curves.at(run.key()));
       }
       out.flush();
       if (!out) {
@@ -295,7 +384,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCu
         std::vector<CurvePoint> points = train_study_run(study, *pending[i]);
         const std::lock_guard lock(mutex);
         std::ofstream out(csv_path, std::ios::app);
-        out << curve_csv_rows(*pending[i], points) << std::flush;
+        out << curve_csv_rows(study, *pending[i], points) << std::flush;
         if (!out) throw InputError(fmt::format("{}: cannot append the study's curves", csv_path));
         curves[pending[i]->key()] = std::move(points);
         ++result.runs_executed;

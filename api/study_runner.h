@@ -19,7 +19,11 @@ struct StudyRun {
   StudyOptimizer optimizer;
   executor::DelayCorrection correction = executor::DelayCorrection::kNone;
   std::uint64_t seed = 1;
-  std::string key() const;    // unique within a study, the CSV's first column
+  std::string key() const;  // unique within a study, the CSV's first column
+  // Hex digest of everything that changes this run's curve (the study's task, model, budget, evaluation,
+  // validation set, learning-rate schedule and target setting; the run's B, schedule, optimizer settings,
+  // correction and seed): the CSV's last column. A resumed row must carry the digest of the run it resumes.
+  std::string hash(const Study& study) const;
   std::string group() const;  // the key without the seed: what the table averages over seeds
 };
 
@@ -47,15 +51,19 @@ std::int64_t run_samples(const Study& study, const StudyRun& run);
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run);
 
 std::string curve_csv_header();
-std::string curve_csv_rows(const StudyRun& run, const std::vector<CurvePoint>& points);
-// The complete runs of a study's CSV (a run is complete when its last point is at its last sample); rows of
-// an unfinished run, unknown runs and unreadable lines are left out.
-StudyCurves read_complete_curves(const std::string& csv_text, const Study& study);
+std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::vector<CurvePoint>& points);
+// The complete runs of a study's CSV that can be trusted: a run is complete when its last point is at its
+// last sample, and trusted when every row of it parses, carries its run's hash, and its samples rise from 0
+// with finite figures (train loss aside at 0 samples). Rows of an unfinished run, unknown runs and an
+// interrupted last line are left out silently; anything else left out is said in `distrusted` ("run K: why").
+StudyCurves read_complete_curves(const std::string& csv_text, const Study& study,
+                                 std::vector<std::string>* distrusted = nullptr);
 
 struct StudyProgress {
   int runs_total = 0;
-  int runs_resumed = 0;   // found complete in the CSV
-  int runs_executed = 0;  // trained now
+  int runs_resumed = 0;                 // found complete in the CSV
+  int runs_executed = 0;                // trained now
+  std::vector<std::string> distrusted;  // runs of the CSV retrained, and why (read_complete_curves)
 };
 
 // Trains the runs the CSV lacks, rewriting it first with its complete runs only, and appending each run as it

@@ -33,6 +33,9 @@ void train(const TrainArgs& args) {
   // The bar redraws one line with '\r': on a terminal only, so that logs stay readable.
   std::ostream* bar = ProgressBar::stderr_is_terminal() && !args.quiet ? &std::cerr : nullptr;
   const StudyProgress progress = run_study(study, csv_path, curves, bar, args.jobs);
+  // What the curves file held that could not be resumed, and was therefore trained again.
+  for (const std::string& why : progress.distrusted)
+    std::cerr << fmt::format("{}: retrained: {}\n", csv_path, why);
   const std::string table = format_study_table(study, summarize_study(study, curves));
   write_file(stem + "-table.md", table);
   std::cout << fmt::format("{}: {} runs ({} resumed from {}, {} trained)\n\n", study.name,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -177,10 +178,15 @@ std::string read_text(const std::string& path) {
 }
 
 // The CSV without its measured_s column (the only one that depends on the machine).
+// The CSV without its measured_s column (the one before run_hash): wall-clock time differs between runs.
 std::string without_measured(const std::string& csv) {
   std::stringstream in(csv);
   std::string line, out;
-  while (std::getline(in, line)) out += line.substr(0, line.rfind(',')) + "\n";
+  while (std::getline(in, line)) {
+    const std::size_t hash = line.rfind(',');
+    const std::size_t measured = line.rfind(',', hash - 1);
+    out += line.substr(0, measured) + line.substr(hash) + "\n";
+  }
   return out;
 }
 
@@ -226,6 +232,74 @@ TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
   EXPECT_EQ(without_measured(read_text(resumed_path)), without_measured(full));
   // A complete CSV: nothing left to train.
   EXPECT_EQ(run_study(study, resumed_path, resumed_curves, nullptr).runs_executed, 0);
+}
+
+// Resume only what is the same run: a changed setting or a damaged file retrains the runs it touches, and
+// says which and why.
+TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
+  const Study study = parse_study(kTinyStudy, "s.yaml", false);
+  const std::string dir = testing::TempDir();
+  const std::string path = dir + "/study_hash.csv";
+  std::filesystem::remove(path);
+  StudyCurves curves;
+  run_study(study, path, curves, nullptr);
+  const std::string full = read_text(path);
+  std::vector<std::string> why;
+  EXPECT_EQ(read_complete_curves(full, study, &why).size(), 6U);
+  EXPECT_TRUE(why.empty());
+  // Another learning rate: same keys, other runs. Nothing is resumed, and each run says why.
+  const Study other_lr = parse_study(replaced(kTinyStudy, "lr: 0.01", "lr: 0.02"), "s.yaml", false);
+  why.clear();
+  EXPECT_TRUE(read_complete_curves(full, other_lr, &why).empty());
+  ASSERT_EQ(why.size(), 6U);
+  EXPECT_NE(why[0].find("settings changed since it was trained"), std::string::npos) << why[0];
+  // So do the validation set, the evaluation grid and the model.
+  for (const auto& [from, to] :
+       {std::pair{"validation_samples: 32", "validation_samples: 16"},
+        std::pair{"eval_every_samples: 32", "eval_every_samples: 16"}, std::pair{"blocks: 0", "blocks: 1"},
+        std::pair{"warmup_fraction: 0.25", "warmup_fraction: 0.5"}}) {
+    EXPECT_TRUE(
+        read_complete_curves(full, parse_study(replaced(kTinyStudy, from, to), "s.yaml", false)).empty())
+        << to;
+  }
+  // A corrupt middle row distrusts its run only; NaN in a figure, a duplicated run and 12 cells likewise.
+  std::string damaged = full;
+  const std::size_t second_row = damaged.find('\n', damaged.find('\n') + 1) + 1;
+  damaged.replace(damaged.find(",1.", second_row), 3, ",x.");
+  why.clear();
+  EXPECT_EQ(read_complete_curves(damaged, study, &why).size(), 5U);
+  ASSERT_EQ(why.size(), 1U);
+  EXPECT_NE(why[0].find("not a number"), std::string::npos) << why[0];
+  const std::size_t first_row = full.find('\n') + 1;
+  const std::string first_run = full.substr(first_row, full.find("seed=2") - first_row);
+  why.clear();
+  EXPECT_EQ(read_complete_curves(full + first_run.substr(0, first_run.rfind('\n', first_run.size() - 2) + 1),
+                                 study, &why)
+                .size(),
+            5U);
+  EXPECT_EQ(why.size(), 1U);
+  // Another study's file, or one without a header: nothing resumed, and said.
+  why.clear();
+  EXPECT_TRUE(read_complete_curves(full.substr(first_row), study, &why).empty());
+  EXPECT_EQ(why.size(), 1U);
+  // Retraining gives the rows a fresh study writes (the retrained run's rows last).
+  StudyCurves again;
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << damaged;
+  }
+  const StudyProgress progress = run_study(study, path, again, nullptr);
+  EXPECT_EQ(progress.runs_resumed, 5);
+  EXPECT_EQ(progress.runs_executed, 1);
+  EXPECT_EQ(progress.distrusted.size(), 1U);
+  const auto sorted_lines = [](const std::string& text) {
+    std::vector<std::string> lines;
+    std::stringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  EXPECT_EQ(sorted_lines(without_measured(read_text(path))), sorted_lines(without_measured(full)));
 }
 
 // Several jobs train the same curves (rows in completion order, so compared per run), and a failing run stops
