@@ -10,6 +10,7 @@
 
 #include "io/yaml_reader.h"
 #include "sim/errors.h"
+#include "sim/text_file.h"
 
 namespace pipesim {
 
@@ -224,11 +225,8 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
 }
 
 Study load_study(const std::string& path, bool quick) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the study file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_study(text.str(), path, quick);
+  // Through the project's text reader, as every input: size limit, UTF-8, BOM and CR line ends normalised.
+  return parse_study(read_text_file(path, "study file"), path, quick);
 }
 
 }  // namespace pipesim

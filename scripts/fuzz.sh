@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the three input readers with libFuzzer for SECONDS each (default 60), all three at once: the YAML
-# scenario reader (and small runs of what it accepts), the PyTorch CSV schedule reader and the hardware profile
-# reader. Builds build-asan/ (scripts/sanitize_build.sh) when needed. Seeds: the repository's scenarios and
+# Fuzzes the four input readers with libFuzzer for SECONDS each (default 60), all at once: the YAML scenario
+# reader (and small runs of what it accepts), the PyTorch CSV schedule reader, the hardware profile reader and
+# the learning-study reader. Builds build-asan/ (scripts/sanitize_build.sh) when needed. Seeds: the repository's scenarios and
 # profiles, CSVs that `pipesim export` writes, and fuzz/regressions/<target>/ (every past finding). The corpus
 # grows in build-asan/corpus/<target>/ across runs. Any crash, sanitizer report or unexpected exception fails
 # the script and leaves the input in build-asan/crash-<target>-*: copy it into fuzz/regressions/<target>/ (the
@@ -9,12 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-targets=(scenario_reader pytorch_csv_reader profile_reader)
+targets=(scenario_reader pytorch_csv_reader profile_reader study_reader)
 scripts/sanitize_build.sh
 
 seeds=build-asan/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{scenario_reader,pytorch_csv_reader,profile_reader}
+mkdir -p "$seeds"/{scenario_reader,pytorch_csv_reader,profile_reader,study_reader}
+cp studies/*.yaml "$seeds/study_reader/"
 for file in scenarios/*.yaml scenarios/*/*.yaml; do  # two directories hold files of the same name
   cp "$file" "$seeds/scenario_reader/$(echo "${file#scenarios/}" | tr / -)"
 done

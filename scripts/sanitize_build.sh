@@ -13,7 +13,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(--target pipesim pipesim_tests)
-  for reader in scenario_reader pytorch_csv_reader profile_reader; do
+  for reader in scenario_reader pytorch_csv_reader profile_reader study_reader; do
     targets+=("fuzz_$reader" "fuzz_replay_$reader")
   done
 fi
