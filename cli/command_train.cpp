@@ -11,6 +11,7 @@
 #include "api/study_runner.h"
 #include "cli/commands.h"
 #include "report/progress_bar.h"
+#include "sim/errors.h"
 
 namespace pipesim {
 namespace {
@@ -25,7 +26,12 @@ struct TrainArgs {
 
 void train(const TrainArgs& args) {
   const Study study = load_study(args.study, args.quick);
-  std::filesystem::create_directories(args.out_dir);
+  std::error_code made;
+  std::filesystem::create_directories(args.out_dir, made);
+  if (made || !std::filesystem::is_directory(args.out_dir)) {
+    throw InputError(fmt::format("--out {}: cannot create the output directory: {}", args.out_dir,
+                                 made ? made.message() : "a file of that name is in the way"));
+  }
   const std::string stem =
       (std::filesystem::path(args.out_dir) / (study.name + (args.quick ? "-quick" : ""))).string();
   const std::string csv_path = stem + ".csv";

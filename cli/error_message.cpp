@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <new>
 #include <system_error>
@@ -39,6 +40,16 @@ std::string error_message(const std::exception& error) {
   if (dynamic_cast<const std::bad_alloc*>(&error)) {
     return "out of memory: the system refused an allocation; lower N, m or the batches, or the ceiling "
            "(--max-memory-gb)";
+  }
+  // A filesystem error names its paths: say which path and why.
+  if (const auto* fs_error = dynamic_cast<const std::filesystem::filesystem_error*>(&error)) {
+    std::string paths;
+    for (const auto* p : {&fs_error->path1(), &fs_error->path2()}) {
+      if (!p->empty()) paths += fmt::format("{}{}", paths.empty() ? "" : " and ", p->string());
+    }
+    return bounded(
+        fmt::format("{}: {}", paths.empty() ? "a file operation" : paths, fs_error->code().message())
+            .c_str());
   }
   if (const auto* system = dynamic_cast<const std::system_error*>(&error)) {
     return bounded(fmt::format("the system refused a request: {}", system->code().message()).c_str());

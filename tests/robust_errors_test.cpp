@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <new>
 #include <nlohmann/json.hpp>
 
 #include "api/engine_error_location.h"
 #include "cli/error_message.h"
 #include "cost_models/noisy_costs.h"
+#include "pipesim_source_dir.h"
 #include "sim/errors.h"
 #include "tests/test_util.h"
 
@@ -113,6 +115,20 @@ TEST(ErrorMessages, ASweepNamesItsFirstFailedRun) {
                                " (interleaved-1f1b N=3 m=14): --schedules interleaved-1f1b:chunks=2: "))
       << r.err;
   EXPECT_THAT(r.err, HasSubstr("microbatches (14) must be divisible by m div N = 4")) << r.err;
+}
+
+TEST(ErrorMessages, FilesystemErrorsNameTheirPathAndWhy) {
+  const std::filesystem::filesystem_error e("create_directories", "/proc/nope",
+                                            std::make_error_code(std::errc::no_such_file_or_directory));
+  EXPECT_EQ(error_message(e), "/proc/nope: No such file or directory");
+#ifndef PIPESIM_HAS_EXECUTOR
+  GTEST_SKIP() << "train needs the executor";
+#endif
+  test::TempDir dir;
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format("train {}/studies/one-step-delay.yaml --quick --out /proc/nope", PIPESIM_SOURCE_DIR), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--out /proc/nope: cannot create the output directory"));
 }
 
 TEST(ErrorMessages, ThirdPartyExceptionsAreWrappedNeverPassedOnBare) {
