@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "cli/error_message.h"
 #include "python/pipesim_facade.h"
 #include "sim/errors.h"
 
@@ -46,10 +47,11 @@ PYBIND11_MODULE(_pipesim, m) {
     } catch (const py::builtin_exception&) {
       throw;  // pybind11's own (argument conversion and the like)
     } catch (const pipesim::InputError& e) {
-      PyErr_SetString(input_error_type.ptr(), e.what());
+      // The command's message, bounded in length as the command bounds it (cli/error_message.h).
+      PyErr_SetString(input_error_type.ptr(), pipesim::error_message(e).c_str());
     } catch (const std::exception& e) {
       // Everything else the pipesim command reports as "pipesim: error: ..." (deadlocks, schedule errors).
-      PyErr_SetString(error_type.ptr(), e.what());
+      PyErr_SetString(error_type.ptr(), pipesim::error_message(e).c_str());
     }
   });
 

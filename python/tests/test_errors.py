@@ -93,6 +93,12 @@ class ErrorTest(TempDirTest):
                               timeout=120, check=False)
         self.assertEqual((done.returncode, done.stdout.strip()), (0, "alive"), done.stderr)
 
+    def test_messages_are_bounded(self):
+        # A schedule list of 100,000 items once gave a 200,000-character message; the command bounds it.
+        with self.assertRaises(pipesim.InputError) as raised:
+            pipesim.run(schedules="x" * 200000)
+        self.assertLess(len(str(raised.exception)), 2100)
+
     def test_docstrings(self):
         for function in (pipesim.run, pipesim.sweep, pipesim.schedules, pipesim.export,
                          pipesim.set_max_memory_gb, pipesim.max_memory_gb):
