@@ -15,6 +15,7 @@
 #include "executor/worker_numerics.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
+#include "sim/resource_estimate.h"
 
 namespace pipesim {
 
@@ -25,6 +26,56 @@ executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given,
   // One model piece per stage of a copy: copies of the model (dualpipe, chimera) share the pieces.
   setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages_per_pipeline());
   return setup;
+}
+
+ExecutionEstimate estimate_execution(const executor::TrainingSetup& setup, const PipelineSpec& spec,
+                                     const PipelineLayout& layout) {
+  const executor::ModelShape& m = setup.shape;
+  const bool gpt = m.kind == executor::ModelKind::kGpt;
+  const double d = m.width, tokens_per_sample = gpt ? m.input_width : 1;
+  // Matrices per block: the MLP's 2 x (d x 4d), the GPT's attention 4d² more; plus the input and the head.
+  const double params = m.blocks * (gpt ? 12.0 : 8.0) * d * d + (m.input_width + m.classes) * d +
+                        static_cast<double>(m.classes) * m.embedding_width;
+  const double samples = static_cast<double>(setup.samples_per_microbatch) * spec.microbatches * spec.batches;
+  ExecutionEstimate e;
+  e.flops = 6 * params * samples * tokens_per_sample;
+  e.ops = 3.0 * layout.stages * spec.microbatches * spec.batches +
+          static_cast<double>(layout.stages) * spec.batches;
+  // Weights, gradients and two optimizer moments, plus a weight version per device at most (PipeDream), and
+  // a batch of activations in flight (about 12 floats per token and width per block).
+  const double activations = static_cast<double>(setup.samples_per_microbatch) * spec.microbatches *
+                             tokens_per_sample * d * 12 * (m.blocks + 2);
+  e.bytes = 4 * (params * (4 + layout.devices) + activations);
+  return e;
+}
+
+void check_execution_resources(const ExecutionEstimate& e, const std::string& where) {
+  if (e.bytes > memory_ceiling_bytes()) {
+    throw InputError(
+        fmt::format("{}: training this model would need about {:.3g} GB (weights, gradients, optimizer "
+                    "state, weight versions "
+                    "and a batch of activations), above the {:.3g} GB ceiling; lower the width, blocks, "
+                    "samples or m, or raise "
+                    "the ceiling with --max-memory-gb",
+                    where, e.bytes / 1e9, memory_ceiling_bytes() / 1e9));
+  }
+  // An executed op costs the executor about 100 times a simulated one (numerics, threads, bookkeeping).
+  constexpr double kExecutedOpWeight = 100;
+  if (e.ops * kExecutedOpWeight > ops_ceiling()) {
+    throw InputError(fmt::format(
+        "{}: training would execute about {:.3g} ops, above the {:.3g} the ceiling allows the executor "
+        "(--max-ops "
+        "{:.3g} simulated ops, an executed op weighing {:g}); lower m, the batches or N, or raise --max-ops",
+        where, e.ops, ops_ceiling() / kExecutedOpWeight, ops_ceiling(), kExecutedOpWeight));
+  }
+  if (e.flops > flop_ceiling()) {
+    throw InputError(fmt::format(
+        "{}: training this model would compute about {:.3g} TFLOP (hours at tens of GFLOP/s per core), above "
+        "the "
+        "{:.3g} TFLOP ceiling; lower the width, blocks, samples, m or the batches, or raise the ceiling with "
+        "--max-tflop",
+        where, e.flops / 1e12, flop_ceiling() / 1e12));
+  }
 }
 
 ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
@@ -45,6 +96,9 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   run.stages = layout.stages;
   run.layout = layout;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
+  // Before anything is allocated: the model, its copies and a batch of activations, and the work.
+  check_execution_resources(estimate_execution(setup, run.spec, layout),
+                            request.params.where() + ": " + run.schedule);
   const std::unique_ptr<CostModel>& costs = resolved.costs;
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
   run.setup = setup;

@@ -58,6 +58,20 @@ executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given,
                                            const PipelineLayout& layout);
 
 // The model gets at least one unit per (virtual) stage: more residual blocks when the pipeline needs them.
+// What training a model under a schedule takes, estimated before anything is allocated: FLOPs (6 per
+// parameter and token) and bytes (weights, gradients, optimizer state, a weight version per device at most, a
+// batch of activations). Within a small factor.
+struct ExecutionEstimate {
+  double flops = 0;
+  double bytes = 0;
+  double ops = 0;  // F, B/I, W and U ops executed
+};
+ExecutionEstimate estimate_execution(const executor::TrainingSetup& setup, const PipelineSpec& spec,
+                                     const PipelineLayout& layout);
+// Throws InputError, with the estimate and the flag that raises the ceiling, above --max-memory-gb,
+// --max-tflop or (an executed op counted as 100 simulated ones) --max-ops.
+void check_execution_resources(const ExecutionEstimate& estimate, const std::string& where);
+
 ExecutedSchedule execute_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                   const ExecuteOptions& options);
 

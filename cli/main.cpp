@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
          "--max-ops", pipesim::set_ops_ceiling,
          "refuse a run estimated to simulate more ops than this (default 1e8: 10-20 s or more)")
       ->check(pipesim::finite_range(1, 1e15));
+  app.add_option_function<double>(
+         "--max-tflop", pipesim::set_flop_ceiling_tflop,
+         "refuse executor training estimated to compute more TFLOP than this (default 100)")
+      ->check(pipesim::finite_range(1e-6, 1e9));
   app.add_option_function<std::string>(
       "--data-dir", pipesim::set_data_dir,
       "look for profiles, reference data and the default scenario here first "

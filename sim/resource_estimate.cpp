@@ -15,6 +15,7 @@ namespace {
 // Set once by the command line before any run starts; read by every worker thread.
 std::atomic<double> ceiling_bytes{4e9};
 std::atomic<double> ceiling_ops{1e8};
+std::atomic<double> ceiling_flops{1e14};
 
 // Bytes per element of what grows with the run, beyond the records themselves: the engine's per-(stage,
 // microbatch) state and the task graph's op index (5 words per cell), the edge list with its delays and the
@@ -63,6 +64,14 @@ double memory_ceiling_bytes() {
 
 void set_memory_ceiling_gb(double gb) {
   ceiling_bytes.store(gb * 1e9);
+}
+
+double flop_ceiling() {
+  return ceiling_flops.load();
+}
+
+void set_flop_ceiling_tflop(double tflop) {
+  ceiling_flops.store(tflop * 1e12);
 }
 
 double ops_ceiling() {

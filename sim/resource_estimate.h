@@ -36,6 +36,10 @@ void set_memory_ceiling_gb(double gb);
 // The ceiling on ops one run simulates (its time: 5-20 M ops/s); 10^8 unless --max-ops changed it.
 double ops_ceiling();
 void set_ops_ceiling(double ops);
+// The ceiling on FLOPs the executor computes for one run or study run; 10^14 (100 TFLOP: about an hour at a
+// few tens of GFLOP/s) unless --max-tflop changed it.
+double flop_ceiling();
+void set_flop_ceiling_tflop(double tflop);
 
 // Throws InputError when the estimate exceeds either ceiling: "`where`: N = ..., m = ..., ...: this run would
 // need about X GB (...), above the 4 GB ceiling; raise it with --max-memory-gb".

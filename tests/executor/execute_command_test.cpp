@@ -5,6 +5,7 @@
 #include "api/execute.h"
 #include "api/execution_report.h"
 #include "cli/execution_summary.h"
+#include "pipesim_source_dir.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -123,6 +124,37 @@ TEST(ExecuteReport, FiguresOfARunThatNeverReachesSteadyStateStayPhysical) {
         8.0 * run.setup.samples_per_microbatch / (static_cast<double>(measured.trace.makespan_ns) / 1e9) +
             1e-9)
         << name;
+  }
+}
+
+// Executor runs estimate their memory, FLOPs and ops before allocating: a width of 4096, a million samples
+// per microbatch, 10^5 microbatches and a study of 10^5 blocks were each seen taking minutes or gigabytes.
+TEST(ExecuteResources, EstimatesMatchAHandCountAndRunawaysAreRefused) {
+  executor::TrainingSetup setup;
+  setup.shape.input_width = 8;
+  setup.shape.width = 16;
+  setup.shape.blocks = 2;
+  setup.shape.classes = 4;
+  setup.samples_per_microbatch = 4;
+  PipelineSpec spec;
+  spec.devices = 2;
+  spec.microbatches = 8;
+  spec.batches = 3;
+  const PipelineLayout layout = PipelineLayout::linear(2);
+  const ExecutionEstimate e = estimate_execution(setup, spec, layout);
+  // params = 2 blocks x 8 x 16² + (8 + 4) x 16 + 4 x 8 = 4096 + 192 + 32 = 4320; 96 samples.
+  EXPECT_DOUBLE_EQ(e.flops, 6.0 * 4320 * 96);
+  EXPECT_DOUBLE_EQ(e.ops, 3.0 * 2 * 8 * 3 + 2 * 3);
+  EXPECT_DOUBLE_EQ(e.bytes, 4 * (4320.0 * (4 + 2) + 4 * 8 * 16 * 12 * 4));
+  EXPECT_NO_THROW(check_execution_resources(e, "small"));
+  test::TempDir dir;
+  for (const char* option : {"--width 4096", "--samples 1048576", "--set pipeline.microbatches=100000"}) {
+    const test::CommandResult r = test::run_pipesim(
+        fmt::format("execute {}/scenarios/executor/validate-small.yaml --schedules 1f1b-flush {}",
+                    PIPESIM_SOURCE_DIR, option),
+        dir);
+    EXPECT_EQ(r.exit_code, 1) << option;
+    EXPECT_NE(r.err.find("raise"), std::string::npos) << option << ": " << r.err;
   }
 }
 
