@@ -54,8 +54,11 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
       device.weight_versions_max =
           std::max(device.weight_versions_max, drift.stages[stage].weight_versions_max);
     }
-    std::stable_sort(changes.begin(), changes.end(),
-                     [](const Change& a, const Change& b) { return a.time_ns < b.time_ns; });
+    // At one instant the weight versions change first: they follow op ends (a stash dropped at a backward's
+    // end, a new version at a step's end), which the engine processes before any op starts.
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+      return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : (a.stage >= 0) > (b.stage >= 0);
+    });
     Bytes activations = 0;
     auto weights = [&] {
       Bytes total = 0;
@@ -68,6 +71,17 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
       const Change& c = changes[i];
       if (c.stage < 0) {
         activations = c.activation_bytes;
+        // A device runs its ops one after another even when they take 0 ns: what an op allocated before a
+        // later op of the same instant freed was held, so every activation state counts towards the peak,
+        // with the instant's weights (its version changes sort first).
+        const Bytes weight_bytes = weights();
+        const Bytes total = weight_bytes + device.fixed_bytes + activations;
+        if (total > device.peak_bytes) {
+          device.peak_bytes = total;
+          device.peak_time_ns = c.time_ns;
+          device.peak_weight_bytes = weight_bytes;
+          device.peak_activation_bytes = activations;
+        }
       } else {
         live[c.stage] = c.live_versions;
       }

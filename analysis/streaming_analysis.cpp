@@ -64,6 +64,7 @@ void StreamingAnalysis::apply_changes_before(TimeNs time_ns) {
         DeviceTally& d = devices_[device];
         d.activation_bytes = d.activation_bytes_now;
         d.pending_activation = false;
+        d.activation_bytes_instant_pending = false;
         touch_device(device);
       }
       activation_devices_.clear();
@@ -88,12 +89,15 @@ void StreamingAnalysis::apply_changes_before(TimeNs time_ns) {
     for (int device : touched_devices_) {
       DeviceTally& d = devices_[device];
       d.touched = false;
-      const Bytes total = d.weight_bytes + d.fixed_bytes + d.activation_bytes;
+      // The instant's largest activation state (ops of 0 ns), with the instant's weights.
+      const Bytes activations = std::max(d.activation_bytes, d.activation_bytes_instant_max);
+      d.activation_bytes_instant_max = d.activation_bytes;
+      const Bytes total = d.weight_bytes + d.fixed_bytes + activations;
       if (total > d.memory.peak_bytes) {
         d.memory.peak_bytes = total;
         d.memory.peak_time_ns = instant;
         d.memory.peak_weight_bytes = d.weight_bytes;
-        d.memory.peak_activation_bytes = d.activation_bytes;
+        d.memory.peak_activation_bytes = activations;
       }
     }
     touched_devices_.clear();
@@ -180,6 +184,12 @@ void StreamingAnalysis::memory_changed(int device, const MemorySample& sample) {
   if (!d.pending_activation) activation_devices_.push_back(device);
   d.pending_activation = true;
   d.activation_bytes_now = sample.activation_bytes;
+  // Ops of 0 ns run one after another at one instant: every activation state they pass through counts
+  // towards the peak, with the instant's weights (analysis/memory_model.cpp counts it so too).
+  d.activation_bytes_instant_max = d.activation_bytes_instant_pending
+                                       ? std::max(d.activation_bytes_instant_max, sample.activation_bytes)
+                                       : sample.activation_bytes;
+  d.activation_bytes_instant_pending = true;
 }
 
 void StreamingAnalysis::gradient_complete(const GradientRecord& g) {

@@ -65,6 +65,8 @@ class StreamingAnalysis final : public RunObserver, public SteadyStateProbe {
     Bytes activation_bytes = 0;
     Bytes activation_bytes_now = 0;  // the engine's value at the present instant, applied once it is passed
     bool pending_activation = false;
+    Bytes activation_bytes_instant_max = 0;  // the largest of the present instant's activation states
+    bool activation_bytes_instant_pending = false;
     Bytes weight_bytes = 0;  // weights x live versions of its stages
     Bytes fixed_bytes = 0;
     DeviceMemory memory;

@@ -32,6 +32,14 @@ void assert_physical(const SimulationResult& r, bool exact_costs) {
   TimeNs max_work_ns = 0;
   for (size_t d = 0; d < metrics.devices.size(); ++d) {
     const DeviceMetrics& device = metrics.devices[d];
+    // A device's peak memory holds at least its peak activations (and its fixed memory besides).
+    if (d < r.memory.devices.size() &&
+        r.memory.devices[d].peak_bytes < device.peak_activation_bytes + r.memory.devices[d].fixed_bytes) {
+      fail(r,
+           fmt::format("device {}'s peak memory {} B is below its peak activations {} B plus its fixed {} B",
+                       d + 1, r.memory.devices[d].peak_bytes, device.peak_activation_bytes,
+                       r.memory.devices[d].fixed_bytes));
+    }
     max_work_ns = std::max(max_work_ns, device.work_ns_per_microbatch);
     if (device.idle_ns_per_batch < 0) {
       fail(r, fmt::format("device {} is busy {} ns per batch, longer than the period {} ns", d + 1,

@@ -762,7 +762,9 @@ class Engine final : public LocalView {
     }
     if (record_) {
       auto& samples = trace_.memory[d];
-      if (samples.back().time_ns == now_) {
+      // One sample per instant, unless the instant falls after rising (ops of 0 ns run one after another):
+      // then both states stay, so that analyses see what was held.
+      if (samples.back().time_ns == now_ && dev.activation_bytes >= samples.back().activation_bytes) {
         samples.back().activation_bytes = dev.activation_bytes;
         samples.back().in_flight = dev.in_flight;
       } else {

@@ -10,6 +10,7 @@
 
 #include "api/predicted_run.h"
 #include "report/format.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
@@ -58,6 +59,24 @@ TEST(MemoryModel, ChangesAtOneInstantCountTogether) {
   const MemoryReport m = compute_memory(trace, drift, {{1000, 0, 0, 0}});
   EXPECT_EQ(m.devices[0].peak_bytes, 2000);
   EXPECT_EQ(m.devices[0].timeline.back().total_bytes, 1700);
+}
+
+TEST(MemoryModel, OpsOfZeroNanosecondsHoldWhatTheyAllocate) {
+  // zb-1p with F and W of 0 ns: within one instant a device runs F (allocating M_B) before the W that frees
+  // M_W; the peak was taken after the instant only and fell below the device's own peak activations.
+  const Scenario s = test::scenario_from_yaml(
+      "pipeline: {stages: 4, microbatches: 8}\n"
+      "costs: {forward_ms: 0, backward_input_ms: 0.000001, backward_weight_ms: 0, "
+      "weight_grad_activation_bytes: 500000, parameter_bytes: 1000}\n");
+  for (const bool keep_trace : {false, true}) {
+    SimulationOptions options;
+    options.keep_trace = keep_trace;
+    const SimulationResult r = test::run_schedule(s, "zb-1p", {}, options);
+    for (size_t d = 0; d < r.memory.devices.size(); ++d) {
+      EXPECT_GE(r.memory.devices[d].peak_bytes, r.metrics.devices[d].peak_activation_bytes + 1000)
+          << "device " << d + 1 << (keep_trace ? " recorded" : " streamed");
+    }
+  }
 }
 
 TEST(MemoryModel, AnInterleavedDeviceHoldsAllItsChunks) {
