@@ -38,8 +38,11 @@ int fastest(const std::vector<SimulationResult>& results, Keep keep) {
 
 std::string semantics_note(const SimulationResult& r) {
   if (!asynchronous(r)) return "";
-  return fmt::format(" (asynchronous: changes the training semantics, weights up to Δ = {} steps stale)",
-                     max_drift(r));
+  // τ: steps between the weights a gradient was computed on and those it updates; Δ: between a microbatch's
+  // forward and backward weights (0 when a schedule stashes them).
+  return fmt::format(
+      " (asynchronous: changes the training semantics: gradients up to τ = {} steps stale, Δ max {})",
+      max_staleness(r), max_drift(r));
 }
 
 std::string nothing_fits_text(const std::vector<SimulationResult>& results, const RecommendationContext& c) {
