@@ -348,24 +348,41 @@ double model_flops_per_sample(const TransformerModel& t) {
          3 * output;
 }
 
-std::string attention_name(AttentionKind kind) {
-  return kind == AttentionKind::kFlash ? "flash" : "eager";
+const NameTable<AttentionKind>& attention_names() {
+  static const NameTable<AttentionKind> names = {{"flash", AttentionKind::kFlash},
+                                                 {"eager", AttentionKind::kEager}};
+  return names;
 }
 
-std::string mlp_name(MlpKind kind) {
-  return kind == MlpKind::kSwiglu ? "swiglu" : "gelu";
+const NameTable<MlpKind>& mlp_names() {
+  static const NameTable<MlpKind> names = {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiglu}};
+  return names;
+}
+
+const NameTable<Recompute>& recompute_names() {
+  static const NameTable<Recompute> names = {
+      {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+  return names;
+}
+
+namespace {
+
+template <typename Enum>
+std::string name_in(const NameTable<Enum>& table, Enum value) {
+  for (const auto& [name, choice] : table) {
+    if (choice == value) return name;
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string attention_name(AttentionKind kind) {
+  return name_in(attention_names(), kind);
 }
 
 std::string recompute_name(Recompute kind) {
-  switch (kind) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "none";
+  return name_in(recompute_names(), kind);
 }
 
 std::string model_choices_text(const TransformerModel& t) {
@@ -499,6 +516,7 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
                                  b, e.what()));
   }
   starts.push_back(static_cast<int>(units.size()));
+  const double recompute_working_bytes = layer_full_activation_bytes(setup.model, b);
   std::vector<StageCosts> result(stages);
   for (int i = 0; i < stages; ++i) {
     StageCosts& c = result[i];
@@ -520,7 +538,7 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       if (u.kind == UnitKind::kMlp && k > starts[i]) ++c.layers;
       const bool layer_part = u.kind == UnitKind::kAttention || u.kind == UnitKind::kMlp;
       if (layer_part && setup.model.recompute == Recompute::kFull) {
-        c.recompute_working_bytes = layer_full_activation_bytes(setup.model, b);
+        c.recompute_working_bytes = recompute_working_bytes;
         // A stage that starts at an MLP half keeps that half's input, which its attention half would hold.
         if (u.kind == UnitKind::kMlp && k == starts[i]) {
           c.activation_bytes += 2.0 * setup.model.seq_len * b * setup.model.hidden * d.bytes;
@@ -558,7 +576,7 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
   const Device d(setup);
   const double s = t.seq_len, h = t.hidden, tokens = s * b;
   const TransformerModel counted = without_recompute(t);
-  auto half = [&](UnitKind kind, int layer) {
+  auto half = [&](UnitKind kind) {
     const bool attention = kind == UnitKind::kAttention;
     const LayerShapes shapes = attention ? attention_shapes(t, b) : mlp_shapes(t, b);
     const LayerShapes counted_shapes = attention ? attention_shapes(counted, b) : mlp_shapes(counted, b);
@@ -567,7 +585,6 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
     const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
     UnitCosts u;
     u.kind = kind;
-    u.layer = layer;
     u.forward_s = gemm_seconds(d.gemm, shapes.forward) + elementwise.forward + kernels.forward * d.launch;
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
                          kernels.backward_input * d.launch;
@@ -583,10 +600,13 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
     u.newton_schulz_s = newton_schulz_seconds(d.gemm, attention ? attention_matrices(t) : mlp_matrices(t));
     return u;
   };
+  // Every layer's halves cost the same: computed once, copied per layer.
+  UnitCosts attention = half(UnitKind::kAttention), mlp = half(UnitKind::kMlp);
   std::vector<UnitCosts> units = {embedding_unit(setup, d, b)};
   for (int layer = 0; layer < t.layers; ++layer) {
-    units.push_back(half(UnitKind::kAttention, layer));
-    units.push_back(half(UnitKind::kMlp, layer));
+    attention.layer = mlp.layer = layer;
+    units.push_back(attention);
+    units.push_back(mlp);
   }
   // The final layer norm reads its input and writes its output; the backward reads both and the incoming
   // gradient; the weight gradient reduces the normalized input times the gradient over the tokens.

@@ -16,6 +16,7 @@
 //               + kernels launched · launch overhead.
 // The shape dependence is what makes small microbatches slower per FLOP; it comes from the profile.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cost_models/hardware_profile.h"
@@ -105,8 +106,14 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split);
 
 std::string layer_split_name(LayerSplit split);
 std::string optimizer_name(OptimizerType type);
+// Each choice's name as scenarios spell it, in one table per kind: the reader parses through them and the
+// reports print through them.
+template <typename Enum>
+using NameTable = std::vector<std::pair<std::string, Enum>>;
+const NameTable<AttentionKind>& attention_names();  // flash, eager
+const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
+const NameTable<Recompute>& recompute_names();      // none, selective, full
 std::string attention_name(AttentionKind kind);
-std::string mlp_name(MlpKind kind);
 std::string recompute_name(Recompute kind);
 // "flash attention, SwiGLU MLP, GQA 8 kv heads, no recomputation": the modelling choices behind a figure.
 std::string model_choices_text(const TransformerModel& model);

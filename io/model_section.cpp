@@ -15,8 +15,7 @@ namespace {
 // A named choice: `value` is left as it is when the key is absent.
 template <typename Enum>
 void read_choice(const YamlReader& r, const YAML::Node& node, const std::string& key,
-                 const std::vector<std::pair<std::string, Enum>>& names, const std::string& expected,
-                 Enum& value) {
+                 const NameTable<Enum>& names, const std::string& expected, Enum& value) {
   if (!node) return;
   const std::string given = r.get_string(node, key);
   for (const auto& [name, choice] : names) {
@@ -52,16 +51,14 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
                          t.heads));
     }
   }
-  read_choice(r, node["mlp"], "model.mlp", {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiglu}},
+  read_choice(r, node["mlp"], "model.mlp", mlp_names(),
               "gelu (two matrices, GPT) or swiglu (three matrices, Llama)", t.mlp);
   if (node["ffn_hidden"]) t.ffn_hidden = r.get_int(node["ffn_hidden"], "model.ffn_hidden", 1);
   read_choice(
-      r, node["attention"], "model.attention",
-      {{"flash", AttentionKind::kFlash}, {"eager", AttentionKind::kEager}},
+      r, node["attention"], "model.attention", attention_names(),
       "flash (fused, the s x s scores never stored: the default) or eager (scores and softmax stored)",
       t.attention);
-  read_choice(r, node["recompute"], "model.recompute",
-              {{"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}},
+  read_choice(r, node["recompute"], "model.recompute", recompute_names(),
               "none, selective (the attention core recomputed) or full (each layer's forward rerun in its "
               "backward)",
               t.recompute);
