@@ -27,8 +27,24 @@
 #include "io/data_dirs.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
+#include "sim/text_file.h"
 
 namespace pipesim {
+
+namespace {
+
+// A path as given, else relative to the data search path (io/data_dirs.h).
+std::string resolve(const std::string& path) {
+  if (std::filesystem::exists(path)) return path;
+  return find_data_path(path, "the study's target_setting scenario");
+}
+
+// The target scenario's text (a few kB, read for each run's hash: the file may change between resumes).
+std::string target_scenario_text(const Study& study) {
+  return read_text_file(resolve(study.target_scenario), "the study's target_setting scenario");
+}
+
+}  // namespace
 
 std::string StudyRun::group() const {
   return fmt::format("B={} {} {} {}", global_batch, schedule.label(), optimizer.label,
@@ -45,6 +61,8 @@ std::string StudyRun::hash(const Study& study) const {
       static_cast<int>(study.shape.kind), study.shape.token_input, study.shape.embedding_width,
       study.shape.heads, study.target_scenario);
   for (const std::string& o : study.target_overrides) text += "set=" + o + ";";
+  // The target setting's file itself: its costs make the curves' predicted seconds.
+  text += "target_text=" + target_scenario_text(study) + ";";
   text += fmt::format("stages={};budget={};eval={};validation={};warmup={:.17g};floor={:.17g};", study.stages,
                       study.sample_budget, study.eval_every_samples, study.validation_samples,
                       study.warmup_fraction, study.floor_ratio);
@@ -70,12 +88,6 @@ ScheduleParams params_of(const Study& study, const StudySchedule& schedule) {
   ScheduleParams params(study.source);
   for (const auto& [key, value] : schedule.params) params.set(key, value);
   return params;
-}
-
-// A path as given, else relative to the data search path (io/data_dirs.h).
-std::string resolve(const std::string& path) {
-  if (std::filesystem::exists(path)) return path;
-  return find_data_path(path, "the study's target_setting scenario");
 }
 
 }  // namespace
@@ -325,8 +337,17 @@ void draw_bar(std::ostream& out, int done, int total, double elapsed_s, int exec
 
 }  // namespace
 
-StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCurves& curves,
+StudyProgress run_study(const Study& study, const std::string& csv_path_as_given, StudyCurves& curves,
                         std::ostream* progress, int jobs) {
+  // The curves are resumed, rewritten and appended to: a regular file (a symlink's target, the link kept).
+  std::error_code ec;
+  const std::string csv_path = std::filesystem::is_symlink(csv_path_as_given, ec)
+                                   ? std::filesystem::weakly_canonical(csv_path_as_given).string()
+                                   : csv_path_as_given;
+  if (std::filesystem::exists(csv_path, ec) && !std::filesystem::is_regular_file(csv_path, ec)) {
+    throw InputError(fmt::format(
+        "{}: the study's curves must be a regular file (it is resumed and rewritten)", csv_path_as_given));
+  }
   const std::vector<StudyRun> runs = study_runs(study);
   StudyProgress result;
   result.runs_total = static_cast<int>(runs.size());

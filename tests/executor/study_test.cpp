@@ -247,6 +247,11 @@ TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
   std::vector<std::string> why;
   EXPECT_EQ(read_complete_curves(full, study, &why).size(), 6U);
   EXPECT_TRUE(why.empty());
+  // A changed target setting changes the predicted seconds: the file's text is part of the hash.
+  EXPECT_TRUE(
+      read_complete_curves(
+          full, parse_study(replaced(kTinyStudy, "gpt2-medium-8stage.yaml", "example.yaml"), "s.yaml", false))
+          .empty());
   // Another learning rate: same keys, other runs. Nothing is resumed, and each run says why.
   const Study other_lr = parse_study(replaced(kTinyStudy, "lr: 0.01", "lr: 0.02"), "s.yaml", false);
   why.clear();
@@ -300,6 +305,18 @@ TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
     return lines;
   };
   EXPECT_EQ(sorted_lines(without_measured(read_text(path))), sorted_lines(without_measured(full)));
+  // Through a symlink the target is resumed and rewritten, the link kept; a FIFO is refused, never replaced.
+  const std::string link = dir + "/study_link.csv";
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(path, link);
+  StudyCurves linked;
+  EXPECT_EQ(run_study(study, link, linked, nullptr).runs_resumed, 6);
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  const std::string fifo = dir + "/study_fifo.csv";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(run_study(study, fifo, linked, nullptr), InputError);
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
 
 // Several jobs train the same curves (rows in completion order, so compared per run), and a failing run stops
