@@ -94,6 +94,8 @@ void run(const RunArgs& args) {
         args.sort.empty() ? results : sorted_by_column(results, args.sort);
     RecommendationContext context;
     context.transformer = scenario.transformer.has_value();
+    context.can_recompute_more =
+        context.transformer && scenario.transformer->model.recompute != Recompute::kFull;
     std::cout << render_result_table(scenario.name, shown, table) << recommendation_text(results, context)
               << skipped_runs_text(batch.skipped);
   } else if (!batch.skipped.empty()) {

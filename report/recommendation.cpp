@@ -51,13 +51,12 @@ std::string nothing_fits_text(const std::vector<SimulationResult>& results, cons
     if (results[i].memory.peak_bytes() < results[leanest].memory.peak_bytes()) leanest = i;
   }
   const SimulationResult& r = results[leanest];
-  const std::string remedies =
-      c.transformer
-          ? "more stages, recomputation (model.recompute: selective or full), a smaller microbatch (more "
-            "microbatches at the same global batch), or a schedule with fewer microbatches in flight "
-            "(v-half, v-min)"
-          : "more stages, a smaller microbatch, or a schedule with fewer microbatches in flight "
-            "(v-half, v-min)";
+  const std::string recompute =
+      c.can_recompute_more ? "recomputation (model.recompute: selective or full), " : "";
+  const std::string remedies = fmt::format(
+      "more stages, {}a smaller microbatch{}, or a schedule with fewer microbatches in flight (v-half, "
+      "v-min)",
+      recompute, c.transformer ? " (more microbatches at the same global batch)" : "");
   return fmt::format(
       "no run fits: the device may hold {:.2f} GiB; the leanest, {} (B={:.4g}, m={}), needs {:.2f} GiB on "
       "device "

@@ -11,7 +11,8 @@
 namespace pipesim {
 
 struct RecommendationContext {
-  bool transformer = false;  // the costs come from a model (recomputation is a remedy to name)
+  bool transformer = false;         // the costs come from a model
+  bool can_recompute_more = false;  // its recomputation is not already full (a remedy to name)
 };
 
 std::string recommendation_text(const std::vector<SimulationResult>& results,

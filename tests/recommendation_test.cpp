@@ -48,6 +48,10 @@ TEST(Recommendation, WhenNothingFitsItNamesTheLeanestRunAndWhatWouldHelp) {
                       "4.00 GiB on device 1. What would help: more stages"),
             std::string::npos)
       << text;
+  // Recomputation is named only where the model can recompute more.
+  EXPECT_EQ(text.find("recomputation"), std::string::npos) << text;
+  EXPECT_NE(recommendation_text(runs, {true, true}).find("recomputation (model.recompute"), std::string::npos);
+  EXPECT_EQ(recommendation_text(runs, {true, false}).find("recomputation"), std::string::npos);
 }
 
 TEST(Recommendation, SortOrdersRowsByAColumn) {
