@@ -16,6 +16,11 @@ std::string format_bytes(Bytes bytes) {
   return fmt::format("{:.2f} GiB", b / kGiB);
 }
 
+std::string format_rate(double value, int decimals) {
+  if (value > 0 && value < 1) return fmt::format("{:.3g}", value);
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
 namespace {
 
 // Numbers line up on the right; names and text on the left.

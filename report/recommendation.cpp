@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "report/format.h"
 #include "report/report.h"
 #include "report/result_figures.h"
 
@@ -18,8 +19,8 @@ bool asynchronous(const SimulationResult& r) {
 }
 
 std::string run_text(const SimulationResult& r) {
-  return fmt::format("{} (B={:.4g}, m={}): {:.2f} samples/s", r.schedule_label, global_batch_samples(r),
-                     r.spec.microbatches, r.metrics.throughput_samples_per_s);
+  return fmt::format("{} (B={:.4g}, m={}): {} samples/s", r.schedule_label, global_batch_samples(r),
+                     r.spec.microbatches, format_rate(r.metrics.throughput_samples_per_s, 2));
 }
 
 // The fastest run among those `keep` accepts; -1 when none.

@@ -64,7 +64,7 @@ const std::vector<Column>& catalogue() {
            [](const SimulationResult& r) { return fmt::format("{:.4g}", global_batch_samples(r)); }),
       text("sync", "sync", true, [](const SimulationResult& r) { return sync_token(r.spec.sync); }),
       text("throughput_samples_per_s", "samples/s", true,
-           [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_s, 2); }),
+           [](const SimulationResult& r) { return format_rate(r.metrics.throughput_samples_per_s, 2); }),
       text("throughput_tokens_per_s", "tokens/s", true,
            [](const SimulationResult& r) -> Cell {
              const Figure t = tokens_per_s(r);
@@ -84,7 +84,7 @@ const std::vector<Column>& catalogue() {
       text("period_ms", "period (ms)", false,
            [](const SimulationResult& r) { return fixed(ns_to_ms(r.metrics.period_ns), 3); }),
       text("throughput_samples_per_gpu_s", "samples/s/GPU", false,
-           [](const SimulationResult& r) { return fixed(r.metrics.throughput_samples_per_gpu_s, 3); }),
+           [](const SimulationResult& r) { return format_rate(r.metrics.throughput_samples_per_gpu_s, 3); }),
       text("throughput_tokens_per_gpu_s", "tokens/s/GPU", false,
            [](const SimulationResult& r) -> Cell {
              const Figure t = tokens_per_device_s(r);

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "report/format.h"
 #include "report/table_columns.h"
 #include "sim/errors.h"
 #include "test_util.h"
@@ -123,6 +124,13 @@ TEST(ResultTable, ABubbleBelowOneNeverReadsAsOneHundredPercent) {
       render_result_table("s", {run}, TableOptions{false, {"schedule", "bubble_fraction"}});
   EXPECT_EQ(table.find("100.0"), std::string::npos) << table;
   EXPECT_NE(table.find("99.9999"), std::string::npos) << table;
+}
+
+TEST(ResultTable, SlowRatesKeepTheirDigits) {
+  EXPECT_EQ(format_rate(0.00534, 2), "0.00534");
+  EXPECT_EQ(format_rate(0.00636, 2), "0.00636");
+  EXPECT_EQ(format_rate(123.456, 2), "123.46");
+  EXPECT_EQ(format_rate(0, 2), "0.00");
 }
 
 }  // namespace
