@@ -61,6 +61,9 @@ Outcome run_job(const Job& job, const CheckOptions& options, bool skip_bad_input
       outcome.general_bound_differs |= g.drift_bound != g.invariant_drift_bound;
     }
     outcome.violations = check_run(result, job.accumulation, job.seed, job.saturated);
+  } catch (const ResourceLimitError&) {
+    outcome.input_error =
+        std::current_exception();  // too large to check: said, never skipped as "not allowed"
   } catch (const InputError&) {
     if (skip_bad_input) {
       outcome.skipped = true;

@@ -51,7 +51,7 @@ ExecutionEstimate estimate_execution(const executor::TrainingSetup& setup, const
 
 void check_execution_resources(const ExecutionEstimate& e, const std::string& where) {
   if (e.bytes > memory_ceiling_bytes()) {
-    throw InputError(
+    throw ResourceLimitError(
         fmt::format("{}: training this model would need about {:.3g} GB (weights, gradients, optimizer "
                     "state, weight versions "
                     "and a batch of activations), above the {:.3g} GB ceiling; lower the width, blocks, "
@@ -62,14 +62,14 @@ void check_execution_resources(const ExecutionEstimate& e, const std::string& wh
   // An executed op costs the executor about 100 times a simulated one (numerics, threads, bookkeeping).
   constexpr double kExecutedOpWeight = 100;
   if (e.ops * kExecutedOpWeight > ops_ceiling()) {
-    throw InputError(fmt::format(
+    throw ResourceLimitError(fmt::format(
         "{}: training would execute about {:.3g} ops, above the {:.3g} the ceiling allows the executor "
         "(--max-ops "
         "{:.3g} simulated ops, an executed op weighing {:g}); lower m, the batches or N, or raise --max-ops",
         where, e.ops, ops_ceiling() / kExecutedOpWeight, ops_ceiling(), kExecutedOpWeight));
   }
   if (e.flops > flop_ceiling()) {
-    throw InputError(fmt::format(
+    throw ResourceLimitError(fmt::format(
         "{}: training this model would compute about {:.3g} TFLOP (hours at tens of GFLOP/s per core), above "
         "the "
         "{:.3g} TFLOP ceiling; lower the width, blocks, samples, m or the batches, or raise the ceiling with "

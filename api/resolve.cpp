@@ -34,6 +34,8 @@ void check_run(const ResolvedRun& run, const ScheduleRequest& request, const Res
       check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split,
                                run.layout.first_pipeline());
     }
+  } catch (const ResourceLimitError& e) {
+    throw ResourceLimitError(fmt::format("{}: {}", request.params.where(), e.what()));
   } catch (const InputError& e) {
     // Say where the schedule was requested: the file, line and key.
     throw InputError(fmt::format("{}: {}", request.params.where(), e.what()));

@@ -11,6 +11,13 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A run refused before it starts because its estimate exceeds a ceiling (sim/resource_estimate.h): bad input
+// too, but never a grid point a schedule "does not allow" (pipesim check reports it instead of skipping it).
+class ResourceLimitError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // The simulated schedule cannot progress: the message names each blocked device and what it waits for.
 class DeadlockError : public std::runtime_error {
  public:

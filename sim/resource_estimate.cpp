@@ -85,7 +85,7 @@ void set_ops_ceiling(double ops) {
 void check_resources(const RunShape& shape, const std::string& where) {
   const ResourceEstimate e = estimate_resources(shape);
   if (e.ops > ops_ceiling()) {
-    throw InputError(fmt::format(
+    throw ResourceLimitError(fmt::format(
         "{}: N = {} devices, {} stages, m = {}: this run would simulate about {:.3g} ops ({:.3g} "
         "microbatches on "
         "every stage{}), above the ceiling of {:.3g} ops (10-20 s or more at 5-10 M ops/s); lower N, m or "
@@ -99,7 +99,7 @@ void check_resources(const RunShape& shape, const std::string& where) {
         ops_ceiling()));
   }
   if (e.bytes <= memory_ceiling_bytes()) return;
-  throw InputError(
+  throw ResourceLimitError(
       fmt::format("{}: N = {} devices, {} stages, m = {}, {} batches: this run would need about {:.3g} GB "
                   "({:.3g} ops, {:.3g} "
                   "transfers, {:.3g} task-graph edges), above the {:.3g} GB ceiling; lower N, m or the "

@@ -187,6 +187,12 @@ TEST(ResourceEstimate, TheSteadyStateSearchsLengthCountsAndLongRunsAreRefused) {
   });
   EXPECT_NE(paci.find("3.75e+07 ops"), std::string::npos) << paci;  // 4 stages x 3 x (2 windows of a + more)
   EXPECT_NE(paci.find("--max-memory-gb"), std::string::npos) << paci;  // the trace would hold them all
+  // pipesim check reports it instead of skipping the grid point as one the schedule does not allow.
+  test::TempDir dir;
+  const test::CommandResult check =
+      test::run_pipesim("check --schedules paci -N 4 -m 8 --accumulation 1000000 --seeds 1", dir);
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.err.find("raise the ceiling with --max-memory-gb"), std::string::npos) << check.err;
   // PipeDream at N = 4096 warms up over 2N microbatches on every stage: ~10^8 ops a window, minutes of work.
   const std::string deep =
       input_error_of([] { test::run_schedule(test::uniform_scenario(4096, 8, 1, 2), "pipedream"); });
