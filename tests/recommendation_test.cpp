@@ -50,7 +50,8 @@ TEST(Recommendation, WhenNothingFitsItNamesTheLeanestRunAndWhatWouldHelp) {
       << text;
   // Recomputation is named only where the model can recompute more.
   EXPECT_EQ(text.find("recomputation"), std::string::npos) << text;
-  EXPECT_NE(recommendation_text(runs, {true, true}).find("recomputation (model.recompute"), std::string::npos);
+  EXPECT_NE(recommendation_text(runs, {true, true}).find("recomputation (model.recompute"),
+            std::string::npos);
   EXPECT_EQ(recommendation_text(runs, {true, false}).find("recomputation"), std::string::npos);
 }
 
