@@ -39,6 +39,9 @@ RunBatch run_schedules(const Scenario& scenario, const std::vector<ScheduleReque
     const std::string& where = requests[i].params.where();
     std::string reason = e.what();
     if (reason.rfind(where + ": ", 0) == 0) reason = reason.substr(where.size() + 2);
+    // ... and without the schedule's name, which the listing puts first.
+    const std::string& name = requests[i].name;
+    if (reason.rfind(name + ": ", 0) == 0) reason = reason.substr(name.size() + 2);
     skip[i] = SkippedRun{request_text(scenario, requests[i]), where, one_line_reason(reason)};
   };
   // Every request is checked before the first run, so a run that cannot happen is known at once.

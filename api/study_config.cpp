@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "io/yaml_reader.h"
+#include "schedules/registry.h"
 #include "sim/errors.h"
 #include "sim/text_file.h"
 
@@ -35,12 +37,6 @@ std::string StudySchedule::label() const {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
 std::vector<int> int_list(const YamlReader& reader, const YAML::Node& node, const std::string& key,
                           int min_value) {
   if (!node.IsSequence() || node.size() == 0) reader.fail(node, key, "a non-empty list of integers");
@@ -66,6 +62,14 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
     }
   }
   if (out.name.empty()) reader.fail(node, key + ".name", "a schedule name");
+  // Checked here, where the file and line are known, rather than when the run starts.
+  std::vector<std::string> names;
+  for (const ScheduleInfo& info : registered_schedules()) names.push_back(info.name);
+  if (out.name.rfind("csv:", 0) != 0 &&
+      std::find(names.begin(), names.end(), canonical_schedule_name(out.name)) == names.end()) {
+    reader.get_choice(node["name"], key + ".name", names,
+                      "a registered schedule (`pipesim schedules` lists them) or csv:PATH");
+  }
   return out;
 }
 
@@ -81,12 +85,8 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
                                                 : "the optimizer's name (sgd, adamw, muon)");
     }
   }
-  const std::string name = reader.get_string(node["name"], key + ".name");
-  try {
-    out.config.kind = executor::parse_optimizer_kind(name);
-  } catch (const std::invalid_argument& e) {
-    reader.fail(node["name"], key + ".name", e.what());
-  }
+  const std::string name = reader.get_choice(node["name"], key + ".name", executor::optimizer_kind_names());
+  out.config.kind = executor::parse_optimizer_kind(name);
   out.label = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
   out.learning_rate = static_cast<float>(reader.get_double(node["lr"], key + ".lr", 0.0));
   if (!(out.learning_rate > 0)) reader.fail(node["lr"], key + ".lr", "a learning rate above 0");
@@ -141,10 +141,7 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
                 "a file name without '/' (the study writes OUT/NAME.csv and OUT/NAME-table.md under --out)");
   }
   if (root["task"]) {
-    study.task = reader.get_string(root["task"], "task");
-    const auto& tasks = study_tasks();
-    if (std::find(tasks.begin(), tasks.end(), study.task) == tasks.end())
-      reader.fail(root["task"], "task", "one of: " + join(tasks));
+    study.task = reader.get_choice(root["task"], "task", study_tasks());
   }
   if (root["model"]) {
     const YAML::Node model = root["model"];
@@ -158,6 +155,7 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   const YAML::Node target = root["target_setting"];
   reader.expect_map(target, "target_setting", {"scenario", "set"});
   study.target_scenario = reader.get_string(target["scenario"], "target_setting.scenario");
+  study.target_scenario_where = reader.where(target["scenario"], "target_setting.scenario");
   if (target["set"]) {
     if (!target["set"].IsSequence()) reader.fail(target["set"], "target_setting.set", "a list of key=value");
     for (std::size_t i = 0; i < target["set"].size(); ++i)
@@ -199,11 +197,8 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
     if (!corrections.IsSequence()) reader.fail(corrections, "corrections", "a list");
     for (std::size_t i = 0; i < corrections.size(); ++i) {
       const std::string key = fmt::format("corrections[{}]", i);
-      try {
-        study.corrections.push_back(executor::parse_delay_correction(reader.get_string(corrections[i], key)));
-      } catch (const std::invalid_argument& e) {
-        reader.fail(corrections[i], key, e.what());
-      }
+      study.corrections.push_back(executor::parse_delay_correction(
+          reader.get_choice(corrections[i], key, executor::delay_correction_names())));
     }
   }
   if (study.corrections.empty()) study.corrections.push_back(executor::DelayCorrection::kNone);

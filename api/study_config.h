@@ -38,6 +38,7 @@ struct Study {
   std::string task = "teacher-mlp";  // model and data set; see study_tasks in study_config.cpp
   executor::ModelShape shape;
   std::string target_scenario;                // the setting whose predicted time is the time axis
+  std::string target_scenario_where;          // "file:line: key 'target_setting.scenario'", for errors
   std::vector<std::string> target_overrides;  // --set style keys applied to it (e.g. hardware.profile=...)
   int stages = 8;
   std::int64_t sample_budget = 0;

@@ -34,14 +34,14 @@ namespace pipesim {
 namespace {
 
 // A path as given, else relative to the data search path (io/data_dirs.h).
-std::string resolve(const std::string& path) {
-  if (std::filesystem::exists(path)) return path;
-  return find_data_path(path, "the study's target_setting scenario");
+std::string resolve(const Study& study) {
+  if (std::filesystem::exists(study.target_scenario)) return study.target_scenario;
+  return find_data_path(study.target_scenario, study.target_scenario_where + ": the scenario");
 }
 
 // The target scenario's text (a few kB, read for each run's hash: the file may change between resumes).
 std::string target_scenario_text(const Study& study) {
-  return read_text_file(resolve(study.target_scenario), "the study's target_setting scenario");
+  return read_text_file(resolve(study), "target_setting scenario");
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   overrides.push_back(fmt::format("pipeline.microbatches={}", m));
   overrides.push_back(fmt::format("pipeline.global_batch={}", run.global_batch));
   overrides.push_back(fmt::format("pipeline.batches={}", total_samples / run.global_batch));
-  Scenario scenario = load_scenario(resolve(study.target_scenario), overrides);
+  Scenario scenario = load_scenario(resolve(study), overrides);
   scenario.schedules.clear();
   const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
   const int stages = make_schedule(request.name, request.params)->layout(study.stages).stages;

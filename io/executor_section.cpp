@@ -10,19 +10,6 @@
 namespace pipesim {
 namespace {
 
-std::string one_of(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
-  return "one of " + text;
-}
-
-std::string read_choice(const YamlReader& r, const YAML::Node& node, const std::string& key,
-                        const std::vector<std::string>& allowed) {
-  const std::string value = r.get_string(node, key);
-  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) r.fail(node, key, one_of(allowed));
-  return value;
-}
-
 template <typename T>
 void take(std::optional<T>& into, const std::optional<T>& from) {
   if (from) into = from;
@@ -60,8 +47,8 @@ ExecutorSection read_executor_section(const YamlReader& r, const YAML::Node& nod
                {"model", "data", "width", "blocks", "heads", "context", "embedding_width", "samples",
                 "learning_rate", "seed"});
   ExecutorSection s;
-  if (node["model"]) s.model = read_choice(r, node["model"], "executor.model", executor_model_names());
-  if (node["data"]) s.data = read_choice(r, node["data"], "executor.data", executor_data_names());
+  if (node["model"]) s.model = r.get_choice(node["model"], "executor.model", executor_model_names());
+  if (node["data"]) s.data = r.get_choice(node["data"], "executor.data", executor_data_names());
   if (node["width"]) s.width = r.get_int(node["width"], "executor.width", 1);
   if (node["blocks"]) s.blocks = r.get_int(node["blocks"], "executor.blocks", 0);
   if (node["heads"]) s.heads = r.get_int(node["heads"], "executor.heads", 1);

@@ -17,14 +17,12 @@ template <typename Enum>
 void read_choice(const YamlReader& r, const YAML::Node& node, const std::string& key,
                  const NameTable<Enum>& names, const std::string& expected, Enum& value) {
   if (!node) return;
-  const std::string given = r.get_string(node, key);
+  std::vector<std::string> allowed;
+  for (const auto& entry : names) allowed.push_back(entry.first);
+  const std::string given = r.get_choice(node, key, allowed, expected);
   for (const auto& [name, choice] : names) {
-    if (name == given) {
-      value = choice;
-      return;
-    }
+    if (name == given) value = choice;
   }
-  r.fail(node, key, expected);
 }
 
 TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
@@ -65,10 +63,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   t.tied_embeddings = node["tied_embeddings"] && r.get_bool(node["tied_embeddings"], "model.tied_embeddings");
   t.dropout = node["dropout"] && r.get_bool(node["dropout"], "model.dropout");
   if (node["dtype"]) {
-    t.dtype = r.get_string(node["dtype"], "model.dtype");
-    if (t.dtype != "bf16" && t.dtype != "fp16" && t.dtype != "fp32") {
-      r.fail(node["dtype"], "model.dtype", "bf16, fp16 or fp32");
-    }
+    t.dtype = r.get_choice(node["dtype"], "model.dtype", {"bf16", "fp16", "fp32"}, "bf16, fp16 or fp32");
   }
   if (node["forward_elementwise_passes"]) {
     t.forward_elementwise_passes =
@@ -140,15 +135,14 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {
     if (const YAML::Node type = optimizer[kOptimizerTypeKey]) {
-      const std::string name = r.get_string(type, "optimizer.type");
+      const std::string name =
+          r.get_choice(type, "optimizer.type", {"adamw", "sgd", "muon"}, "adamw, sgd or muon");
       if (name == "adamw") {
         setup.optimizer.type = OptimizerType::kAdamW;
       } else if (name == "sgd") {
         setup.optimizer.type = OptimizerType::kSgd;
-      } else if (name == "muon") {
-        setup.optimizer.type = OptimizerType::kMuon;
       } else {
-        r.fail(type, "optimizer.type", "adamw, sgd or muon");
+        setup.optimizer.type = OptimizerType::kMuon;
       }
     }
     if (const YAML::Node state = optimizer[kOptimizerStateKey]) {

@@ -154,6 +154,18 @@ std::string YamlReader::get_string(const YAML::Node& node, const std::string& ke
   return node.Scalar();
 }
 
+std::string YamlReader::get_choice(const YAML::Node& node, const std::string& key,
+                                   const std::vector<std::string>& allowed,
+                                   const std::string& expected) const {
+  const std::string value = get_string(node, key);
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
+  std::string list;
+  for (const std::string& name : allowed) list += (list.empty() ? "'" : ", '") + name + "'";
+  throw InputError(fmt::format("{}: expected {}, got {}{}", where(node, key),
+                               expected.empty() ? "one of " + list : expected, show_yaml(node),
+                               did_you_mean(value, allowed)));
+}
+
 std::vector<double> YamlReader::get_double_list(const YAML::Node& node, const std::string& key, int count,
                                                 double min_value) const {
   if (node.IsScalar()) return std::vector<double>(count, get_double(node, key, min_value));

@@ -26,6 +26,9 @@ class YamlReader {
   int get_int(const YAML::Node& node, const std::string& key, int min_value) const;
   double get_double(const YAML::Node& node, const std::string& key, double min_value) const;
   std::string get_string(const YAML::Node& node, const std::string& key) const;
+  // A string among `allowed`; the error lists them (or says `expected`) and suggests the closest name.
+  std::string get_choice(const YAML::Node& node, const std::string& key,
+                         const std::vector<std::string>& allowed, const std::string& expected = "") const;
   bool get_bool(const YAML::Node& node, const std::string& key) const;  // true or false
   // A scalar or a list with exactly `count` entries, each >= min_value.
   std::vector<double> get_double_list(const YAML::Node& node, const std::string& key, int count,

@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "sim/errors.h"
 
@@ -27,12 +28,27 @@ std::string normalize_text(std::string text) {
 }
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  std::error_code error;
+  // A directory opens as a stream that reads nothing: say what it is rather than parse an empty document.
+  if (std::filesystem::is_directory(path, error))
+    throw InputError(fmt::format("{}: cannot read the {}: it is a directory", path, what));
   std::ifstream file(path, std::ios::binary);
   if (!file) throw InputError(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(errno)));
-  std::stringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw InputError(fmt::format("{}: cannot read the {}", path, what));
-  return normalize_text(text.str());
+  // Read in blocks up to a bound, so that /dev/zero or a mistaken multi-gigabyte file fails fast.
+  std::string text;
+  std::array<char, 1 << 16> block{};
+  while (file) {
+    file.read(block.data(), block.size());
+    text.append(block.data(), static_cast<std::size_t>(file.gcount()));
+    if (text.size() > kMaxTextFileBytes) {
+      throw InputError(
+          fmt::format("{}: the {} is larger than {} MiB, the most pipesim reads from one input file", path,
+                      what, kMaxTextFileBytes >> 20));
+    }
+  }
+  if (file.bad())
+    throw InputError(fmt::format("{}: cannot read the {}: {}", path, what, std::strerror(errno)));
+  return normalize_text(std::move(text));
 }
 
 bool is_valid_utf8(std::string_view text) {

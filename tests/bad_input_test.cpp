@@ -1,5 +1,6 @@
 // Bad input: every class of mistake is an InputError that names the file, the line and the key (or the
 // --set option), and the CLI turns it into one line on stderr and a non-zero exit.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -178,6 +179,50 @@ TEST(BadInput, MissingFile) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/missing.yaml: cannot open"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(BadInput, ADirectoryOrAnEndlessFileIsNotAScenario) {
+  const test::TempDir dir;
+  try {
+    load_scenario(dir.path());
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir.path() + ": cannot read the scenario file: it is a directory");
+  }
+  try {
+    load_scenario("/dev/zero");  // read in blocks up to the bound, not until memory runs out
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "/dev/zero: the scenario file is larger than 256 MiB, the most pipesim reads from one input file");
+  }
+}
+
+TEST(BadInput, ChoicesSuggestTheClosestName) {
+  // A transformer scenario, one key per line: line 4 is the model's MLP, line 10 the optimizer.
+  const auto transformer = [](const std::string& mlp, const std::string& optimizer) {
+    return fmt::format(
+        "pipeline: {{stages: 2, microbatches: 4}}\n"
+        "model:\n"
+        "  layers: 2\n"
+        "  mlp: {}\n"
+        "  hidden: 64\n"
+        "  heads: 2\n"
+        "  seq_len: 16\n"
+        "  vocab: 100\n"
+        "hardware: {{profile: h100-sxm5-80gb}}\n"
+        "optimizer: {{type: {}}}\n"
+        "schedules: [gpipe]\n",
+        mlp, optimizer);
+  };
+  expect_all({"model.mlp",
+              transformer("swigl", "adamw"),
+              {"test.yaml:4: key 'model.mlp'", "got 'swigl'; did you mean 'swiglu'?"}});
+  expect_all({"optimizer.type",
+              transformer("gelu", "adamx"),
+              {"test.yaml:10: key 'optimizer.type'",
+               "expected adamw, sgd or muon, got 'adamx'; did you mean 'adamw'?"}});
 }
 
 TEST(BadInput, InvalidYaml) {

@@ -146,6 +146,7 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
+  std::string path() const { return path_.string(); }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
   // Writes `text` to `name` in the directory and returns the full path.
   std::string write(const std::string& name, const std::string& text) const {

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace pipesim::executor {
 namespace {
@@ -25,6 +26,13 @@ Enum parse_name(const std::array<std::pair<Enum, const char*>, N>& names, const 
     allowed += allowed.empty() ? name : std::string(", ") + name;
   }
   throw std::invalid_argument(std::string("unknown ") + what + " '" + text + "' (allowed: " + allowed + ")");
+}
+
+template <typename Enum, std::size_t N>
+std::vector<std::string> names_in(const std::array<std::pair<Enum, const char*>, N>& names) {
+  std::vector<std::string> out;
+  for (const auto& entry : names) out.emplace_back(entry.second);
+  return out;
 }
 
 template <typename Enum, std::size_t N>
@@ -52,6 +60,12 @@ OptimizerKind parse_optimizer_kind(const std::string& name) {
 }
 std::string optimizer_kind_name(OptimizerKind kind) {
   return name_of(kOptimizerNames, kind);
+}
+std::vector<std::string> optimizer_kind_names() {
+  return names_in(kOptimizerNames);
+}
+std::vector<std::string> delay_correction_names() {
+  return names_in(kCorrectionNames);
 }
 DelayCorrection parse_delay_correction(const std::string& name) {
   return parse_name(kCorrectionNames, name, "correction");

@@ -3,6 +3,7 @@
 // correction for asynchronous schedules (docs/design.md, "Optimizers and delay correction").
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pipesim::executor {
 
@@ -40,5 +41,7 @@ OptimizerKind parse_optimizer_kind(const std::string& name);  // throws std::inv
 std::string optimizer_kind_name(OptimizerKind kind);
 DelayCorrection parse_delay_correction(const std::string& name);  // throws std::invalid_argument
 std::string delay_correction_name(DelayCorrection correction);
+std::vector<std::string> optimizer_kind_names();    // sgd, adamw, nadam, muon
+std::vector<std::string> delay_correction_names();  // none, error-feedback, weight-prediction
 
 }  // namespace pipesim::executor

@@ -77,6 +77,21 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "{name: adamw, lr: 0.01}", "{name: adamw}"))
                 .find("key 'optimizers[0].lr': expected a learning rate"),
             std::string::npos);
+  // Names from a fixed set say what is allowed and suggest the closest; a schedule is checked where it is
+  // read.
+  EXPECT_EQ(expect_input_error(replaced(kTinyStudy, "task: teacher-mlp", "task: teacher-mpl")),
+            "s.yaml:2: key 'task': expected one of 'teacher-mlp', 'austen-gpt', 'snippet-gpt', got "
+            "'teacher-mpl'; did you mean 'teacher-mlp'?");
+  EXPECT_EQ(expect_input_error(
+                replaced(kTinyStudy, "corrections: [none, error-feedback]", "corrections: [none, feedback]")),
+            "s.yaml:17: key 'corrections[1]': expected one of 'none', 'error-feedback', 'weight-prediction', "
+            "got 'feedback'");
+  EXPECT_EQ(expect_input_error(replaced(kTinyStudy, "{name: 1f1b-flush,", "{name: 1f1b-flsh,")),
+            "s.yaml:15: key 'schedules[0].name': expected a registered schedule (`pipesim schedules` lists "
+            "them) or csv:PATH, got '1f1b-flsh'; did you mean '1f1b-flush'?");
+  EXPECT_NE(parse_study(kTinyStudy, "s.yaml", false)
+                .target_scenario_where.find("s.yaml:4: key 'target_setting.scenario'"),
+            std::string::npos);
   // The name is a file name under --out, never a path out of it.
   for (const char* name : {"/abs/x", "../../x", "a/b", "..", "back\\slash"}) {
     const std::string error =
