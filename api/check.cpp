@@ -11,11 +11,13 @@
 #include <memory>
 #include <thread>
 
+#include "api/resolve.h"
 #include "api/worker_pool.h"
 #include "report/format.h"
 #include "report/progress_bar.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
+#include "sim/resource_estimate.h"
 
 namespace pipesim {
 namespace {
@@ -291,14 +293,59 @@ std::vector<Violation> check_run(const SimulationResult& r, int accumulation, in
   return found;
 }
 
+namespace {
+
+// One grid point: a scenario and a request, run once per seed.
+struct Point {
+  std::shared_ptr<const Scenario> scenario;       // seed 0 and even seeds: no comm latency
+  std::shared_ptr<const Scenario> comm_scenario;  // odd seeds: with comm latency
+  ScheduleRequest request;
+  size_t summary = 0;
+  int accumulation = 0;
+};
+
+// Every point's runs, after the whole check's work is estimated against the ceiling (before any job exists:
+// a million seeds must be refused, not allocated).
+std::vector<Job> expand_seeds(const std::vector<Point>& points, const CheckOptions& options,
+                              const std::string& how_to_lower) {
+  double ops = 0;
+  double runs = 0;  // those that can run: a point the schedule refuses costs nothing
+  for (const Point& p : points) {
+    ResolveOptions streamed;
+    streamed.task_graph = false;
+    streamed.records = false;
+    const double point_ops = estimated_ops(*p.scenario, p.request, streamed);
+    ops += point_ops * options.seeds;
+    if (point_ops > 0) runs += options.seeds;
+  }
+  check_total_ops(ops, runs, "check", how_to_lower);
+  std::vector<Job> jobs;
+  jobs.reserve(points.size() * static_cast<size_t>(options.seeds));
+  for (const Point& p : points) {
+    for (int seed = 0; seed < options.seeds; ++seed) {
+      // Seed 0 runs the uniform costs exactly, without comm latency: the pipeline saturates.
+      jobs.push_back({seed % 2 == 1 ? p.comm_scenario : p.scenario, p.request, p.summary, p.accumulation,
+                      seed, seed == 0});
+    }
+  }
+  return jobs;
+}
+
+}  // namespace
+
 CheckReport check_grid(const CheckOptions& options) {
   std::vector<std::string> names = options.schedules;
   if (names.empty()) {
     for (const ScheduleInfo& info : registered_schedules()) names.push_back(info.name);
   }
   std::vector<ScheduleCheckSummary> summaries;
-  std::vector<Job> jobs;
+  std::vector<Point> points;
   std::map<std::tuple<int, int, int>, std::shared_ptr<const Scenario>> scenarios;
+  const auto scenario = [&](int n, int m, int comm) {
+    auto& s = scenarios[{n, m, comm}];
+    if (!s) s = grid_scenario(n, m, 0.2 * comm);
+    return s;
+  };
   for (const std::string& name : names) {
     make_schedule(name, ScheduleParams("--schedules"));  // an unknown name is an input error
     summaries.push_back({name});
@@ -309,17 +356,14 @@ CheckReport check_grid(const CheckOptions& options) {
         for (int a : as) {
           ScheduleRequest request{name, ScheduleParams("pipesim check")};
           if (a > 0) request.params.set("accumulation", std::to_string(a));
-          for (int seed = 0; seed < options.seeds; ++seed) {
-            const int comm = seed % 2;
-            auto& scenario = scenarios[{n, m, comm}];
-            if (!scenario) scenario = grid_scenario(n, m, 0.2 * comm);
-            // Seed 0 runs the uniform costs exactly, without comm latency: the pipeline saturates.
-            jobs.push_back({scenario, request, summaries.size() - 1, a, seed, seed == 0});
-          }
+          points.push_back({scenario(n, m, 0), options.seeds > 1 ? scenario(n, m, 1) : nullptr, request,
+                            summaries.size() - 1, a});
         }
       }
     }
   }
+  const std::vector<Job> jobs = expand_seeds(
+      points, options, "lower --seeds, or narrow the grid (-N, -m, --accumulation, --schedules)");
   CheckReport report = summarize(std::move(summaries), jobs, run_jobs(jobs, options, true));
   report.grid = fmt::format("N in {{{}}}, m in {{{}}}, a in {{{}}} (schedules with 'accumulation'); {}",
                             join_ints(options.stages), join_strings(options.microbatches),
@@ -330,13 +374,14 @@ CheckReport check_grid(const CheckOptions& options) {
 CheckReport check_scenario(const Scenario& scenario, const CheckOptions& options) {
   const auto shared = std::make_shared<const Scenario>(scenario);
   std::vector<ScheduleCheckSummary> summaries;
-  std::vector<Job> jobs;
+  std::vector<Point> points;
   for (const ScheduleRequest& request : requested_schedules(scenario)) {
     summaries.push_back({make_schedule(request.name, request.params)->label()});
     const int a = request.params.has("accumulation") ? request.params.get_int("accumulation", 0, 1) : 0;
-    for (int seed = 0; seed < options.seeds; ++seed)
-      jobs.push_back({shared, request, summaries.size() - 1, a, seed});
+    points.push_back({shared, shared, request, summaries.size() - 1, a});
   }
+  std::vector<Job> jobs = expand_seeds(points, options, "lower --seeds or the scenario's N and m");
+  for (Job& job : jobs) job.saturated = false;  // the scenario's own costs: no lower bounds to check
   CheckReport report = summarize(std::move(summaries), jobs, run_jobs(jobs, options, false));
   report.grid = fmt::format("scenario {}: N={}, m={}, {} batches; {}", scenario.name, scenario.stages,
                             scenario.microbatches, scenario.batches, noise_text(options));

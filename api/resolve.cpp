@@ -13,22 +13,28 @@
 namespace pipesim {
 namespace {
 
+// The effective pipeline as the resource estimate sees it: overrides, chunks and a CSV's sizes applied.
+RunShape run_shape(const Scenario& scenario, const Schedule& schedule, const PipelineSpec& spec,
+                   const PipelineLayout& layout, const ResolveOptions& options) {
+  RunShape shape{layout.devices,        layout.stages,
+                 scenario.microbatches, spec.batches,
+                 options.task_graph,    scenario.comm.model == CommSpec::Model::kLink,
+                 options.records,       0};
+  if (!options.fixed_batches) {
+    // The steady-state search runs past the warm-up and measures at least two windows before the drain.
+    const SteadyStateHint hint = schedule.steady_state(spec);
+    shape.steady_microbatches = static_cast<double>(hint.warmup_microbatches) +
+                                2.0 * hint.cycle_microbatches + hint.drain_microbatches;
+  }
+  return shape;
+}
+
 void check_run(const ResolvedRun& run, const ScheduleRequest& request, const ResolveOptions& options) {
   const Scenario& scenario = run.scenario;
   try {
     run.schedule->check(run.spec);
-    // Before anything is sized by the run: the effective pipeline (overrides, chunks, a CSV's sizes).
-    RunShape shape{run.layout.devices,    run.layout.stages,
-                   scenario.microbatches, run.spec.batches,
-                   options.task_graph,    scenario.comm.model == CommSpec::Model::kLink,
-                   options.records,       0};
-    if (!options.fixed_batches) {
-      // The steady-state search runs past the warm-up and measures at least two windows before the drain.
-      const SteadyStateHint hint = run.schedule->steady_state(run.spec);
-      shape.steady_microbatches = static_cast<double>(hint.warmup_microbatches) +
-                                  2.0 * hint.cycle_microbatches + hint.drain_microbatches;
-    }
-    check_resources(shape, run.label);
+    // Before anything is sized by the run.
+    check_resources(run_shape(scenario, *run.schedule, run.spec, run.layout, options), run.label);
     if (scenario.transformer) {
       // Each copy of the model is split alone (a bidirectional layout's devices hold one stage of each).
       check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split,
@@ -56,6 +62,21 @@ void check_run(const ResolvedRun& run, const ScheduleRequest& request, const Res
 }
 
 }  // namespace
+
+double estimated_ops(const Scenario& scenario, const ScheduleRequest& request,
+                     const ResolveOptions& options) {
+  try {
+    const Scenario effective = scenario_for(scenario, request);
+    const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
+    PipelineSpec spec = pipeline_spec_for(effective, *schedule);
+    if (options.batches > 0) spec.batches = options.batches;
+    schedule->check(spec);  // a point the schedule refuses runs nothing
+    const PipelineLayout layout = schedule->layout(effective.stages);
+    return estimate_resources(run_shape(effective, *schedule, spec, layout, options)).ops;
+  } catch (const InputError&) {
+    return 0;  // the run itself will say what is wrong
+  }
+}
 
 std::unique_ptr<CommModel> ResolvedRun::make_comm() const {
   return make_comm_model(scenario, layout);

@@ -45,4 +45,9 @@ struct ResolvedRun {
 ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request,
                     const ResolveOptions& options = {});
 
+// The ops the run would simulate (sim/resource_estimate.h), without building it: for a command's whole work
+// (sweep, check) before it starts and for progress weights. 0 when the request cannot run.
+double estimated_ops(const Scenario& scenario, const ScheduleRequest& request,
+                     const ResolveOptions& options = {});
+
 }  // namespace pipesim

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "api/resolve.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "api/sweep_params.h"
@@ -23,6 +24,7 @@
 #include "report/report.h"
 #include "schedules/registry.h"
 #include "sim/errors.h"
+#include "sim/resource_estimate.h"
 #include "sim/steady_state.h"
 
 namespace pipesim {
@@ -83,6 +85,13 @@ struct ShapeScenario {
   int microbatches = 0;
   std::optional<Scenario> scenario;
   std::string error;
+};
+
+// A row and whether its run was only skipped: bad input for that point of the grid (the schedule's rules
+// refuse that N and m) or a deadlock, as `run` lists skipped schedules; anything else failed.
+struct RowOutcome {
+  std::vector<std::string> cells;
+  bool skipped = false;
 };
 
 std::vector<ShapeScenario> load_shapes(const SweepConfig& config, const Scenario& base) {
@@ -162,10 +171,11 @@ size_t column_of(const std::vector<std::string>& header, const std::string& name
   return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
 }
 
-std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape) {
+RowOutcome run_one(const SweepRun& run, const ShapeScenario& shape) {
   std::vector<std::string> row = {csv_escape(run.request.name)};
   for (const std::string& value : run.param_values) row.push_back(csv_escape(value));
   std::string error = shape.error;
+  bool skipped = !shape.error.empty();
   if (shape.scenario) {
     try {
       SimulationOptions streamed;  // a row needs no op-by-op record: memory stays flat in the run's length
@@ -173,7 +183,16 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
       const SimulationResult result = simulate_schedule(*shape.scenario, run.request, streamed);
       for (std::string& cell : csv_row(result)) row.push_back(std::move(cell));
       row.push_back("");
-      return row;
+      return {row, false};
+    } catch (const ResourceLimitError& e) {
+      error =
+          e.what();  // a run refused by a ceiling the user can raise: a failure, not a rule of the schedule
+    } catch (const InputError& e) {
+      error = e.what();
+      skipped = true;
+    } catch (const DeadlockError& e) {
+      error = e.what();
+      skipped = true;
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -193,7 +212,7 @@ std::vector<std::string> run_one(const SweepRun& run, const ShapeScenario& shape
   metrics[column_of(header, "microbatches")] = std::to_string(microbatches);
   for (std::string& cell : metrics) row.push_back(std::move(cell));
   row.push_back(csv_escape(error));
-  return row;
+  return {row, skipped};
 }
 
 // Rows finished ahead of the oldest unfinished one that a sweep holds at most, per thread.
@@ -312,6 +331,18 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
     total_work = 0;
     for (double w : weights) total_work += w;
   }
+  // The whole of this shard's work, estimated as each run's resource check will (streamed runs).
+  double ops = 0;
+  for (const SweepRun& run : runs) {
+    const ShapeScenario& shape = shapes[run.scenario];
+    if (!shape.scenario) continue;
+    ResolveOptions streamed;
+    streamed.task_graph = false;
+    streamed.records = false;
+    ops += estimated_ops(*shape.scenario, run.request, streamed);
+  }
+  check_total_ops(ops, static_cast<double>(runs.size()), "sweep",
+                  "narrow the lists (-N, -m, --schedules, --param) or split the sweep with --shard i/n");
 
   SweepSummary summary;
   summary.header = {"schedule_name"};
@@ -325,7 +356,7 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
   ProgressBar progress(runs.size(), "runs", config.progress, total_work);
   std::mutex mutex;
   std::condition_variable room;
-  std::map<size_t, std::vector<std::string>> finished;  // rows done ahead of `emitted`
+  std::map<size_t, RowOutcome> finished;  // rows done ahead of `emitted`
   size_t emitted = 0;
   size_t next = 0;
   size_t done = 0;
@@ -341,7 +372,7 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
         room.wait(lock, [&] { return i < emitted + window || sink_error; });
         if (sink_error) return;
       }
-      std::vector<std::string> row = run_one(runs[i], shapes[runs[i].scenario]);
+      RowOutcome row = run_one(runs[i], shapes[runs[i].scenario]);
       std::unique_lock<std::mutex> lock(mutex);
       finished.emplace(i, std::move(row));
       ++done;
@@ -351,12 +382,17 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
       try {
         for (auto it = finished.begin(); it != finished.end() && it->first == emitted;
              it = finished.erase(it), ++emitted) {
-          const bool failed = !it->second.back().empty();
-          if (failed && summary.failed++ == 0) {
+          const RowOutcome& outcome = it->second;
+          if (outcome.skipped) {
+            if (summary.skipped++ == 0) {
+              summary.first_skipped_index = emitted;
+              summary.first_skipped_row = outcome.cells;
+            }
+          } else if (!outcome.cells.back().empty() && summary.failed++ == 0) {
             summary.first_failed_index = emitted;
-            summary.first_failed_row = it->second;
+            summary.first_failed_row = outcome.cells;
           }
-          if (sink.row) sink.row(it->second);
+          if (sink.row) sink.row(outcome.cells);
         }
       } catch (...) {
         sink_error = std::current_exception();
@@ -375,7 +411,9 @@ SweepTable run_sweep(const SweepConfig& config) {
   SweepSink sink;
   sink.header = [&](const std::vector<std::string>& header) { table.header = header; };
   sink.row = [&](const std::vector<std::string>& row) { table.rows.push_back(row); };
-  table.failed = run_sweep(config, sink).failed;
+  const SweepSummary summary = run_sweep(config, sink);
+  table.failed = summary.failed;
+  table.skipped = summary.skipped;
   return table;
 }
 

@@ -41,11 +41,14 @@ std::pair<int, int> parse_shard(const std::string& text);
 struct SweepTable {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
-  int failed = 0;  // runs whose error column is set
+  int failed = 0;   // runs whose error column is set by a failure
+  int skipped = 0;  // runs whose error column says why the schedule cannot run at that point
 };
 
-// Columns: schedule_name, one per --param, csv_header() of cli/report.h, error. A run that fails (e.g. m not
-// a multiple of N for interleaved-1f1b) keeps its row with the message in `error` and the metrics empty.
+// Columns: schedule_name, one per --param, csv_header() of cli/report.h, error. A run that cannot happen
+// keeps its row with the message in `error` and the metrics empty: skipped when the schedule's rules refuse
+// that point (e.g. m not a multiple of N for interleaved-1f1b) or it deadlocks, failed otherwise (a resource
+// ceiling, an internal error).
 SweepTable run_sweep(const SweepConfig& config);
 std::string sweep_to_csv(const SweepTable& table);
 
@@ -59,7 +62,10 @@ struct SweepSummary {
   size_t rows = 0;
   int failed = 0;
   size_t first_failed_index = 0;              // its position among the rows written (0-based)
-  std::vector<std::string> first_failed_row;  // empty when every run succeeded
+  std::vector<std::string> first_failed_row;  // empty when no run failed
+  int skipped = 0;
+  size_t first_skipped_index = 0;
+  std::vector<std::string> first_skipped_row;  // empty when no run was skipped
 };
 SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink);
 std::string csv_line(const std::vector<std::string>& cells);  // the cells joined by commas, with a newline

@@ -35,17 +35,15 @@ std::string describe_failed_row(const std::vector<std::string>& header, const st
 
 }  // namespace
 
-std::string first_failed_run(const SweepTable& table, const std::string& csv_path) {
-  for (size_t i = 0; i < table.rows.size(); ++i) {
-    const std::vector<std::string>& row = table.rows[i];
-    if (!row.empty() && !row.back().empty()) return describe_failed_row(table.header, row, i, csv_path);
-  }
-  return "";
-}
-
 std::string first_failed_run(const SweepSummary& summary, const std::string& csv_path) {
   if (summary.first_failed_row.empty()) return "";
   return describe_failed_row(summary.header, summary.first_failed_row, summary.first_failed_index, csv_path);
+}
+
+std::string first_skipped_run(const SweepSummary& summary, const std::string& csv_path) {
+  if (summary.first_skipped_row.empty()) return "";
+  return describe_failed_row(summary.header, summary.first_skipped_row, summary.first_skipped_index,
+                             csv_path);
 }
 
 }  // namespace pipesim

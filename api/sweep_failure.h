@@ -7,9 +7,9 @@
 
 namespace pipesim {
 
-// "row R of PATH (SCHEDULE N=.. m=..): ERROR" for the first row whose error column is set; "" when none is.
-std::string first_failed_run(const SweepTable& table, const std::string& csv_path);
-// The same from a streamed sweep's summary.
+// "row R of PATH (SCHEDULE N=.. m=..): ERROR" for a streamed sweep's first failed row; "" when none failed.
 std::string first_failed_run(const SweepSummary& summary, const std::string& csv_path);
+// The same for the first run skipped because its schedule cannot run at that point.
+std::string first_skipped_run(const SweepSummary& summary, const std::string& csv_path);
 
 }  // namespace pipesim

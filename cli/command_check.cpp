@@ -65,8 +65,10 @@ void add_check_command(CLI::App& app) {
       ->delimiter(',');
   // Bounds that keep every noisy duration within the engine's range: a 5-sigma draw at sigma 3 multiplies an
   // op by e^15 ≈ 3·10^6, a straggler by at most 1000 more.
-  cmd->add_option("--seeds", o.seeds, "seeds per grid point (seed 0: the costs as given), 1 to 100000")
-      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--seeds", o.seeds,
+                  "seeds per grid point (seed 0: the costs as given); the whole check's work is estimated "
+                  "first and bounded by --max-total-ops")
+      ->check(CLI::Range(1, 1000000000));
   cmd->add_option("--jitter", o.noise.jitter_sigma, "sigma of the lognormal per-op duration factor, 0 to 3")
       ->check(finite_range(0, 3));
   cmd->add_option("--stage-speeds", o.noise.stage_speed_sigma,

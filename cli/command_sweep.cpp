@@ -6,6 +6,7 @@
 #include <iostream>
 #include <tuple>
 
+#include "api/run_batch.h"
 #include "api/sweep.h"
 #include "api/sweep_failure.h"
 #include "cli/commands.h"
@@ -48,6 +49,10 @@ void sweep(SweepArgs& args) {
   const SweepSummary summary = run_sweep(config, sink);
   out.commit();
   std::cerr << fmt::format("{} runs written to {}", summary.rows, args.out_path);
+  if (summary.skipped > 0) {
+    std::cerr << fmt::format("; {} skipped: the schedule cannot run at that point (see the error column)",
+                             summary.skipped);
+  }
   if (summary.failed > 0) {
     std::cerr << fmt::format("; {} failed (see the error column)\n", summary.failed);
     // The CSV holds what succeeded; the exit status says that not everything did.
@@ -55,6 +60,11 @@ void sweep(SweepArgs& args) {
                                  first_failed_run(summary, args.out_path)));
   }
   std::cerr << "\n";
+  // As `run`: skipped points are a normal answer, unless no point could run at all.
+  if (summary.rows > 0 && static_cast<size_t>(summary.skipped) == summary.rows) {
+    throw NothingRanError(fmt::format("sweep: none of the {} runs could run; the first is {}", summary.rows,
+                                      first_skipped_run(summary, args.out_path)));
+  }
 }
 
 }  // namespace

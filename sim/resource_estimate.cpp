@@ -16,6 +16,11 @@ namespace {
 std::atomic<double> ceiling_bytes{4e9};
 std::atomic<double> ceiling_ops{1e8};
 std::atomic<double> ceiling_flops{1e14};
+std::atomic<double> ceiling_total_ops{1e10};
+
+// The range of simulation speeds measured per core (docs/performance.md), for the time a refusal quotes.
+constexpr double kSlowOpsPerCoreSecond = 1e6;
+constexpr double kFastOpsPerCoreSecond = 1e7;
 
 // Bytes per element of what grows with the run, beyond the records themselves: the engine's per-(stage,
 // microbatch) state and the task graph's op index (5 words per cell), the edge list with its delays and the
@@ -64,6 +69,25 @@ double memory_ceiling_bytes() {
 
 void set_memory_ceiling_gb(double gb) {
   ceiling_bytes.store(gb * 1e9);
+}
+
+double total_ops_ceiling() {
+  return ceiling_total_ops.load();
+}
+
+void set_total_ops_ceiling(double ops) {
+  ceiling_total_ops.store(ops);
+}
+
+void check_total_ops(double ops, double runs, const std::string& what, const std::string& how_to_lower) {
+  if (ops <= total_ops_ceiling()) return;
+  throw ResourceLimitError(fmt::format(
+      "{}: {:.0f} runs would simulate about {:.3g} ops in all (about {:.2g} to {:.2g} core-hours at {:.0f} "
+      "to "
+      "{:.0f} M ops/s per core), above the ceiling of {:.3g} ops; {}, or raise the ceiling with "
+      "--max-total-ops",
+      what, runs, ops, ops / kFastOpsPerCoreSecond / 3600, ops / kSlowOpsPerCoreSecond / 3600,
+      kFastOpsPerCoreSecond / 1e6, kSlowOpsPerCoreSecond / 1e6, total_ops_ceiling(), how_to_lower));
 }
 
 double flop_ceiling() {

@@ -41,6 +41,15 @@ void set_ops_ceiling(double ops);
 double flop_ceiling();
 void set_flop_ceiling_tflop(double tflop);
 
+// The ceiling on ops one command simulates over all its runs (sweep, check); 10^10 unless --max-total-ops
+// changed it.
+double total_ops_ceiling();
+void set_total_ops_ceiling(double ops);
+// Throws ResourceLimitError when `ops`, summed over a command's `runs`, exceed total_ops_ceiling():
+// "`what`: R runs would simulate about X ops in all (...), above the ceiling of C ops; `how_to_lower`, or
+// raise the ceiling with --max-total-ops".
+void check_total_ops(double ops, double runs, const std::string& what, const std::string& how_to_lower);
+
 // Throws InputError when the estimate exceeds either ceiling: "`where`: N = ..., m = ..., ...: this run would
 // need about X GB (...), above the 4 GB ceiling; raise it with --max-memory-gb".
 void check_resources(const RunShape& shape, const std::string& where);

@@ -101,20 +101,32 @@ TEST(EngineErrors, NameTheRequestAndTranslateToZeroBasedNumbering) {
   EXPECT_EQ(with_engine_errors_located(where, "x", 4, [] { return 7; }), 7);
 }
 
-TEST(ErrorMessages, ASweepNamesItsFirstFailedRun) {
+TEST(ErrorMessages, ASweepNamesItsFirstFailedOrSkippedRun) {
   const test::TempDir dir;
   const std::string scenario = dir.write("s.yaml", scenario_text("{forward_ms: 1, backward_ms: 2}"));
   const std::string out = dir.file("sweep.csv");
   // Row 2 of the CSV is N=2 (m = 14 is 7 rounds of 2), row 3 is N=3, which interleaving refuses (14 is not
-  // 4 equal rounds).
-  const test::CommandResult r = test::run_pipesim(
+  // 4 equal rounds): skipped, as `run` skips a schedule that cannot run, and the sweep succeeds.
+  test::CommandResult r = test::run_pipesim(
       fmt::format("sweep '{}' -N 2,3 -m 14 --schedules interleaved-1f1b:chunks=2 -o '{}'", scenario, out),
       dir);
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.err, HasSubstr("sweep: 1 of 2 runs failed; the first is row 3 of " + out +
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("2 runs written to " + out + "; 1 skipped")) << r.err;
+  // Only refused points: nothing ran (exit 3), and the first is named.
+  r = test::run_pipesim(
+      fmt::format("sweep '{}' -N 3 -m 14 --schedules interleaved-1f1b:chunks=2 -o '{}'", scenario, out), dir);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("sweep: none of the 1 runs could run; the first is row 2 of " + out +
                                " (interleaved-1f1b N=3 m=14): --schedules interleaved-1f1b:chunks=2: "))
       << r.err;
   EXPECT_THAT(r.err, HasSubstr("microbatches (14) must be divisible by m div N = 4")) << r.err;
+  // A run refused by a resource ceiling failed (exit 1): the user can raise the ceiling.
+  r = test::run_pipesim(
+      fmt::format("--max-ops 100 sweep '{}' -N 2,3 -m 14 --schedules gpipe -o '{}'", scenario, out), dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err,
+              HasSubstr("sweep: 2 of 2 runs failed; the first is row 2 of " + out + " (gpipe N=2 m=14)"))
+      << r.err;
 }
 
 TEST(ErrorMessages, FilesystemErrorsNameTheirPathAndWhy) {

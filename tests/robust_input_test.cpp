@@ -247,6 +247,34 @@ TEST(ResourceEstimate, SweepsBoundTheirRunsAndThreads) {
   EXPECT_EQ(worker_count(100000, 100000, "-j"), 4 * cores);
 }
 
+TEST(ResourceEstimate, ACommandsWholeWorkIsEstimatedBeforeItStarts) {
+  test::TempDir dir;
+  // check --seeds 10^8 (about 10^15 ops, years of work) is refused before a single job is allocated.
+  const test::CommandResult check = test::run_pipesim("check --seeds 100000000", dir);
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.err.find("check: 168000000000 runs would simulate about"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("above the ceiling of 1e+10 ops; lower --seeds"), std::string::npos) << check.err;
+  // The estimate is each run's own (the same ResourceEstimate the run checks): one gpipe run at N = 2, m = 4,
+  // 3 batches is 2 stages x (3 ops x 12 microbatches + 3 U) = 78 ops, 4 seeds 312; a ceiling of 311 refuses
+  // it.
+  const test::CommandResult tight =
+      test::run_pipesim("--max-total-ops 311 check --schedules gpipe -N 2 -m 4 --seeds 4", dir);
+  EXPECT_EQ(tight.exit_code, 1) << tight.out;
+  EXPECT_NE(tight.err.find("4 runs would simulate about 312 ops in all"), std::string::npos) << tight.err;
+  EXPECT_EQ(
+      test::run_pipesim("--max-total-ops 312 check --schedules gpipe -N 2 -m 4 --seeds 4", dir).exit_code, 0);
+  // A sweep too: every run of its shard.
+  const std::string yaml = dir.write("s.yaml",
+                                     "pipeline: {stages: 2, microbatches: 2}\n"
+                                     "costs: {forward_ms: 1, backward_ms: 1}\nschedules: [gpipe]\n");
+  const test::CommandResult sweep =
+      test::run_pipesim(fmt::format("--max-total-ops 10 sweep '{}' -N 2,4 --out -", yaml), dir);
+  EXPECT_EQ(sweep.exit_code, 1) << sweep.err;
+  EXPECT_NE(sweep.err.find("sweep: 2 runs would simulate about"), std::string::npos) << sweep.err;
+  EXPECT_NE(sweep.err.find("--shard i/n, or raise the ceiling with --max-total-ops"), std::string::npos)
+      << sweep.err;
+}
+
 TEST(TextInput, Utf8IsValidatedByItsEncodingRules) {
   EXPECT_TRUE(is_valid_utf8("plain"));
   EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9"));       // U+00E9
