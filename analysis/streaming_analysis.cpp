@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 

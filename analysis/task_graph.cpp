@@ -5,7 +5,7 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/topological_sort.hpp>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -12,11 +12,11 @@
 #include <thread>
 
 #include "api/resolve.h"
-#include "api/worker_pool.h"
+#include "base/errors.h"
+#include "base/task_pool.h"
 #include "report/format.h"
 #include "report/progress_bar.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
 
 namespace pipesim {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
+#include "base/errors.h"
 #include "executor/model.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

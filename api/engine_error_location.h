@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 

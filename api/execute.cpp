@@ -7,6 +7,7 @@
 
 #include "api/resolve.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "executor/measured_costs.h"
 #include "executor/mpi_transport.h"
 #include "executor/real_executor.h"
@@ -14,7 +15,6 @@
 #include "executor/study/validation.h"
 #include "executor/worker_numerics.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
 
 namespace pipesim {

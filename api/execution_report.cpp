@@ -8,8 +8,8 @@
 
 #include "analysis/drift.h"
 #include "analysis/memory_model.h"
+#include "base/errors.h"
 #include "report/report.h"
-#include "sim/errors.h"
 #include "sim/metrics.h"
 #include "sim/steady_state.h"
 

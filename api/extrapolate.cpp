@@ -6,10 +6,10 @@
 #include <map>
 
 #include "api/predicted_run.h"
+#include "base/errors.h"
 #include "cost_models/chunk_layers.h"
 #include "io/hardware_profile_reader.h"
 #include "report/format.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

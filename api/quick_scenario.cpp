@@ -8,13 +8,13 @@
 #include <sstream>
 
 #include "api/schedule_selection.h"
-#include "sim/errors.h"
-#include "sim/value_ranges.h"
+#include "base/errors.h"
+#include "base/value_ranges.h"
 
 namespace pipesim {
 namespace {
 
-// A time in ms from the command line, within sim/value_ranges.h's limits (NaN and infinities refused).
+// A time in ms from the command line, within base/value_ranges.h's limits (NaN and infinities refused).
 TimeNs parse_ms(const std::string& option, const std::string& text, const std::string& item) {
   char* end = nullptr;
   const double value = std::strtod(item.c_str(), &end);

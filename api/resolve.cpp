@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "cost_models/chunk_layers.h"
 #include "cost_models/hardware_profile.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
 #include "sim/steady_state.h"
 

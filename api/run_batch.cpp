@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "api/resolve.h"
+#include "base/errors.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

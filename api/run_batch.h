@@ -9,9 +9,9 @@
 
 #include "analysis/run_result.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "io/scenario.h"
 #include "report/result_record.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

@@ -4,8 +4,8 @@
 
 #include "api/resolve.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

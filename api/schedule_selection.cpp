@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "api/simulation.h"
+#include "base/did_you_mean.h"
+#include "base/errors.h"
 #include "schedules/registry.h"
-#include "sim/did_you_mean.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -10,12 +10,12 @@
 #include "api/engine_error_location.h"
 #include "api/resolve.h"
 #include "api/run_assertions.h"
+#include "base/errors.h"
 #include "cost_models/chunk_layers.h"
 #include "cost_models/pipeline_copies_costs.h"
 #include "cost_models/transformer_costs.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
-#include "sim/errors.h"
 #include "sim/repeated_list_stream.h"
 
 namespace pipesim {

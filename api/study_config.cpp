@@ -9,10 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/errors.h"
+#include "base/text_file.h"
 #include "io/yaml_reader.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
 
 namespace pipesim {
 

@@ -18,16 +18,17 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "api/execute.h"
+#include "base/errors.h"
+#include "base/task_pool.h"
+#include "base/text_file.h"
 #include "executor/scenario_training.h"
 #include "executor/study/validation.h"
 #include "executor/worker_numerics.h"
 #include "io/data_dirs.h"
+#include "report/progress_bar.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
 
 namespace pipesim {
 
@@ -318,27 +319,8 @@ StudyCurves read_complete_curves(const std::string& csv_text, const Study& study
   return curves;
 }
 
-namespace {
-
-std::string clock_text(double seconds) {
-  const int s = static_cast<int>(std::lround(seconds));
-  return fmt::format("{}:{:02}", s / 60, s % 60);
-}
-
-void draw_bar(std::ostream& out, int done, int total, double elapsed_s, int executed) {
-  constexpr int kWidth = 30;
-  const int filled = total == 0 ? kWidth : done * kWidth / total;
-  const std::string eta =
-      executed == 0 ? "?" : clock_text(elapsed_s / executed * static_cast<double>(total - done));
-  out << fmt::format("\r[{}{}] {}/{} runs  elapsed {}  ETA {}  ", std::string(filled, '#'),
-                     std::string(kWidth - filled, '.'), done, total, clock_text(elapsed_s), eta)
-      << std::flush;
-}
-
-}  // namespace
-
 StudyProgress run_study(const Study& study, const std::string& csv_path_as_given, StudyCurves& curves,
-                        std::ostream* progress, int jobs) {
+                        bool show_progress, int jobs) {
   // The curves are resumed, rewritten and appended to: a regular file (a symlink's target, the link kept).
   std::error_code ec;
   const std::string csv_path = std::filesystem::is_symlink(csv_path_as_given, ec)
@@ -384,16 +366,13 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
           fmt::format("{}: cannot replace the study's curves: {}", csv_path, std::strerror(error)));
     }
   }
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed_s = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  int done = result.runs_resumed;
-  if (progress) draw_bar(*progress, done, result.runs_total, 0, 0);
   std::vector<const StudyRun*> pending;
   for (const StudyRun& run : runs) {
     if (!curves.contains(run.key())) pending.push_back(&run);
   }
+  // Counted over all runs, resumed ones included; the ETA from the runs trained now (total work: pending).
+  int done = result.runs_resumed;
+  ProgressBar progress(runs.size(), "runs", show_progress, static_cast<double>(pending.size()));
   // Runs are independent and deterministic: `jobs` threads take them in study order, and each run's rows are
   // appended whole, under the lock, as it ends (so a resumed study sees only complete runs).
   std::mutex mutex;
@@ -410,7 +389,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
         curves[pending[i]->key()] = std::move(points);
         ++result.runs_executed;
         ++done;
-        if (progress) draw_bar(*progress, done, result.runs_total, elapsed_s(), result.runs_executed);
+        progress.update(static_cast<std::size_t>(done), result.runs_executed);
       } catch (...) {  // the lock above is released by now
         const std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -419,16 +398,8 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
       }
     }
   };
-  const int threads = std::clamp(jobs, 1, std::max(1, static_cast<int>(pending.size())));
-  std::vector<std::jthread> workers;
-  for (int t = 1; t < threads; ++t) workers.emplace_back(work);
-  work();
-  workers.clear();  // joins
-  if (failure) {
-    if (progress) *progress << "\n";
-    std::rethrow_exception(failure);
-  }
-  if (progress) *progress << "\n";
+  run_workers(worker_count(std::max(1, jobs), pending.size(), "--jobs"), work);
+  if (failure) std::rethrow_exception(failure);
   return result;
 }
 

@@ -67,10 +67,11 @@ struct StudyProgress {
 };
 
 // Trains the runs the CSV lacks, rewriting it first with its complete runs only, and appending each run as it
-// ends. `progress`: a bar with the ETA (stderr in the CLI); nullptr for none. `jobs` runs train at once (one
-// core each: the replay worker is single-threaded); the curves do not depend on it.
+// ends. `show_progress`: the progress bar on stderr (report/progress_bar.h: on a terminal, after a second).
+// `jobs` runs train at once (one core each: the replay worker is single-threaded); the curves do not depend
+// on it.
 StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCurves& curves,
-                        std::ostream* progress, int jobs = 1);
+                        bool show_progress, int jobs = 1);
 
 }  // namespace pipesim
 #endif

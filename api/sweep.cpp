@@ -19,11 +19,11 @@
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "api/sweep_params.h"
-#include "api/worker_pool.h"
+#include "base/errors.h"
+#include "base/task_pool.h"
 #include "report/progress_bar.h"
 #include "report/report.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
 #include "sim/steady_state.h"
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "schedules/parameter_names.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

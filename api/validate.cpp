@@ -13,12 +13,12 @@
 #include "api/cpu_profile_costs.h"
 #include "api/resolve.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "executor/measured_costs.h"
 #include "executor/real_executor.h"
 #include "executor/replay_executor.h"
 #include "schedules/registry.h"
 #include "sim/engine.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -1,7 +1,7 @@
 // Zero Bubble search speed: zb-2p at N=32, m=96 (the paper's 28.3B setting, profiled costs, comm and memory),
 // the whole search: the greedy lists for all 8 flag settings under 2N and N microbatches of memory, ZB-H1,
 // ZB-H2 and 1F1B, and every distinct one scored to steady state (sim/repeated_list_timing.h) or until batch 0
-// proves it slower than the best so far, as tasks over the free cores (sim/task_pool.h). Target: 3 ms (100x
+// proves it slower than the best so far, as tasks over the free cores (base/task_pool.h). Target: 3 ms (100x
 // the Zero Bubble authors' CPython greedy on this machine).
 #include <benchmark/benchmark.h>
 

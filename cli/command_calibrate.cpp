@@ -5,10 +5,10 @@
 
 #include <iostream>
 
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "gpu_calibration/cpu_calibrate.h"
 #include "io/hardware_profile_reader.h"
-#include "sim/errors.h"
 
 #ifdef PIPESIM_HAS_EXECUTOR
 #include "executor/blas.h"

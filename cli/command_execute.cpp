@@ -12,6 +12,7 @@
 #include "api/execution_report.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "cli/execution_summary.h"
 #include "cli/model_options.h"
@@ -20,7 +21,6 @@
 #include "executor/scenario_training.h"
 #include "report/result_record.h"
 #include "report/trace_writer.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -8,9 +8,9 @@
 #include <iostream>
 
 #include "api/schedule_export.h"
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "cli/quick_scenario_options.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

@@ -8,6 +8,7 @@
 #include "api/run_batch.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
 #include "report/progress_bar.h"
@@ -16,7 +17,6 @@
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "report/trace_writer.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -9,8 +9,8 @@
 #include "api/run_batch.h"
 #include "api/sweep.h"
 #include "api/sweep_failure.h"
+#include "base/errors.h"
 #include "cli/commands.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

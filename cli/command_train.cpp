@@ -9,9 +9,9 @@
 
 #include "api/study_report.h"
 #include "api/study_runner.h"
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "report/progress_bar.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {
@@ -37,8 +37,8 @@ void train(const TrainArgs& args) {
   const std::string csv_path = stem + ".csv";
   StudyCurves curves;
   // The bar redraws one line with '\r': on a terminal only, so that logs stay readable.
-  std::ostream* bar = ProgressBar::stderr_is_terminal() && !args.quiet ? &std::cerr : nullptr;
-  const StudyProgress progress = run_study(study, csv_path, curves, bar, args.jobs);
+  const StudyProgress progress =
+      run_study(study, csv_path, curves, ProgressBar::stderr_is_terminal() && !args.quiet, args.jobs);
   // What the curves file held that could not be resumed, and was therefore trained again.
   for (const std::string& why : progress.distrusted)
     std::cerr << fmt::format("{}: retrained: {}\n", csv_path, why);

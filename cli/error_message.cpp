@@ -10,7 +10,7 @@
 #include <system_error>
 #include <typeinfo>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

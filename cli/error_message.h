@@ -1,5 +1,5 @@
 #pragma once
-// The one line `pipesim` prints for an exception that ends a command. pipesim's own errors (sim/errors.h)
+// The one line `pipesim` prints for an exception that ends a command. pipesim's own errors (base/errors.h)
 // already name the file, line and key; anything else reaching the top (a yaml-cpp or JSON-library exception,
 // a standard-library failure) is a pipesim bug or a resource failure, and says so instead of passing a
 // third-party message on bare. Every message is bounded in length.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/run_batch.h"
+#include "base/did_you_mean.h"
 #include "cli/commands.h"
 #include "cli/error_message.h"
 #include "cli/exit_codes.h"
@@ -16,7 +17,6 @@
 #include "cli/validators.h"
 #include "io/data_dirs.h"
 #include "pipesim_version.h"
-#include "sim/did_you_mean.h"
 #include "sim/resource_estimate.h"
 
 int main(int argc, char** argv) {

@@ -23,8 +23,8 @@
 #include <iostream>
 #include <mutex>
 
+#include "base/errors.h"
 #include "cli/commands.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -4,16 +4,17 @@
 #
 # Each entry: a directory, then the directories it may include from, separated by ':'.
 set(PIPESIM_LAYERS
-  "sim"
-  "schedules:sim"
-  "cost_models:sim:schedules"
-  "analysis:sim:schedules:cost_models"
-  "io:sim:schedules:cost_models:analysis"
-  "report:sim:schedules:cost_models:analysis:io"
-  "executor:sim:schedules:cost_models:analysis:io"
-  "api:sim:schedules:cost_models:analysis:io:report:executor"
-  "cli:sim:schedules:cost_models:analysis:io:report:executor:api:gpu_calibration")
-set(PIPESIM_KNOWN_DIRS sim schedules cost_models analysis io report executor api cli gpu_calibration)
+  "base"
+  "sim:base"
+  "schedules:base:sim"
+  "cost_models:base:sim:schedules"
+  "analysis:base:sim:schedules:cost_models"
+  "io:base:sim:schedules:cost_models:analysis"
+  "report:base:sim:schedules:cost_models:analysis:io"
+  "executor:base:sim:schedules:cost_models:analysis:io"
+  "api:base:sim:schedules:cost_models:analysis:io:report:executor"
+  "cli:base:sim:schedules:cost_models:analysis:io:report:executor:api:gpu_calibration")
+set(PIPESIM_KNOWN_DIRS base sim schedules cost_models analysis io report executor api cli gpu_calibration)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_layers: pass -DSOURCE_DIR=<the source tree>")

@@ -6,7 +6,7 @@
 #include <functional>
 #include <limits>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

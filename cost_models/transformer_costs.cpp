@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "base/errors.h"
+#include "base/value_ranges.h"
 #include "cost_models/balanced_split.h"
-#include "sim/errors.h"
-#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -686,7 +686,7 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
 namespace {
 
 // The model's derived times and bytes obey the same limits as values read from a scenario
-// (sim/value_ranges.h), so that the engine's sums cannot overflow.
+// (base/value_ranges.h), so that the engine's sums cannot overflow.
 void check_derived_ranges(const std::vector<StageCosts>& stages) {
   for (size_t i = 0; i < stages.size(); ++i) {
     const StageCosts& c = stages[i];

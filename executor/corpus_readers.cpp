@@ -10,7 +10,7 @@
 #include <map>
 #include <memory>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim::executor {
 namespace {

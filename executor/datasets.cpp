@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/errors.h"
 #include "io/data_dirs.h"
-#include "sim/errors.h"
 
 namespace pipesim::executor {
 namespace {

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/units.h"
 #include "sim/action.h"
 #include "sim/trace.h"
-#include "sim/units.h"
 
 namespace pipesim::executor {
 

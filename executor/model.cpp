@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "cost_models/balanced_split.h"
-#include "sim/errors.h"
 
 namespace pipesim::executor {
 

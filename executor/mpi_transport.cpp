@@ -10,8 +10,8 @@
 #include <thread>
 #include <type_traits>
 
+#include "base/errors.h"
 #include "executor/real_executor.h"
-#include "sim/errors.h"
 #include "sim/layout.h"
 
 namespace pipesim::executor {

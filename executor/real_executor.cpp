@@ -10,8 +10,8 @@
 #include <exception>
 #include <thread>
 
+#include "base/errors.h"
 #include "executor/thread_clock.h"
-#include "sim/errors.h"
 
 namespace pipesim::executor {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "executor/datasets.h"
-#include "sim/errors.h"
 
 namespace pipesim::executor {
 

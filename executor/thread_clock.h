@@ -2,7 +2,7 @@
 // The calling thread's CPU time: what an op cost its worker, whatever else shares the core.
 #include <time.h>
 
-#include "sim/units.h"
+#include "base/units.h"
 
 namespace pipesim::executor {
 

@@ -4,8 +4,8 @@
 
 #include <iterator>
 
+#include "base/errors.h"
 #include "executor/datasets.h"
-#include "sim/errors.h"
 
 namespace pipesim::executor {
 

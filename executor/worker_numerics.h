@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
+#include "base/units.h"
 #include "executor/training_setup.h"
 #include "sim/layout.h"
 #include "sim/policy.h"
-#include "sim/units.h"
 
 namespace pipesim::executor {
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "io/scenario.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

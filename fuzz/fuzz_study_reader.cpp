@@ -5,7 +5,7 @@
 #include <string>
 
 #include "api/study_config.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

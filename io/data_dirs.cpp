@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <mutex>
 
+#include "base/errors.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

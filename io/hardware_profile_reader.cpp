@@ -14,12 +14,12 @@
 #include <sstream>
 #include <tuple>
 
+#include "base/did_you_mean.h"
+#include "base/errors.h"
+#include "base/text_file.h"
+#include "base/value_ranges.h"
 #include "io/data_dirs.h"
 #include "io/yaml_reader.h"
-#include "sim/did_you_mean.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
-#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -87,7 +87,7 @@ LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::strin
   LinkSpec spec;
   spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], key + ".bandwidth_gb_per_s", 1e-6);
   spec.latency_us = r.get_double(link["latency_us"], key + ".latency_us", 0);
-  // One time value (sim/value_ranges.h): the latency is added to every transfer of a run.
+  // One time value (base/value_ranges.h): the latency is added to every transfer of a run.
   if (spec.latency_us > kMaxTimeMs * 1e3)
     r.fail(link["latency_us"], key + ".latency_us",
            fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/errors.h"
 #include "io/hardware_profile_reader.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

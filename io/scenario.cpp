@@ -6,13 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/errors.h"
+#include "base/text_file.h"
 #include "cost_models/cost_table_checks.h"
 #include "io/data_dirs.h"
 #include "io/model_section.h"
 #include "io/yaml_reader.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
 
 namespace pipesim {
 namespace {
@@ -87,7 +87,7 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
       r.fail(node["memory_capacity_gb"], "costs.memory_capacity_gb", "a device's memory in GiB, at most 1e6");
     }
   }
-  // Every time and byte value within sim/value_ranges.h's limits, converted where it is read.
+  // Every time and byte value within base/value_ranges.h's limits, converted where it is read.
   auto times = [&](const char* key) {
     const YAML::Node value = node[key];
     if (!value) return std::vector<TimeNs>(n, 0);

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/did_you_mean.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
-#include "sim/value_ranges.h"
+#include "base/did_you_mean.h"
+#include "base/errors.h"
+#include "base/text_file.h"
+#include "base/value_ranges.h"
 
 namespace pipesim {
 

@@ -34,7 +34,7 @@ class YamlReader {
   std::vector<double> get_double_list(const YAML::Node& node, const std::string& key, int count,
                                       double min_value) const;
 
-  // Times in ms and byte counts within sim/value_ranges.h's limits (NaN and infinities refused), converted
+  // Times in ms and byte counts within base/value_ranges.h's limits (NaN and infinities refused), converted
   // to ns and bytes; a scalar or a list of `count` entries, as get_double_list.
   std::int64_t get_ms_as_ns(const YAML::Node& node, const std::string& key) const;
   std::vector<std::int64_t> get_ms_list_as_ns(const YAML::Node& node, const std::string& key,

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/errors.h"
 #include "io/data_dirs.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -5,9 +5,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "base/errors.h"
 #include "cli/error_message.h"
 #include "python/pipesim_facade.h"
-#include "sim/errors.h"
 
 namespace py = pybind11;
 namespace facade = pipesim::facade;

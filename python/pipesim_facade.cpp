@@ -10,10 +10,10 @@
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
 #include "api/sweep.h"
+#include "base/errors.h"
 #include "report/report.h"
 #include "report/result_record.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
 
 namespace pipesim::facade {

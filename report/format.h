@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/units.h"
+#include "base/units.h"
 
 namespace pipesim {
 

@@ -10,11 +10,11 @@
 #include <set>
 #include <sstream>
 
+#include "base/did_you_mean.h"
+#include "base/errors.h"
 #include "report/format.h"
 #include "report/report.h"
 #include "report/result_figures.h"
-#include "sim/did_you_mean.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <numeric>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -14,8 +14,8 @@
 
 #include <algorithm>
 
+#include "base/errors.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

@@ -2,8 +2,8 @@
 // like any built-in static schedule: each batch replays the rows, then every stage steps.
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -10,9 +10,9 @@
 
 #include <algorithm>
 
+#include "base/errors.h"
 #include "schedules/dualpipe_steps.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

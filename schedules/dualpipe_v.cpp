@@ -6,10 +6,10 @@
 // in both directions (chunk 0 is phase 0) and the last device turning the V. m >= 2N.
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "schedules/dualpipe_steps.h"
 #include "schedules/registry.h"
 #include "schedules/zb_handcrafted.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

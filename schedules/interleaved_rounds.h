@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <string>
 
+#include "base/errors.h"
 #include "schedules/schedule.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

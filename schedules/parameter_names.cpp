@@ -1,7 +1,7 @@
 #include "schedules/parameter_names.h"
 
+#include "base/errors.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

@@ -4,9 +4,9 @@
 // η∇f(W(t−1)), so τ = 1 after the first batch.
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "schedules/async_stream.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/errors.h"
+#include "base/text_file.h"
 #include "schedules/pytorch_csv_check.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
 
 namespace pipesim {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <deque>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <unordered_set>
 
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -5,9 +5,9 @@
 #include <cctype>
 #include <utility>
 
+#include "base/did_you_mean.h"
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
-#include "sim/did_you_mean.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "sim/did_you_mean.h"
-#include "sim/errors.h"
+#include "base/did_you_mean.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

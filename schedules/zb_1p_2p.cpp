@@ -4,9 +4,9 @@
 // the figures the run reports. Cost-aware: it plans with the run's cost model and comm.
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "schedules/registry.h"
 #include "schedules/zb_greedy.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

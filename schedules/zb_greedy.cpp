@@ -10,13 +10,13 @@
 #include <mutex>
 #include <tuple>
 
+#include "base/task_pool.h"
 #include "schedules/zb_handcrafted.h"
 #include "sim/duration_table.h"
 #include "sim/engine.h"
 #include "sim/repeated_list_timing.h"
 #include "sim/static_list_timing.h"
 #include "sim/steady_state.h"
-#include "sim/task_pool.h"
 
 namespace pipesim {
 

@@ -126,7 +126,7 @@ struct ZbCandidate {
 // Every candidate that fits the limit (distinct lists only), simulated on one fixed run (independent of
 // spec.batches) with spec.sync, the same costs and comm; the best by ZbScore, ties to the earlier candidate
 // (greedy under the limit by flag index, greedy under N * M_B, zb-h1, zb-h2, 1f1b).
-// The greedy runs and the candidates' scoring spread over the free cores (sim/task_pool.h); the result is
+// The greedy runs and the candidates' scoring spread over the free cores (base/task_pool.h); the result is
 // the same however they were spread. `how` only changes how scores are measured (tests compare them).
 ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit,
                       ZbScoring how = ZbScoring::kFastest);

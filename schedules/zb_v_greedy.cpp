@@ -3,9 +3,9 @@
 // reference's default). zb-v is PyTorch's fixed order; this one adapts to uneven F, I, W and latency.
 #include <fmt/format.h>
 
+#include "base/errors.h"
 #include "schedules/registry.h"
 #include "schedules/zbv_planner.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

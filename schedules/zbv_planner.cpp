@@ -7,7 +7,7 @@
 #include <deque>
 #include <string>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/units.h"
+#include "base/units.h"
 
 namespace pipesim {
 

@@ -3,8 +3,8 @@
 // jitter decorators) implement it; schedules never see it unless they are cost-aware generators. Its
 // const calls may run on several threads at once (the Zero Bubble search scores candidates in parallel):
 // an implementation keeps no mutable state.
+#include "base/units.h"
 #include "sim/action.h"
-#include "sim/units.h"
 
 namespace pipesim {
 

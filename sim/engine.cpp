@@ -10,11 +10,11 @@
 #include <queue>
 #include <utility>
 
-#include "sim/errors.h"
+#include "base/errors.h"
+#include "base/value_ranges.h"
 #include "sim/event_queue.h"
 #include "sim/microbatch_window.h"
 #include "sim/run_observer.h"
-#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {
@@ -753,7 +753,7 @@ class Engine final : public LocalView {
 
   void change_memory(int d, Bytes delta) {
     DeviceState& dev = devices_[d];
-    // Input bytes are bounded (sim/value_ranges.h); the sum over many in-flight microbatches is checked too.
+    // Input bytes are bounded (base/value_ranges.h); the sum over many in-flight microbatches is checked too.
     if (__builtin_add_overflow(dev.activation_bytes, delta, &dev.activation_bytes)) {
       throw InputError(
           fmt::format("device {}'s activation memory passes 2^63 bytes; lower the activation "

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/errors.h"
-#include "sim/units.h"
+#include "base/errors.h"
+#include "base/units.h"
 
 namespace pipesim {
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/errors.h"
+#include "base/errors.h"
+#include "base/value_ranges.h"
 #include "sim/event_queue.h"
 #include "sim/repeated_list_timing.h"
-#include "sim/value_ranges.h"
 
 namespace pipesim {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sim/errors.h"
-#include "sim/value_ranges.h"
+#include "base/errors.h"
+#include "base/value_ranges.h"
 
 namespace pipesim {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "base/errors.h"
 #include "sim/action.h"
-#include "sim/errors.h"
 #include "sim/trace.h"
 
 namespace pipesim {

@@ -5,7 +5,7 @@
 #include <queue>
 #include <utility>
 
-#include "sim/value_ranges.h"
+#include "base/value_ranges.h"
 
 namespace pipesim {
 namespace {

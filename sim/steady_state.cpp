@@ -7,7 +7,7 @@
 #include <numeric>
 #include <optional>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

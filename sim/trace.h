@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/units.h"
 #include "sim/action.h"
 #include "sim/layout.h"
-#include "sim/units.h"
 
 namespace pipesim {
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "api/simulation.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

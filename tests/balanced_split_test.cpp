@@ -9,10 +9,10 @@
 #include <limits>
 #include <random>
 
+#include "base/errors.h"
 #include "cost_models/transformer_costs.h"
 #include "io/scenario.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/errors.h"
 #include "gpu_calibration/cpu_calibrate.h"
 #include "gpu_calibration/profile_writer.h"
 #include "io/hardware_profile_reader.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -9,9 +9,9 @@
 
 #include <cstdlib>
 
+#include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
 #include "test_util.h"
 
 namespace pipesim {

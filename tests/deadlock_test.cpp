@@ -1,8 +1,8 @@
 // Deadlock detection and schedule-rule violations on hand-built per-device lists.
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "sim/engine.h"
-#include "sim/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

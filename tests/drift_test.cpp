@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "schedules/schedule.h"
 #include "sim/comm_model.h"
 #include "sim/engine.h"
-#include "sim/errors.h"
 
 namespace pipesim {
 namespace {

@@ -2,7 +2,7 @@
 // with the file, line and key and what is allowed.
 #include <gtest/gtest.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

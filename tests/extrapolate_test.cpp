@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "api/predicted_run.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

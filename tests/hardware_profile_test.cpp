@@ -5,8 +5,8 @@
 #include <string>
 #include <tuple>
 
+#include "base/errors.h"
 #include "io/hardware_profile_reader.h"
-#include "sim/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

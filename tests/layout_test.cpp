@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -1,13 +1,13 @@
-// parallel_for (sim/parallel_for.h): every job runs once, failures come back, and work inside a parallel
+// parallel_for (base/task_pool.h): every job runs once, failures come back, and work inside a parallel
 // worker (a sweep's thread or parallel_for's own) runs serially on that thread.
-#include "sim/parallel_for.h"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "base/task_pool.h"
 
 namespace pipesim {
 namespace {

@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "api/schedule_export.h"
+#include "base/errors.h"
 #include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "test_util.h"
 
 namespace pipesim {

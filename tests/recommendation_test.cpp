@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/did_you_mean.h"
 #include "report/report.h"
 #include "report/table_columns.h"
-#include "sim/did_you_mean.h"
 #include "test_util.h"
 
 namespace pipesim {

@@ -4,9 +4,9 @@
 
 #include <sstream>
 
+#include "base/errors.h"
 #include "report/format.h"
 #include "report/table_columns.h"
-#include "sim/errors.h"
 #include "test_util.h"
 
 namespace pipesim {

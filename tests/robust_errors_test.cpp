@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "api/engine_error_location.h"
+#include "base/errors.h"
 #include "cli/error_message.h"
 #include "cost_models/noisy_costs.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -6,12 +6,12 @@
 #include <thread>
 
 #include "api/resolve.h"
-#include "api/worker_pool.h"
+#include "base/errors.h"
+#include "base/task_pool.h"
+#include "base/text_file.h"
+#include "base/value_ranges.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
 #include "sim/resource_estimate.h"
-#include "sim/text_file.h"
-#include "sim/value_ranges.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

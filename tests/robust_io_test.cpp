@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/errors.h"
+#include "base/text_file.h"
 #include "io/yaml_reader.h"
-#include "sim/errors.h"
-#include "sim/text_file.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -10,11 +10,11 @@
 #include <numeric>
 
 #include "api/run_assertions.h"
+#include "base/errors.h"
 #include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "schedules/registry.h"
-#include "sim/errors.h"
 #include "test_util.h"
 
 namespace pipesim {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "report/report.h"
-#include "sim/errors.h"
 #include "test_util.h"
 
 namespace pipesim {

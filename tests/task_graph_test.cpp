@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

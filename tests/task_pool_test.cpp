@@ -1,6 +1,6 @@
-// TaskPool (sim/task_pool.h): every task runs once, including tasks added by running tasks; a failure comes
+// TaskPool (base/task_pool.h): every task runs once, including tasks added by running tasks; a failure comes
 // back after every task ran; inside a parallel worker every task runs on that worker's thread.
-#include "sim/task_pool.h"
+#include "base/task_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "sim/parallel_for.h"
+#include "base/task_pool.h"
 
 namespace pipesim {
 namespace {

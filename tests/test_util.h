@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
-#include "sim/errors.h"
 
 namespace pipesim::test {
 

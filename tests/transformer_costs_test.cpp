@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/simulation.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

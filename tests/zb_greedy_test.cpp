@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
-#include "sim/errors.h"
 #include "test_util.h"
 
 namespace pipesim {

@@ -10,11 +10,11 @@
 #include <tuple>
 
 #include "api/resolve.h"
+#include "base/task_pool.h"
 #include "schedules/registry.h"
 #include "schedules/zb_greedy.h"
 #include "schedules/zb_handcrafted.h"
 #include "sim/duration_table.h"
-#include "sim/parallel_for.h"
 #include "sim/repeated_list_timing.h"
 #include "sim/static_list_timing.h"
 #include "tests/random_scenarios.h"

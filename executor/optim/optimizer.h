@@ -6,9 +6,9 @@
 #include <span>
 #include <vector>
 
+#include "base/units.h"
 #include "executor/optim/optimizer_config.h"
 #include "executor/optim/parameter_blocks.h"
-#include "sim/units.h"
 
 namespace pipesim::executor {
 

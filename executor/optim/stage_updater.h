@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/units.h"
 #include "executor/optim/optimizer.h"
-#include "sim/units.h"
 
 namespace pipesim::executor {
 

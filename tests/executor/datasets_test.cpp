@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim::executor {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <functional>
 
+#include "base/errors.h"
 #include "executor/layer_units.h"
 #include "executor/model.h"
-#include "sim/errors.h"
 #include "tests/executor/gradient_check_util.h"
 
 namespace pipesim::executor {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "executor/sequential_training.h"
-#include "sim/errors.h"
 #include "tests/executor/executor_test_util.h"
 
 namespace pipesim::executor {

@@ -1,4 +1,4 @@
-#include "sim/text_file.h"
+#include "base/text_file.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/units.h"
+#include "base/units.h"
 
 namespace pipesim {
 

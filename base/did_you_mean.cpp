@@ -1,4 +1,4 @@
-#include "sim/did_you_mean.h"
+#include "base/did_you_mean.h"
 
 #include <fmt/format.h>
 

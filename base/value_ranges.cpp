@@ -1,10 +1,10 @@
-#include "sim/value_ranges.h"
+#include "base/value_ranges.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 namespace pipesim {
 
