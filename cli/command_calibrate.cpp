@@ -7,12 +7,9 @@
 
 #include "base/errors.h"
 #include "cli/commands.h"
+#include "cli/training.h"
 #include "gpu_calibration/cpu_calibrate.h"
 #include "io/hardware_profile_reader.h"
-
-#ifdef PIPESIM_HAS_EXECUTOR
-#include "executor/blas.h"
-#endif
 
 namespace pipesim {
 namespace {
@@ -41,16 +38,7 @@ void run(const CalibrateArgs& args) {
   }
   CpuCalibrationOptions options = args.quick ? quick_cpu_calibration() : CpuCalibrationOptions{};
   if (args.repeats > 0) options.repeats = args.repeats;
-#ifdef PIPESIM_HAS_EXECUTOR
-  // Measure the GEMM the executor trains with, on one thread as each of its workers runs it.
-  executor::use_single_blas_thread();
-  options.gemm = [](const float* a, const float* b, float* c, long m, long n, long k) {
-    executor::gemm(false, false, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-                   static_cast<int>(k), b, static_cast<int>(n), 0.0f, c, static_cast<int>(n));
-  };
-  options.gemm_name =
-      fmt::format("OpenBLAS sgemm as the executor calls it (kernels: {})", executor::blas_core_name());
-#endif
+  use_training_gemm(options);
   options.command = "pipesim calibrate --cpu";
   for (const std::string& a : args.argv) options.command += " " + a;
   const std::string path = args.output.empty() ? default_output() : args.output;

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <iostream>
 
-#include "api/check.h"
-#include "api/check_report_files.h"
+#include "sweeps/check.h"
+#include "sweeps/check_report_files.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/validators.h"

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "api/extrapolate.h"
+#include "sweeps/extrapolate.h"
 #include "cli/commands.h"
 #include "io/zb_reference.h"
 #include "report/progress_bar.h"

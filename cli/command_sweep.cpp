@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "api/run_batch.h"
-#include "api/sweep.h"
-#include "api/sweep_failure.h"
+#include "sweeps/sweep.h"
+#include "sweeps/sweep_failure.h"
 #include "base/errors.h"
 #include "cli/commands.h"
 

@@ -15,11 +15,10 @@ void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
-#ifdef PIPESIM_HAS_EXECUTOR
+// Executor builds only (cli/train/): cli/training.h registers them.
 void add_execute_command(CLI::App& app);
-void add_validate_command(CLI::App& app);  // executor builds only
+void add_validate_command(CLI::App& app);
 void add_train_command(CLI::App& app);
-#endif
 
 // Writes text to a file atomically (a temporary file renamed over it; a symlink's target is replaced, the
 // link kept), or to standard output for "-"; a device, FIFO or /dev/stdout is written through, never replaced

@@ -14,6 +14,7 @@
 #include "cli/error_message.h"
 #include "cli/exit_codes.h"
 #include "cli/process_setup.h"
+#include "cli/training.h"
 #include "cli/validators.h"
 #include "io/data_dirs.h"
 #include "pipesim_version.h"
@@ -55,11 +56,7 @@ int main(int argc, char** argv) {
   pipesim::add_export_command(app);
   pipesim::add_show_command(app);
   pipesim::add_sweep_command(app);
-#ifdef PIPESIM_HAS_EXECUTOR
-  pipesim::add_execute_command(app);
-  pipesim::add_validate_command(app);
-  pipesim::add_train_command(app);
-#endif
+  pipesim::add_training_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

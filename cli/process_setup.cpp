@@ -1,17 +1,11 @@
 #include "cli/process_setup.h"
 
-#ifdef PIPESIM_HAS_EXECUTOR
-#include "executor/allocator.h"
-#include "executor/blas.h"
-#endif
+#include "cli/training.h"
 
 namespace pipesim {
 
-void prepare_process([[maybe_unused]] char** argv) {
-#ifdef PIPESIM_HAS_EXECUTOR
-  executor::rerun_with_better_blas_kernels(argv);
-  executor::keep_freed_tensors_for_reuse();
-#endif
+void prepare_process(char** argv) {
+  prepare_training_process(argv);
 }
 
 }  // namespace pipesim

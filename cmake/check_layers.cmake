@@ -1,20 +1,13 @@
 # The layering rule (docs/design.md, "Architecture"): a layer includes only its own headers and those of the
-# layers below it. Run as `cmake -DSOURCE_DIR=... -P cmake/check_layers.cmake`; every build runs it (target
+# layers below it. Run as `cmake -DSOURCE_DIR=... -DLAYER_TABLE=... -P cmake/check_layers.cmake`; every build runs it (target
 # pipesim_layer_check) and so does ctest, so an upward include — the start of a cycle — fails both.
 #
-# Each entry: a directory, then the directories it may include from, separated by ':'.
-set(PIPESIM_LAYERS
-  "base"
-  "sim:base"
-  "schedules:base:sim"
-  "cost_models:base:sim:schedules"
-  "analysis:base:sim:schedules:cost_models"
-  "io:base:sim:schedules:cost_models:analysis"
-  "report:base:sim:schedules:cost_models:analysis:io"
-  "executor:base:sim:schedules:cost_models:analysis:io"
-  "api:base:sim:schedules:cost_models:analysis:io:report:executor"
-  "cli:base:sim:schedules:cost_models:analysis:io:report:executor:api:gpu_calibration")
-set(PIPESIM_KNOWN_DIRS base sim schedules cost_models analysis io report executor api cli gpu_calibration)
+# The table (PIPESIM_LAYERS, PIPESIM_KNOWN_DIRS) is written by cmake/layers.cmake from the layer declarations in
+# CMakeLists.txt: each entry is a directory, then the directories it may include from, separated by ':'.
+if(NOT LAYER_TABLE OR NOT EXISTS "${LAYER_TABLE}")
+  message(FATAL_ERROR "check_layers: pass -DLAYER_TABLE=<build>/pipesim_layers.cmake (written by configuring)")
+endif()
+include("${LAYER_TABLE}")
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_layers: pass -DSOURCE_DIR=<the source tree>")

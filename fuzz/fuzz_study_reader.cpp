@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "api/study_config.h"
+#include "train/study_config.h"
 #include "base/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // `pipesim check`: it fails on PACI with raised in-flight limits (with the smallest counterexample and the
 // general bound reported), it passes on random durations and stragglers, each guarantee can trip it, and the
 // noise it uses is deterministic.
-#include "api/check.h"
+#include "sweeps/check.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

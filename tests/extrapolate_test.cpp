@@ -1,6 +1,6 @@
 // pipesim extrapolate: the rows, the published figures beside them, the PACI paper's method, the CSV columns
 // of the extrapolation, and the predicted/measured ratios in the Markdown.
-#include "api/extrapolate.h"
+#include "sweeps/extrapolate.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

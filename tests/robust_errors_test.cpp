@@ -133,14 +133,6 @@ TEST(ErrorMessages, FilesystemErrorsNameTheirPathAndWhy) {
   const std::filesystem::filesystem_error e("create_directories", "/proc/nope",
                                             std::make_error_code(std::errc::no_such_file_or_directory));
   EXPECT_EQ(error_message(e), "/proc/nope: No such file or directory");
-#ifndef PIPESIM_HAS_EXECUTOR
-  GTEST_SKIP() << "train needs the executor";
-#endif
-  test::TempDir dir;
-  const test::CommandResult r = test::run_pipesim(
-      fmt::format("train {}/studies/one-step-delay.yaml --quick --out /proc/nope", PIPESIM_SOURCE_DIR), dir);
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("--out /proc/nope: cannot create the output directory"));
 }
 
 TEST(ErrorMessages, ThirdPartyExceptionsAreWrappedNeverPassedOnBare) {

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "api/run_batch.h"
-#include "api/sweep.h"
+#include "sweeps/sweep.h"
 #include "pipesim_source_dir.h"
 #include "schedules/registry.h"
 #include "test_util.h"

@@ -1,6 +1,6 @@
 // pipesim sweep: list syntax, the product in a fixed order, and rows equal to the same runs made one at a
 // time, whatever the number of threads.
-#include "api/sweep.h"
+#include "sweeps/sweep.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/drift.h"
-#include "api/execute.h"
-#include "api/execution_report.h"
-#include "cli/execution_summary.h"
+#include "train/execute.h"
+#include "train/execution_report.h"
+#include "cli/train/execution_summary.h"
 #include "pipesim_source_dir.h"
 #include "tests/test_util.h"
 

@@ -1,5 +1,5 @@
 // Costs measured by an executor run, fed back to replay mode's virtual clocks.
-#include "executor/measured_costs.h"
+#include "executor/costs/measured_costs.h"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 #ifdef PIPESIM_MPIEXEC
 #include <gtest/gtest.h>
 
-#include "api/execute.h"
-#include "cli/execution_summary.h"
+#include "train/execute.h"
+#include "cli/train/execution_summary.h"
 #include "executor/training_setup.h"
 #include "tests/test_util.h"
 

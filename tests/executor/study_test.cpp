@@ -10,13 +10,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/study_config.h"
-#include "api/study_report.h"
-#include "api/study_runner.h"
 #include "base/errors.h"
 #include "executor/study/validation.h"
 #include "executor/teacher_data.h"
 #include "pipesim_source_dir.h"
+#include "tests/test_util.h"
+#include "train/study_config.h"
+#include "train/study_report.h"
+#include "train/study_runner.h"
 
 namespace pipesim {
 namespace {
@@ -378,6 +379,14 @@ TEST(StudyRunner, TheSnippetGptTaskTrainsTheCharacterModelOnHeldOutText) {
     EXPECT_LE(p.val_accuracy, 1.0);
   }
   EXPECT_LT(points.back().val_loss, points.front().val_loss);
+}
+
+TEST(StudyRunner, AnOutDirectoryThatCannotBeMadeNamesItsPathAndWhy) {
+  test::TempDir dir;
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format("train {}/studies/one-step-delay.yaml --quick --out /proc/nope", PIPESIM_SOURCE_DIR), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--out /proc/nope: cannot create the output directory"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // `pipesim validate`'s library half: the executor's runs against the engine's predictions.
-#include "api/validate.h"
+#include "train/validate.h"
 
 #include <gtest/gtest.h>
 
-#include "api/cpu_profile_costs.h"
+#include "executor/costs/cpu_profile_costs.h"
 #include "executor/model.h"
 #include "executor/real_executor.h"
 #include "io/hardware_profile_reader.h"

@@ -1,0 +1,20 @@
+#pragma once
+// What the CLI takes from the executor: its commands, its process setup and its GEMM. CMake compiles
+// cli/train/training.cpp when the executor is built and cli/no_training.cpp otherwise, so that no other file
+// needs to know which.
+#include <CLI/CLI.hpp>
+
+#include "gpu_calibration/cpu_calibrate.h"
+
+namespace pipesim {
+
+// execute, validate and train; nothing without the executor.
+void add_training_commands(CLI::App& app);
+// OpenBLAS's kernels for this CPU (may run the program again with OPENBLAS_CORETYPE set) and freed tensors
+// kept for reuse (executor/blas.h, executor/allocator.h); nothing without the executor.
+void prepare_training_process(char** argv);
+// `calibrate --cpu` measures the GEMM the executor trains with, on one thread as each of its workers runs
+// it; without the executor, the calibrator's own.
+void use_training_gemm(CpuCalibrationOptions& options);
+
+}  // namespace pipesim

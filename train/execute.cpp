@@ -1,0 +1,165 @@
+#include "train/execute.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "api/resolve.h"
+#include "api/simulation.h"
+#include "base/errors.h"
+#include "executor/costs/measured_costs.h"
+#include "executor/mpi_transport.h"
+#include "executor/real_executor.h"
+#include "executor/replay_executor.h"
+#include "executor/study/validation.h"
+#include "executor/worker_numerics.h"
+#include "schedules/registry.h"
+#include "sim/resource_estimate.h"
+
+namespace pipesim {
+
+executor::TrainingSetup training_setup_for(const executor::TrainingSetup& given, const Scenario& scenario,
+                                           const PipelineLayout& layout) {
+  executor::TrainingSetup setup = given;
+  setup.microbatches_per_batch = scenario.microbatches;
+  // One model piece per stage of a copy: copies of the model (dualpipe, chimera) share the pieces.
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, layout.stages_per_pipeline());
+  return setup;
+}
+
+ExecutionEstimate estimate_execution(const executor::TrainingSetup& setup, const PipelineSpec& spec,
+                                     const PipelineLayout& layout) {
+  const executor::ModelShape& m = setup.shape;
+  const bool gpt = m.kind == executor::ModelKind::kGpt;
+  const double d = m.width, tokens_per_sample = gpt ? m.input_width : 1;
+  // Matrices per block: the MLP's 2 x (d x 4d), the GPT's attention 4d² more; plus the input and the head.
+  const double params = m.blocks * (gpt ? 12.0 : 8.0) * d * d + (m.input_width + m.classes) * d +
+                        static_cast<double>(m.classes) * m.embedding_width;
+  const double samples = static_cast<double>(setup.samples_per_microbatch) * spec.microbatches * spec.batches;
+  ExecutionEstimate e;
+  e.flops = 6 * params * samples * tokens_per_sample;
+  e.ops = 3.0 * layout.stages * spec.microbatches * spec.batches +
+          static_cast<double>(layout.stages) * spec.batches;
+  // Weights, gradients and two optimizer moments, plus a weight version per device at most (PipeDream), and
+  // a batch of activations in flight (about 12 floats per token and width per block).
+  const double activations = static_cast<double>(setup.samples_per_microbatch) * spec.microbatches *
+                             tokens_per_sample * d * 12 * (m.blocks + 2);
+  e.bytes = 4 * (params * (4 + layout.devices) + activations);
+  return e;
+}
+
+void check_execution_resources(const ExecutionEstimate& e, const std::string& where) {
+  if (e.bytes > memory_ceiling_bytes()) {
+    throw ResourceLimitError(
+        fmt::format("{}: training this model would need about {:.3g} GB (weights, gradients, optimizer "
+                    "state, weight versions "
+                    "and a batch of activations), above the {:.3g} GB ceiling; lower the width, blocks, "
+                    "samples or m, or raise "
+                    "the ceiling with --max-memory-gb",
+                    where, e.bytes / 1e9, memory_ceiling_bytes() / 1e9));
+  }
+  // An executed op costs the executor about 100 times a simulated one (numerics, threads, bookkeeping).
+  constexpr double kExecutedOpWeight = 100;
+  if (e.ops * kExecutedOpWeight > ops_ceiling()) {
+    throw ResourceLimitError(fmt::format(
+        "{}: training would execute about {:.3g} ops, above the {:.3g} the ceiling allows the executor "
+        "(--max-ops "
+        "{:.3g} simulated ops, an executed op weighing {:g}); lower m, the batches or N, or raise --max-ops",
+        where, e.ops, ops_ceiling() / kExecutedOpWeight, ops_ceiling(), kExecutedOpWeight));
+  }
+  if (e.flops > flop_ceiling()) {
+    throw ResourceLimitError(fmt::format(
+        "{}: training this model would compute about {:.3g} TFLOP (hours at tens of GFLOP/s per core), above "
+        "the "
+        "{:.3g} TFLOP ceiling; lower the width, blocks, samples, m or the batches, or raise the ceiling with "
+        "--max-tflop",
+        where, e.flops / 1e12, flop_ceiling() / 1e12));
+  }
+}
+
+ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                                  const ExecuteOptions& options) {
+  // The run the simulator would build (api/resolve.h), without the cost checks: the executor measures its own
+  // costs, so a scenario that gives only F and B still trains a schedule that splits I and W.
+  ResolveOptions resolve_options;
+  resolve_options.check = false;
+  resolve_options.task_graph = false;
+  ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
+  const Scenario& scenario = resolved.scenario;
+  const PipelineLayout& layout = resolved.layout;
+  ExecutedSchedule run;
+  run.schedule = resolved.schedule->label();
+  run.mode = options.mode;
+  run.spec = resolved.spec;
+  resolved.schedule->check(run.spec);
+  run.stages = layout.stages;
+  run.layout = layout;
+  const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
+  // Before anything is allocated: the model, its copies and a batch of activations, and the work.
+  check_execution_resources(estimate_execution(setup, run.spec, layout),
+                            request.params.where() + ": " + run.schedule);
+  const std::unique_ptr<CostModel>& costs = resolved.costs;
+  ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
+  run.setup = setup;
+  run.guarantees = resolved.schedule->guarantees(run.spec);
+  const executor::StagedModel model = executor::build_staged_model(setup, layout.stages_per_pipeline());
+  // The model evaluated is the first copy's stages (the copies hold the same weights).
+  const auto evaluate_at = [&](int batch, std::vector<std::vector<float>> stage_parameters) {
+    stage_parameters.resize(layout.stages_per_pipeline());
+    const executor::Evaluation e =
+        executor::evaluate(model, stage_parameters, setup, options.validation_samples);
+    run.evaluations.push_back({batch, e.loss, e.accuracy});
+  };
+  if (options.mode == ExecuteMode::kReplay) {
+    const std::unique_ptr<CommModel> comm = resolved.make_comm();
+    // Held-out evaluations after the forward of every eval_every_batches-th batch on the last stage, and of
+    // the last batch.
+    const int m = run.spec.microbatches;
+    const int every = options.eval_every_batches;
+    const executor::ReplayObserver observer = [&](const OpRecord& op,
+                                                  const executor::WorkerNumerics& numerics) {
+      if (options.observer) options.observer(op, numerics);
+      const Action& a = op.action;
+      if (every < 0 || a.kind != OpKind::F || !layout.is_last_stage(a.stage) || (a.microbatch + 1) % m != 0)
+        return;
+      const int batch = a.microbatch / m;
+      if (batch + 1 != run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
+      std::vector<std::vector<float>> params;
+      for (int s = 0; s < layout.stages_per_pipeline(); ++s) params.push_back(numerics.parameters(s));
+      evaluate_at(batch, params);
+    };
+    if (options.measured_clock) {
+      // Pass 1 measures every op's thread CPU time in the order of the scenario's clock; pass 2 replays on
+      // those times, so its order and timestamps are the per-device virtual clocks of the measured costs.
+      ExecutionPlan measuring_plan = resolved.schedule->plan(run.spec, *costs);
+      const executor::ExecutionResult measuring =
+          executor::execute_replay(measuring_plan, *costs, *comm, setup);
+      const executor::PerOpCostModel measured(measuring.ops, layout.stages, *costs);
+      const std::unique_ptr<CommModel> comm2 = resolved.make_comm();
+      run.result = executor::execute_replay(plan, measured, *comm2, setup, observer);
+    } else {
+      run.result = executor::execute_replay(plan, *costs, *comm, setup, observer);
+    }
+  } else if (options.transport == ExecuteTransport::kMpi) {
+#ifdef PIPESIM_HAS_MPI
+    executor::MpiTransport transport(layout.devices);
+    run.result =
+        executor::gather_on_first_rank(executor::execute_real(plan, setup, transport), layout, transport);
+#else
+    throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
+#endif
+  } else {
+    executor::ThreadsTransport transport(layout.devices);
+    run.result = executor::execute_real(plan, setup, transport);
+  }
+  // Under mpi only rank 0 holds every stage's weights (gathered); the other ranks hold their own.
+  const auto& final_parameters = run.result.final_parameters;
+  const bool holds_every_stage =
+      final_parameters.size() == static_cast<std::size_t>(layout.stages) &&
+      std::none_of(final_parameters.begin(), final_parameters.end(), [](const auto& p) { return p.empty(); });
+  if (options.mode == ExecuteMode::kReal && options.eval_every_batches >= 0 && holds_every_stage)
+    evaluate_at(run.spec.batches - 1, final_parameters);
+  return run;
+}
+
+}  // namespace pipesim

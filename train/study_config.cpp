@@ -1,0 +1,226 @@
+#include "train/study_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "base/errors.h"
+#include "base/text_file.h"
+#include "io/yaml_reader.h"
+#include "schedules/registry.h"
+
+namespace pipesim {
+
+const std::vector<std::string>& study_tasks() {
+  // teacher-mlp: the residual MLP on the synthetic teacher task (executor/teacher_data.h); austen-gpt: the
+  // tiny character GPT on Jane Austen's novels (Debian's r-cran-janeaustenr, one novel held out);
+  // snippet-gpt: the same GPT on the repository's public-domain snippet (no package needed). The study's
+  // `model:` width and blocks apply to each.
+  static const std::vector<std::string> tasks{"teacher-mlp", "austen-gpt", "snippet-gpt"};
+  return tasks;
+}
+
+std::string StudySchedule::request() const {
+  std::string out = name;
+  for (const auto& [key, value] : params) out += fmt::format(":{}={}", key, value);
+  return out;
+}
+
+std::string StudySchedule::label() const {
+  return fmt::format("{} m={}", request(), microbatches);
+}
+
+namespace {
+
+std::vector<int> int_list(const YamlReader& reader, const YAML::Node& node, const std::string& key,
+                          int min_value) {
+  if (!node.IsSequence() || node.size() == 0) reader.fail(node, key, "a non-empty list of integers");
+  std::vector<int> out;
+  for (std::size_t i = 0; i < node.size(); ++i)
+    out.push_back(reader.get_int(node[i], fmt::format("{}[{}]", key, i), min_value));
+  return out;
+}
+
+StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, const std::string& key) {
+  if (!node.IsMap()) reader.fail(node, key, "a map {name: ..., microbatches: m, <schedule parameter>: ...}");
+  StudySchedule out;
+  for (const auto& item : node) {
+    const std::string k = item.first.as<std::string>();
+    const std::string item_key = key + "." + k;
+    if (k == "name") {
+      out.name = reader.get_string(item.second, item_key);
+    } else if (k == "microbatches") {
+      out.microbatches = reader.get_int(item.second, item_key, 1);
+    } else {
+      if (!item.second.IsScalar()) reader.fail(item.second, item_key, "a scalar schedule parameter");
+      out.params[k] = item.second.as<std::string>();
+    }
+  }
+  if (out.name.empty()) reader.fail(node, key + ".name", "a schedule name");
+  // Checked here, where the file and line are known, rather than when the run starts.
+  std::vector<std::string> names;
+  for (const ScheduleInfo& info : registered_schedules()) names.push_back(info.name);
+  if (out.name.rfind("csv:", 0) != 0 &&
+      std::find(names.begin(), names.end(), canonical_schedule_name(out.name)) == names.end()) {
+    reader.get_choice(node["name"], key + ".name", names,
+                      "a registered schedule (`pipesim schedules` lists them) or csv:PATH");
+  }
+  return out;
+}
+
+StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, const std::string& key) {
+  reader.expect_map(
+      node, key,
+      {"name", "label", "lr", "momentum", "beta1", "beta2", "epsilon", "weight_decay", "adamw_lr"});
+  StudyOptimizer out;
+  for (const char* required : {"name", "lr"}) {
+    if (!node[required]) {
+      reader.fail(node, key + "." + required,
+                  std::string(required) == "lr" ? "a learning rate (lr: 0.01)"
+                                                : "the optimizer's name (sgd, adamw, muon)");
+    }
+  }
+  const std::string name = reader.get_choice(node["name"], key + ".name", executor::optimizer_kind_names());
+  out.config.kind = executor::parse_optimizer_kind(name);
+  out.label = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
+  out.learning_rate = static_cast<float>(reader.get_double(node["lr"], key + ".lr", 0.0));
+  if (!(out.learning_rate > 0)) reader.fail(node["lr"], key + ".lr", "a learning rate above 0");
+  if (out.config.kind == executor::OptimizerKind::kMuon) out.config.momentum = 0.95F;
+  auto optional_float = [&](const char* k, float& into, double min_value) {
+    if (node[k]) into = static_cast<float>(reader.get_double(node[k], key + "." + k, min_value));
+  };
+  optional_float("momentum", out.config.momentum, 0.0);
+  optional_float("beta1", out.config.beta1, 0.0);
+  optional_float("beta2", out.config.beta2, 0.0);
+  optional_float("epsilon", out.config.epsilon, 0.0);
+  optional_float("weight_decay", out.config.weight_decay, 0.0);
+  if (node["adamw_lr"]) {
+    if (out.config.kind != executor::OptimizerKind::kMuon)
+      reader.fail(node["adamw_lr"], key + ".adamw_lr", "muon only");
+    out.config.adamw_lr_ratio =
+        static_cast<float>(reader.get_double(node["adamw_lr"], key + ".adamw_lr", 0.0) / out.learning_rate);
+  }
+  return out;
+}
+
+// The keys a `quick:` section may replace.
+const std::vector<std::string> kQuickKeys{
+    "sample_budget",  "eval_every_samples", "validation_samples", "seeds",      "targets",
+    "global_batches", "schedules",          "optimizers",         "corrections"};
+
+}  // namespace
+
+Study parse_study(const std::string& yaml_text, const std::string& source, bool quick) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: {}", source, e.mark.line + 1, e.msg));
+  }
+  const YamlReader reader(source);
+  reader.expect_map(root, "",
+                    {"name", "task", "model", "target_setting", "stages", "sample_budget",
+                     "eval_every_samples", "validation_samples", "seeds", "global_batches", "learning_rate",
+                     "schedules", "optimizers", "corrections", "targets", "quick"});
+  if (quick && root["quick"]) {
+    reader.expect_map(root["quick"], "quick", kQuickKeys);
+    for (const auto& item : root["quick"]) root[item.first.as<std::string>()] = item.second;
+  }
+  Study study;
+  study.source = source;
+  study.name = reader.get_string(root["name"], "name");
+  // The name becomes OUT/NAME.csv and OUT/NAME-table.md: a file name, never a path out of --out.
+  if (study.name.empty() || study.name == "." || study.name == ".." ||
+      study.name.find_first_of("/\\") != std::string::npos || study.name.find('\0') != std::string::npos) {
+    reader.fail(root["name"], "name",
+                "a file name without '/' (the study writes OUT/NAME.csv and OUT/NAME-table.md under --out)");
+  }
+  if (root["task"]) {
+    study.task = reader.get_choice(root["task"], "task", study_tasks());
+  }
+  if (root["model"]) {
+    const YAML::Node model = root["model"];
+    reader.expect_map(model, "model", {"input_width", "width", "blocks", "classes"});
+    if (model["input_width"])
+      study.shape.input_width = reader.get_int(model["input_width"], "model.input_width", 1);
+    if (model["width"]) study.shape.width = reader.get_int(model["width"], "model.width", 1);
+    if (model["blocks"]) study.shape.blocks = reader.get_int(model["blocks"], "model.blocks", 0);
+    if (model["classes"]) study.shape.classes = reader.get_int(model["classes"], "model.classes", 2);
+  }
+  const YAML::Node target = root["target_setting"];
+  reader.expect_map(target, "target_setting", {"scenario", "set"});
+  study.target_scenario = reader.get_string(target["scenario"], "target_setting.scenario");
+  study.target_scenario_where = reader.where(target["scenario"], "target_setting.scenario");
+  if (target["set"]) {
+    if (!target["set"].IsSequence()) reader.fail(target["set"], "target_setting.set", "a list of key=value");
+    for (std::size_t i = 0; i < target["set"].size(); ++i)
+      study.target_overrides.push_back(
+          reader.get_string(target["set"][i], fmt::format("target_setting.set[{}]", i)));
+  }
+  study.stages = reader.get_int(root["stages"], "stages", 1);
+  study.sample_budget = reader.get_int(root["sample_budget"], "sample_budget", 1);
+  study.eval_every_samples = reader.get_int(root["eval_every_samples"], "eval_every_samples", 1);
+  if (root["validation_samples"])
+    study.validation_samples = reader.get_int(root["validation_samples"], "validation_samples", 1);
+  for (int seed : int_list(reader, root["seeds"], "seeds", 0))
+    study.seeds.push_back(static_cast<std::uint64_t>(seed));
+  study.global_batches = int_list(reader, root["global_batches"], "global_batches", 1);
+  if (root["learning_rate"]) {
+    reader.expect_map(root["learning_rate"], "learning_rate", {"warmup_fraction", "floor_ratio"});
+    const YAML::Node lr = root["learning_rate"];
+    if (lr["warmup_fraction"])
+      study.warmup_fraction = reader.get_double(lr["warmup_fraction"], "learning_rate.warmup_fraction", 0.0);
+    if (lr["floor_ratio"])
+      study.floor_ratio = reader.get_double(lr["floor_ratio"], "learning_rate.floor_ratio", 0.0);
+    if (study.warmup_fraction >= 1.0)
+      reader.fail(lr["warmup_fraction"], "learning_rate.warmup_fraction", "a fraction below 1");
+    if (study.floor_ratio > 1.0)
+      reader.fail(lr["floor_ratio"], "learning_rate.floor_ratio", "a ratio in [0, 1]");
+  }
+  const YAML::Node schedules = root["schedules"];
+  if (!schedules.IsSequence() || schedules.size() == 0)
+    reader.fail(schedules, "schedules", "a non-empty list");
+  for (std::size_t i = 0; i < schedules.size(); ++i)
+    study.schedules.push_back(read_schedule(reader, schedules[i], fmt::format("schedules[{}]", i)));
+  const YAML::Node optimizers = root["optimizers"];
+  if (!optimizers.IsSequence() || optimizers.size() == 0)
+    reader.fail(optimizers, "optimizers", "a non-empty list");
+  for (std::size_t i = 0; i < optimizers.size(); ++i)
+    study.optimizers.push_back(read_optimizer(reader, optimizers[i], fmt::format("optimizers[{}]", i)));
+  if (root["corrections"]) {
+    const YAML::Node corrections = root["corrections"];
+    if (!corrections.IsSequence()) reader.fail(corrections, "corrections", "a list");
+    for (std::size_t i = 0; i < corrections.size(); ++i) {
+      const std::string key = fmt::format("corrections[{}]", i);
+      study.corrections.push_back(executor::parse_delay_correction(
+          reader.get_choice(corrections[i], key, executor::delay_correction_names())));
+    }
+  }
+  if (study.corrections.empty()) study.corrections.push_back(executor::DelayCorrection::kNone);
+  const YAML::Node targets = root["targets"];
+  reader.expect_map(targets, "targets", {"loss", "accuracy"});
+  if (targets["loss"]) study.targets.loss = reader.get_double(targets["loss"], "targets.loss", 0.0);
+  if (targets["accuracy"])
+    study.targets.accuracy = reader.get_double(targets["accuracy"], "targets.accuracy", 0.0);
+  if (!study.targets.loss && !study.targets.accuracy) reader.fail(targets, "targets", "loss and/or accuracy");
+  for (std::size_t i = 0; i < study.global_batches.size(); ++i) {
+    for (const StudySchedule& s : study.schedules) {
+      if (study.global_batches[i] % s.microbatches != 0)
+        reader.fail(root["global_batches"][i], fmt::format("global_batches[{}]", i),
+                    fmt::format("a multiple of every schedule's microbatches ({} has m = {})", s.request(),
+                                s.microbatches));
+    }
+  }
+  return study;
+}
+
+Study load_study(const std::string& path, bool quick) {
+  // Through the project's text reader, as every input: size limit, UTF-8, BOM and CR line ends normalised.
+  return parse_study(read_text_file(path, "study file"), path, quick);
+}
+
+}  // namespace pipesim

@@ -1,0 +1,64 @@
+#pragma once
+// A learning study (`pipesim train STUDY.yaml`): which schedules, optimizers, delay corrections, seeds and
+// global batch sizes to train, for how many samples, against which targets, and on which target setting the
+// simulator predicts the time axis. Format in README.md ("Learning studies").
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "executor/training_setup.h"
+
+namespace pipesim {
+
+struct StudySchedule {
+  std::string name;                           // a registered schedule
+  std::map<std::string, std::string> params;  // e.g. accumulation=4
+  int microbatches = 1;                       // m
+  std::string label() const;                  // "paci:accumulation=4 m=4"
+  std::string request() const;                // "paci:accumulation=4", as --schedules takes it
+};
+
+struct StudyOptimizer {
+  std::string label;  // the study's name for it, e.g. "adamw" or "muon"
+  float learning_rate = 1e-3F;
+  executor::OptimizerConfig config;
+};
+
+struct StudyTargets {
+  std::optional<double> loss;      // validation loss at or below
+  std::optional<double> accuracy;  // validation accuracy at or above
+};
+
+struct Study {
+  std::string name;
+  std::string source;
+  std::string task = "teacher-mlp";  // model and data set; see study_tasks in study_config.cpp
+  executor::ModelShape shape;
+  std::string target_scenario;                // the setting whose predicted time is the time axis
+  std::string target_scenario_where;          // "file:line: key 'target_setting.scenario'", for errors
+  std::vector<std::string> target_overrides;  // --set style keys applied to it (e.g. hardware.profile=...)
+  int stages = 8;
+  std::int64_t sample_budget = 0;
+  std::int64_t eval_every_samples = 0;
+  int validation_samples = 512;
+  std::vector<std::uint64_t> seeds;
+  std::vector<int> global_batches;
+  double warmup_fraction = 0.0;
+  double floor_ratio = 0.1;
+  std::vector<StudySchedule> schedules;
+  std::vector<StudyOptimizer> optimizers;
+  std::vector<executor::DelayCorrection> corrections;  // applied to asynchronous schedules only
+  StudyTargets targets;
+};
+
+// Reads and checks a study; `quick` applies its `quick:` section (smaller budget, fewer seeds...). Errors
+// name the file, line and key.
+Study load_study(const std::string& path, bool quick);
+Study parse_study(const std::string& yaml_text, const std::string& source, bool quick);
+
+// The tasks a study may name.
+const std::vector<std::string>& study_tasks();
+
+}  // namespace pipesim

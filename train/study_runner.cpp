@@ -1,0 +1,405 @@
+#include "train/study_runner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "base/errors.h"
+#include "base/task_pool.h"
+#include "base/text_file.h"
+#include "executor/scenario_training.h"
+#include "executor/study/validation.h"
+#include "executor/worker_numerics.h"
+#include "io/data_dirs.h"
+#include "report/progress_bar.h"
+#include "schedules/registry.h"
+#include "train/execute.h"
+
+namespace pipesim {
+
+namespace {
+
+// A path as given, else relative to the data search path (io/data_dirs.h).
+std::string resolve(const Study& study) {
+  if (std::filesystem::exists(study.target_scenario)) return study.target_scenario;
+  return find_data_path(study.target_scenario, study.target_scenario_where + ": the scenario");
+}
+
+// The target scenario's text (a few kB, read for each run's hash: the file may change between resumes).
+std::string target_scenario_text(const Study& study) {
+  return read_text_file(resolve(study), "target_setting scenario");
+}
+
+}  // namespace
+
+std::string StudyRun::group() const {
+  return fmt::format("B={} {} {} {}", global_batch, schedule.label(), optimizer.label,
+                     executor::delay_correction_name(correction));
+}
+std::string StudyRun::key() const {
+  return fmt::format("{} seed={}", group(), seed);
+}
+
+std::string StudyRun::hash(const Study& study) const {
+  std::string text = fmt::format(
+      "task={};input={};width={};blocks={};classes={};kind={};token={};embedding={};heads={};target={};",
+      study.task, study.shape.input_width, study.shape.width, study.shape.blocks, study.shape.classes,
+      static_cast<int>(study.shape.kind), study.shape.token_input, study.shape.embedding_width,
+      study.shape.heads, study.target_scenario);
+  for (const std::string& o : study.target_overrides) text += "set=" + o + ";";
+  // The target setting's file itself: its costs make the curves' predicted seconds.
+  text += "target_text=" + target_scenario_text(study) + ";";
+  text += fmt::format("stages={};budget={};eval={};validation={};warmup={:.17g};floor={:.17g};", study.stages,
+                      study.sample_budget, study.eval_every_samples, study.validation_samples,
+                      study.warmup_fraction, study.floor_ratio);
+  text += fmt::format("B={};schedule={};m={};", global_batch, schedule.request(), schedule.microbatches);
+  const executor::OptimizerConfig& o = optimizer.config;
+  text += fmt::format(
+      "optimizer={};lr={:.9g};momentum={:.9g};beta1={:.9g};beta2={:.9g};eps={:.9g};wd={:.9g};"
+      "adamw={:.9g};ns={};",
+      static_cast<int>(o.kind), optimizer.learning_rate, o.momentum, o.beta1, o.beta2, o.epsilon,
+      o.weight_decay, o.adamw_lr_ratio, o.newton_schulz_steps);
+  text += fmt::format("correction={};seed={}", executor::delay_correction_name(correction), seed);
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits: stable across builds and machines
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+namespace {
+
+ScheduleParams params_of(const Study& study, const StudySchedule& schedule) {
+  ScheduleParams params(study.source);
+  for (const auto& [key, value] : schedule.params) params.set(key, value);
+  return params;
+}
+
+}  // namespace
+
+bool is_asynchronous(const Study& study, const StudySchedule& schedule) {
+  return make_schedule(schedule.name, params_of(study, schedule))->default_sync() == OptimizerSync::kNone;
+}
+
+std::vector<StudyRun> study_runs(const Study& study) {
+  std::vector<StudyRun> runs;
+  for (int batch : study.global_batches) {
+    for (const StudySchedule& schedule : study.schedules) {
+      const bool async = is_asynchronous(study, schedule);
+      for (const StudyOptimizer& optimizer : study.optimizers) {
+        for (executor::DelayCorrection correction : study.corrections) {
+          if (!async && correction != executor::DelayCorrection::kNone) continue;
+          for (std::uint64_t seed : study.seeds)
+            runs.push_back({batch, schedule, optimizer, correction, seed});
+        }
+      }
+    }
+  }
+  return runs;
+}
+
+std::int64_t run_samples(const Study& study, const StudyRun& run) {
+  const std::int64_t batches = (study.sample_budget + run.global_batch - 1) / run.global_batch;
+  return batches * run.global_batch;
+}
+
+std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
+  const int m = run.schedule.microbatches;
+  const std::int64_t total_samples = run_samples(study, run);
+  std::vector<std::string> overrides = study.target_overrides;
+  overrides.push_back(fmt::format("pipeline.stages={}", study.stages));
+  overrides.push_back(fmt::format("pipeline.microbatches={}", m));
+  overrides.push_back(fmt::format("pipeline.global_batch={}", run.global_batch));
+  overrides.push_back(fmt::format("pipeline.batches={}", total_samples / run.global_batch));
+  Scenario scenario = load_scenario(resolve(study), overrides);
+  scenario.schedules.clear();
+  const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
+  const int stages = make_schedule(request.name, request.params)->layout(study.stages).stages;
+
+  ExecuteOptions options;
+  executor::TrainingSetup& setup = options.setup;
+  setup.shape = study.shape;
+  if (study.task != "teacher-mlp") {
+    // The GPT tasks: the data set loaded and the model sized by it, as a scenario's `executor:` section does.
+    ExecutorSection section;
+    section.model = "gpt";
+    section.data = study.task == "austen-gpt" ? "austen" : "snippet";
+    section.width = study.shape.width;
+    section.blocks = study.shape.blocks;
+    setup = executor::training_setup_for(section, setup);
+  }
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, stages);  // as execute_schedule raises it
+  setup.samples_per_microbatch = run.global_batch / m;
+  setup.microbatches_per_batch = m;
+  setup.learning_rate = run.optimizer.learning_rate;
+  setup.optimizer = run.optimizer.config;
+  setup.correction = run.correction;
+  setup.seed = run.seed;
+  setup.lr_schedule = {.warmup_fraction = study.warmup_fraction,
+                       .floor_ratio = study.floor_ratio,
+                       .total_microbatches = total_samples / setup.samples_per_microbatch};
+  const executor::StagedModel model = executor::build_staged_model(setup, stages);
+
+  std::vector<CurvePoint> points;
+  const executor::Evaluation initial =
+      executor::evaluate(model, model.initial_parameters, setup, study.validation_samples);
+  points.push_back({0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0});
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> last_return;
+  double measured_s = 0;
+  double loss_sum = 0;
+  int loss_count = 0;
+  std::int64_t samples = 0;
+  std::int64_t next_eval = study.eval_every_samples;
+  options.observer = [&](const OpRecord& op, const executor::WorkerNumerics& numerics) {
+    if (last_return) measured_s += std::chrono::duration<double>(Clock::now() - *last_return).count();
+    if (op.action.kind == OpKind::F && op.action.stage + 1 == stages) {
+      loss_sum += numerics.losses().at(op.action.microbatch);
+      ++loss_count;
+      samples += setup.samples_per_microbatch;
+      if (samples >= next_eval || samples == total_samples) {
+        std::vector<std::vector<float>> params;
+        for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
+        const executor::Evaluation e = executor::evaluate(model, params, setup, study.validation_samples);
+        points.push_back({samples, loss_sum / loss_count, e.loss, e.accuracy,
+                          static_cast<double>(op.end_ns) / 1e9, measured_s});
+        loss_sum = 0;
+        loss_count = 0;
+        while (next_eval <= samples) next_eval += study.eval_every_samples;
+      }
+    }
+    last_return = Clock::now();
+  };
+  execute_schedule(scenario, request, options);
+  return points;
+}
+
+std::string curve_csv_header() {
+  return "run,global_batch,schedule,optimizer,correction,seed,samples,train_loss,val_loss,val_accuracy,"
+         "predicted_s,measured_s,run_hash\n";
+}
+
+std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::vector<CurvePoint>& points) {
+  std::string out;
+  const std::string hash = run.hash(study);
+  for (const CurvePoint& p : points) {
+    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", run.key(),
+                       run.global_batch, run.schedule.label(), run.optimizer.label,
+                       executor::delay_correction_name(run.correction), run.seed, p.samples, p.train_loss,
+                       p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s, hash);
+  }
+  return out;
+}
+
+namespace {
+
+struct ParsedRow {
+  std::string key;
+  std::string hash;
+  CurvePoint point;
+  std::string error;  // why the row cannot be read; empty when it was
+};
+
+ParsedRow parse_row(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  std::string cell;
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  ParsedRow row;
+  if (!cells.empty()) row.key = cells[0];
+  if (cells.size() != 13) {
+    row.error = fmt::format("{} cells where 13 were expected{}", cells.size(),
+                            cells.size() == 12 ? " (no run_hash: written by an older pipesim)" : "");
+    return row;
+  }
+  row.hash = cells[12];
+  try {
+    std::size_t used = 0;
+    row.point.samples = std::stoll(cells[6], &used);
+    if (used != cells[6].size()) throw std::invalid_argument("samples");
+    double* fields[] = {&row.point.train_loss, &row.point.val_loss, &row.point.val_accuracy,
+                        &row.point.predicted_s, &row.point.measured_s};
+    for (int i = 0; i < 5; ++i) {
+      *fields[i] = std::stod(cells[7 + i], &used);
+      if (used != cells[7 + i].size()) throw std::invalid_argument(cells[7 + i]);
+    }
+  } catch (const std::exception&) {
+    row.error = "a cell that is not a number";
+  }
+  return row;
+}
+
+// Why a complete run's points cannot be trusted, or "".
+std::string curve_problem(const std::vector<CurvePoint>& points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const CurvePoint& p = points[i];
+    if (i == 0 ? p.samples != 0 : p.samples <= points[i - 1].samples) {
+      return i == 0 ? "its first point is not at 0 samples" : "its samples do not rise (a duplicated run?)";
+    }
+    const bool finite = (i == 0 || std::isfinite(p.train_loss)) && std::isfinite(p.val_loss) &&
+                        std::isfinite(p.val_accuracy) && std::isfinite(p.predicted_s) &&
+                        std::isfinite(p.measured_s);
+    if (!finite) return fmt::format("a figure that is not finite at {} samples", p.samples);
+  }
+  return "";
+}
+
+}  // namespace
+
+StudyCurves read_complete_curves(const std::string& csv_text, const Study& study,
+                                 std::vector<std::string>* distrusted) {
+  std::map<std::string, std::int64_t> expected_samples;
+  std::map<std::string, std::string> expected_hash;
+  for (const StudyRun& run : study_runs(study)) {
+    expected_samples[run.key()] = run_samples(study, run);
+    expected_hash[run.key()] = run.hash(study);
+  }
+  StudyCurves curves;
+  std::map<std::string, std::string> why;  // runs that cannot be trusted
+  long known_rows = 0, unknown_rows = 0;
+  std::stringstream in(csv_text);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header) {
+      header = false;
+      if (line + "\n" != curve_csv_header()) {
+        if (distrusted && !line.empty()) {
+          distrusted->push_back("the file's header is not a study curves header: nothing of it was resumed");
+        }
+        return {};
+      }
+      continue;
+    }
+    // A line cut short by an interruption has no newline after it: eof is set.
+    if (in.eof()) break;
+    const ParsedRow row = parse_row(line);
+    if (!expected_samples.contains(row.key)) {  // a run the study no longer has, or another study's file
+      ++unknown_rows;
+      continue;
+    }
+    ++known_rows;
+    if (!row.error.empty()) {
+      why.emplace(row.key, row.error);
+    } else if (row.hash != expected_hash.at(row.key)) {
+      why.emplace(row.key, "its settings changed since it was trained (run_hash differs)");
+    } else {
+      curves[row.key].push_back(row.point);
+    }
+  }
+  for (auto it = curves.begin(); it != curves.end();) {
+    const bool complete = it->second.back().samples == expected_samples.at(it->first);
+    const std::string problem = complete ? curve_problem(it->second) : "";
+    if (!problem.empty()) why.emplace(it->first, problem);
+    it = complete && !why.contains(it->first) ? std::next(it) : curves.erase(it);
+  }
+  if (distrusted) {
+    for (const auto& [key, reason] : why) distrusted->push_back(fmt::format("{}: {}", key, reason));
+    if (known_rows == 0 && unknown_rows > 0) {
+      distrusted->push_back(
+          fmt::format("the file's {} rows name no run of this study (another study's file?)", unknown_rows));
+    }
+  }
+  return curves;
+}
+
+StudyProgress run_study(const Study& study, const std::string& csv_path_as_given, StudyCurves& curves,
+                        bool show_progress, int jobs) {
+  // The curves are resumed, rewritten and appended to: a regular file (a symlink's target, the link kept).
+  std::error_code ec;
+  const std::string csv_path = std::filesystem::is_symlink(csv_path_as_given, ec)
+                                   ? std::filesystem::weakly_canonical(csv_path_as_given).string()
+                                   : csv_path_as_given;
+  if (std::filesystem::exists(csv_path, ec) && !std::filesystem::is_regular_file(csv_path, ec)) {
+    throw InputError(fmt::format(
+        "{}: the study's curves must be a regular file (it is resumed and rewritten)", csv_path_as_given));
+  }
+  const std::vector<StudyRun> runs = study_runs(study);
+  StudyProgress result;
+  result.runs_total = static_cast<int>(runs.size());
+  std::string existing;
+  if (std::ifstream in(csv_path); in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    existing = text.str();
+  }
+  curves = read_complete_curves(existing, study, &result.distrusted);
+  result.runs_resumed = static_cast<int>(curves.size());
+  // Rewrite the file with the complete runs only, in study order, then append. The new file is written beside
+  // the old one and renamed over it: a kill during the rewrite leaves the old file whole.
+  {
+    const std::string temporary = fmt::format("{}.tmp.{}", csv_path, ::getpid());
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      if (!out) throw InputError(fmt::format("{}: cannot write the study's curves", temporary));
+      out << curve_csv_header();
+      for (const StudyRun& run : runs) {
+        if (curves.contains(run.key())) out << curve_csv_rows(study, run, curves.at(run.key()));
+      }
+      out.flush();
+      if (!out) {
+        std::remove(temporary.c_str());
+        throw InputError(
+            fmt::format("{}: cannot write the study's curves (the old file is unchanged)", csv_path));
+      }
+    }
+    if (std::rename(temporary.c_str(), csv_path.c_str()) != 0) {
+      const int error = errno;
+      std::remove(temporary.c_str());
+      throw InputError(
+          fmt::format("{}: cannot replace the study's curves: {}", csv_path, std::strerror(error)));
+    }
+  }
+  std::vector<const StudyRun*> pending;
+  for (const StudyRun& run : runs) {
+    if (!curves.contains(run.key())) pending.push_back(&run);
+  }
+  // Counted over all runs, resumed ones included; the ETA from the runs trained now (total work: pending).
+  int done = result.runs_resumed;
+  ProgressBar progress(runs.size(), "runs", show_progress, static_cast<double>(pending.size()));
+  // Runs are independent and deterministic: `jobs` threads take them in study order, and each run's rows are
+  // appended whole, under the lock, as it ends (so a resumed study sees only complete runs).
+  std::mutex mutex;
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < pending.size(); i = next++) {
+      try {
+        std::vector<CurvePoint> points = train_study_run(study, *pending[i]);
+        const std::lock_guard lock(mutex);
+        std::ofstream out(csv_path, std::ios::app);
+        out << curve_csv_rows(study, *pending[i], points) << std::flush;
+        if (!out) throw InputError(fmt::format("{}: cannot append the study's curves", csv_path));
+        curves[pending[i]->key()] = std::move(points);
+        ++result.runs_executed;
+        ++done;
+        progress.update(static_cast<std::size_t>(done), result.runs_executed);
+      } catch (...) {  // the lock above is released by now
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = pending.size();  // the other threads finish the run they hold and stop
+        return;
+      }
+    }
+  };
+  run_workers(worker_count(std::max(1, jobs), pending.size(), "--jobs"), work);
+  if (failure) std::rethrow_exception(failure);
+  return result;
+}
+
+}  // namespace pipesim

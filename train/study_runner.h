@@ -1,0 +1,75 @@
+#pragma once
+// Runs a learning study: every (global batch, schedule, optimizer, correction, seed) trains in replay mode
+// (deterministic, any number of stages) on the study's task; each run's curve is written to the CSV as soon
+// as the run ends, so an interrupted study resumes where it stopped.
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "train/study_config.h"
+
+namespace pipesim {
+
+struct StudyRun {
+  int global_batch = 0;
+  StudySchedule schedule;
+  StudyOptimizer optimizer;
+  executor::DelayCorrection correction = executor::DelayCorrection::kNone;
+  std::uint64_t seed = 1;
+  std::string key() const;  // unique within a study, the CSV's first column
+  // Hex digest of everything that changes this run's curve (the study's task, model, budget, evaluation,
+  // validation set, learning-rate schedule and target setting; the run's B, schedule, optimizer settings,
+  // correction and seed): the CSV's last column. A resumed row must carry the digest of the run it resumes.
+  std::string hash(const Study& study) const;
+  std::string group() const;  // the key without the seed: what the table averages over seeds
+};
+
+// One evaluation along a run.
+struct CurvePoint {
+  std::int64_t samples = 0;
+  double train_loss = 0;  // mean loss of the microbatches since the previous point (NaN at 0 samples)
+  double val_loss = 0;    // on held-out samples, every stage's newest weights
+  double val_accuracy = 0;
+  double predicted_s = 0;  // the simulator's clock on the target setting when the point was reached
+  double measured_s = 0;   // the executor's own compute time so far (one worker over all stages)
+};
+
+using StudyCurves = std::map<std::string, std::vector<CurvePoint>>;  // by run key
+
+// Whether the schedule has no optimizer synchronisation (PipeDream, 2BW, async 1F1B, PACI).
+bool is_asynchronous(const Study& study, const StudySchedule& schedule);
+
+// The runs in order. Corrections other than none apply to asynchronous schedules only (a synchronous
+// schedule has no delay to correct).
+std::vector<StudyRun> study_runs(const Study& study);
+// Samples a run trains on: the budget rounded up to whole batches.
+std::int64_t run_samples(const Study& study, const StudyRun& run);
+
+std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run);
+
+std::string curve_csv_header();
+std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::vector<CurvePoint>& points);
+// The complete runs of a study's CSV that can be trusted: a run is complete when its last point is at its
+// last sample, and trusted when every row of it parses, carries its run's hash, and its samples rise from 0
+// with finite figures (train loss aside at 0 samples). Rows of an unfinished run, unknown runs and an
+// interrupted last line are left out silently; anything else left out is said in `distrusted` ("run K: why").
+StudyCurves read_complete_curves(const std::string& csv_text, const Study& study,
+                                 std::vector<std::string>* distrusted = nullptr);
+
+struct StudyProgress {
+  int runs_total = 0;
+  int runs_resumed = 0;                 // found complete in the CSV
+  int runs_executed = 0;                // trained now
+  std::vector<std::string> distrusted;  // runs of the CSV retrained, and why (read_complete_curves)
+};
+
+// Trains the runs the CSV lacks, rewriting it first with its complete runs only, and appending each run as it
+// ends. `show_progress`: the progress bar on stderr (report/progress_bar.h: on a terminal, after a second).
+// `jobs` runs train at once (one core each: the replay worker is single-threaded); the curves do not depend
+// on it.
+StudyProgress run_study(const Study& study, const std::string& csv_path, StudyCurves& curves,
+                        bool show_progress, int jobs = 1);
+
+}  // namespace pipesim

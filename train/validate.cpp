@@ -1,0 +1,398 @@
+#include "train/validate.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "api/resolve.h"
+#include "api/simulation.h"
+#include "base/errors.h"
+#include "executor/costs/cpu_profile_costs.h"
+#include "executor/costs/measured_costs.h"
+#include "executor/real_executor.h"
+#include "executor/replay_executor.h"
+#include "schedules/registry.h"
+#include "sim/engine.h"
+
+namespace pipesim {
+namespace {
+
+// Durations from one model, activation bytes per microbatch measured by the run, transfers from another.
+class MeasuredMemoryCosts final : public CostModel {
+ public:
+  MeasuredMemoryCosts(const CostModel& durations, const CostModel& transfers, std::vector<Bytes> activation,
+                      std::vector<Bytes> weight_grad_activation)
+      : durations_(durations),
+        transfers_(transfers),
+        activation_(std::move(activation)),
+        weight_grad_activation_(std::move(weight_grad_activation)) {}
+  TimeNs duration(const Action& a) const override { return durations_.duration(a); }
+  Bytes activation_bytes(int stage) const override { return activation_[stage]; }
+  Bytes weight_grad_activation_bytes(int stage) const override { return weight_grad_activation_[stage]; }
+  Bytes transfer_bytes(int stage) const override { return transfers_.transfer_bytes(stage); }
+
+ private:
+  const CostModel& durations_;
+  const CostModel& transfers_;
+  std::vector<Bytes> activation_;
+  std::vector<Bytes> weight_grad_activation_;
+};
+
+// What an op holds for the metrics, from the executor's ops and the engine's alike.
+struct OpView {
+  Action action;
+  int device = 0;
+  int weight_version = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+};
+
+template <typename Op>
+std::vector<OpView> views_of(const std::vector<Op>& ops) {
+  std::vector<OpView> out;
+  for (const Op& op : ops) out.push_back({op.action, op.device, op.weight_version, op.start_ns, op.end_ns});
+  return out;
+}
+
+DriftPerMicrobatch drift_per_microbatch(const std::vector<OpView>& ops) {
+  DriftPerMicrobatch drift;
+  for (const OpView& op : ops) {
+    const auto key = std::pair{op.action.stage, op.action.microbatch};
+    if (op.action.kind == OpKind::F) drift[key] -= op.weight_version;
+    if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) drift[key] += op.weight_version;
+  }
+  return drift;
+}
+
+MeasuredMetrics metrics_of(std::vector<OpView> ops, int devices, int stages, double samples) {
+  MeasuredMetrics m;
+  if (ops.empty()) return m;
+  TimeNs first = ops.front().start_ns;
+  TimeNs last = ops.front().end_ns;
+  double busy_ns = 0;
+  for (const OpView& op : ops) {
+    first = std::min(first, op.start_ns);
+    last = std::max(last, op.end_ns);
+    busy_ns += static_cast<double>(op.end_ns - op.start_ns);
+  }
+  const double makespan_ns = static_cast<double>(last - first);
+  m.makespan_ms = makespan_ns / 1e6;
+  m.throughput_samples_per_s = makespan_ns > 0 ? samples / (makespan_ns / 1e9) : 0;
+  m.bubble = makespan_ns > 0 ? 1 - busy_ns / (devices * makespan_ns) : 0;
+  m.max_drift_per_stage.assign(stages, 0);
+  for (const auto& [key, d] : drift_per_microbatch(ops))
+    m.max_drift_per_stage[key.first] = std::max(m.max_drift_per_stage[key.first], d);
+  // In flight on a device: forwarded (F ended) but not backwarded (B or I ended), counted at op ends.
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const OpView& a, const OpView& b) { return a.end_ns < b.end_ns; });
+  std::vector<int> in_flight(devices, 0);
+  for (const OpView& op : ops) {
+    if (op.action.kind == OpKind::F) ++in_flight[op.device];
+    if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) --in_flight[op.device];
+    m.peak_in_flight = std::max(m.peak_in_flight, in_flight[op.device]);
+  }
+  return m;
+}
+
+TimeNs median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  const auto middle = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+  std::nth_element(v.begin(), middle, v.end());
+  return *middle;
+}
+
+// Per stage, the median change of its device's live activation bytes over its F (what a microbatch saves)
+// and over its W (what the weight gradient held).
+void measured_activation_bytes(const std::vector<executor::ExecutedOp>& ops_in_start_order, int devices,
+                               int stages, std::vector<Bytes>& activation, std::vector<Bytes>& weight_grad) {
+  std::vector<Bytes> live(devices, 0);
+  std::vector<std::vector<TimeNs>> f_bytes(stages), w_bytes(stages);
+  std::vector<std::vector<executor::ExecutedOp>> per_device(devices);
+  for (const auto& op : ops_in_start_order) per_device[op.device].push_back(op);
+  for (int d = 0; d < devices; ++d) {
+    Bytes before = 0;
+    for (const auto& op : per_device[d]) {
+      if (op.action.kind == OpKind::F) f_bytes[op.action.stage].push_back(op.live_activation_bytes - before);
+      if (op.action.kind == OpKind::W) w_bytes[op.action.stage].push_back(before - op.live_activation_bytes);
+      before = op.live_activation_bytes;
+    }
+  }
+  activation.resize(stages);
+  weight_grad.resize(stages);
+  for (int s = 0; s < stages; ++s) {
+    activation[s] = median(f_bytes[s]);
+    weight_grad[s] = median(w_bytes[s]);
+  }
+}
+
+Bytes peak_activation_bytes(const std::vector<executor::ExecutedOp>& ops) {
+  Bytes peak = 0;
+  for (const auto& op : ops) peak = std::max(peak, op.live_activation_bytes);
+  return peak;
+}
+
+}  // namespace
+
+double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrobatch& measured) {
+  std::size_t pairs = predicted.size(), agreeing = 0;
+  for (const auto& [key, drift] : measured) {
+    const auto it = predicted.find(key);
+    if (it == predicted.end())
+      ++pairs;
+    else if (it->second == drift)
+      ++agreeing;
+  }
+  return pairs == 0 ? 1.0 : static_cast<double>(agreeing) / static_cast<double>(pairs);
+}
+
+double percent_error(double predicted, double measured) {
+  if (measured == 0) return predicted == 0 ? 0 : 100;
+  return 100 * std::abs(predicted - measured) / std::abs(measured);
+}
+
+ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                                     const ValidationOptions& options, const HardwareProfile& profile) {
+  // The run the simulator would build (api/resolve.h); the executor measures its own costs, so the
+  // scenario's are not checked for I, W or M_W.
+  ResolveOptions resolve_options;
+  resolve_options.check = false;
+  resolve_options.task_graph = false;
+  const ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
+  const Scenario& scenario = resolved.scenario;
+  const std::unique_ptr<Schedule>& schedule = resolved.schedule;
+  const PipelineSpec& spec = resolved.spec;
+  schedule->check(spec);
+  const PipelineLayout& layout = resolved.layout;
+  const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
+  const std::unique_ptr<CostModel>& scenario_costs = resolved.costs;
+  const auto fresh_plan = [&] { return schedule->plan(spec, *scenario_costs); };
+
+  ScheduleValidation v;
+  v.schedule = schedule->label();
+  // The real run when every device has a core of its own; otherwise replay. Replay's per-device virtual
+  // clocks advance by each op's own cost (not a mean: the fitted prediction below uses means, and must not
+  // see itself), measured by a first pass that runs every op alone on one thread in the scenario clock's
+  // order: an unpinned run of more workers than cores would measure the contention of threads sharing a
+  // core, which no pipeline device has.
+  executor::ExecutionResult run;
+  if (static_cast<std::size_t>(layout.devices) <= executor::allowed_cores().size()) {
+    executor::ThreadsTransport transport(layout.devices);
+    ExecutionPlan real_plan = fresh_plan();
+    run = executor::execute_real(real_plan, setup, transport);
+  }
+  v.mode = run.timing_valid && !run.ops.empty() ? "real" : "replay";
+  if (v.mode == "replay") {
+    const std::unique_ptr<CommModel> measuring_comm = resolved.make_comm();
+    ExecutionPlan measuring_plan = fresh_plan();
+    const executor::ExecutionResult measuring =
+        executor::execute_replay(measuring_plan, *scenario_costs, *measuring_comm, setup);
+    const executor::PerOpCostModel cpu_costs(measuring.ops, layout.stages, *scenario_costs);
+    const std::unique_ptr<CommModel> comm = resolved.make_comm();
+    ExecutionPlan replay_plan = fresh_plan();
+    run = executor::execute_replay(replay_plan, cpu_costs, *comm, setup);
+  }
+  const double samples = static_cast<double>(spec.microbatches) * spec.batches * setup.samples_per_microbatch;
+  v.measured = metrics_of(views_of(run.ops), layout.devices, layout.stages, samples);
+  v.measured.peak_activation_bytes = peak_activation_bytes(run.ops);
+
+  std::vector<Bytes> activation, weight_grad;
+  measured_activation_bytes(run.ops, layout.devices, layout.stages, activation, weight_grad);
+  const auto predict = [&](const CostModel& durations, MeasuredMetrics& out) {
+    const MeasuredMemoryCosts costs(durations, *scenario_costs, activation, weight_grad);
+    const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+    ExecutionPlan plan = fresh_plan();
+    const RunTrace trace = simulate(plan, costs, *comm);
+    out = metrics_of(views_of(trace.ops), layout.devices, layout.stages, samples);
+    for (Bytes b : trace.peak_activation_bytes)
+      out.peak_activation_bytes = std::max(out.peak_activation_bytes, b);
+    return drift_per_microbatch(views_of(trace.ops));
+  };
+  const executor::ResampledCostModel fitted(run.ops, layout.stages, *scenario_costs);
+  const auto predicted_drift = predict(fitted, v.fitted);
+  predict(executor::MeasuredCostModel(run.ops, layout.stages, *scenario_costs), v.fitted_means);
+  const auto measured_drift = drift_per_microbatch(views_of(run.ops));
+  v.drift_exact = predicted_drift == measured_drift;
+  v.drift_agreement = drift_agreement(predicted_drift, measured_drift);
+  const CpuProfileCosts cpu(profile, setup, layout.stages);
+  predict(cpu, v.cost_model);
+  return v;
+}
+
+namespace {
+
+const MeasuredMetrics& predicted(const ScheduleValidation& v, Prediction which) {
+  switch (which) {
+    case Prediction::kFitted:
+      return v.fitted;
+    case Prediction::kFittedMeans:
+      return v.fitted_means;
+    case Prediction::kCostModel:
+      return v.cost_model;
+  }
+  return v.fitted;
+}
+
+constexpr Prediction kPredictions[] = {Prediction::kFitted, Prediction::kFittedMeans, Prediction::kCostModel};
+
+template <typename Metric>
+double mape(const ValidationReport& report, Prediction which, Metric metric) {
+  if (report.schedules.empty()) return 0;
+  double sum = 0;
+  for (const ScheduleValidation& v : report.schedules)
+    sum += percent_error(metric(predicted(v, which)), metric(v.measured));
+  return sum / static_cast<double>(report.schedules.size());
+}
+
+std::string drift_text(const std::vector<int>& drift) {
+  return fmt::format("{}", fmt::join(drift, "/"));
+}
+
+// Δ per stage (its largest over microbatches: what the schedules' bounds speak of) and per microbatch. A
+// schedule whose rule reads arrivals (PACI, async-1f1b) follows the real run's timing, which the fitted
+// prediction reproduces only on average: where the two orders part, single microbatches' Δ differ.
+std::string drift_summary(const ValidationReport& report) {
+  std::vector<std::string> per_stage_differs, per_microbatch_differs;
+  for (const ScheduleValidation& v : report.schedules) {
+    if (v.fitted.max_drift_per_stage != v.measured.max_drift_per_stage)
+      per_stage_differs.push_back(v.schedule);
+    if (!v.drift_exact)
+      // Rounded down: a schedule that is not exact never reads as 100 %.
+      per_microbatch_differs.push_back(
+          fmt::format("{} {:.1f} %", v.schedule, std::floor(1000 * v.drift_agreement) / 10));
+  }
+  const std::size_t total = report.schedules.size();
+  std::string out = fmt::format("drift, fitted prediction vs run: largest Δ per stage {}; ",
+                                per_stage_differs.empty()
+                                    ? "equal for every schedule"
+                                    : fmt::format("DIFFERS for {}", fmt::join(per_stage_differs, ", ")));
+  if (per_microbatch_differs.empty()) return out + "Δ per microbatch exact for every schedule\n";
+  return out + fmt::format(
+                   "Δ per microbatch exact for {} of {}; agreeing on {} of microbatches (an arrival-driven "
+                   "rule follows the run's own timing)\n",
+                   total - per_microbatch_differs.size(), total, fmt::join(per_microbatch_differs, ", "));
+}
+
+const char* prediction_name(Prediction which) {
+  switch (which) {
+    case Prediction::kFitted:
+      return "fitted";
+    case Prediction::kFittedMeans:
+      return "fitted-means";
+    case Prediction::kCostModel:
+      return "cost-model";
+  }
+  return "fitted";
+}
+
+}  // namespace
+
+double throughput_mape(const ValidationReport& report, Prediction which) {
+  return mape(report, which, [](const MeasuredMetrics& m) { return m.throughput_samples_per_s; });
+}
+
+double makespan_mape(const ValidationReport& report, Prediction which) {
+  return mape(report, which, [](const MeasuredMetrics& m) { return m.makespan_ms; });
+}
+
+std::string validation_table(const ValidationReport& report) {
+  std::ostringstream out;
+  for (const Prediction which : {Prediction::kFitted, Prediction::kCostModel}) {
+    out << fmt::format("predicted with {} costs\n",
+                       which == Prediction::kFitted
+                           ? "fitted (each op draws from the run's durations of its kind and stage)"
+                           : "the CPU profile's cost model");
+    out << fmt::format("{:<24} {:>6} {:>22} {:>18} {:>20} {:>12} {:>10} {:>22}\n", "schedule", "mode",
+                       "throughput/s pred/meas", "bubble pred/meas", "makespan_ms pred/meas", "Δ pred/meas",
+                       "in-flight", "act. peak KB pred/meas");
+    for (const ScheduleValidation& v : report.schedules) {
+      const MeasuredMetrics& p = predicted(v, which);
+      const MeasuredMetrics& m = v.measured;
+      out << fmt::format(
+          "{:<24} {:>6} {:>9.0f}/{:<9.0f}{:>3.0f}% {:>6.3f}/{:<6.3f}{:>4.1f}pp {:>8.2f}/{:<8.2f}{:>3.0f}% "
+          "{:>12} "
+          "{:>5}/{:<4} {:>8.1f}/{:<8.1f}{:>4.0f}%\n",
+          v.schedule, v.mode, p.throughput_samples_per_s, m.throughput_samples_per_s,
+          percent_error(p.throughput_samples_per_s, m.throughput_samples_per_s), p.bubble, m.bubble,
+          100 * std::abs(p.bubble - m.bubble), p.makespan_ms, m.makespan_ms,
+          percent_error(p.makespan_ms, m.makespan_ms),
+          drift_text(p.max_drift_per_stage) + (p.max_drift_per_stage == m.max_drift_per_stage ? "=" : "≠"),
+          p.peak_in_flight, m.peak_in_flight, static_cast<double>(p.peak_activation_bytes) / 1e3,
+          static_cast<double>(m.peak_activation_bytes) / 1e3,
+          percent_error(static_cast<double>(p.peak_activation_bytes),
+                        static_cast<double>(m.peak_activation_bytes)));
+    }
+    out << fmt::format("MAPE over {} schedules ({}): throughput {:.2f} %, makespan {:.2f} %\n",
+                       report.schedules.size(), prediction_name(which), throughput_mape(report, which),
+                       makespan_mape(report, which));
+    if (which == Prediction::kFitted) {
+      // The same fit without the spread: how much op-to-op variation costs this pipeline.
+      out << fmt::format(
+          "MAPE over {} schedules ({}: each op its kind and stage's mean): throughput {:.2f} %, "
+          "makespan {:.2f} %\n",
+          report.schedules.size(), prediction_name(Prediction::kFittedMeans),
+          throughput_mape(report, Prediction::kFittedMeans), makespan_mape(report, Prediction::kFittedMeans));
+    }
+    out << "\n";
+  }
+  out << drift_summary(report);
+  return out.str();
+}
+
+namespace {
+
+nlohmann::json metrics_json(const MeasuredMetrics& m) {
+  return {{"makespan_ms", m.makespan_ms},
+          {"throughput_samples_per_s", m.throughput_samples_per_s},
+          {"bubble", m.bubble},
+          {"max_drift_per_stage", m.max_drift_per_stage},
+          {"peak_in_flight", m.peak_in_flight},
+          {"peak_activation_bytes", m.peak_activation_bytes}};
+}
+
+}  // namespace
+
+std::string validation_json_text(const ValidationReport& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ScheduleValidation& v : report.schedules) {
+    rows.push_back({{"schedule", v.schedule},
+                    {"mode", v.mode},
+                    {"drift_exact", v.drift_exact},
+                    {"drift_agreement", v.drift_agreement},
+                    {"measured", metrics_json(v.measured)},
+                    {"fitted", metrics_json(v.fitted)},
+                    {"fitted_means", metrics_json(v.fitted_means)},
+                    {"cost_model", metrics_json(v.cost_model)}});
+  }
+  nlohmann::json out{{"scenario", report.scenario}, {"schedules", rows}};
+  for (const Prediction which : kPredictions) {
+    out["mape_percent"][prediction_name(which)] = {{"throughput", throughput_mape(report, which)},
+                                                   {"makespan", makespan_mape(report, which)}};
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string validation_csv(const ValidationReport& report) {
+  std::string out =
+      "schedule,mode,prediction,throughput_pred,throughput_meas,bubble_pred,bubble_meas,makespan_ms_pred,"
+      "makespan_ms_meas,peak_in_flight_pred,peak_in_flight_meas,peak_activation_bytes_pred,"
+      "peak_activation_bytes_meas,drift_exact\n";
+  for (const ScheduleValidation& v : report.schedules) {
+    for (const Prediction which : kPredictions) {
+      const MeasuredMetrics& p = predicted(v, which);
+      const MeasuredMetrics& m = v.measured;
+      out +=
+          fmt::format("\"{}\",{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", v.schedule,
+                      v.mode, prediction_name(which), p.throughput_samples_per_s, m.throughput_samples_per_s,
+                      p.bubble, m.bubble, p.makespan_ms, m.makespan_ms, p.peak_in_flight, m.peak_in_flight,
+                      p.peak_activation_bytes, m.peak_activation_bytes, v.drift_exact ? 1 : 0);
+    }
+  }
+  return out;
+}
+
+}  // namespace pipesim
