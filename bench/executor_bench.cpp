@@ -2,17 +2,16 @@
 // GEMM table at the same shape (`pipesim calibrate --cpu` measures the same OpenBLAS call when the executor
 // is built), and the executor's own cost per op (choosing it, taking in its inputs, sending its outputs) as a
 // fraction of ops of a few milliseconds, in real mode with two workers.
-#ifdef PIPESIM_HAS_EXECUTOR
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <vector>
 
-#include "api/execute.h"
 #include "executor/blas.h"
 #include "io/hardware_profile_reader.h"
 #include "io/scenario.h"
 #include "pipesim_source_dir.h"
+#include "train/execute.h"
 
 namespace pipesim {
 namespace {
@@ -79,4 +78,3 @@ BENCHMARK_CAPTURE(BM_ExecutorOverheadPerOp, zb_h1, "zb-h1")
 
 }  // namespace
 }  // namespace pipesim
-#endif

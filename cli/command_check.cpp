@@ -6,11 +6,11 @@
 #include <chrono>
 #include <iostream>
 
-#include "sweeps/check.h"
-#include "sweeps/check_report_files.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/validators.h"
+#include "sweeps/check.h"
+#include "sweeps/check_report_files.h"
 
 namespace pipesim {
 namespace {

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "sweeps/extrapolate.h"
 #include "cli/commands.h"
 #include "io/zb_reference.h"
 #include "report/progress_bar.h"
+#include "sweeps/extrapolate.h"
 
 namespace pipesim {
 

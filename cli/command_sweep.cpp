@@ -7,10 +7,10 @@
 #include <tuple>
 
 #include "api/run_batch.h"
-#include "sweeps/sweep.h"
-#include "sweeps/sweep_failure.h"
 #include "base/errors.h"
 #include "cli/commands.h"
+#include "sweeps/sweep.h"
+#include "sweeps/sweep_failure.h"
 
 namespace pipesim {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "train/study_config.h"
 #include "base/errors.h"
+#include "train/study_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -9,12 +9,12 @@
 #include "api/schedule_export.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
-#include "api/sweep.h"
 #include "base/errors.h"
 #include "report/report.h"
 #include "report/result_record.h"
 #include "schedules/registry.h"
 #include "sim/resource_estimate.h"
+#include "sweeps/sweep.h"
 
 namespace pipesim::facade {
 namespace {

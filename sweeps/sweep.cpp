@@ -18,7 +18,6 @@
 #include "api/resolve.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
-#include "sweeps/sweep_params.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
 #include "report/progress_bar.h"
@@ -26,6 +25,7 @@
 #include "schedules/registry.h"
 #include "sim/resource_estimate.h"
 #include "sim/steady_state.h"
+#include "sweeps/sweep_params.h"
 
 namespace pipesim {
 namespace {

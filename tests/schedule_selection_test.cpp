@@ -9,9 +9,9 @@
 #include <set>
 
 #include "api/run_batch.h"
-#include "sweeps/sweep.h"
 #include "pipesim_source_dir.h"
 #include "schedules/registry.h"
+#include "sweeps/sweep.h"
 #include "test_util.h"
 
 namespace pipesim {

@@ -2,11 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "analysis/drift.h"
-#include "train/execute.h"
-#include "train/execution_report.h"
 #include "cli/train/execution_summary.h"
 #include "pipesim_source_dir.h"
 #include "tests/test_util.h"
+#include "train/execute.h"
+#include "train/execution_report.h"
 
 namespace pipesim {
 namespace {

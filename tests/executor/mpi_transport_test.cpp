@@ -4,10 +4,10 @@
 #ifdef PIPESIM_MPIEXEC
 #include <gtest/gtest.h>
 
-#include "train/execute.h"
 #include "cli/train/execution_summary.h"
 #include "executor/training_setup.h"
 #include "tests/test_util.h"
+#include "train/execute.h"
 
 namespace pipesim {
 namespace {
