@@ -7,7 +7,7 @@
 # Without arguments it builds every target the two scripts use; arguments are passed to cmake --build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESIM_WERROR="${PIPESIM_WERROR:-OFF}" -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DPIPESIM_SANITIZE=ON -DPIPESIM_FUZZ=ON \
   -DPIPESIM_CUDA=OFF >/dev/null
 targets=("$@")
