@@ -41,6 +41,18 @@ struct ResolvedRun {
   std::unique_ptr<CommModel> make_comm() const;
 };
 
+// Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit
+// costs' parameter_bytes (weights only).
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout);
+
+// The cost model the scenario describes, for the given layout.
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
+std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
+
+// The pipeline the schedule runs for the scenario (N, m, batches, optimizer sync, comm for cost-aware
+// generators): what simulate_schedule plans with, and what the executor plans with.
+PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule);
+
 // Throws InputError naming where the schedule was requested (file, line, key) when a check fails.
 ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request,
                     const ResolveOptions& options = {});

@@ -15,86 +15,10 @@
 #include "cost_models/pipeline_copies_costs.h"
 #include "cost_models/transformer_costs.h"
 #include "schedules/registry.h"
-#include "sim/engine.h"
-#include "sim/repeated_list_stream.h"
+#include "sim/engine/engine.h"
+#include "sim/fast/repeated_list_stream.h"
 
 namespace pipesim {
-
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
-  if (layout.pipelines > 1) {
-    return std::make_unique<PipelineCopiesCostModel>(make_cost_model(scenario, layout.first_pipeline()),
-                                                     layout);
-  }
-  if (scenario.transformer) {
-    return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(),
-                                                  layout);
-  }
-  return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
-}
-
-namespace {
-
-std::unique_ptr<CommModel> comm_timing_of(const CommSpec& comm, int devices) {
-  if (comm.model == CommSpec::Model::kLink) {
-    return std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
-  }
-  return std::make_unique<FixedLatencyComm>(comm.latency_ns);
-}
-
-std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
-  std::unique_ptr<CommModel> timing = comm_timing_of(comm, devices);
-  if (comm.blocking) return std::make_unique<BlockingComm>(std::move(timing));
-  return timing;
-}
-
-}  // namespace
-
-std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout) {
-  return comm_model_of(scenario.comm, layout.devices);
-}
-
-std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
-  if (layout.pipelines > 1) {
-    // Every copy holds its own weights, gradients and optimizer state (DualPipe's two copies per device).
-    const std::vector<StageStaticMemory> first = static_memory(scenario, layout.first_pipeline());
-    std::vector<StageStaticMemory> stages;
-    for (int stage = 0; stage < layout.stages; ++stage) stages.push_back(first[layout.model_stage(stage)]);
-    return stages;
-  }
-  if (scenario.transformer) {
-    std::vector<StageStaticMemory> stages;
-    for (const StageCosts& c :
-         transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages)) {
-      stages.push_back({static_cast<Bytes>(std::llround(c.parameter_bytes)),
-                        static_cast<Bytes>(std::llround(c.gradient_bytes)),
-                        static_cast<Bytes>(std::llround(c.optimizer_bytes)),
-                        static_cast<Bytes>(std::llround(c.recompute_working_bytes))});
-    }
-    return stages;
-  }
-  std::vector<StageStaticMemory> stages(layout.stages);
-  if (scenario.costs.parameter_bytes.empty()) return stages;  // built in code without weights
-  for (int stage = 0; stage < layout.stages; ++stage) {
-    stages[stage].weight_bytes =
-        scenario.costs.parameter_bytes[layout.device(stage)] / layout.chunks_per_device;
-  }
-  return stages;
-}
-
-PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule) {
-  PipelineSpec spec;
-  spec.devices = scenario.stages;
-  spec.microbatches = scenario.microbatches;
-  spec.batches = scenario.batches;
-  // Asynchronous schedules never flush, so the scenario's optimizer synchronisation does not apply to them.
-  spec.sync = schedule.default_sync() == OptimizerSync::kNone
-                  ? OptimizerSync::kNone
-                  : scenario.sync.value_or(schedule.default_sync());
-  spec.make_comm = [comm_spec = scenario.comm, devices = schedule.layout(scenario.stages).devices] {
-    return comm_model_of(comm_spec, devices);
-  };
-  return spec;
-}
 
 SimulationResult simulate_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                    const SimulationOptions& options) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/run_result.h"
+#include "api/resolve.h"
 #include "io/scenario.h"
 #include "sim/comm_model.h"
 
@@ -28,21 +29,9 @@ struct SimulationOptions {
   // holds only the run's totals and its drift and memory reports no per-microbatch values or timelines.
   bool keep_trace = true;
   // Streamed runs of static schedules under fixed latencies come from one timing pass instead of the event
-  // loop (sim/repeated_list_stream.h), with the same figures. On: the event loop always (tests compare).
+  // loop (sim/fast/repeated_list_stream.h), with the same figures. On: the event loop always (tests compare).
   bool event_engine = false;
 };
-
-// Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit
-// costs' parameter_bytes (weights only).
-std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout);
-
-// The cost model the scenario describes, for the given layout.
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
-std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
-
-// The pipeline the schedule runs for the scenario (N, m, batches, optimizer sync, comm for cost-aware
-// generators): what simulate_schedule plans with, and what the executor plans with.
-PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedule);
 
 SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                    const SimulationOptions& options = {});

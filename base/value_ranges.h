@@ -1,7 +1,7 @@
 #pragma once
 // The ranges every time and byte value read from input (a scenario, a command-line option) must lie in, so
 // that no sum the engine forms over a run can overflow its int64 nanoseconds and bytes. README.md
-// ("Limits") states them. The engine also checks its own sums (sim/engine.cpp), as a backstop.
+// ("Limits") states them. The engine also checks its own sums (sim/engine/engine.cpp), as a backstop.
 #include <optional>
 #include <string>
 

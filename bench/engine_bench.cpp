@@ -12,10 +12,10 @@
 #include "api/resolve.h"
 #include "api/simulation.h"
 #include "schedules/schedule.h"
-#include "sim/engine.h"
-#include "sim/repeated_list_stream.h"
+#include "sim/engine/engine.h"
+#include "sim/fast/repeated_list_stream.h"
+#include "sim/fast/static_list_timing.h"
 #include "sim/run_observer.h"
-#include "sim/static_list_timing.h"
 
 namespace pipesim {
 namespace {
@@ -66,8 +66,8 @@ struct IgnoringObserver final : RunObserver {
 };
 
 // Argument 1: 0 the event loop; 1 what a streamed run of a static schedule under fixed latencies uses
-// instead (sim/repeated_list_stream.h: one timing pass over the repeated lists, the engine's reports replayed
-// from it in time order), for 1f1b-flush and zb-h1.
+// instead (sim/fast/repeated_list_stream.h: one timing pass over the repeated lists, the engine's reports
+// replayed from it in time order), for 1f1b-flush and zb-h1.
 void BM_EngineStreamedN32M1024(benchmark::State& state) {
   const ResolvedRun run = resolve_at_scale(kSchedules[state.range(0)]);
   const bool one_pass = state.range(1) != 0;

@@ -1,8 +1,8 @@
 // Zero Bubble search speed: zb-2p at N=32, m=96 (the paper's 28.3B setting, profiled costs, comm and memory),
 // the whole search: the greedy lists for all 8 flag settings under 2N and N microbatches of memory, ZB-H1,
-// ZB-H2 and 1F1B, and every distinct one scored to steady state (sim/repeated_list_timing.h) or until batch 0
-// proves it slower than the best so far, as tasks over the free cores (base/task_pool.h). Target: 3 ms (100x
-// the Zero Bubble authors' CPython greedy on this machine).
+// ZB-H2 and 1F1B, and every distinct one scored to steady state (sim/fast/repeated_list_timing.h) or until
+// batch 0 proves it slower than the best so far, as tasks over the free cores (base/task_pool.h). Target: 3
+// ms (100x the Zero Bubble authors' CPython greedy on this machine).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -10,7 +10,7 @@
 #include "api/resolve.h"
 #include "pipesim_source_dir.h"
 #include "schedules/zb_greedy.h"
-#include "sim/repeated_list_timing.h"
+#include "sim/fast/repeated_list_timing.h"
 
 namespace pipesim {
 namespace {
@@ -64,8 +64,8 @@ void BM_ZbGreedyRunN32M96(benchmark::State& state) {
 BENCHMARK(BM_ZbGreedyRunN32M96)->Unit(benchmark::kMicrosecond);
 
 // One candidate's timing as the search scores it: the search's pick at N=32, m=96 (post-validation), its
-// one-batch lists repeated over 4 batches and timed in one pass (sim/repeated_list_timing.h). Counts the ops
-// timed one by one (the batches before the run repeats), not the shifted copies.
+// one-batch lists repeated over 4 batches and timed in one pass (sim/fast/repeated_list_timing.h). Counts the
+// ops timed one by one (the batches before the run repeats), not the shifted copies.
 void BM_RepeatedListTimingN32M96(benchmark::State& state) {
   const ResolvedRun run = zb_paper_run();
   const ZbCandidate best = zb_search(run.spec, *run.costs, 2.0);

@@ -10,7 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/validators.h"
 #include "sweeps/check.h"
-#include "sweeps/check_report_files.h"
+#include "sweeps/check_report.h"
 
 namespace pipesim {
 namespace {

@@ -9,6 +9,7 @@
 #include "io/zb_reference.h"
 #include "report/progress_bar.h"
 #include "sweeps/extrapolate.h"
+#include "sweeps/extrapolate_report.h"
 
 namespace pipesim {
 

@@ -9,6 +9,7 @@
 #include "api/run_batch.h"
 #include "base/errors.h"
 #include "cli/commands.h"
+#include "report/csv.h"
 #include "sweeps/sweep.h"
 #include "sweeps/sweep_failure.h"
 

@@ -4,7 +4,7 @@
 
 #include "executor/thread_clock.h"
 #include "executor/worker_numerics.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 
 namespace pipesim::executor {
 

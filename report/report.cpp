@@ -5,17 +5,11 @@
 #include <algorithm>
 
 #include "io/scenario.h"
+#include "report/csv.h"
 #include "report/format.h"
 #include "report/result_figures.h"
 
 namespace pipesim {
-std::string csv_escape(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 bool has_batch_bubble(const SimulationResult& r) {
   return r.spec.sync != OptimizerSync::kNone;
 }

@@ -27,7 +27,5 @@ std::optional<bool> fits_memory(const SimulationResult& result);
 std::vector<std::string> csv_header();
 std::vector<std::string> csv_row(const SimulationResult& result);
 std::string results_to_csv(const std::vector<SimulationResult>& results);
-// Quotes a cell that holds a comma, a quote or a newline.
-std::string csv_escape(const std::string& text);
 
 }  // namespace pipesim

@@ -13,9 +13,9 @@
 #include "base/task_pool.h"
 #include "schedules/zb_handcrafted.h"
 #include "sim/duration_table.h"
-#include "sim/engine.h"
-#include "sim/repeated_list_timing.h"
-#include "sim/static_list_timing.h"
+#include "sim/engine/engine.h"
+#include "sim/fast/repeated_list_timing.h"
+#include "sim/fast/static_list_timing.h"
 #include "sim/steady_state.h"
 
 namespace pipesim {
@@ -396,7 +396,7 @@ ZbScore score_on_trace(const DeviceActionLists& one_batch, const PipelineSpec& s
     DeviceActionLists lists = repeat_batches(layout, one_batch, candidate);
     std::unique_ptr<CommModel> comm = fresh_comm(candidate);
     // Static lists under a fixed latency: one dependency-ordered pass gives the engine's times
-    // (sim/static_list_timing.h; a test holds them equal), several times faster than the event loop.
+    // (sim/fast/static_list_timing.h; a test holds them equal), several times faster than the event loop.
     const auto* fixed = dynamic_cast<const FixedLatencyComm*>(comm.get());
     if (static_pass && fixed != nullptr) {
       if (std::optional<RunTrace> timed =
@@ -419,7 +419,7 @@ struct CannotBeat {};
 // (worse than every real score), and it is not timed further.
 constexpr ZbScore kCannotWin{kNever, kNever, kNever};
 
-// The same figures from the repeated lists' times alone (sim/repeated_list_timing.h): no lists built, no
+// The same figures from the repeated lists' times alone (sim/fast/repeated_list_timing.h): no lists built, no
 // trace; nullopt where the one pass does not apply (then the trace path runs, the engine if need be).
 // With period_to_beat_ns, kCannotWin where the candidate's period is sure to be longer.
 std::optional<ZbScore> score_on_repeated_times(const DeviceActionLists& one_batch, const PipelineSpec& spec,

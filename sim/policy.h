@@ -60,7 +60,7 @@ struct ForwardReads {
 
 // A static schedule's plan as data: one batch's lists per device, each run `batches` times and followed by
 // one optimizer step per stage the device holds (what schedules/repeating_list_policy.h runs). Lets a run be
-// timed without the event loop where that is exact (sim/repeated_list_stream.h).
+// timed without the event loop where that is exact (sim/fast/repeated_list_stream.h).
 struct RepeatedBatchLists {
   std::vector<ActionRuns> one_batch;  // per device: microbatches 0..m-1, no U
   int batches = 1;

@@ -51,7 +51,7 @@ struct RunTrace {
   std::vector<int> peak_in_flight;                // per device
   std::vector<int> stage_peak_in_flight;          // per (virtual) stage
   long op_count = 0;                              // ops run when they were streamed, not recorded (else 0)
-  // The most microbatches the engine held per-stage state for at once (sim/microbatch_window.h): the
+  // The most microbatches the engine held per-stage state for at once (sim/engine/microbatch_window.h): the
   // schedule's in-flight depth, which bounds the engine's memory without a trace.
   int microbatches_held_max = 0;
   long ops_run() const { return op_count + static_cast<long>(ops.size()); }

@@ -74,10 +74,6 @@ CheckReport check_grid(const CheckOptions& options);
 // The scenario's schedules with its costs, over options.seeds seeds.
 CheckReport check_scenario(const Scenario& scenario, const CheckOptions& options);
 
-std::string render_check_report(const CheckReport& report);
-// "paci(...) N=4 m=8 a=1 seed=0, stage 1, microbatch 4: Δ = 4 > 3 (the invariant ...)": one line.
-std::string counterexample_text(const Violation& violation);
-
 // "2N" with N = 4 -> 8; throws InputError for anything but an integer, N, kN, N-k or N+k.
 int evaluate_term(const std::string& term, int n);
 

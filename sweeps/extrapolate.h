@@ -46,13 +46,4 @@ inline constexpr const char* kPaciPaperMethod = "paci-paper-method";
 Extrapolation run_extrapolation(const ExtrapolateOptions& options,
                                 const std::function<void(const std::string&)>& progress);
 
-// Exactly these columns: model, stages, microbatch_size, microbatches, schedule,
-// throughput_samples_per_gpu_s, peak_memory_gb, bubble_fraction, drift_max,
-// measured_throughput_samples_per_gpu_s, measured_memory_gb.
-std::string extrapolation_csv(const Extrapolation& e);
-// Per model: one table per m with predicted, measured and predicted/measured; a summary of the ratios.
-std::string extrapolation_markdown(const Extrapolation& e);
-// For the terminal: per (model, m), throughput and memory of each schedule, ratios where measured.
-std::string extrapolation_summary(const Extrapolation& e);
-
 }  // namespace pipesim

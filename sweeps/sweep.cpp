@@ -20,6 +20,7 @@
 #include "api/simulation.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
+#include "report/csv.h"
 #include "report/progress_bar.h"
 #include "report/report.h"
 #include "schedules/registry.h"
@@ -256,16 +257,6 @@ std::pair<int, int> parse_shard(const std::string& text) {
     throw InputError(fmt::format("--shard '{}': expected i/n with 1 <= i <= n, e.g. 2/8", text));
   }
   return {index, count};
-}
-
-std::string csv_line(const std::vector<std::string>& cells) {
-  std::string line;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (i) line += ',';
-    line += cells[i];
-  }
-  line += '\n';
-  return line;
 }
 
 std::vector<std::string> expand_value_list(const std::string& text, const std::string& option) {

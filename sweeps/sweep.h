@@ -68,6 +68,5 @@ struct SweepSummary {
   std::vector<std::string> first_skipped_row;  // empty when no run was skipped
 };
 SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink);
-std::string csv_line(const std::vector<std::string>& cells);  // the cells joined by commas, with a newline
 
 }  // namespace pipesim

@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
+#include "sweeps/check_report.h"
 #include "test_util.h"
 
 namespace pipesim {

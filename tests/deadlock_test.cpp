@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -7,7 +7,7 @@
 #include "base/errors.h"
 #include "schedules/schedule.h"
 #include "sim/comm_model.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 
 namespace pipesim {
 namespace {

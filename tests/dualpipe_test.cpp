@@ -11,7 +11,7 @@
 #include "schedules/registry.h"
 #include "schedules/schedule.h"
 #include "schedules/zb_handcrafted.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "sim/layout.h"
 #include "tests/test_util.h"
 

@@ -1,6 +1,6 @@
 // Engine semantics (docs/design.md §3): same-instant processing, optimizer steps with a duration, and barrier
 // versus post-validation synchronisation.
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The radix event queue against a comparison heap on random monotone event streams: the same events come
 // out in the same order (time, then scheduling), instant by instant.
-#include "sim/event_queue.h"
+#include "sim/engine/event_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -10,6 +10,7 @@
 
 #include "api/predicted_run.h"
 #include "base/errors.h"
+#include "sweeps/extrapolate_report.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

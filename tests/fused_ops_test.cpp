@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "schedules/schedule.h"
-#include "sim/engine.h"
-#include "sim/static_list_timing.h"
+#include "sim/engine/engine.h"
+#include "sim/fast/static_list_timing.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

@@ -1,7 +1,7 @@
 // The engine keeps per-(stage, microbatch) state only for the microbatches in flight
-// (sim/microbatch_window.h). The window against a map holding every entry, and the engine's window depth
-// per schedule: bounded by the pipeline for 1F1B and the asynchronous schedules, m for GPipe.
-#include "sim/microbatch_window.h"
+// (sim/engine/microbatch_window.h). The window against a map holding every entry, and the engine's window
+// depth per schedule: bounded by the pipeline for 1F1B and the asynchronous schedules, m for GPipe.
+#include "sim/engine/microbatch_window.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
-// A static schedule's run streamed from one timing pass (sim/repeated_list_stream.h) against the event
+// A static schedule's run streamed from one timing pass (sim/fast/repeated_list_stream.h) against the event
 // engine streaming the same plan: on random configurations of every registered schedule, every device's
 // sequence of op starts, memory samples and transfers, every stage's completed gradients and retired
 // versions, and the run's summary (makespan, critical path, peaks, microbatches held) are the engine's.
 // Where the pass does not apply (link or blocking comm, run-time rules, double buffering) it declines.
-#include "sim/repeated_list_stream.h"
+#include "sim/fast/repeated_list_stream.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 
 #include "api/resolve.h"
 #include "schedules/registry.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "tests/random_scenarios.h"
 #include "tests/test_util.h"
 

@@ -1,7 +1,7 @@
-// The dependency-ordered pass over static lists (sim/static_list_timing.h) against the event engine, op for
-// op, on random configurations of every static schedule: uneven stage costs, m below and above N, batches
+// The dependency-ordered pass over static lists (sim/fast/static_list_timing.h) against the event engine, op
+// for op, on random configurations of every static schedule: uneven stage costs, m below and above N, batches
 // under barrier and post-validation sync, fixed comm latencies per device.
-#include "sim/static_list_timing.h"
+#include "sim/fast/static_list_timing.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include "api/resolve.h"
 #include "schedules/registry.h"
 #include "schedules/schedule.h"
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

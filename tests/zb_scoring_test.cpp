@@ -1,5 +1,5 @@
 // The Zero Bubble search's fast scoring (schedules/zb_greedy.h): repeated lists timed in one pass without a
-// trace (sim/repeated_list_timing.h) against the static pass on the built lists, op for op, and every
+// trace (sim/fast/repeated_list_timing.h) against the static pass on the built lists, op for op, and every
 // candidate's score measured three ways (one pass, static-pass trace, event engine) on random pipelines;
 // the search picks the same schedule whichever way it scores.
 #include <fmt/format.h>
@@ -15,8 +15,8 @@
 #include "schedules/zb_greedy.h"
 #include "schedules/zb_handcrafted.h"
 #include "sim/duration_table.h"
-#include "sim/repeated_list_timing.h"
-#include "sim/static_list_timing.h"
+#include "sim/fast/repeated_list_timing.h"
+#include "sim/fast/static_list_timing.h"
 #include "tests/random_scenarios.h"
 #include "tests/test_util.h"
 

@@ -8,6 +8,7 @@
 #include "analysis/drift.h"
 #include "analysis/memory_model.h"
 #include "base/errors.h"
+#include "report/csv.h"
 #include "report/report.h"
 #include "sim/metrics.h"
 #include "sim/steady_state.h"

@@ -61,15 +61,6 @@ using DriftPerMicrobatch = std::map<std::pair<int, int>, int>;
 // Of the (stage, microbatch) pairs either side holds, the fraction whose Δ both give (1 when both are empty).
 double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrobatch& measured);
 
-// Mean absolute percentage error of `metric` (predicted by `which` against measured) over the schedules.
-enum class Prediction { kFitted, kFittedMeans, kCostModel };
-double throughput_mape(const ValidationReport& report, Prediction which);
-double makespan_mape(const ValidationReport& report, Prediction which);
-
-std::string validation_table(const ValidationReport& report);
-std::string validation_json_text(const ValidationReport& report);  // indented, with a final newline
-std::string validation_csv(const ValidationReport& report);
-
 // 100 |predicted - measured| / measured; 0 when both are 0.
 double percent_error(double predicted, double measured);
 

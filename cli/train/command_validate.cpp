@@ -12,6 +12,7 @@
 #include "cli/validators.h"
 #include "io/hardware_profile_reader.h"
 #include "train/validate.h"
+#include "train/validate_report.h"
 
 namespace pipesim {
 namespace {

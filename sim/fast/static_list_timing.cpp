@@ -1,4 +1,4 @@
-#include "sim/static_list_timing.h"
+#include "sim/fast/static_list_timing.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "sim/engine.h"
+#include "sim/engine/engine.h"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 
 #include "base/errors.h"
 #include "base/value_ranges.h"
-#include "sim/event_queue.h"
-#include "sim/microbatch_window.h"
+#include "sim/engine/event_queue.h"
+#include "sim/engine/microbatch_window.h"
 #include "sim/run_observer.h"
 
 namespace pipesim {

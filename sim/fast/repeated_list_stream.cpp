@@ -1,4 +1,4 @@
-#include "sim/repeated_list_stream.h"
+#include "sim/fast/repeated_list_stream.h"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 
 #include "base/errors.h"
 #include "base/value_ranges.h"
-#include "sim/event_queue.h"
-#include "sim/repeated_list_timing.h"
+#include "sim/engine/event_queue.h"
+#include "sim/fast/repeated_list_timing.h"
 
 namespace pipesim {
 namespace {
@@ -115,7 +115,7 @@ class Replay {
   }
 
   // The engine holds per-(stage, microbatch) state from a microbatch's first op until every stage has run
-  // its last op for it, and for every microbatch below it (sim/microbatch_window.h).
+  // its last op for it, and for every microbatch below it (sim/engine/microbatch_window.h).
   void enter_microbatch(int microbatch) {
     if (microbatch < held_end_) return;
     held_end_ = microbatch + 1;
@@ -187,7 +187,7 @@ std::optional<RunTrace> stream_repeated_lists(const ExecutionPlan& plan, const C
   };
 
   // Each device's next report, the end of its running op or the start of its next, in a queue by time
-  // (sim/event_queue.h); within an instant every end comes before every start, as the engine ends ops
+  // (sim/engine/event_queue.h); within an instant every end comes before every start, as the engine ends ops
   // before it asks devices again (the sequence number orders an instant's events: 0 for ends, 1 starts).
   Replay replay(plan, costs, fixed->latency_ns(), observer);
   EventQueue queue;

@@ -1,6 +1,6 @@
 #pragma once
 // A static schedule's run streamed to an observer without the event loop: the repeated lists' times come
-// from one dependency-ordered pass (sim/repeated_list_timing.h), and what the engine would report (op
+// from one dependency-ordered pass (sim/fast/repeated_list_timing.h), and what the engine would report (op
 // starts, memory changes, transfers, completed gradients, retired versions) is replayed from them in time
 // order, every op end of an instant before its starts, as the engine handles an instant. The run's summary
 // (makespan, critical path, peaks, microbatches held) is the engine's: a test holds every streamed figure

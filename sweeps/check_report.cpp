@@ -1,8 +1,10 @@
-#include "sweeps/check_report_files.h"
+#include "sweeps/check_report.h"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+
+#include "report/format.h"
 
 namespace pipesim {
 namespace {
@@ -101,6 +103,48 @@ std::string check_report_junit(const CheckReport& report, double seconds) {
     out += "</testcase>\n";
   }
   out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string counterexample_text(const Violation& v) {
+  std::string out = fmt::format("{} N={} m={}", v.schedule, v.stages, v.microbatches);
+  if (v.accumulation > 0) out += fmt::format(" a={}", v.accumulation);
+  out += fmt::format(" seed={}", v.seed);
+  if (v.what.starts_with("run failed")) return out + fmt::format(": {}", v.what);
+  out += fmt::format(", stage {}", v.stage + 1);
+  if (v.microbatch >= 0) out += fmt::format(", microbatch {}", v.microbatch);
+  const std::string value = v.value_text.empty() ? std::to_string(v.value) : v.value_text;
+  const std::string bound = v.bound_text.empty() ? std::to_string(v.bound) : v.bound_text;
+  return out +
+         fmt::format(": {} = {} {} {} ({})", v.what, value, v.must_equal ? "≠" : ">", bound, v.bound_name);
+}
+
+std::string render_check_report(const CheckReport& report) {
+  std::string out = fmt::format("pipesim check: {}\n\n", report.grid);
+  std::vector<std::vector<std::string>> rows;
+  for (const ScheduleCheckSummary& s : report.schedules) {
+    rows.push_back(
+        {s.schedule, std::to_string(s.runs), std::to_string(s.skipped), std::to_string(s.failed_runs)});
+  }
+  out += render_table({"schedule", "runs", "skipped (not allowed)", "failed"}, rows);
+  for (const ScheduleCheckSummary& s : report.schedules) {
+    if (!s.general_bound_differs) continue;
+    out += s.general_bound_broken_runs == 0
+               ? fmt::format("{}: the general bound ⌈(L_i−1)/a⌉ held on all {} runs\n", s.schedule, s.runs)
+               : fmt::format("{}: the general bound ⌈(L_i−1)/a⌉ broke on {} of {} runs\n", s.schedule,
+                             s.general_bound_broken_runs, s.runs);
+  }
+  if (report.passed()) {
+    return out + fmt::format("\nOK: {} runs, every invariant held\n", report.runs);
+  }
+  out += fmt::format("\nFAILED: {} of {} runs broke an invariant\n", report.failed_runs, report.runs);
+  const Violation& v = *report.smallest;
+  out += "smallest counterexample: " + counterexample_text(v) + "\n";
+  if (v.what.starts_with("run failed")) return out;
+  if (v.what == "Δ" && !v.general_bound_check && v.general_bound != v.bound) {
+    out += fmt::format("  there the general bound ⌈(L_i−1)/a⌉ = {} {}\n", v.general_bound,
+                       v.value <= v.general_bound ? "held" : "broke too");
+  }
   return out;
 }
 

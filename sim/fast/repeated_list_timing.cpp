@@ -1,4 +1,4 @@
-#include "sim/repeated_list_timing.h"
+#include "sim/fast/repeated_list_timing.h"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,186 @@
+#include "train/validate_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/format.h"
+
+namespace pipesim {
+
+namespace {
+
+const MeasuredMetrics& predicted(const ScheduleValidation& v, Prediction which) {
+  switch (which) {
+    case Prediction::kFitted:
+      return v.fitted;
+    case Prediction::kFittedMeans:
+      return v.fitted_means;
+    case Prediction::kCostModel:
+      return v.cost_model;
+  }
+  return v.fitted;
+}
+
+constexpr Prediction kPredictions[] = {Prediction::kFitted, Prediction::kFittedMeans, Prediction::kCostModel};
+
+template <typename Metric>
+double mape(const ValidationReport& report, Prediction which, Metric metric) {
+  if (report.schedules.empty()) return 0;
+  double sum = 0;
+  for (const ScheduleValidation& v : report.schedules)
+    sum += percent_error(metric(predicted(v, which)), metric(v.measured));
+  return sum / static_cast<double>(report.schedules.size());
+}
+
+std::string drift_text(const std::vector<int>& drift) {
+  return fmt::format("{}", fmt::join(drift, "/"));
+}
+
+// Δ per stage (its largest over microbatches: what the schedules' bounds speak of) and per microbatch. A
+// schedule whose rule reads arrivals (PACI, async-1f1b) follows the real run's timing, which the fitted
+// prediction reproduces only on average: where the two orders part, single microbatches' Δ differ.
+std::string drift_summary(const ValidationReport& report) {
+  std::vector<std::string> per_stage_differs, per_microbatch_differs;
+  for (const ScheduleValidation& v : report.schedules) {
+    if (v.fitted.max_drift_per_stage != v.measured.max_drift_per_stage)
+      per_stage_differs.push_back(v.schedule);
+    if (!v.drift_exact)
+      // Rounded down: a schedule that is not exact never reads as 100 %.
+      per_microbatch_differs.push_back(
+          fmt::format("{} {:.1f} %", v.schedule, std::floor(1000 * v.drift_agreement) / 10));
+  }
+  const std::size_t total = report.schedules.size();
+  std::string out = fmt::format("drift, fitted prediction vs run: largest Δ per stage {}; ",
+                                per_stage_differs.empty()
+                                    ? "equal for every schedule"
+                                    : fmt::format("DIFFERS for {}", fmt::join(per_stage_differs, ", ")));
+  if (per_microbatch_differs.empty()) return out + "Δ per microbatch exact for every schedule\n";
+  return out + fmt::format(
+                   "Δ per microbatch exact for {} of {}; agreeing on {} of microbatches (an arrival-driven "
+                   "rule follows the run's own timing)\n",
+                   total - per_microbatch_differs.size(), total, fmt::join(per_microbatch_differs, ", "));
+}
+
+const char* prediction_name(Prediction which) {
+  switch (which) {
+    case Prediction::kFitted:
+      return "fitted";
+    case Prediction::kFittedMeans:
+      return "fitted-means";
+    case Prediction::kCostModel:
+      return "cost-model";
+  }
+  return "fitted";
+}
+
+}  // namespace
+
+double throughput_mape(const ValidationReport& report, Prediction which) {
+  return mape(report, which, [](const MeasuredMetrics& m) { return m.throughput_samples_per_s; });
+}
+
+double makespan_mape(const ValidationReport& report, Prediction which) {
+  return mape(report, which, [](const MeasuredMetrics& m) { return m.makespan_ms; });
+}
+
+std::string validation_table(const ValidationReport& report) {
+  std::ostringstream out;
+  for (const Prediction which : {Prediction::kFitted, Prediction::kCostModel}) {
+    out << fmt::format("predicted with {} costs\n",
+                       which == Prediction::kFitted
+                           ? "fitted (each op draws from the run's durations of its kind and stage)"
+                           : "the CPU profile's cost model");
+    out << fmt::format("{:<24} {:>6} {:>22} {:>18} {:>20} {:>12} {:>10} {:>22}\n", "schedule", "mode",
+                       "throughput/s pred/meas", "bubble pred/meas", "makespan_ms pred/meas", "Δ pred/meas",
+                       "in-flight", "act. peak KB pred/meas");
+    for (const ScheduleValidation& v : report.schedules) {
+      const MeasuredMetrics& p = predicted(v, which);
+      const MeasuredMetrics& m = v.measured;
+      out << fmt::format(
+          "{:<24} {:>6} {:>9.0f}/{:<9.0f}{:>3.0f}% {:>6.3f}/{:<6.3f}{:>4.1f}pp {:>8.2f}/{:<8.2f}{:>3.0f}% "
+          "{:>12} "
+          "{:>5}/{:<4} {:>8.1f}/{:<8.1f}{:>4.0f}%\n",
+          v.schedule, v.mode, p.throughput_samples_per_s, m.throughput_samples_per_s,
+          percent_error(p.throughput_samples_per_s, m.throughput_samples_per_s), p.bubble, m.bubble,
+          100 * std::abs(p.bubble - m.bubble), p.makespan_ms, m.makespan_ms,
+          percent_error(p.makespan_ms, m.makespan_ms),
+          drift_text(p.max_drift_per_stage) + (p.max_drift_per_stage == m.max_drift_per_stage ? "=" : "≠"),
+          p.peak_in_flight, m.peak_in_flight, static_cast<double>(p.peak_activation_bytes) / 1e3,
+          static_cast<double>(m.peak_activation_bytes) / 1e3,
+          percent_error(static_cast<double>(p.peak_activation_bytes),
+                        static_cast<double>(m.peak_activation_bytes)));
+    }
+    out << fmt::format("MAPE over {} schedules ({}): throughput {:.2f} %, makespan {:.2f} %\n",
+                       report.schedules.size(), prediction_name(which), throughput_mape(report, which),
+                       makespan_mape(report, which));
+    if (which == Prediction::kFitted) {
+      // The same fit without the spread: how much op-to-op variation costs this pipeline.
+      out << fmt::format(
+          "MAPE over {} schedules ({}: each op its kind and stage's mean): throughput {:.2f} %, "
+          "makespan {:.2f} %\n",
+          report.schedules.size(), prediction_name(Prediction::kFittedMeans),
+          throughput_mape(report, Prediction::kFittedMeans), makespan_mape(report, Prediction::kFittedMeans));
+    }
+    out << "\n";
+  }
+  out << drift_summary(report);
+  return out.str();
+}
+
+namespace {
+
+nlohmann::json metrics_json(const MeasuredMetrics& m) {
+  return {{"makespan_ms", m.makespan_ms},
+          {"throughput_samples_per_s", m.throughput_samples_per_s},
+          {"bubble", m.bubble},
+          {"max_drift_per_stage", m.max_drift_per_stage},
+          {"peak_in_flight", m.peak_in_flight},
+          {"peak_activation_bytes", m.peak_activation_bytes}};
+}
+
+}  // namespace
+
+std::string validation_json_text(const ValidationReport& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ScheduleValidation& v : report.schedules) {
+    rows.push_back({{"schedule", v.schedule},
+                    {"mode", v.mode},
+                    {"drift_exact", v.drift_exact},
+                    {"drift_agreement", v.drift_agreement},
+                    {"measured", metrics_json(v.measured)},
+                    {"fitted", metrics_json(v.fitted)},
+                    {"fitted_means", metrics_json(v.fitted_means)},
+                    {"cost_model", metrics_json(v.cost_model)}});
+  }
+  nlohmann::json out{{"scenario", report.scenario}, {"schedules", rows}};
+  for (const Prediction which : kPredictions) {
+    out["mape_percent"][prediction_name(which)] = {{"throughput", throughput_mape(report, which)},
+                                                   {"makespan", makespan_mape(report, which)}};
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string validation_csv(const ValidationReport& report) {
+  std::string out =
+      "schedule,mode,prediction,throughput_pred,throughput_meas,bubble_pred,bubble_meas,makespan_ms_pred,"
+      "makespan_ms_meas,peak_in_flight_pred,peak_in_flight_meas,peak_activation_bytes_pred,"
+      "peak_activation_bytes_meas,drift_exact\n";
+  for (const ScheduleValidation& v : report.schedules) {
+    for (const Prediction which : kPredictions) {
+      const MeasuredMetrics& p = predicted(v, which);
+      const MeasuredMetrics& m = v.measured;
+      out +=
+          fmt::format("\"{}\",{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{}\n", v.schedule,
+                      v.mode, prediction_name(which), p.throughput_samples_per_s, m.throughput_samples_per_s,
+                      p.bubble, m.bubble, p.makespan_ms, m.makespan_ms, p.peak_in_flight, m.peak_in_flight,
+                      p.peak_activation_bytes, m.peak_activation_bytes, v.drift_exact ? 1 : 0);
+    }
+  }
+  return out;
+}
+
+}  // namespace pipesim
