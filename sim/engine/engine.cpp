@@ -14,72 +14,11 @@
 #include "base/value_ranges.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/microbatch_window.h"
+#include "sim/op_rules.h"
 #include "sim/run_observer.h"
 
 namespace pipesim {
 namespace {
-
-// Bits of MicrobatchState::done.
-constexpr std::uint8_t kForwardDone = 1;
-constexpr std::uint8_t kInputGradDone = 2;   // I, or the input half of B
-constexpr std::uint8_t kWeightGradDone = 4;  // W, or the weight half of B
-constexpr std::uint8_t kAllDone = kForwardDone | kInputGradDone | kWeightGradDone;
-
-// Where a microbatch op's input comes from and its output goes, in model order.
-enum class Neighbour : std::uint8_t {
-  kNone,
-  kPrevious,  // the stage before: activations (none for the first stage)
-  kNext,      // the stage after: gradients (none for the last stage)
-};
-
-// The dependency rules of one microbatch op kind (docs/design.md §2), in one table so that a new kind (a
-// fused F&B, a recompute) is one more entry. U (an optimizer step) is not a microbatch op: it waits for its
-// barrier and moves its stage's version.
-struct OpRule {
-  std::uint8_t needs_done = 0;              // bits of its own (stage, microbatch) that must be set first...
-  OpKind needs_done_op = OpKind::F;         // ...by this op (named when the run deadlocks)
-  Neighbour input_from = Neighbour::kNone;  // the transfer it waits for
-  bool pins_forward_version = false;        // reads the version the plan pins (double buffering)
-  std::uint8_t sets_done = 0;               // bits it sets when it ends
-  Neighbour output_to = Neighbour::kNone;   // the transfer it sends when it ends
-  bool holds_activations = false;  // starts holding the microbatch's activations (M_B): in flight from then
-  bool frees_activations = false;  // ends holding them (frees M_B): no longer in flight
-  int weight_grad_bytes_sign = 0;  // M_W when it ends: +1 kept (I), -1 freed (W)
-};
-
-constexpr OpRule rule_of(OpKind kind) {
-  switch (kind) {
-    case OpKind::F:
-      return {.input_from = Neighbour::kPrevious,
-              .pins_forward_version = true,
-              .sets_done = kForwardDone,
-              .output_to = Neighbour::kNext,
-              .holds_activations = true};
-    case OpKind::B:
-      return {.needs_done = kForwardDone,
-              .needs_done_op = OpKind::F,
-              .input_from = Neighbour::kNext,
-              .sets_done = kInputGradDone | kWeightGradDone,
-              .output_to = Neighbour::kPrevious,
-              .frees_activations = true};
-    case OpKind::I:
-      return {.needs_done = kForwardDone,
-              .needs_done_op = OpKind::F,
-              .input_from = Neighbour::kNext,
-              .sets_done = kInputGradDone,
-              .output_to = Neighbour::kPrevious,
-              .frees_activations = true,
-              .weight_grad_bytes_sign = +1};
-    case OpKind::W:
-      return {.needs_done = kInputGradDone,
-              .needs_done_op = OpKind::I,
-              .sets_done = kWeightGradDone,
-              .weight_grad_bytes_sign = -1};
-    case OpKind::U:
-      break;
-  }
-  return {};
-}
 
 // Where the critical path stands at one op: its earliest finish over the task graph, its real end, and its
 // index in the trace (kept only when the trace is recorded, to name the path's ops).
@@ -470,7 +409,7 @@ class Engine final : public LocalView {
           std::max(trace_.stage_peak_in_flight[a.stage], stage_in_flight_[a.stage]);
       ++dev.in_flight;
       change_memory(d, costs_.activation_bytes(a.stage));
-    } else if (a.kind != OpKind::U && stashed) {
+    } else if (rule.reads_stashed_version && stashed) {
       version = state(a.stage, a.microbatch).forward_version;
     }
     dev.busy = true;

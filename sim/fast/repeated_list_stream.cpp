@@ -9,6 +9,7 @@
 #include "base/value_ranges.h"
 #include "sim/engine/event_queue.h"
 #include "sim/fast/repeated_list_timing.h"
+#include "sim/op_rules.h"
 
 namespace pipesim {
 namespace {
@@ -54,7 +55,8 @@ class Replay {
     } else {
       enter_microbatch(a.microbatch);
     }
-    if (a.kind == OpKind::F) {
+    const OpRule rule = rule_of(a.kind);  // sim/op_rules.h, as the engine applies it
+    if (rule.holds_activations) {
       ++in_flight_[d];
       int& stage_in_flight = stage_in_flight_[a.stage];
       ++stage_in_flight;
@@ -62,7 +64,7 @@ class Replay {
           std::max(summary_.stage_peak_in_flight[a.stage], stage_in_flight);
       change_memory(d, stage_activation_bytes_[a.stage], start_ns);
     }
-    if (a.kind == OpKind::B || a.kind == OpKind::W) {  // the last gradient op of its (stage, microbatch)
+    if (rule.sets_done & kWeightGradDone) {  // the last gradient op of its (stage, microbatch)
       observer_.gradient_complete({a.stage, a.microbatch, batch, batch, end_ns});
     }
     observer_.op_started({a, d, batch, start_ns, end_ns});
@@ -70,18 +72,18 @@ class Replay {
 
   void end(int d, const Action& a, TimeNs end_ns) {
     if (a.kind == OpKind::U) return;
-    const bool frees_activations = a.kind == OpKind::B || a.kind == OpKind::I;
-    if (frees_activations) {
+    const OpRule rule = rule_of(a.kind);
+    if (rule.frees_activations) {
       --in_flight_[d];
       --stage_in_flight_[a.stage];
     }
-    Bytes delta = frees_activations ? -stage_activation_bytes_[a.stage] : 0;
-    if (a.kind == OpKind::I) delta += stage_weight_grad_bytes_[a.stage];
-    if (a.kind == OpKind::W) delta -= stage_weight_grad_bytes_[a.stage];
-    if (a.kind != OpKind::F) change_memory(d, delta, end_ns);
-    if (a.kind == OpKind::F && !layout_.is_last_stage(a.stage)) send(a, a.stage + 1, end_ns);
-    if (frees_activations && !layout_.is_first_stage(a.stage)) send(a, a.stage - 1, end_ns);
-    if (a.kind == OpKind::B || a.kind == OpKind::W) finish_stage(a.microbatch);
+    const Bytes delta = (rule.frees_activations ? -stage_activation_bytes_[a.stage] : 0) +
+                        rule.weight_grad_bytes_sign * stage_weight_grad_bytes_[a.stage];
+    if (!rule.holds_activations) change_memory(d, delta, end_ns);  // F's bytes came at its start
+    if (rule.output_to == Neighbour::kNext && !layout_.is_last_stage(a.stage)) send(a, a.stage + 1, end_ns);
+    if (rule.output_to == Neighbour::kPrevious && !layout_.is_first_stage(a.stage))
+      send(a, a.stage - 1, end_ns);
+    if (rule.sets_done & kWeightGradDone) finish_stage(a.microbatch);
   }
 
   RunTrace finish(TimeNs makespan_ns) {

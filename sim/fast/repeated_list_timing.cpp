@@ -7,6 +7,7 @@
 
 #include "base/errors.h"
 #include "base/value_ranges.h"
+#include "sim/op_rules.h"
 
 namespace pipesim {
 namespace {
@@ -70,13 +71,18 @@ bool compile_batch(const RepeatedListRun& run, const CostModel& costs, bool same
           layout.device(a.stage) != d || a.microbatch < 0 || a.microbatch >= m)
         return false;
       const int i = count++;
-      if (a.kind == OpKind::W) continue;
-      int& made =
-          (a.kind == OpKind::F ? batch.forward_of
-                               : batch.input_grad_of)[static_cast<size_t>(a.stage) * m + a.microbatch];
-      if (made != kNone) return false;  // run twice
-      made = i;
-      if (a.kind == OpKind::F && a.stage == 0) batch.first_stage_forwards.emplace_back(i, a.microbatch);
+      // Which op makes the forward and the input gradient of each (stage, microbatch): sim/op_rules.h.
+      const OpRule rule = rule_of(a.kind);
+      const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
+      for (const auto& [bit, made_by] :
+           {std::pair{kForwardDone, &batch.forward_of}, std::pair{kInputGradDone, &batch.input_grad_of}}) {
+        if (!(rule.sets_done & bit)) continue;
+        int& made = (*made_by)[cell];
+        if (made != kNone) return false;  // run twice
+        made = i;
+      }
+      if (rule.input_from == Neighbour::kPrevious && a.stage == 0)
+        batch.first_stage_forwards.emplace_back(i, a.microbatch);
     }
   }
   batch.device_begin.push_back(static_cast<size_t>(count));
@@ -90,13 +96,16 @@ bool compile_batch(const RepeatedListRun& run, const CostModel& costs, bool same
   };
   for (int s = 0; s < stages; ++s) {
     const int d = layout.device(s);
-    const size_t f = static_cast<size_t>(s) * kOpKinds + static_cast<size_t>(OpKind::F);
-    if (s > 0) batch.input_latency_ns[f] = latency_from(s - 1, d);
-    if (s + 1 < stages) batch.consumer_device[f] = layout.device(s + 1);
-    for (const OpKind kind : {OpKind::B, OpKind::I}) {
-      const size_t g = static_cast<size_t>(s) * kOpKinds + static_cast<size_t>(kind);
-      if (s + 1 < stages) batch.input_latency_ns[g] = latency_from(s + 1, d);
-      if (s > 0) batch.consumer_device[g] = layout.device(s - 1);
+    for (const OpKind kind : {OpKind::F, OpKind::B, OpKind::I, OpKind::W}) {
+      const OpRule rule = rule_of(kind);
+      const size_t k = static_cast<size_t>(s) * kOpKinds + static_cast<size_t>(kind);
+      if (rule.input_from == Neighbour::kPrevious && s > 0)
+        batch.input_latency_ns[k] = latency_from(s - 1, d);
+      if (rule.input_from == Neighbour::kNext && s + 1 < stages)
+        batch.input_latency_ns[k] = latency_from(s + 1, d);
+      if (rule.output_to == Neighbour::kNext && s + 1 < stages)
+        batch.consumer_device[k] = layout.device(s + 1);
+      if (rule.output_to == Neighbour::kPrevious && s > 0) batch.consumer_device[k] = layout.device(s - 1);
     }
   }
   batch.ops.resize(static_cast<size_t>(count) + 1);
@@ -106,13 +115,13 @@ bool compile_batch(const RepeatedListRun& run, const CostModel& costs, bool same
   for (int d = 0; d < layout.devices; ++d) {
     for (const Action& a : run.one_batch[d]) {
       const size_t cell = static_cast<size_t>(a.stage) * m + a.microbatch;
+      // The op its own (stage, microbatch) waits for, and the one whose transfer it waits for.
+      const OpRule rule = rule_of(a.kind);
       int own = sentinel, input = sentinel;
-      if (a.kind == OpKind::F) {
-        if (a.stage > 0) input = batch.forward_of[cell - m];
-      } else {
-        own = (a.kind == OpKind::W ? batch.input_grad_of : batch.forward_of)[cell];
-        if (a.kind != OpKind::W && a.stage + 1 < stages) input = batch.input_grad_of[cell + m];
-      }
+      if (rule.needs_done == kForwardDone) own = batch.forward_of[cell];
+      if (rule.needs_done == kInputGradDone) own = batch.input_grad_of[cell];
+      if (rule.input_from == Neighbour::kPrevious && a.stage > 0) input = batch.forward_of[cell - m];
+      if (rule.input_from == Neighbour::kNext && a.stage + 1 < stages) input = batch.input_grad_of[cell + m];
       if (own == kNone || input == kNone) return false;
       const int stage_kind = a.stage * kOpKinds + static_cast<int>(a.kind);
       if (same_every_batch && batch.duration_ns[stage_kind] < 0)

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/value_ranges.h"
+#include "sim/op_rules.h"
 
 namespace pipesim {
 namespace {
@@ -62,22 +63,18 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
       t = std::max(t, from == d ? end_ns : add_time_ns(end_ns, run.latency_ns[from], "a transfer's arrival"));
       return true;
     };
-    switch (a.kind) {
-      case OpKind::F:
-        return a.stage == 0 || after(cell(a.stage - 1, a.microbatch).forward_end_ns, a.stage - 1) ? t
-                                                                                                  : kUnknown;
-      case OpKind::B:
-      case OpKind::I:
-        if (!after(own.forward_end_ns, a.stage)) return kUnknown;
-        if (a.stage + 1 < stages && !after(cell(a.stage + 1, a.microbatch).input_grad_end_ns, a.stage + 1))
-          return kUnknown;
-        return t;
-      case OpKind::W:
-        return after(own.input_grad_end_ns, a.stage) ? t : kUnknown;
-      case OpKind::U:
-        break;
-    }
-    return kUnknown;
+    // The rule table's dependencies (sim/op_rules.h): its own (stage, microbatch)'s earlier ops, then the
+    // transfer it waits for.
+    const OpRule rule = rule_of(a.kind);
+    if ((rule.needs_done & kForwardDone) && !after(own.forward_end_ns, a.stage)) return kUnknown;
+    if ((rule.needs_done & kInputGradDone) && !after(own.input_grad_end_ns, a.stage)) return kUnknown;
+    if (rule.input_from == Neighbour::kPrevious && a.stage > 0 &&
+        !after(cell(a.stage - 1, a.microbatch).forward_end_ns, a.stage - 1))
+      return kUnknown;
+    if (rule.input_from == Neighbour::kNext && a.stage + 1 < stages &&
+        !after(cell(a.stage + 1, a.microbatch).input_grad_end_ns, a.stage + 1))
+      return kUnknown;
+    return t;
   };
 
   // A worklist of devices: each runs its list as far as its inputs are timed; timing an op wakes the device
@@ -123,30 +120,30 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
         if (duration < 0 || (duration == 0 && a.kind != OpKind::U)) return std::nullopt;
         const TimeNs end = add_time_ns(start, duration, "an op's end");
         int version = stage_version[a.stage];
-        Cell* own = a.kind == OpKind::U ? nullptr : &cell(a.stage, a.microbatch);
-        switch (a.kind) {
-          case OpKind::F:
-            if (own->forward_end_ns != kUnknown) return std::nullopt;
-            own->forward_end_ns = end;
-            own->forward_version = version;
-            break;
-          case OpKind::B:
-          case OpKind::I:
-            if (own->input_grad_end_ns != kUnknown) return std::nullopt;
-            own->input_grad_end_ns = end;
-            [[fallthrough]];
-          case OpKind::W:
-            if (run.backward_reads == BackwardReads::kStashedWeights) version = own->forward_version;
-            break;
-          case OpKind::U:
-            ++stage_version[a.stage];  // the stage's next op on this device starts after this one ends
-            break;
+        if (a.kind == OpKind::U) {
+          ++stage_version[a.stage];  // the stage's next op on this device starts after this one ends
+        } else {
+          const OpRule rule = rule_of(a.kind);
+          Cell& own = cell(a.stage, a.microbatch);
+          if (rule.sets_done & kForwardDone) {
+            if (own.forward_end_ns != kUnknown) return std::nullopt;
+            own.forward_end_ns = end;
+            own.forward_version = version;
+          }
+          if (rule.sets_done & kInputGradDone) {
+            if (own.input_grad_end_ns != kUnknown) return std::nullopt;
+            own.input_grad_end_ns = end;
+          }
+          if (rule.reads_stashed_version && run.backward_reads == BackwardReads::kStashedWeights)
+            version = own.forward_version;
         }
         device_ops[d].push_back({a, d, version, start, end});
         free_ns[d] = end;
         ++cursor[d];
-        if (a.kind == OpKind::F && a.stage + 1 < stages) wake(layout.device(a.stage + 1));
-        if ((a.kind == OpKind::B || a.kind == OpKind::I) && a.stage > 0) wake(layout.device(a.stage - 1));
+        // Its output's consumer may now run.
+        const Neighbour output = rule_of(a.kind).output_to;
+        if (output == Neighbour::kNext && a.stage + 1 < stages) wake(layout.device(a.stage + 1));
+        if (output == Neighbour::kPrevious && a.stage > 0) wake(layout.device(a.stage - 1));
       }
     }
   }
@@ -169,22 +166,20 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
     };
     for (const OpRecord& op : device_ops[d]) {
       const int stage = op.action.stage;
-      switch (op.action.kind) {
-        case OpKind::F:
-          change(costs.activation_bytes(stage), 1);
-          break;
-        case OpKind::B:
-          change(-costs.activation_bytes(stage), -1);
-          break;
-        case OpKind::I:
-          change(costs.weight_grad_activation_bytes(stage) - costs.activation_bytes(stage), -1);
-          break;
-        case OpKind::W:
-          change(-costs.weight_grad_activation_bytes(stage), 0);
-          break;
-        case OpKind::U:
-          break;
+      // The rule table's memory effects, as the engine applies them.
+      const OpRule rule = rule_of(op.action.kind);
+      Bytes delta = 0;
+      int in_flight_delta = 0;
+      if (rule.holds_activations) {
+        delta += costs.activation_bytes(stage);
+        ++in_flight_delta;
       }
+      if (rule.frees_activations) {
+        delta -= costs.activation_bytes(stage);
+        --in_flight_delta;
+      }
+      delta += rule.weight_grad_bytes_sign * costs.weight_grad_activation_bytes(stage);
+      if (op.action.kind != OpKind::U) change(delta, in_flight_delta);
     }
     if (!device_ops[d].empty()) trace.makespan_ns = std::max(trace.makespan_ns, device_ops[d].back().end_ns);
   }
