@@ -16,7 +16,7 @@
 namespace pipesim {
 
 struct SimulationResult {
-  std::string schedule;                 // display label, with parameters and the entry's pipeline overrides
+  std::string label;                    // display label, with parameters and the entry's pipeline overrides
   std::string schedule_label;           // the schedule's own display label, without the pipeline overrides
   std::string schedule_name;            // as requested: a registry name or csv:PATH
   ScheduleParamValues schedule_params;  // typed, as the schedule ran (given or default)

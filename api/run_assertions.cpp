@@ -17,7 +17,7 @@ namespace {
 }  // namespace
 
 std::string run_name(const SimulationResult& r) {
-  return fmt::format("{} N={} m={} ({} batches requested)", r.schedule, r.spec.devices, r.spec.microbatches,
+  return fmt::format("{} N={} m={} ({} batches requested)", r.label, r.spec.devices, r.spec.microbatches,
                      r.batches_requested);
 }
 

@@ -30,7 +30,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   const Scenario& scenario = run.scenario;
   const PipelineLayout& layout = run.layout;
   SimulationResult result;
-  result.schedule = run.label;
+  result.label = run.label;
   result.schedule_label = run.schedule->label();
   result.schedule_name = request.name;
   result.schedule_params = request.params.resolved();
@@ -57,7 +57,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
       scenario.microbatches, {}, scenario.samples_per_microbatch(), scenario.seq_len};
   if (options.keep_trace || options.analyze_graph) {
     SteadyRun steady =
-        with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
+        with_engine_errors_located(request.params.where(), result.label, scenario.microbatches, [&] {
           return simulate_steady_state(length, [&](int batches) {
             result.spec.batches = batches;
             ExecutionPlan plan = run.schedule->plan(result.spec, *costs);
@@ -72,7 +72,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
       // Two computations of one figure: the Boost graph's longest path and the engine's inline one.
       if (result.graph.critical_path_ns != result.trace.critical_path_ns) {
         throw ScheduleError(fmt::format("{}: the task graph's critical path is {} ns, the engine's {} ns",
-                                        result.schedule, result.graph.critical_path_ns,
+                                        result.label, result.graph.critical_path_ns,
                                         result.trace.critical_path_ns));
       }
     } else {
@@ -88,7 +88,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   } else {
     std::optional<StreamingAnalysis> analysis;
     const SteadyWindow steady =
-        with_engine_errors_located(request.params.where(), result.schedule, scenario.microbatches, [&] {
+        with_engine_errors_located(request.params.where(), result.label, scenario.microbatches, [&] {
           return find_steady_window(length, [&](const RunWindow& window) -> const SteadyStateProbe& {
             result.spec.batches = window.total_batches;
             ExecutionPlan plan = run.schedule->plan(result.spec, *costs);

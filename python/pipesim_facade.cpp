@@ -11,6 +11,7 @@
 #include "api/simulation.h"
 #include "base/errors.h"
 #include "report/report.h"
+#include "report/result_figures.h"
 #include "report/result_record.h"
 #include "schedules/registry.h"
 #include "sim/resource_estimate.h"
@@ -74,7 +75,7 @@ std::string schedules_json() {
     const std::unique_ptr<Schedule> schedule = make_schedule(info.name, ScheduleParams(info.name));
     list.push_back({{"name", info.name},
                     {"description", info.description},
-                    {"default_sync", sync_name(schedule->default_sync())},
+                    {"default_sync", sync_token(schedule->default_sync())},
                     {"splits_backward", schedule->splits_backward()},
                     {"exportable", dynamic_cast<const StaticSchedule*>(schedule.get()) != nullptr}});
   }

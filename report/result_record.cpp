@@ -128,7 +128,7 @@ Json result_record(const SimulationResult& r, const ReportOptions& options) {
   for (const auto& [key, value] : r.schedule_params) parameters[key] = schedule_param_json(value);
   Json j;
   j["schedule"] = {{"name", r.schedule_name}, {"parameters", parameters}};
-  j["label"] = r.schedule;
+  j["label"] = r.label;
   j["pipeline"] = pipeline_json(r);
   j["sync"] = sync_token(r.spec.sync);
   j["fits"] = or_null(fits_memory(r));

@@ -140,7 +140,7 @@ std::string render_timeline(const SimulationResult& result, const TimelineTextOp
   const RunTrace& trace = result.trace;
   const Scale scale = choose_scale(trace, std::max(options.width, 1));
   std::string out =
-      fmt::format("{}: N={}, m={}, {} batch(es), makespan {:g} ms", result.schedule, result.spec.devices,
+      fmt::format("{}: N={}, m={}, {} batch(es), makespan {:g} ms", result.label, result.spec.devices,
                   result.spec.microbatches, result.spec.batches, ns_to_ms(trace.makespan_ns));
   if (scale.columns > 0) out += fmt::format(", 1 column = {:g} ms", 1 / scale.columns_per_ns / 1e6);
   out += "\n";

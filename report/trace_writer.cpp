@@ -69,7 +69,7 @@ class TraceBuilder {
   void add_run(const SimulationResult& result, bool several_runs) {
     const RunTrace& trace = result.trace;
     const int devices = trace.layout.devices;
-    const std::string prefix = several_runs ? result.schedule + ": " : "";
+    const std::string prefix = several_runs ? result.label + ": " : "";
     add_compute(trace);
     add_critical_path(trace, result.graph);
     LaneAssigner send_lanes(devices);
@@ -315,7 +315,7 @@ std::string chrome_trace_json(const std::vector<SimulationResult>& all_results,
   nlohmann::ordered_json schedules = nlohmann::ordered_json::array();
   for (const SimulationResult& result : results) {
     schedules.push_back({{"name", result.schedule_name},
-                         {"label", result.schedule},
+                         {"label", result.label},
                          {"first_pid", builder.next_pid()},
                          {"devices", result.trace.layout.devices}});
     builder.add_run(result, results.size() > 1);

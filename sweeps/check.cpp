@@ -224,7 +224,7 @@ std::vector<Violation> check_run(const SimulationResult& r, int accumulation, in
   auto add = [&](int stage, int microbatch, std::string what, int value, int bound, std::string bound_name,
                  bool general) {
     Violation v;
-    v.schedule = r.schedule;
+    v.schedule = r.label;
     v.stages = r.spec.devices;
     v.microbatches = r.spec.microbatches;
     v.accumulation = accumulation;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "api/predicted_run.h"
+#include "api/zb_model_scenario.h"
 #include "base/errors.h"
 #include "cost_models/chunk_layers.h"
 #include "io/hardware_profile_reader.h"
@@ -52,13 +52,13 @@ ExtrapolationRow predict(const Scenario& scenario, const ScheduleChoice& choice,
     request.params.set(key, stand_in > 0 ? std::to_string(stand_in) : value);
   }
   try {
-    const PredictedRun run = run_with_memory(scenario, request);
-    row.throughput_samples_per_gpu_s = run.result.metrics.throughput_samples_per_gpu_s;
+    const SimulationResult run = simulate_schedule(scenario, request, SimulationOptions{false, {}});
+    row.throughput_samples_per_gpu_s = run.metrics.throughput_samples_per_gpu_s;
     row.peak_memory_gb = static_cast<double>(run.memory.peak_bytes()) / 1e9;
-    row.bubble_fraction = run.result.metrics.bubble_fraction;
+    row.bubble_fraction = run.metrics.bubble_fraction;
     int drift = 0, bound = 0;
-    for (const StageDrift& s : run.result.drift.stages) drift = std::max(drift, s.drift_max);
-    for (const StageGuarantee& g : run.result.guarantees) bound = std::max(bound, g.drift_bound);
+    for (const StageDrift& s : run.drift.stages) drift = std::max(drift, s.drift_max);
+    for (const StageGuarantee& g : run.guarantees) bound = std::max(bound, g.drift_bound);
     row.drift_max = drift;
     row.drift_bound = bound;
   } catch (const std::exception& e) {

@@ -112,7 +112,7 @@ TEST(Paci, RaisedLimitsRaiseTheDriftToTheGeneralBound) {
   // L_i = N+2−i: Δ reaches ⌈(L_i−1)/a⌉ = ⌈(N+1−i)/a⌉ on the stages that can fill, breaking ⌈(N−i)/a⌉.
   constexpr int kN = 4;
   const SimulationResult r = run(uniform(kN, 8, 8), "paci", 1, "5/4/3/2");
-  EXPECT_EQ(r.schedule, "paci(accumulation=1,max_in_flight=5,4,3,2)");
+  EXPECT_EQ(r.label, "paci(accumulation=1,max_in_flight=5,4,3,2)");
   for (int s = 0; s < kN; ++s) {
     EXPECT_EQ(r.guarantees[s].drift_bound, kN + 1 - (s + 1)) << "stage " << s + 1;
     EXPECT_EQ(r.guarantees[s].invariant_drift_bound, kN - (s + 1)) << "stage " << s + 1;

@@ -25,7 +25,7 @@ void expect_costs_agree_with_run(const Scenario& scenario) {
     SCOPED_TRACE(requests[k].name);
     const ResolvedStageCosts costs = resolve_stage_costs(scenario, static_cast<int>(k) + 1);
     const SimulationResult run = simulate_schedule(scenario, requests[k], test::fixed_batches());
-    EXPECT_EQ(costs.entry, run.schedule);
+    EXPECT_EQ(costs.entry, run.label);
     EXPECT_DOUBLE_EQ(costs.scenario.samples_per_microbatch(), run.microbatch_size);
     const PipelineLayout& layout = run.trace.layout;
     ASSERT_EQ(costs.rows.size(), static_cast<size_t>(layout.stages));

@@ -44,8 +44,7 @@ void expect_ops_match_rows(const SimulationResult& run, const std::vector<StageR
         expected_ms = row.optimizer_ms;
         break;
     }
-    ASSERT_NEAR(ns_to_ms(op.duration_ns()), expected_ms, 1e-6)
-        << run.schedule << " stage " << op.action.stage;
+    ASSERT_NEAR(ns_to_ms(op.duration_ns()), expected_ms, 1e-6) << run.label << " stage " << op.action.stage;
   }
 }
 

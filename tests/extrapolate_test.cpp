@@ -8,7 +8,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "api/predicted_run.h"
+#include "api/zb_model_scenario.h"
 #include "base/errors.h"
 #include "sweeps/extrapolate_report.h"
 #include "tests/test_util.h"
@@ -83,19 +83,20 @@ TEST(Extrapolate, RowsAreTheRunsOfTheSameScenario) {
   const std::vector<ZbModel> models = load_zb_models(default_reference_data_dir());
   const ZbModel& model = find_zb_model(models, "1.5B");
   const Scenario s = zb_model_scenario(model, 32, "a100-sxm4-80gb", 4);
-  const PredictedRun flush = run_with_memory(s, {"1f1b-flush", ScheduleParams("t")});
+  const SimulationResult flush =
+      simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
   ScheduleRequest paci{"paci", ScheduleParams("t")};
   paci.params.set("accumulation", "32");  // a = m
-  const PredictedRun async = run_with_memory(s, paci);
+  const SimulationResult async = simulate_schedule(s, paci, SimulationOptions{false, {}});
   for (const ExtrapolationRow& r : small_extrapolation().rows) {
     if (r.microbatches != 32) continue;
     if (r.schedule == "1f1b-flush") {
-      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, flush.result.metrics.throughput_samples_per_gpu_s);
+      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, flush.metrics.throughput_samples_per_gpu_s);
       EXPECT_DOUBLE_EQ(*r.peak_memory_gb, flush.memory.peak_bytes() / 1e9);
-      EXPECT_DOUBLE_EQ(*r.bubble_fraction, flush.result.metrics.bubble_fraction);
+      EXPECT_DOUBLE_EQ(*r.bubble_fraction, flush.metrics.bubble_fraction);
     }
     if (r.schedule == "paci") {
-      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, async.result.metrics.throughput_samples_per_gpu_s);
+      EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, async.metrics.throughput_samples_per_gpu_s);
       EXPECT_EQ(*r.drift_max, 1);  // ⌈(N-i)/a⌉ with a = m >= N
       EXPECT_EQ(*r.drift_bound, 1);
     }

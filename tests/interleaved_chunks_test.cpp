@@ -3,7 +3,7 @@
 // chunk, and a chunk count that cannot split the layers equally is an input error naming the key.
 #include <gtest/gtest.h>
 
-#include "api/predicted_run.h"
+#include "api/zb_model_scenario.h"
 #include "cost_models/chunk_layers.h"
 #include "io/zb_reference.h"
 #include "tests/test_util.h"
@@ -74,7 +74,7 @@ TEST(InterleavedChunks, AnEntryMaySetItsOwnLayerSplit) {
       "pipeline: {stages: 4, microbatches: 8, layer_split: balanced}\n"
       "schedules: [{name: interleaved-1f1b, chunks: 3, pipeline: {layer_split: even}}, 1f1b-flush]\n");
   const SimulationResult interleaved = simulate_schedule(s, s.schedules.at(0), {});
-  EXPECT_EQ(interleaved.schedule, "interleaved-1f1b(chunks=3) [m=8 b=1 split=even]");
+  EXPECT_EQ(interleaved.label, "interleaved-1f1b(chunks=3) [m=8 b=1 split=even]");
   // The override reaches the cost model: even over 12 chunks is one layer each, so every chunk but the first
   // (embedding) and the last (output layer) costs the same.
   const Scenario even = scenario_for(s, s.schedules.at(0));
@@ -105,13 +105,13 @@ TEST(InterleavedChunks, OneLayerChunksAreNoSlowerThanOneFOneBOn14B) {
   for (bool blocking : {false, true}) {
     SCOPED_TRACE(blocking ? "blocking" : "overlapped");
     s.comm.blocking = blocking;
-    const PredictedRun flush = run_with_memory(s, {"1f1b-flush", ScheduleParams("t")});
+    const SimulationResult flush =
+        simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
     ScheduleRequest interleaved{"interleaved-1f1b", ScheduleParams("t")};
     interleaved.params.set("chunks", "3");
-    const PredictedRun chunked = run_with_memory(s, interleaved);
-    EXPECT_GE(chunked.result.metrics.throughput_samples_per_gpu_s,
-              flush.result.metrics.throughput_samples_per_gpu_s);
-    EXPECT_LT(chunked.result.metrics.bubble_fraction, flush.result.metrics.bubble_fraction);
+    const SimulationResult chunked = simulate_schedule(s, interleaved, SimulationOptions{false, {}});
+    EXPECT_GE(chunked.metrics.throughput_samples_per_gpu_s, flush.metrics.throughput_samples_per_gpu_s);
+    EXPECT_LT(chunked.metrics.bubble_fraction, flush.metrics.bubble_fraction);
   }
 }
 

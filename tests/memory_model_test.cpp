@@ -8,7 +8,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "api/predicted_run.h"
+#include "api/zb_model_scenario.h"
 #include "report/format.h"
 #include "tests/test_util.h"
 
@@ -105,7 +105,7 @@ Scenario small_scenario(const std::string& schedules) {
 
 TEST(MemoryModel, OneFOneBPeakIsStaticPlusNTimesMB) {
   const Scenario s = small_scenario("1f1b-flush");
-  const PredictedRun run = run_with_memory(s, s.schedules[0]);
+  const SimulationResult run = simulate_schedule(s, s.schedules[0], SimulationOptions{false, {}});
   const std::vector<StageCosts> c = transformer_stage_costs(*s.transformer, 2, 4);
   for (int d = 0; d < 4; ++d) {
     const double fixed = c[d].parameter_bytes + c[d].gradient_bytes + c[d].optimizer_bytes;
@@ -118,7 +118,7 @@ TEST(MemoryModel, OneFOneBPeakIsStaticPlusNTimesMB) {
 
 TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
   const Scenario s = small_scenario("pipedream");
-  const PredictedRun run = run_with_memory(s, s.schedules[0]);
+  const SimulationResult run = simulate_schedule(s, s.schedules[0], SimulationOptions{false, {}});
   const std::vector<StageCosts> c = transformer_stage_costs(*s.transformer, 2, 4);
   for (int d = 0; d < 4; ++d) {
     const DeviceMemory& m = run.memory.devices[d];
@@ -129,7 +129,8 @@ TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
   }
   // PACI keeps one copy whatever the drift.
   const Scenario p = small_scenario("{name: paci, accumulation: 2}");
-  for (const DeviceMemory& m : run_with_memory(p, p.schedules[0]).memory.devices)
+  for (const DeviceMemory& m :
+       simulate_schedule(p, p.schedules[0], SimulationOptions{false, {}}).memory.devices)
     EXPECT_EQ(m.weight_versions_max, 1);
 }
 
@@ -143,8 +144,13 @@ TEST(MemoryModel, ZeroBubblePaperPeaksWithinTenPercent) {
     const Scenario s =
         zb_model_scenario(find_zb_model(models, row.model), row.microbatches, "a100-sxm4-80gb", 2);
     const double flush_gb =
-        run_with_memory(s, {"1f1b-flush", ScheduleParams("test")}).memory.peak_bytes() / 1e9;
-    const double zb2p_gb = run_with_memory(s, {"zb-2p", ScheduleParams("test")}).memory.peak_bytes() / 1e9;
+        simulate_schedule(s, {"1f1b-flush", ScheduleParams("test")}, SimulationOptions{false, {}})
+            .memory.peak_bytes() /
+        1e9;
+    const double zb2p_gb =
+        simulate_schedule(s, {"zb-2p", ScheduleParams("test")}, SimulationOptions{false, {}})
+            .memory.peak_bytes() /
+        1e9;
     rows.push_back({row.model, std::to_string(row.microbatches), fmt::format("{:.1f}", flush_gb),
                     fmt::format("{:.0f}", row.memory_gb_1f1b),
                     fmt::format("{:.3f}", flush_gb / row.memory_gb_1f1b), fmt::format("{:.1f}", zb2p_gb),

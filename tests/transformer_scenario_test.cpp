@@ -62,7 +62,7 @@ TEST(TransformerScenario, AnEntryMayFixItsOwnPipelineShape) {
   EXPECT_DOUBLE_EQ(flush.samples_per_microbatch(), 3);
   EXPECT_EQ(pipeline_label(flush, s.schedules[1]), " [m=8 b=3]");
   const SimulationResult r = simulate_schedule(s, s.schedules[0], SimulationOptions{false, {}});
-  EXPECT_EQ(r.schedule, "paci(accumulation=4) [B=64 m=4 b=16]");
+  EXPECT_EQ(r.label, "paci(accumulation=4) [B=64 m=4 b=16]");
   EXPECT_EQ(r.spec.microbatches, 4);
 }
 

@@ -31,7 +31,7 @@ void expect_within_limit(const Scenario& scenario, const SimulationResult& resul
   for (int d = 0; d < scenario.stages; ++d) {
     const auto limit =
         static_cast<Bytes>(memory_limit * scenario.stages * scenario.costs.activation_bytes[d]);
-    EXPECT_LE(result.metrics.devices[d].peak_activation_bytes, limit) << result.schedule << " device " << d;
+    EXPECT_LE(result.metrics.devices[d].peak_activation_bytes, limit) << result.label << " device " << d;
   }
 }
 
@@ -189,8 +189,8 @@ TEST(ZbGreedy, PlansWithEachLinksLatency) {
 
 TEST(ZbGreedy, ParametersAndLabels) {
   const Scenario scenario = uniform_with_barrier(4, 8, 1);
-  EXPECT_EQ(run_schedule(scenario, "zb-1p").schedule, "zb-1p");
-  EXPECT_EQ(run_schedule(scenario, "zb-2p", {{"memory_limit", "1.5"}}).schedule, "zb-2p(memory_limit=1.5)");
+  EXPECT_EQ(run_schedule(scenario, "zb-1p").label, "zb-1p");
+  EXPECT_EQ(run_schedule(scenario, "zb-2p", {{"memory_limit", "1.5"}}).label, "zb-2p(memory_limit=1.5)");
   // Below 1F1B's N * M_B the greedy has no list: a clear error, not an internal one.
   for (const char* limit : {"0.2", "0.5", "0.875"}) {
     try {

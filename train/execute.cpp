@@ -88,16 +88,16 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   const Scenario& scenario = resolved.scenario;
   const PipelineLayout& layout = resolved.layout;
   ExecutedSchedule run;
-  run.schedule = resolved.schedule->label();
+  run.label = resolved.schedule->label();
   run.mode = options.mode;
   run.spec = resolved.spec;
   resolved.schedule->check(run.spec);
-  run.stages = layout.stages;
+  run.virtual_stages = layout.stages;
   run.layout = layout;
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
   // Before anything is allocated: the model, its copies and a batch of activations, and the work.
   check_execution_resources(estimate_execution(setup, run.spec, layout),
-                            request.params.where() + ": " + run.schedule);
+                            request.params.where() + ": " + run.label);
   const std::unique_ptr<CostModel>& costs = resolved.costs;
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
   run.setup = setup;

@@ -41,10 +41,10 @@ struct RunEvaluation {
 };
 
 struct ExecutedSchedule {
-  std::string schedule;  // label
+  std::string label;  // the display label (schedule and parameters), as a run's result has it
   ExecuteMode mode = ExecuteMode::kReplay;
   PipelineSpec spec;
-  int stages = 0;
+  int virtual_stages = 0;  // layout.stages: devices x chunks
   PipelineLayout layout;
   executor::TrainingSetup setup;  // as the run used it (training_setup_for)
   WeightGuarantees guarantees;    // what the schedule promises, per stage

@@ -74,10 +74,9 @@ RunTrace trace_of(const ExecutedSchedule& run) {
 
 SimulationResult measured_result(const ExecutedSchedule& run) {
   SimulationResult result;
-  result.schedule =
-      run.schedule + (run.mode == ExecuteMode::kReal ? " (executed, real)" : " (executed, replay)");
-  result.schedule_label = run.schedule;
-  result.schedule_name = run.schedule;
+  result.label = run.label + (run.mode == ExecuteMode::kReal ? " (executed, real)" : " (executed, replay)");
+  result.schedule_label = run.label;
+  result.schedule_name = run.label;
   result.virtual_stages = run.layout.stages;
   result.spec = run.spec;
   result.batches_requested = run.spec.batches;
@@ -107,7 +106,7 @@ SimulationResult measured_result(const ExecutedSchedule& run) {
   if (!(result.metrics.bubble_fraction >= 0 && result.metrics.bubble_fraction < 1)) {
     throw InternalError(
         fmt::format("{}: measured bubble {} outside [0, 1) (busy {} ns on {} devices over {} ns)",
-                    result.schedule, result.metrics.bubble_fraction, busy_ns, devices, makespan_ns));
+                    result.label, result.metrics.bubble_fraction, busy_ns, devices, makespan_ns));
   }
   result.drift = compute_drift(result.trace, {0, batches * m});
   result.guarantees = run.guarantees;
@@ -165,7 +164,7 @@ std::string training_curve_csv_rows(const ExecutedSchedule& run) {
   std::string out;
   const char* clock = run.mode == ExecuteMode::kReal ? "wall" : "virtual";
   for (const TrainingStep& s : training_curve(run)) {
-    out += fmt::format("{},{},{},{:.9g},{},{:.9g},{},{}\n", csv_escape(run.schedule), s.step, s.samples,
+    out += fmt::format("{},{},{},{:.9g},{},{:.9g},{},{}\n", csv_escape(run.label), s.step, s.samples,
                        s.time_s, clock, s.train_loss, s.val_loss ? fmt::format("{:.9g}", *s.val_loss) : "",
                        s.val_accuracy ? fmt::format("{:.9g}", *s.val_accuracy) : "");
   }

@@ -31,14 +31,14 @@ nlohmann::json execution_summary(const ExecutedSchedule& run) {
     if (op.action.kind == OpKind::F) drift[key] -= op.weight_version;
     if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) drift[key] += op.weight_version;
   }
-  std::vector<int> max_drift(run.stages, 0);
+  std::vector<int> max_drift(run.virtual_stages, 0);
   for (const auto& [key, d] : drift) max_drift[key.first] = std::max(max_drift[key.first], d);
   const int m = run.spec.microbatches;
   nlohmann::json out;
-  out["schedule"] = run.schedule;
+  out["schedule"] = run.label;
   out["mode"] = run.mode == ExecuteMode::kReplay ? "replay" : "real";
   out["devices"] = run.spec.devices;
-  out["stages"] = run.stages;
+  out["stages"] = run.virtual_stages;
   out["microbatches"] = m;
   out["batches"] = run.spec.batches;
   out["ops"] = ops.size();

@@ -26,6 +26,9 @@ class SchedulesTest(unittest.TestCase):
         self.assertFalse(by_name["paci"]["exportable"])
         self.assertEqual(by_name["pipedream"]["default_sync"], by_name["paci"]["default_sync"])
         self.assertNotEqual(by_name["pipedream"]["default_sync"], by_name["1f1b-flush"]["default_sync"])
+        # The JSON record's tokens, as the docstring says, never the table's "none (async)".
+        self.assertEqual(by_name["pipedream"]["default_sync"], "none")
+        self.assertEqual(by_name["1f1b-flush"]["default_sync"], "barrier")
 
 
 class ExportTest(TempDirTest):

@@ -1,15 +1,8 @@
-#include "api/predicted_run.h"
+#include "api/zb_model_scenario.h"
 
 #include <fmt/format.h>
 
 namespace pipesim {
-
-PredictedRun run_with_memory(const Scenario& scenario, const ScheduleRequest& request) {
-  PredictedRun run;
-  run.result = simulate_schedule(scenario, request, SimulationOptions{false, {}});
-  if (scenario.transformer) run.memory = run.result.memory;
-  return run;
-}
 
 Scenario zb_model_scenario(const ZbModel& m, int microbatches, const std::string& profile, int batches) {
   const TransformerModel& t = m.model;
