@@ -6,21 +6,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/sanitize_build.sh
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Each layer's test executable in turn, in one shard per core.
 shards="$(nproc)"
-pids=()
-for ((shard = 0; shard < shards; ++shard)); do
-  GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$shard" build-asan/pipesim_tests --gtest_brief=1 \
-    >"build-asan/tests-shard-$shard.log" 2>&1 &
-  pids+=($!)
-done
 status=0
-for ((shard = 0; shard < shards; ++shard)); do
-  if ! wait "${pids[$shard]}"; then
-    echo "sanitize: unit tests, shard $shard of $shards, FAILED:" >&2
-    tail -60 "build-asan/tests-shard-$shard.log" >&2
-    status=1
-  fi
-  grep -E '^\[  PASSED  \]|^\[  FAILED  \]|^\[  SKIPPED \]' "build-asan/tests-shard-$shard.log" >&2 || true
+for tests in build-asan/pipesim_tests_*; do
+  [ -x "$tests" ] || continue
+  name=$(basename "$tests")
+  pids=()
+  for ((shard = 0; shard < shards; ++shard)); do
+    GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$shard" "$tests" --gtest_brief=1 \
+      >"build-asan/$name-shard-$shard.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((shard = 0; shard < shards; ++shard)); do
+    if ! wait "${pids[$shard]}"; then
+      echo "sanitize: $name, shard $shard of $shards, FAILED:" >&2
+      tail -60 "build-asan/$name-shard-$shard.log" >&2
+      status=1
+    fi
+    grep -E '^\[  PASSED  \]|^\[  FAILED  \]|^\[  SKIPPED \]' "build-asan/$name-shard-$shard.log" | sed "s/^/$name: /" >&2 || true
+  done
 done
 for reader in scenario_reader pytorch_csv_reader profile_reader; do
   build-asan/"fuzz_replay_$reader" "fuzz/regressions/$reader" >&2 || status=1

@@ -10,7 +10,7 @@
 
 #include "io/scenario.h"
 #include "pipesim_source_dir.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

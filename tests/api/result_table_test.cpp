@@ -7,7 +7,7 @@
 #include "base/errors.h"
 #include "report/format.h"
 #include "report/table_columns.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

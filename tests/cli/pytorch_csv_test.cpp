@@ -11,7 +11,7 @@
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "schedules/registry.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -10,7 +10,7 @@
 #include "api/simulation.h"
 #include "api/stage_costs.h"
 #include "pipesim_source_dir.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

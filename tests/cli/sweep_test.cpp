@@ -6,7 +6,7 @@
 
 #include "base/errors.h"
 #include "report/report.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -12,7 +12,7 @@
 #include "pipesim_source_dir.h"
 #include "schedules/registry.h"
 #include "sweeps/sweep.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "api/quick_scenario.h"
 #include "report/timeline_text.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -6,7 +6,7 @@
 #include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

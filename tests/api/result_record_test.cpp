@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "pipesim_version.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

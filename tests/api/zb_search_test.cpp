@@ -9,7 +9,7 @@
 #include "io/zb_reference.h"
 #include "pipesim_source_dir.h"
 #include "schedules/zb_greedy.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

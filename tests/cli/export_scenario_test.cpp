@@ -6,7 +6,7 @@
 
 #include "api/schedule_export.h"
 #include "api/simulation.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "report/trace_writer.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

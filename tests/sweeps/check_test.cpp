@@ -13,7 +13,7 @@
 #include "cost_models/explicit_costs.h"
 #include "pipesim_source_dir.h"
 #include "sweeps/check_report.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -9,8 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "base/task_pool.h"
-
 namespace pipesim {
 namespace {
 

@@ -6,7 +6,7 @@
 #include "base/did_you_mean.h"
 #include "report/report.h"
 #include "report/table_columns.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {

@@ -6,7 +6,7 @@
 #include "pipesim_source_dir.h"
 #include "report/report.h"
 #include "report/result_figures.h"
-#include "test_util.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
