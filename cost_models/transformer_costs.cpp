@@ -152,17 +152,18 @@ struct OptimizerBytes {
   double traffic;
 };
 
-OptimizerBytes optimizer_bytes(OptimizerType type, bool matrix_param) {
+OptimizerBytes optimizer_bytes(OptimizerKind kind, bool matrix_param) {
   // Reads the 16-bit gradient and the fp32 state, writes the state and the 16-bit weights.
   constexpr OptimizerBytes kAdamW{12, 2 + 12 + 12 + 2};
   constexpr OptimizerBytes kSgd{4, 2 + 4 + 4 + 2};
   constexpr OptimizerBytes kMuon{8, 2 + 8 + 8 + 2};
-  switch (type) {
-    case OptimizerType::kAdamW:
+  switch (kind) {
+    case OptimizerKind::kAdamW:
+    case OptimizerKind::kNAdam:  // the same two moments and master weights as AdamW
       return kAdamW;
-    case OptimizerType::kSgd:
+    case OptimizerKind::kSgd:
       return kSgd;
-    case OptimizerType::kMuon:
+    case OptimizerKind::kMuon:
       return matrix_param ? kMuon : kAdamW;
   }
   return kAdamW;
@@ -253,7 +254,7 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
                                      : matrix_params * on_matrix.state + other_params * on_other.state;
   c.optimizer_s =
       (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.bandwidth + d.launch;
-  if (setup.optimizer.type == OptimizerType::kMuon) c.optimizer_s += newton_schulz_s;
+  if (setup.optimizer.type == OptimizerKind::kMuon) c.optimizer_s += newton_schulz_s;
   c.transfer_bytes = setup.model.seq_len * b * setup.model.hidden * d.bytes;
   c.transfer_s = stages > 1 ? transfer_seconds(setup.profile, c.transfer_bytes) : 0;
 }
@@ -365,18 +366,6 @@ const NameTable<Recompute>& recompute_names() {
   return names;
 }
 
-namespace {
-
-template <typename Enum>
-std::string name_in(const NameTable<Enum>& table, Enum value) {
-  for (const auto& [name, choice] : table) {
-    if (choice == value) return name;
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::string attention_name(AttentionKind kind) {
   return name_in(attention_names(), kind);
 }
@@ -429,18 +418,6 @@ std::string layer_split_name(LayerSplit split) {
       return "balanced";
   }
   return "even";
-}
-
-std::string optimizer_name(OptimizerType type) {
-  switch (type) {
-    case OptimizerType::kAdamW:
-      return "adamw";
-    case OptimizerType::kSgd:
-      return "sgd";
-    case OptimizerType::kMuon:
-      return "muon";
-  }
-  return "adamw";
 }
 
 double transfer_seconds(const HardwareProfile& profile, double bytes) {

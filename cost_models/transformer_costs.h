@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "cost_models/hardware_profile.h"
+#include "cost_models/name_table.h"
+#include "cost_models/optimizer_kind.h"
 #include "sim/cost_model.h"
 #include "sim/layout.h"
 
@@ -68,10 +70,9 @@ enum class LayerSplit { kEven, kZeroBubble, kBalanced };
 // adamw: mixed precision, fp32 master weights + two moments (12 bytes/param). sgd: fp32 master weights, no
 // momentum (4). muon: fp32 master + momentum (8) on the layers' matrices, with 5 Newton-Schulz iterations per
 // step; AdamW on the embedding and output layer.
-enum class OptimizerType { kAdamW, kSgd, kMuon };
 
 struct OptimizerSpec {
-  OptimizerType type = OptimizerType::kAdamW;
+  OptimizerKind type = OptimizerKind::kAdamW;
   double state_bytes_per_param = -1;  // >= 0 overrides the type's figure for every parameter
 };
 
@@ -105,11 +106,7 @@ int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown 
 std::vector<int> split_layers(int layers, int stages, LayerSplit split);
 
 std::string layer_split_name(LayerSplit split);
-std::string optimizer_name(OptimizerType type);
-// Each choice's name as scenarios spell it, in one table per kind: the reader parses through them and the
-// reports print through them.
-template <typename Enum>
-using NameTable = std::vector<std::pair<std::string, Enum>>;
+// Each choice's name as scenarios spell it (cost_models/name_table.h).
 const NameTable<AttentionKind>& attention_names();  // flash, eager
 const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
 const NameTable<Recompute>& recompute_names();      // none, selective, full

@@ -135,15 +135,8 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {
     if (const YAML::Node type = optimizer[kOptimizerTypeKey]) {
-      const std::string name =
-          r.get_choice(type, "optimizer.type", {"adamw", "sgd", "muon"}, "adamw, sgd or muon");
-      if (name == "adamw") {
-        setup.optimizer.type = OptimizerType::kAdamW;
-      } else if (name == "sgd") {
-        setup.optimizer.type = OptimizerType::kSgd;
-      } else {
-        setup.optimizer.type = OptimizerType::kMuon;
-      }
+      read_choice(r, type, "optimizer.type", optimizer_names(), "adamw, sgd, nadam or muon",
+                  setup.optimizer.type);
     }
     if (const YAML::Node state = optimizer[kOptimizerStateKey]) {
       setup.optimizer.state_bytes_per_param = r.get_double(state, "optimizer.state_bytes_per_param", 0);

@@ -10,9 +10,6 @@
 namespace pipesim::executor {
 namespace {
 
-constexpr std::array kOptimizerNames{
-    std::pair{OptimizerKind::kSgd, "sgd"}, std::pair{OptimizerKind::kAdamW, "adamw"},
-    std::pair{OptimizerKind::kNAdam, "nadam"}, std::pair{OptimizerKind::kMuon, "muon"}};
 constexpr std::array kCorrectionNames{std::pair{DelayCorrection::kNone, "none"},
                                       std::pair{DelayCorrection::kErrorFeedback, "error-feedback"},
                                       std::pair{DelayCorrection::kWeightPrediction, "weight-prediction"}};
@@ -56,13 +53,16 @@ float LrSchedule::at(float peak, std::int64_t applied_microbatches) const {
 }
 
 OptimizerKind parse_optimizer_kind(const std::string& name) {
-  return parse_name(kOptimizerNames, name, "optimizer");
+  for (const auto& [text, kind] : optimizer_names()) {
+    if (text == name) return kind;
+  }
+  throw std::invalid_argument("unknown optimizer '" + name + "' (allowed: sgd, adamw, nadam, muon)");
 }
 std::string optimizer_kind_name(OptimizerKind kind) {
-  return name_of(kOptimizerNames, kind);
+  return optimizer_name(kind);
 }
 std::vector<std::string> optimizer_kind_names() {
-  return names_in(kOptimizerNames);
+  return names_of(optimizer_names());
 }
 std::vector<std::string> delay_correction_names() {
   return names_in(kCorrectionNames);

@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "cost_models/optimizer_kind.h"
+
 namespace pipesim::executor {
 
-enum class OptimizerKind { kSgd, kAdamW, kNAdam, kMuon };
+// The one optimizer enum (cost_models/optimizer_kind.h), as the executor names it.
+using pipesim::OptimizerKind;
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;

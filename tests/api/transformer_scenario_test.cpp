@@ -26,7 +26,7 @@ TEST(TransformerScenario, ReadsTheModelAndTakesTheLinkFromTheProfile) {
   ASSERT_TRUE(s.transformer.has_value());
   EXPECT_EQ(s.transformer->model.hidden, 512);
   EXPECT_EQ(s.transformer->split, LayerSplit::kZeroBubble);
-  EXPECT_EQ(s.transformer->optimizer.type, OptimizerType::kMuon);
+  EXPECT_EQ(s.transformer->optimizer.type, OptimizerKind::kMuon);
   EXPECT_EQ(s.transformer->optimizer.state_bytes_per_param, 6);
   EXPECT_EQ(s.seq_len, 256);
   EXPECT_TRUE(s.backward_split_given);
@@ -89,7 +89,7 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
             "s.yaml:1: key 'model.vocab': expected a value (layers, hidden, heads, seq_len, vocab), got "
             "{layers: 8, hidden: 512, heads: 8, seq_len: 256}");
   EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: lion}\n"),
-            "s.yaml:4: key 'optimizer.type': expected adamw, sgd or muon, got 'lion'");
+            "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam or muon, got 'lion'");
   EXPECT_EQ(
       error_of(kModel + "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
       "s.yaml:3: key 'pipeline.global_batch': expected either global_batch or microbatch_size, not both, got "

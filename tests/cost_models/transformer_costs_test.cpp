@@ -141,15 +141,24 @@ TEST(TransformerCosts, StageBytesParametersAndTransfer) {
   EXPECT_NEAR(stages[0].transfer_s, 8192 / 2e9 + 5e-6, 1e-15);
 }
 
+TEST(OptimizerKind, OneNameTableForEveryOptimizer) {
+  for (const auto& [name, kind] : optimizer_names()) EXPECT_EQ(optimizer_name(kind), name);
+  EXPECT_EQ(names_of(optimizer_names()), (std::vector<std::string>{"sgd", "adamw", "nadam", "muon"}));
+}
+
 TEST(TransformerCosts, OptimizerStateAndStepTime) {
   TransformerSetup s = setup_with(flat_profile(1, 1, 0, 1, 0));  // 1 GB/s memory
   const double params = 2 * 49'152 + 100 * 64;
-  s.optimizer.type = OptimizerType::kAdamW;
+  s.optimizer.type = OptimizerKind::kAdamW;
   // Reads grad (2) + state (12), writes state (12) + weights (2): 28 bytes per parameter.
   EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s, params * 28 / 1e9, 1e-12);
-  s.optimizer.type = OptimizerType::kSgd;
+  // NAdam keeps AdamW's two moments and master weights: the same state and traffic.
+  s.optimizer.type = OptimizerKind::kNAdam;
+  EXPECT_DOUBLE_EQ(transformer_stage_costs(s, 2, 2)[0].optimizer_bytes, 12 * params);
+  EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s, params * 28 / 1e9, 1e-12);
+  s.optimizer.type = OptimizerKind::kSgd;
   EXPECT_DOUBLE_EQ(transformer_stage_costs(s, 2, 2)[0].optimizer_bytes, 4 * params);
-  s.optimizer.type = OptimizerType::kMuon;  // momentum + master on the layers, AdamW on the embedding
+  s.optimizer.type = OptimizerKind::kMuon;  // momentum + master on the layers, AdamW on the embedding
   const StageCosts muon = transformer_stage_costs(s, 2, 2)[0];
   EXPECT_DOUBLE_EQ(muon.optimizer_bytes, 8 * 2 * 49'152 + 12 * 100 * 64);
   // 5 Newton-Schulz iterations per matrix r x c (r = h): 4r²c + 2r³ FLOPs each; c = 3h, h, 4h, 4h.

@@ -1,0 +1,13 @@
+#pragma once
+// The optimizers pipesim knows, one enum for the transformer cost model's state and step and for the
+// executor's update rule (executor/optim/), with one name table.
+#include "cost_models/name_table.h"
+
+namespace pipesim {
+
+enum class OptimizerKind { kSgd, kAdamW, kNAdam, kMuon };
+
+const NameTable<OptimizerKind>& optimizer_names();  // sgd, adamw, nadam, muon
+std::string optimizer_name(OptimizerKind kind);
+
+}  // namespace pipesim
