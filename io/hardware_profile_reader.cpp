@@ -98,12 +98,7 @@ LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::strin
 }  // namespace
 
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
+  YAML::Node root = YamlReader::load(yaml_text, source);
   const YamlReader r(source);
   r.expect_map(root, "",
                {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",

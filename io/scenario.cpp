@@ -299,12 +299,7 @@ std::string sync_name(OptimizerSync sync) {
 
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
+  YAML::Node root = YamlReader::load(yaml_text, source);
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) {
     throw InputError(fmt::format("{}:{}: expected a map of keys (pipeline:, costs: or model:, ...), got {}",

@@ -41,6 +41,14 @@ std::string YamlReader::where(const YAML::Node& node, const std::string& key) co
   return fmt::format("{}: key '{}'", source_, key);
 }
 
+YAML::Node YamlReader::load(const std::string& text, const std::string& source) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
+  }
+}
+
 void YamlReader::fail(const YAML::Node& node, const std::string& key, const std::string& expected) const {
   throw InputError(fmt::format("{}: expected {}, got {}", where(node, key), expected, show_yaml(node)));
 }

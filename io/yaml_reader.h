@@ -15,6 +15,10 @@ class YamlReader {
   YamlReader(std::string source, std::set<std::string> overridden_keys = {})
       : source_(std::move(source)), overridden_(std::move(overridden_keys)) {}
 
+  // Parses a whole document (a scenario, a profile, a study): every YAML file pipesim reads goes through
+  // here, so a syntax error reads alike everywhere: "file.yaml:12: not valid YAML: <what yaml-cpp says>".
+  static YAML::Node load(const std::string& text, const std::string& source);
+
   // "file.yaml:12: key 'pipeline.stages'" (or "--set pipeline.stages").
   std::string where(const YAML::Node& node, const std::string& key) const;
   [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& expected) const;

@@ -115,12 +115,7 @@ const std::vector<std::string> kQuickKeys{
 }  // namespace
 
 Study parse_study(const std::string& yaml_text, const std::string& source, bool quick) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: {}", source, e.mark.line + 1, e.msg));
-  }
+  YAML::Node root = YamlReader::load(yaml_text, source);
   const YamlReader reader(source);
   reader.expect_map(root, "",
                     {"name", "task", "model", "target_setting", "stages", "sample_budget",

@@ -78,6 +78,11 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "{name: adamw, lr: 0.01}", "{name: adamw}"))
                 .find("key 'optimizers[0].lr': expected a learning rate"),
             std::string::npos);
+  // A syntax error reads as in every YAML file pipesim reads (YamlReader::load).
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "stages: 2", "stages: [2")).find("s.yaml:"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "stages: 2", "stages: [2")).find(": not valid YAML: "),
+            std::string::npos);
   // Names from a fixed set say what is allowed and suggest the closest; a schedule is checked where it is
   // read.
   EXPECT_EQ(expect_input_error(replaced(kTinyStudy, "task: teacher-mlp", "task: teacher-mpl")),
