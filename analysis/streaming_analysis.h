@@ -2,7 +2,7 @@
 // Every figure of a run computed while it streams (sim/run_observer.h), in memory that does not grow with
 // the run: O(devices + stages + the window's microbatches + what is in flight). The same figures
 // as the trace-based analyses (sim/metrics.h, analysis/drift.h, analysis/memory_model.h), which stay the
-// reference: tests/streaming_analysis_test.cpp checks that both agree on random runs of every schedule.
+// reference: tests/api/streaming_analysis_test.cpp checks that both agree on random runs of every schedule.
 // What a stream cannot give without keeping the run: per-microbatch drift and staleness, version and
 // memory timelines, the critical path's ops. Those need a recorded trace.
 #include <cstdint>

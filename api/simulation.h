@@ -17,7 +17,7 @@ struct SimulationOptions {
   // engine's inline critical path (RunTrace::critical_path_ns). Off: the inline path alone.
   bool analyze_graph = false;
   // Simulate until steady, measure whole cycles and assert the figures' physics (sim/steady_state.h,
-  // cli/run_assertions.h). With decorate_costs (noise) the costs never repeat exactly: one run with the
+  // api/run_assertions.h). With decorate_costs (noise) the costs never repeat exactly: one run with the
   // minimum warm-up and a fixed window of two batches.
   // fixed_batches: exactly the scenario's batches, figures over the whole run (engine tests, `pipesim show`).
   bool fixed_batches = false;

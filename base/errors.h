@@ -30,7 +30,7 @@ class ScheduleError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A figure that breaks physics or a schedule's own bound (sim/steady_state.h, cli/run_assertions.h): a bug in
+// A figure that breaks physics or a schedule's own bound (sim/steady_state.h, api/run_assertions.h): a bug in
 // pipesim, never a result. The message names the run.
 class InternalError : public std::logic_error {
  public:

@@ -11,7 +11,7 @@ Together with the two element-wise constants of the transformer model (passes ov
 cost_models/transformer_costs.h) the five parameters are chosen to minimize the largest relative error of F, I and W
 over the rows of data/zero_bubble/zb_profiled_times.csv, each row compared with a middle stage (k layers, no embedding or
 loss) of the model. This script mirrors that part of cost_models/transformer_costs.cpp for the search only; the
-residuals that count are the C++ model's, on the written grid: `pipesim costs --fit-report` and tests/a100_fit_test.cpp.
+residuals that count are the C++ model's, on the written grid: `pipesim costs --fit-report` and tests/report/a100_fit_test.cpp.
 
 Usage: gpu_calibration/fit_a100.py [--data DIR] [-o gpu_calibration/profiles/a100-sxm4-80gb.yaml]
 """

@@ -1,6 +1,6 @@
 #pragma once
 // What a schedule promises about weight versions, per stage. Reports print it beside the values measured on
-// the trace (sim/drift.h), and `pipesim check` verifies it on randomised runs.
+// the trace (analysis/drift.h), and `pipesim check` verifies it on randomised runs.
 #include <vector>
 
 namespace pipesim {

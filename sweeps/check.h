@@ -1,7 +1,7 @@
 #pragma once
 // `pipesim check`: runs schedules over a grid of pipeline shapes and seeds with random durations (jitter,
 // heterogeneous stage speeds, stragglers) and verifies each schedule's weight-version guarantees
-// (schedules/guarantees.h) on every stage and microbatch, as measured by sim/drift.h.
+// (schedules/guarantees.h) on every stage and microbatch, as measured by analysis/drift.h.
 #include <optional>
 #include <string>
 #include <tuple>

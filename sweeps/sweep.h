@@ -26,7 +26,7 @@ struct SweepConfig {
   std::string schedules;               // select_schedules syntax; empty: the scenario's
   std::string entries;                 // --entry: the scenario's entries "1,3" (not with schedules)
   std::vector<std::pair<std::string, std::vector<std::string>>>
-      params;             // --param key=list or schedule:key=list (cli/sweep_params.h)
+      params;             // --param key=list or schedule:key=list (sweeps/sweep_params.h)
   int jobs = 0;           // threads; 0: every core
   bool progress = false;  // progress bar with ETA on stderr (weighted by each run's expected ops)
   // Run only shard `shard_index` (1-based) of `shard_count`: contiguous blocks of the product holding about
@@ -45,7 +45,7 @@ struct SweepTable {
   int skipped = 0;  // runs whose error column says why the schedule cannot run at that point
 };
 
-// Columns: schedule_name, one per --param, csv_header() of cli/report.h, error. A run that cannot happen
+// Columns: schedule_name, one per --param, csv_header() of report/report.h, error. A run that cannot happen
 // keeps its row with the message in `error` and the metrics empty: skipped when the schedule's rules refuse
 // that point (e.g. m not a multiple of N for interleaved-1f1b) or it deadlocks, failed otherwise (a resource
 // ceiling, an internal error).

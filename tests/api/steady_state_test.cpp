@@ -1,6 +1,6 @@
 // The run length (sim/steady_state.h): the requested batches are a minimum, the window passes every stage's
 // fill and is whole cycles, the figures do not depend on `batches`, and none breaks physics
-// (cli/run_assertions.h).
+// (api/run_assertions.h).
 #include "sim/steady_state.h"
 
 #include <gtest/gtest.h>

@@ -46,7 +46,7 @@ struct Shape {
   int microbatches;
 };
 
-// Random pipelines (uneven stages, comm, M_W > 0, m < N): tests/zb_search_test.cpp.
+// Random pipelines (uneven stages, comm, M_W > 0, m < N): tests/api/zb_search_test.cpp.
 
 // The Zero Bubble paper's profiled settings (uniform stages, real comm latency): there the order is strict,
 // with the shipped M_W (the paper's 32sbh per layer) and with M_W = 0 (W frees nothing).
