@@ -408,16 +408,14 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
   return result;
 }
 
+const NameTable<LayerSplit>& layer_split_names() {
+  static const NameTable<LayerSplit> names = {
+      {"even", LayerSplit::kEven}, {"zb", LayerSplit::kZeroBubble}, {"balanced", LayerSplit::kBalanced}};
+  return names;
+}
+
 std::string layer_split_name(LayerSplit split) {
-  switch (split) {
-    case LayerSplit::kEven:
-      return "even";
-    case LayerSplit::kZeroBubble:
-      return "zb";
-    case LayerSplit::kBalanced:
-      return "balanced";
-  }
-  return "even";
+  return name_in(layer_split_names(), split);
 }
 
 double transfer_seconds(const HardwareProfile& profile, double bytes) {

@@ -110,6 +110,7 @@ std::string layer_split_name(LayerSplit split);
 const NameTable<AttentionKind>& attention_names();  // flash, eager
 const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
 const NameTable<Recompute>& recompute_names();      // none, selective, full
+const NameTable<LayerSplit>& layer_split_names();   // even, zb, balanced
 std::string attention_name(AttentionKind kind);
 std::string recompute_name(Recompute kind);
 // "flash attention, SwiGLU MLP, GQA 8 kv heads, no recomputation": the modelling choices behind a figure.

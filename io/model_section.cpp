@@ -113,13 +113,12 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
 }  // namespace
 
 LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key) {
-  const std::string name = r.get_string(node, key);
-  if (name == "even") return LayerSplit::kEven;
-  if (name == "zb") return LayerSplit::kZeroBubble;
-  if (name == "balanced") return LayerSplit::kBalanced;
-  r.fail(node, key,
-         "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
-         "attention and MLP halves, embedding, final norm and output layer by predicted time)");
+  LayerSplit split = LayerSplit::kEven;
+  read_choice(r, node, key, layer_split_names(),
+              "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
+              "attention and MLP halves, embedding, final norm and output layer by predicted time)",
+              split);
+  return split;
 }
 
 TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root) {
