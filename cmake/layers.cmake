@@ -1,15 +1,16 @@
-# pipesim_layer(NAME DIRS dir... [EXCLUDE file...] [USES layer...] [LINKS target...])
+# pipesim_layer(NAME DIRS dir... [EXCLUDE file...] [USES layer...] [LINKS target...] [PCH_FROM layer])
 # Declares a layer: the static library pipesim_NAME from the .cpp files of its directories (minus the EXCLUDE
 # file names), linked PUBLIC to the layers it USES and to the LINKS targets, with the project's precompiled
 # headers and sanitizer flags. It also records the layer in the table that cmake/check_layers.cmake enforces:
 # the files of its directories may include headers of the layer itself and of every layer it uses, directly
 # or through another (the transitive closure). One declaration gives both the link graph and the rule, so they
-# cannot drift apart.
+# cannot drift apart. PCH_FROM reuses another layer's precompiled header instead of building one: only for a
+# layer compiled with exactly that layer's flags and definitions (GCC refuses a header built otherwise).
 set_property(GLOBAL PROPERTY PIPESIM_LAYER_LINES "")
 set(PIPESIM_LAYER_TABLE ${CMAKE_BINARY_DIR}/pipesim_layers.cmake)
 
 function(pipesim_layer name)
-  cmake_parse_arguments(L "" "" "DIRS;EXCLUDE;USES;LINKS" ${ARGN})
+  cmake_parse_arguments(L "" "PCH_FROM" "DIRS;EXCLUDE;USES;LINKS" ${ARGN})
   set(sources "")
   foreach(dir IN LISTS L_DIRS)
     file(GLOB dir_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${dir}/*.cpp)
@@ -36,7 +37,9 @@ function(pipesim_layer name)
   if(L_LINKS)
     target_link_libraries(pipesim_${name} PUBLIC ${L_LINKS})
   endif()
-  if(sources)
+  if(sources AND PIPESIM_PCH AND L_PCH_FROM)
+    target_precompile_headers(pipesim_${name} REUSE_FROM pipesim_${L_PCH_FROM})
+  elseif(sources)
     pipesim_precompile(pipesim_${name})
   endif()
   pipesim_instrument(pipesim_${name} COVERAGE)

@@ -10,7 +10,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 shards="$(nproc)"
 status=0
 for tests in build-asan/pipesim_tests_*; do
-  [ -x "$tests" ] || continue
+  [ -f "$tests" ] && [ -x "$tests" ] || continue  # not the .dir folders beside them
   name=$(basename "$tests")
   pids=()
   for ((shard = 0; shard < shards; ++shard)); do
