@@ -74,4 +74,16 @@ const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
                                source, dtype, have));
 }
 
+const GemmTable& HardwareProfile::gemm_table(const std::string& dtype, GemmLayout layout) const {
+  const std::vector<GemmTable>* transposed = layout == GemmLayout::kNT   ? &gemm_nt
+                                             : layout == GemmLayout::kTN ? &gemm_tn
+                                                                         : nullptr;
+  if (transposed) {
+    for (const GemmTable& t : *transposed) {
+      if (t.dtype() == dtype) return t;
+    }
+  }
+  return gemm_table(dtype);
+}
+
 }  // namespace pipesim

@@ -36,6 +36,9 @@ class GemmTable {
   std::vector<double> tflops_;
 };
 
+// Row-major operand forms (gpu_calibration/README.md): nn C = A*B, nt C = A*B^T, tn C = A^T*B.
+enum class GemmLayout { kNN, kNT, kTN };
+
 struct LinkSpec {
   double bandwidth_gb_per_s = 0;  // 1 GB/s = 1 byte/ns
   double latency_us = 0;
@@ -57,9 +60,20 @@ struct HardwareProfile {
   // a scenario; 0 in a profile file).
   double reserve_gb = 0;
   double launch_overhead_us = 0;
+  // Per op the host issues and waits for (launch + synchronisation); 0 when not measured.
+  double host_overhead_us = 0;
+  // Element-wise kernels' and the optimizer step's achieved bandwidth (bytes read + written); 0 when not
+  // measured, and then memory_bandwidth_gb_per_s stands in.
+  double elementwise_gb_per_s = 0;
+  double optimizer_gb_per_s = 0;
   std::optional<LinkSpec> link;             // absent when only one device was measured
   std::optional<LinkSpec> inter_node_link;  // between nodes; absent when unknown
-  std::vector<GemmTable> gemm;
+  // Host <-> device copies: a transfer between devices without a peer link is staged through the host.
+  std::optional<LinkSpec> host_to_device;
+  std::optional<LinkSpec> device_to_host;
+  std::vector<GemmTable> gemm;     // C = A * B (row-major operands)
+  std::vector<GemmTable> gemm_nt;  // C = A * B^T; optional, per dtype
+  std::vector<GemmTable> gemm_tn;  // C = A^T * B; optional, per dtype
 
   double memory_capacity_bytes() const { return memory_capacity_gb * kBytesPerGiB; }
   // What activations, weights and optimizer state may fill: the capacity less the reserve; 0 when unknown.
@@ -67,8 +81,17 @@ struct HardwareProfile {
     return memory_capacity_gb > 0 ? (memory_capacity_gb - reserve_gb) * kBytesPerGiB : 0;
   }
 
+  double elementwise_bandwidth_gb_per_s() const {
+    return elementwise_gb_per_s > 0 ? elementwise_gb_per_s : memory_bandwidth_gb_per_s;
+  }
+  double optimizer_bandwidth_gb_per_s() const {
+    return optimizer_gb_per_s > 0 ? optimizer_gb_per_s : memory_bandwidth_gb_per_s;
+  }
+
   // Throws InputError naming the profile and the dtypes it has.
   const GemmTable& gemm_table(const std::string& dtype) const;
+  // The grid of a transposed form when the profile measured it, else the plain one (`gemm_table`).
+  const GemmTable& gemm_table(const std::string& dtype, GemmLayout layout) const;
 };
 
 }  // namespace pipesim

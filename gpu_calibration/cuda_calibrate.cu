@@ -1,8 +1,11 @@
 // pipesim-gpu-calibrate: measures one NVIDIA GPU and writes a pipesim hardware profile.
 //
 // Measures: cuBLAS GEMM throughput in bf16, fp16 and fp32 over a grid of (m, n, k) covering transformer
-// shapes; device-to-device copy bandwidth; kernel launch overhead; and, when there are two GPUs, peer-to-peer
-// bandwidth and latency between GPU 0 and GPU 1. Every time is the median of several runs after warm-up,
+// shapes (bf16 also with a transposed operand, as the forward and weight-gradient GEMMs have it);
+// device-to-device copy bandwidth; an element-wise kernel's and an AdamW kernel's bandwidth; kernel launch
+// overhead and the per-op cost of a launch the host waits for; host <-> device copies (the path of transfers
+// staged through the host); and, when there are two GPUs, peer-to-peer bandwidth and latency between GPU 0
+// and GPU 1. Every time is the median of several runs after warm-up,
 // measured with CUDA events (launch overhead: wall clock over many back-to-back launches). Every CUDA and
 // cuBLAS call is checked.
 //
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -149,6 +153,23 @@ void* alloc_filled(const DtypeInfo& d, size_t count, unsigned seed) {
   return p;
 }
 
+// Row-major C[m x n] = op(A) * op(B) for a layout of profile_writer.h (nn, nt, tn), through column-major
+// cuBLAS: a row-major X[r x c] is the column-major X^T, so C^T[n x m] = op(B)^T * op(A)^T is computed.
+void row_major_gemm(cublasHandle_t handle, const std::string& layout, long m, long n, long k, const void* a,
+                    const void* b, void* c, cudaDataType_t type) {
+  const float alpha = 1, beta = 0;
+  const bool a_transposed = layout == "tn", b_transposed = layout == "nt";
+  // B: row-major [k x n] (ld n) or, transposed, [n x k] (ld k); A: row-major [m x k] (ld k) or [k x m] (ld
+  // m).
+  const cublasOperation_t op_b = b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int ld_b = static_cast<int>(b_transposed ? k : n), ld_a = static_cast<int>(a_transposed ? m : k);
+  CUBLAS_CHECK(cublasGemmEx(handle, op_b, op_a, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                            &alpha, b, type, ld_b, a, type, ld_a, &beta, c, type, static_cast<int>(n),
+                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+// Every layout for bf16 (the training dtype); nn only for fp16 and fp32.
 void measure_gemms(const Options& o, cudaStream_t stream, std::vector<pipesim_profile::GemmTiming>& out) {
   const std::vector<long> sizes = o.quick ? std::vector<long>{512, 2048, 8192}
                                           : std::vector<long>{256, 512, 1024, 2048, 4096, 8192, 16384};
@@ -158,33 +179,128 @@ void measure_gemms(const Options& o, cudaStream_t stream, std::vector<pipesim_pr
   CUBLAS_CHECK(cublasSetStream(handle, stream));
   CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // fp32 stays fp32 (no TF32)
   const DtypeInfo dtypes[] = {{"bf16", CUDA_R_16BF, 2}, {"fp16", CUDA_R_16F, 2}, {"fp32", CUDA_R_32F, 4}};
-  const float alpha = 1, beta = 0;
   for (const DtypeInfo& d : dtypes) {
     const size_t count = static_cast<size_t>(largest) * largest;
     void* a = alloc_filled(d, count, 1);
     void* b = alloc_filled(d, count, 2);
     void* c = alloc_filled(d, count, 3);
     CUDA_CHECK(cudaDeviceSynchronize());
-    for (long m : sizes) {
-      for (long n : sizes) {
-        for (long k : sizes) {
-          // Column-major C[m x n] = A[m x k] * B[k x n], fp32 accumulation as in mixed-precision training.
-          const double s = median_seconds(stream, o.warmups, o.repeats, [&] {
-            CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m),
-                                      static_cast<int>(n), static_cast<int>(k), &alpha, a, d.type,
-                                      static_cast<int>(m), b, d.type, static_cast<int>(k), &beta, c, d.type,
-                                      static_cast<int>(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-          });
-          out.push_back({d.name, m, n, k, s});
+    const std::vector<std::string> layouts = std::string(d.name) == "bf16"
+                                                 ? std::vector<std::string>{"nn", "nt", "tn"}
+                                                 : std::vector<std::string>{"nn"};
+    for (const std::string& layout : layouts) {
+      for (long m : sizes) {
+        for (long n : sizes) {
+          for (long k : sizes) {
+            const double s = median_seconds(stream, o.warmups, o.repeats, [&] {
+              row_major_gemm(handle, layout, m, n, k, a, b, c, d.type);
+            });
+            out.push_back({d.name, m, n, k, s, layout});
+          }
         }
       }
-      std::fprintf(stderr, "  gemm %s m=%ld done\n", d.name, m);
+      std::fprintf(stderr, "  gemm %s %s done\n", d.name, layout.c_str());
     }
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(b));
     CUDA_CHECK(cudaFree(c));
   }
   CUBLAS_CHECK(cublasDestroy(handle));
+}
+
+// tanh-approximated GeLU in bf16, two elements per thread per step: the shape of a framework's element-wise
+// kernel (read one tensor, write one).
+__global__ void gelu_bf16(const __nv_bfloat162* in, __nv_bfloat162* out, size_t pairs) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < pairs;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const float2 x = __bfloat1622float2(in[i]);
+    float2 y;
+    y.x = 0.5f * x.x * (1.0f + tanhf(0.7978845608f * (x.x + 0.044715f * x.x * x.x * x.x)));
+    y.y = 0.5f * x.y * (1.0f + tanhf(0.7978845608f * (x.y + 0.044715f * x.y * x.y * x.y)));
+    out[i] = __float22bfloat162_rn(y);
+  }
+}
+
+// AdamW on fp32 master weights, gradients and moments: reads 16 bytes and writes 12 per parameter.
+__global__ void adamw_fp32(float* param, const float* grad, float* m1, float* m2, size_t count, float lr,
+                           float beta1, float beta2, float eps, float decay, float c1, float c2) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const float g = grad[i];
+    const float m = beta1 * m1[i] + (1 - beta1) * g;
+    const float v = beta2 * m2[i] + (1 - beta2) * g * g;
+    m1[i] = m;
+    m2[i] = v;
+    const float p = param[i];
+    param[i] = p - lr * ((m / c1) / (sqrtf(v / c2) + eps) + decay * p);
+  }
+}
+
+int grid_for(const cudaDeviceProp& prop) {
+  return prop.multiProcessorCount * 8;
+}
+
+// GeLU over 2^28 bf16 values (512 MiB in, 512 MiB out): well past the L2.
+pipesim_profile::StreamTiming measure_elementwise(const Options& o, cudaStream_t stream,
+                                                  const cudaDeviceProp& prop) {
+  const size_t count = o.quick ? size_t{1} << 24 : size_t{1} << 28;
+  const DtypeInfo bf16{"bf16", CUDA_R_16BF, 2};
+  void* in = alloc_filled(bf16, count, 4);
+  void* out = alloc_filled(bf16, count, 5);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double s = median_seconds(stream, o.warmups, o.repeats, [&] {
+    gelu_bf16<<<grid_for(prop), 256, 0, stream>>>(static_cast<const __nv_bfloat162*>(in),
+                                                  static_cast<__nv_bfloat162*>(out), count / 2);
+    CUDA_CHECK(cudaGetLastError());
+  });
+  CUDA_CHECK(cudaFree(in));
+  CUDA_CHECK(cudaFree(out));
+  return {4.0 * static_cast<double>(count), s};
+}
+
+// AdamW over 2^27 parameters (2 GiB of state): the U of a stage, per byte.
+pipesim_profile::StreamTiming measure_optimizer(const Options& o, cudaStream_t stream,
+                                                const cudaDeviceProp& prop) {
+  const size_t count = o.quick ? size_t{1} << 22 : size_t{1} << 27;
+  const DtypeInfo fp32{"fp32", CUDA_R_32F, 4};
+  float* buffers[4];
+  for (int i = 0; i < 4; ++i) buffers[i] = static_cast<float*>(alloc_filled(fp32, count, 10 + i));
+  CUDA_CHECK(cudaMemset(buffers[3], 0, count * sizeof(float)));  // v >= 0
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const double s = median_seconds(stream, o.warmups, o.repeats, [&] {
+    adamw_fp32<<<grid_for(prop), 256, 0, stream>>>(buffers[0], buffers[1], buffers[2], buffers[3], count,
+                                                   1e-4f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.5f, 0.5f);
+    CUDA_CHECK(cudaGetLastError());
+  });
+  for (float* b : buffers) CUDA_CHECK(cudaFree(b));
+  return {28.0 * static_cast<double>(count), s};
+}
+
+// Host <-> device copies from pinned host memory: latency of 8 bytes, bandwidth of 256 MiB. A transfer
+// between GPUs without a peer link is staged through the host: device_to_host, then host_to_device.
+void measure_host_links(const Options& o, cudaStream_t stream, pipesim_profile::LinkTiming& h2d,
+                        pipesim_profile::LinkTiming& d2h) {
+  const size_t large = size_t{256} << 20, small = 8;
+  void *host = nullptr, *device = nullptr;
+  CUDA_CHECK(cudaMallocHost(&host, large));
+  CUDA_CHECK(cudaMalloc(&device, large));
+  std::memset(host, 1, large);
+  CUDA_CHECK(cudaMemset(device, 1, large));
+  for (const bool up : {true, false}) {
+    pipesim_profile::LinkTiming& t = up ? h2d : d2h;
+    const cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    void* dst = up ? device : host;
+    const void* src = up ? host : device;
+    t.small_median_s = median_seconds(stream, o.warmups, o.repeats * 5,
+                                      [&] { CUDA_CHECK(cudaMemcpyAsync(dst, src, small, kind, stream)); });
+    t.large_bytes = static_cast<double>(large);
+    t.large_median_s = median_seconds(stream, o.warmups, o.repeats,
+                                      [&] { CUDA_CHECK(cudaMemcpyAsync(dst, src, large, kind, stream)); });
+    t.source = std::string("cudaMemcpyAsync ") + (up ? "pinned host -> device" : "device -> pinned host") +
+               " (PCIe or the chip-to-chip link)";
+  }
+  CUDA_CHECK(cudaFreeHost(host));
+  CUDA_CHECK(cudaFree(device));
 }
 
 pipesim_profile::CopyTiming measure_copy(const Options& o, cudaStream_t stream) {
@@ -201,18 +317,22 @@ pipesim_profile::CopyTiming measure_copy(const Options& o, cudaStream_t stream) 
   return {static_cast<double>(bytes), s};
 }
 
-// Back-to-back empty kernels, timed on the host: the cost of one launch when the GPU keeps up.
-double measure_launch_overhead(const Options& o, cudaStream_t stream) {
-  constexpr int kLaunches = 10000;
+// Empty kernels timed on the host, per kernel. Back to back (wait_each false): the cost of one launch when
+// the GPU keeps up. Each waited for (cudaStreamSynchronize), as an executor that times each op does: the
+// per-op cost beyond the launch that back-to-back launches hide.
+double host_seconds_per_kernel(const Options& o, cudaStream_t stream, int kernels, bool wait_each) {
   std::vector<double> seconds;
   for (int r = 0; r < o.warmups + o.repeats; ++r) {
     CUDA_CHECK(cudaStreamSynchronize(stream));
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kLaunches; ++i) empty_kernel<<<1, 1, 0, stream>>>();
+    for (int i = 0; i < kernels; ++i) {
+      empty_kernel<<<1, 1, 0, stream>>>();
+      if (wait_each) CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    if (r >= o.warmups) seconds.push_back(elapsed.count() / kLaunches);
+    if (r >= o.warmups) seconds.push_back(elapsed.count() / kernels);
   }
   return pipesim_profile::median(seconds);
 }
@@ -308,15 +428,27 @@ int main(int argc, char** argv) {
   gethostname(host, sizeof host - 1);
   p.host = host;
   p.notes =
-      "cuBLAS GemmEx (column-major, no transposes, fp32 accumulation, fp32 without TF32); medians of " +
+      "cuBLAS GemmEx on row-major operands (gemm: A*B; gemm_nt: A*B^T and gemm_tn: A^T*B in bf16 only), "
+      "fp32 accumulation, fp32 without TF32, inputs uniform in [-1, 1); medians of " +
       std::to_string(o.repeats) + " runs after " + std::to_string(o.warmups) +
-      " warm-ups, CUDA events; copy: cudaMemcpyAsync D2D of 1 GiB; launch: 10000 empty kernels, wall clock";
+      " warm-ups, CUDA events; copy: cudaMemcpyAsync D2D of 1 GiB; elementwise: a bf16 tanh-GeLU kernel over "
+      "2^28 values (bytes read + written); optimizer: an fp32 AdamW kernel over 2^27 parameters, 28 bytes "
+      "each; "
+      "host links: cudaMemcpyAsync of 8 B (latency) and 256 MiB with pinned host memory; launch: 10000 "
+      "back-to-back empty kernels, wall clock; host overhead: 2000 x (empty kernel + cudaStreamSynchronize), "
+      "wall clock";
 
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreate(&stream));
   std::fprintf(stderr, "measuring copy bandwidth and launch overhead\n");
   p.copy = measure_copy(o, stream);
-  p.launch_overhead_s = measure_launch_overhead(o, stream);
+  p.launch_overhead_s = host_seconds_per_kernel(o, stream, 10000, false);
+  p.host_overhead_s = host_seconds_per_kernel(o, stream, 2000, true);
+  std::fprintf(stderr, "measuring element-wise, optimizer and host transfers\n");
+  p.elementwise = measure_elementwise(o, stream, prop);
+  p.optimizer = measure_optimizer(o, stream, prop);
+  p.has_host_links = true;
+  measure_host_links(o, stream, p.host_to_device, p.device_to_host);
   if (devices >= 2) {
     std::fprintf(stderr, "measuring peer-to-peer transfers GPU 0 -> GPU 1\n");
     p.has_link = true;
@@ -333,8 +465,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pipesim-gpu-calibrate: %s\n", error.c_str());
     return 1;
   }
-  std::printf("wrote %s: copy %.0f GB/s, launch %.2f us%s\n", path.c_str(),
-              pipesim_profile::copy_gb_per_s(p.copy), p.launch_overhead_s * 1e6,
-              p.has_link ? ", link measured" : ", one GPU: no link");
+  std::printf(
+      "wrote %s: copy %.0f GB/s, element-wise %.0f GB/s, AdamW %.0f GB/s, launch %.2f us, host overhead %.2f "
+      "us, host->device %.1f GB/s + %.1f us, device->host %.1f GB/s + %.1f us%s\n",
+      path.c_str(), pipesim_profile::copy_gb_per_s(p.copy), pipesim_profile::stream_gb_per_s(p.elementwise),
+      pipesim_profile::stream_gb_per_s(p.optimizer), p.launch_overhead_s * 1e6, p.host_overhead_s * 1e6,
+      pipesim_profile::link_gb_per_s(p.host_to_device), pipesim_profile::link_latency_us(p.host_to_device),
+      pipesim_profile::link_gb_per_s(p.device_to_host), pipesim_profile::link_latency_us(p.device_to_host),
+      p.has_link ? ", link measured" : ", one GPU: no link");
   return 0;
 }

@@ -17,14 +17,24 @@ namespace pipesim_profile {
 
 inline constexpr const char* kFormat = "pipesim-hardware-profile-1";
 
-// The median time of one GEMM C[m x n] = A[m x k] * B[k x n] (2*m*n*k floating-point operations).
+// The median time of one GEMM C[m x n] = op(A) * op(B) (2*m*n*k floating-point operations). Operands are
+// row-major, as in the frameworks; the layout names the operand forms a training step uses:
+//   nn  C = A[m x k] * B[k x n]
+//   nt  C = A[m x k] * B[n x k]^T   (a linear layer's forward, X * W^T)
+//   tn  C = A[k x m]^T * B[k x n]   (a weight gradient, dY^T * X)
 struct GemmTiming {
   std::string dtype;  // bf16, fp16, fp32
   long m = 0;
   long n = 0;
   long k = 0;
   double median_s = 0;
+  std::string layout = "nn";
 };
+
+// The profile's key for a layout's grid: `gemm` (nn) or `gemm_nt` / `gemm_tn`.
+inline std::string gemm_key(const std::string& layout) {
+  return layout == "nn" ? "gemm" : "gemm_" + layout;
+}
 
 // A copy of `bytes` bytes that took `median_s`; bandwidth counts read + write (STREAM convention).
 struct CopyTiming {
@@ -40,6 +50,13 @@ struct LinkTiming {
   std::string source;         // what was measured, e.g. "cudaMemcpyPeerAsync GPU 0 -> GPU 1"
 };
 
+// A memory-bound kernel over `bytes` bytes moved (read + write) that took `median_s`.
+struct StreamTiming {
+  double bytes = 0;
+  double median_s = 0;
+  bool measured() const { return bytes > 0 && median_s > 0; }
+};
+
 struct ProfileData {
   std::string device_name;
   std::string device_kind;  // "gpu" or "cpu"
@@ -52,8 +69,14 @@ struct ProfileData {
   CopyTiming copy;
   double memory_capacity_bytes = 0;  // device memory; 0: unknown (not written)
   double launch_overhead_s = 0;      // per kernel launch (CPU: per dispatched task)
+  double host_overhead_s = 0;        // per op issued by the host and waited for; 0: not measured
+  StreamTiming elementwise;          // an element-wise kernel (read one tensor, write one)
+  StreamTiming optimizer;            // the optimizer step (AdamW: 28 bytes per parameter)
   bool has_link = false;
   LinkTiming link;
+  bool has_host_links = false;  // host <-> device copies: the path of transfers staged through the host
+  LinkTiming host_to_device;
+  LinkTiming device_to_host;
   std::vector<GemmTiming> gemm;  // a full grid per dtype: every (m, n, k) of the lists used
 };
 
@@ -79,6 +102,11 @@ inline double gemm_tflops(const GemmTiming& t) {
 
 inline double copy_gb_per_s(const CopyTiming& c) {
   return 2.0 * c.bytes / c.median_s / 1e9;
+}
+
+// Bytes already count read + write.
+inline double stream_gb_per_s(const StreamTiming& t) {
+  return t.bytes / t.median_s / 1e9;
 }
 
 // Latency is the small message's time; bandwidth is the large message's bytes over its time beyond that
@@ -140,23 +168,35 @@ inline std::string profile_yaml(const ProfileData& p) {
   if (p.memory_capacity_bytes > 0)
     out << "memory_capacity_gb: " << number(p.memory_capacity_bytes / 1073741824.0) << "\n";  // GiB
   out << "launch_overhead_us: " << number(p.launch_overhead_s * 1e6) << "\n";
-  if (p.has_link) {
-    out << "link: {bandwidth_gb_per_s: " << number(link_gb_per_s(p.link))
-        << ", latency_us: " << number(link_latency_us(p.link)) << ", source: " << quoted(p.link.source)
-        << "}\n";
+  if (p.host_overhead_s > 0) out << "host_overhead_us: " << number(p.host_overhead_s * 1e6) << "\n";
+  if (p.elementwise.measured())
+    out << "elementwise_gb_per_s: " << number(stream_gb_per_s(p.elementwise)) << "\n";
+  if (p.optimizer.measured()) out << "optimizer_gb_per_s: " << number(stream_gb_per_s(p.optimizer)) << "\n";
+  const auto write_link = [&](const char* key, const LinkTiming& l) {
+    out << key << ": {bandwidth_gb_per_s: " << number(link_gb_per_s(l))
+        << ", latency_us: " << number(link_latency_us(l)) << ", source: " << quoted(l.source) << "}\n";
+  };
+  if (p.has_link) write_link("link", p.link);
+  if (p.has_host_links) {
+    write_link("host_to_device", p.host_to_device);
+    write_link("device_to_host", p.device_to_host);
   }
-  out << "gemm:  # per dtype: [m, n, k, achieved TFLOP/s]\n";
-  std::vector<std::string> dtypes;
-  for (const GemmTiming& t : p.gemm) {
-    bool seen = false;
-    for (const std::string& d : dtypes) seen = seen || d == t.dtype;
-    if (!seen) dtypes.push_back(t.dtype);
-  }
-  for (const std::string& dtype : dtypes) {
-    out << "  " << dtype << ":\n";
+  for (const char* layout : {"nn", "nt", "tn"}) {
+    std::vector<std::string> dtypes;
     for (const GemmTiming& t : p.gemm) {
-      if (t.dtype != dtype) continue;
-      out << "    - [" << t.m << ", " << t.n << ", " << t.k << ", " << number(gemm_tflops(t)) << "]\n";
+      if (t.layout != layout) continue;
+      bool seen = false;
+      for (const std::string& d : dtypes) seen = seen || d == t.dtype;
+      if (!seen) dtypes.push_back(t.dtype);
+    }
+    if (dtypes.empty()) continue;
+    out << gemm_key(layout) << ":  # per dtype: [m, n, k, achieved TFLOP/s]\n";
+    for (const std::string& dtype : dtypes) {
+      out << "  " << dtype << ":\n";
+      for (const GemmTiming& t : p.gemm) {
+        if (t.dtype != dtype || t.layout != layout) continue;
+        out << "    - [" << t.m << ", " << t.n << ", " << t.k << ", " << number(gemm_tflops(t)) << "]\n";
+      }
     }
   }
   return out.str();

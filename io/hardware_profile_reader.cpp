@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "base/did_you_mean.h"
 #include "base/errors.h"
@@ -69,6 +70,20 @@ GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std
   return GemmTable(key.substr(key.rfind('.') + 1), m, n, k, tflops);
 }
 
+// `gemm`, `gemm_nt`, `gemm_tn`: a map dtype -> grid rows.
+std::vector<GemmTable> read_gemm_tables(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+  if (!node.IsMap() || node.size() == 0) r.fail(node, key, "a map dtype: [[m, n, k, tflops], ...]");
+  std::vector<GemmTable> tables;
+  for (const auto& entry : node) {
+    const std::string dtype = entry.first.Scalar();
+    if (dtype != "bf16" && dtype != "fp16" && dtype != "fp32") {
+      r.fail(entry.first, key + "." + dtype, "a dtype: bf16, fp16 or fp32");
+    }
+    tables.push_back(read_gemm_table(r, entry.second, key + "." + dtype));
+  }
+  return tables;
+}
+
 void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfile& p) {
   const std::vector<std::string> keys = {"command", "date", "driver", "host", "notes"};
   r.expect_map(node, "provenance", keys);
@@ -100,9 +115,11 @@ LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::strin
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
   YAML::Node root = YamlReader::load(yaml_text, source);
   const YamlReader r(source);
-  r.expect_map(root, "",
-               {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",
-                "memory_capacity_gb", "launch_overhead_us", "link", "inter_node_link", "gemm"});
+  r.expect_map(
+      root, "",
+      {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_capacity_gb",
+       "launch_overhead_us", "host_overhead_us", "elementwise_gb_per_s", "optimizer_gb_per_s", "link",
+       "inter_node_link", "host_to_device", "device_to_host", "gemm", "gemm_nt", "gemm_tn"});
   HardwareProfile p;
   p.source = source;
   p.name = std::filesystem::path(source).stem().string();
@@ -135,20 +152,24 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   }
   if (!root["launch_overhead_us"]) r.fail(root, "launch_overhead_us", "the time to launch one kernel");
   p.launch_overhead_us = r.get_double(root["launch_overhead_us"], "launch_overhead_us", 0);
-  if (const YAML::Node link = root["link"]) p.link = read_link(r, link, "link");
-  if (const YAML::Node link = root["inter_node_link"])
-    p.inter_node_link = read_link(r, link, "inter_node_link");
+  if (root["host_overhead_us"])
+    p.host_overhead_us = r.get_double(root["host_overhead_us"], "host_overhead_us", 0);
+  if (root["elementwise_gb_per_s"])
+    p.elementwise_gb_per_s = r.get_double(root["elementwise_gb_per_s"], "elementwise_gb_per_s", 1e-3);
+  if (root["optimizer_gb_per_s"])
+    p.optimizer_gb_per_s = r.get_double(root["optimizer_gb_per_s"], "optimizer_gb_per_s", 1e-3);
+  for (const auto& [key, target] :
+       {std::pair{"link", &p.link}, std::pair{"inter_node_link", &p.inter_node_link},
+        std::pair{"host_to_device", &p.host_to_device}, std::pair{"device_to_host", &p.device_to_host}}) {
+    if (const YAML::Node link = root[key]) *target = read_link(r, link, key);
+  }
   const YAML::Node gemm = root["gemm"];
   if (!gemm || !gemm.IsMap() || gemm.size() == 0) {
     r.fail(gemm, "gemm", "a map dtype: [[m, n, k, tflops], ...] with at least one dtype");
   }
-  for (const auto& entry : gemm) {
-    const std::string dtype = entry.first.Scalar();
-    if (dtype != "bf16" && dtype != "fp16" && dtype != "fp32") {
-      r.fail(entry.first, "gemm." + dtype, "a dtype: bf16, fp16 or fp32");
-    }
-    p.gemm.push_back(read_gemm_table(r, entry.second, "gemm." + dtype));
-  }
+  p.gemm = read_gemm_tables(r, gemm, "gemm");
+  if (const YAML::Node nt = root["gemm_nt"]) p.gemm_nt = read_gemm_tables(r, nt, "gemm_nt");
+  if (const YAML::Node tn = root["gemm_tn"]) p.gemm_tn = read_gemm_tables(r, tn, "gemm_tn");
   return p;
 }
 

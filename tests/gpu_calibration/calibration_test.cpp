@@ -81,6 +81,51 @@ TEST(Calibration, WriterOutputReadsBackWithTheSameFigures) {
   }
 }
 
+TEST(Calibration, TheOptionalMeasurementsReadBack) {
+  pipesim_profile::ProfileData data = fake_profile();
+  data.host_overhead_s = 9.25e-6;
+  data.elementwise = {4e9, 1e-3};  // 4 GB moved in 1 ms: 4000 GB/s
+  data.optimizer = {28e9, 10e-3};  // 2800 GB/s
+  data.has_host_links = true;
+  data.host_to_device = {5e-6, 1e9, 5e-6 + 20e-3, "fake h2d"};  // 50 GB/s
+  data.device_to_host = {6e-6, 1e9, 6e-6 + 25e-3, "fake d2h"};  // 40 GB/s
+  for (const char* layout : {"nt", "tn"}) {
+    for (long m : {256, 1024}) {
+      for (long n : {128, 512, 2048}) {
+        for (long k : {64, 4096}) {
+          const double flops = 2.0 * m * n * k,
+                       tflops = fake_tflops(m, n, k) * (layout[0] == 'n' ? 0.5 : 0.25);
+          data.gemm.push_back({"bf16", m, n, k, flops / (tflops * 1e12), layout});
+        }
+      }
+    }
+  }
+  const std::string yaml = pipesim_profile::profile_yaml(data);
+  const HardwareProfile p = parse_hardware_profile(yaml, "fake.yaml");
+  EXPECT_NEAR(p.host_overhead_us, 9.25, 1e-9);
+  EXPECT_NEAR(p.elementwise_bandwidth_gb_per_s(), 4000, 1e-6);
+  EXPECT_NEAR(p.optimizer_bandwidth_gb_per_s(), 2800, 1e-6);
+  ASSERT_TRUE(p.host_to_device && p.device_to_host);
+  EXPECT_NEAR(p.host_to_device->bandwidth_gb_per_s, 50, 1e-6);
+  EXPECT_NEAR(p.device_to_host->latency_us, 6, 1e-9);
+  EXPECT_EQ(p.device_to_host->source, "fake d2h");
+  EXPECT_NEAR(p.gemm_table("bf16", GemmLayout::kNN).tflops_at(256, 512, 64), fake_tflops(256, 512, 64), 1e-6);
+  EXPECT_NEAR(p.gemm_table("bf16", GemmLayout::kNT).tflops_at(256, 512, 64), fake_tflops(256, 512, 64) / 2,
+              1e-6);
+  EXPECT_NEAR(p.gemm_table("bf16", GemmLayout::kTN).tflops_at(256, 512, 64), fake_tflops(256, 512, 64) / 4,
+              1e-6);
+  // fp32 has no transposed grids: the plain one stands in.
+  EXPECT_EQ(&p.gemm_table("fp32", GemmLayout::kTN), &p.gemm_table("fp32"));
+  // Without them, the bandwidths fall back to the copy bandwidth.
+  const HardwareProfile plain =
+      parse_hardware_profile(pipesim_profile::profile_yaml(fake_profile()), "f.yaml");
+  EXPECT_EQ(plain.host_overhead_us, 0);
+  EXPECT_NEAR(plain.elementwise_bandwidth_gb_per_s(), 200, 1e-6);
+  EXPECT_NEAR(plain.optimizer_bandwidth_gb_per_s(), 200, 1e-6);
+  EXPECT_FALSE(plain.host_to_device.has_value());
+  EXPECT_TRUE(plain.gemm_nt.empty());
+}
+
 TEST(Calibration, WithoutALinkTheProfileHasNone) {
   pipesim_profile::ProfileData data = fake_profile();
   data.has_link = false;
