@@ -38,7 +38,7 @@ void run(const CalibrateArgs& args) {
   }
   CpuCalibrationOptions options = args.quick ? quick_cpu_calibration() : CpuCalibrationOptions{};
   if (args.repeats > 0) options.repeats = args.repeats;
-  use_training_gemm(options);
+  use_training_kernels(options);
   options.command = "pipesim calibrate --cpu";
   for (const std::string& a : args.argv) options.command += " " + a;
   const std::string path = args.output.empty() ? default_output() : args.output;

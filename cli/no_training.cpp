@@ -6,6 +6,6 @@ namespace pipesim {
 
 void add_training_commands(CLI::App&) {}
 void prepare_training_process(char**) {}
-void use_training_gemm(CpuCalibrationOptions&) {}
+void use_training_kernels(CpuCalibrationOptions&) {}
 
 }  // namespace pipesim

@@ -13,8 +13,9 @@ void add_training_commands(CLI::App& app);
 // OpenBLAS's kernels for this CPU (may run the program again with OPENBLAS_CORETYPE set) and freed tensors
 // kept for reuse (executor/blas.h, executor/allocator.h); nothing without the executor.
 void prepare_training_process(char** argv);
-// `calibrate --cpu` measures the GEMM the executor trains with, on one thread as each of its workers runs
-// it; without the executor, the calibrator's own.
-void use_training_gemm(CpuCalibrationOptions& options);
+// `calibrate --cpu` measures the kernels the executor trains with (its GEMM in three layouts, its
+// element-wise kernels, its optimizer steps), on one thread as each of its workers runs them; without the
+// executor, the calibrator's own GEMM only.
+void use_training_kernels(CpuCalibrationOptions& options);
 
 }  // namespace pipesim

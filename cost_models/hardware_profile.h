@@ -66,6 +66,14 @@ struct HardwareProfile {
   // measured, and then memory_bandwidth_gb_per_s stands in.
   double elementwise_gb_per_s = 0;
   double optimizer_gb_per_s = 0;
+  // CPU profiles of the executor's kernels (pipesim calibrate --cpu): element-wise ns per element by kernel
+  // name, and the optimizer step (U) per parameter by optimizer name; empty when not measured.
+  struct UpdateCost {
+    double step_ns = 0;          // per parameter
+    double per_gradient_ns = 0;  // per parameter and microbatch gradient summed
+  };
+  std::map<std::string, double> elementwise_ns_per_element;
+  std::map<std::string, UpdateCost> update_ns_per_parameter;
   std::optional<LinkSpec> link;             // absent when only one device was measured
   std::optional<LinkSpec> inter_node_link;  // between nodes; absent when unknown
   // Host <-> device copies: a transfer between devices without a peer link is staged through the host.

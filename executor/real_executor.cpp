@@ -119,8 +119,8 @@ void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const
     Bytes live = 0;
     for (int s : stages) live += numerics.live_activation_bytes(s);
     const TimeNs overhead_ns = std::max<TimeNs>(0, start_ns - last_end_ns - waited_ns) + send_ns;
-    out.ops.push_back({*next, device, readout.weight_version, readout.weights_fingerprint, start_ns, end_ns,
-                       live, cpu_ns, overhead_ns});
+    out.ops.push_back({*next, device, readout.weight_version, numerics.weights_fingerprint(readout), start_ns,
+                       end_ns, live, cpu_ns, overhead_ns});
     last_end_ns = end_ns;
     waited_ns = 0;
   }

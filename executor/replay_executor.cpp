@@ -29,7 +29,7 @@ ExecutionResult execute_replay(ExecutionPlan& plan, const CostModel& costs, Comm
     const TimeNs cpu_ns = thread_cpu_ns() - cpu_start_ns;
     Bytes live = 0;
     for (int s : layout.stages_on(op.device)) live += numerics.live_activation_bytes(s);
-    result.ops.push_back({op.action, op.device, readout.weight_version, readout.weights_fingerprint,
+    result.ops.push_back({op.action, op.device, readout.weight_version, numerics.weights_fingerprint(readout),
                           op.start_ns, op.end_ns, live, cpu_ns});
     if (observer) observer(op, numerics);
   }

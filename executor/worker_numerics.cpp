@@ -115,7 +115,7 @@ OpReadout WorkerNumerics::execute(const Action& a) {
   StageState& stage = stage_state(a.stage);
   if (a.kind == OpKind::U) {
     const auto& [version, values] = *stage.versions.rbegin();
-    const OpReadout readout{version, fingerprint_of(values)};
+    const OpReadout readout{version, values};
     step_optimizer(a.stage, a.microbatch);
     return readout;
   }
@@ -138,10 +138,11 @@ OpReadout WorkerNumerics::execute(const Action& a) {
       break;
   }
   stage.live_bytes += static_cast<Bytes>(cache_bytes(st.caches)) - before_bytes;
-  return {read.version, fingerprint_of(read.values)};
+  return {read.version, read.values};
 }
 
-std::uint64_t WorkerNumerics::fingerprint_of(const std::shared_ptr<const std::vector<float>>& values) {
+std::uint64_t WorkerNumerics::weights_fingerprint(const OpReadout& readout) {
+  const std::shared_ptr<const std::vector<float>>& values = readout.weights;
   const auto found = fingerprints_.find(values.get());
   if (found != fingerprints_.end() && found->second.copy.lock() == values) return found->second.fingerprint;
   if (fingerprints_.size() >= 64)

@@ -30,8 +30,10 @@ struct TensorTag {
 
 // What an op read and left, as the executor records it.
 struct OpReadout {
-  int weight_version = 0;                 // of the weights the op read (U: the version before it)
-  std::uint64_t weights_fingerprint = 0;  // of those weights; W reads none and records its I's copy
+  int weight_version = 0;  // of the weights the op read (U: the version before it)
+  // Those weights (W reads none and records its I's copy); fingerprinted by weights_fingerprint() after the
+  // op's timed work, so that hashing a new version never lands inside an op's time.
+  std::shared_ptr<const std::vector<float>> weights;
 };
 
 class WorkerNumerics {
@@ -46,6 +48,9 @@ class WorkerNumerics {
   void deliver(const TensorTag& tag, Matrix<float> tensor);
   // Runs the op. Throws ScheduleError when an input or a weight version is missing.
   OpReadout execute(const Action& a);
+  // The fingerprint of the weights an op read, hashed once per copy: copies never change after they are
+  // made, and hashing megabytes of weights on every op would cost more than the op's arithmetic.
+  std::uint64_t weights_fingerprint(const OpReadout& readout);
 
   // Local state, for the ready rules (docs/design.md §2) and the policies' LocalView.
   bool has(const TensorTag& tag) const;
@@ -83,9 +88,6 @@ class WorkerNumerics {
   void run_backward_input(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_weight(const Action& a, Slot& st);
   void step_optimizer(int stage, int step);
-  // The fingerprint of a weight copy, hashed once per copy: copies never change after they are made, and
-  // hashing megabytes of weights on every op would cost more than the op's arithmetic.
-  std::uint64_t fingerprint_of(const std::shared_ptr<const std::vector<float>>& values);
 
   const StagedModel& model_;
   const TrainingSetup& setup_;

@@ -1,6 +1,7 @@
 #include "gpu_calibration/cpu_calibrate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,17 +18,41 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-template <typename Body>
-double median_seconds(int warmups, int repeats, Body body) {
-  for (int i = 0; i < warmups; ++i) body();
+// `before` runs untimed ahead of each run (a cache flush).
+template <typename Body, typename Before>
+double median_seconds(int warmups, int repeats, Body body, Before before) {
+  for (int i = 0; i < warmups; ++i) {
+    before();
+    body();
+  }
   std::vector<double> seconds;
   for (int i = 0; i < repeats; ++i) {
+    before();
     const auto start = Clock::now();
     body();
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
   return pipesim_profile::median(seconds);
 }
+
+template <typename Body>
+double median_seconds(int warmups, int repeats, Body body) {
+  return median_seconds(warmups, repeats, body, [] {});
+}
+
+// Writes a buffer larger than the caches, so that the next kernel finds its operands in memory.
+class CacheFlush {
+ public:
+  explicit CacheFlush(double bytes) : buffer_(static_cast<std::size_t>(bytes / sizeof(long))) {}
+  void operator()() {
+    for (std::size_t i = 0; i < buffer_.size(); i += 8) buffer_[i] += 1;  // one write per 64-byte line
+    sink_ += buffer_.empty() ? 0 : buffer_[buffer_.size() / 2];
+  }
+
+ private:
+  std::vector<long> buffer_;
+  long sink_ = 0;
+};
 
 // A worker thread that runs one posted message at a time: the CPU's "kernel launch" and "link".
 class Handoff {
@@ -95,12 +120,21 @@ std::string kernel_release() {
 
 }  // namespace
 
+double private_cache_flush_bytes() {
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return 4.0 * (l2 > 0 ? static_cast<double>(l2) : 1 << 20);
+}
+
 CpuCalibrationOptions quick_cpu_calibration() {
   CpuCalibrationOptions o;
   o.sizes = {16, 64};
   o.repeats = 3;
   o.warmups = 0;
   o.copy_bytes = 1 << 20;
+  o.flush_bytes = 1 << 20;
+  o.elementwise_elements = 1024;
+  o.update_parameters = 4096;
+  o.update_gradients = 2;
   return o;
 }
 
@@ -138,12 +172,16 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   gethostname(host, sizeof host - 1);
   p.host = host;
   p.notes = fmt::format(
-      "one thread; GEMM: {}; medians of {} runs after {} warm-up(s); copy: memcpy of {:.0f} MiB; "
-      "launch: "
-      "empty task to a worker thread and back (condition variables); link: the same handoff carrying a "
-      "memcpy; "
-      "times are wall clock on a machine that may be shared",
-      o.gemm_name, o.repeats, o.warmups, o.copy_bytes / (1 << 20));
+      "one thread; GEMM: {}, layouts {}, {}; element-wise: {} kernels over {} elements; update: {} "
+      "optimizers over {} parameters summing 1 and {} gradients; medians of {} runs after {} warm-up(s); "
+      "copy: memcpy of {:.0f} MiB; launch: empty task to a worker thread and back (condition variables); "
+      "link: the same handoff carrying a memcpy; times are wall clock on a machine that may be shared",
+      o.gemm_name, fmt::join(o.gemm_layouts, "/"),
+      o.flush_bytes > 0
+          ? fmt::format("cold operands ({:.0f} MiB written before each run)", o.flush_bytes / (1 << 20))
+          : std::string("hot loops"),
+      o.elementwise.size(), o.elementwise_elements, o.updates.size(), o.update_parameters, o.update_gradients,
+      o.repeats, o.warmups, o.copy_bytes / (1 << 20));
 
   progress("memcpy bandwidth");
   const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
@@ -167,21 +205,43 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     p.link.source = "thread to thread in one process: condition-variable handoff, memcpy of the message";
   }
 
+  CacheFlush flush(o.flush_bytes);
   const long largest = *std::max_element(o.sizes.begin(), o.sizes.end());
   std::vector<float> a(largest * largest), b(largest * largest), c(largest * largest);
   for (size_t i = 0; i < a.size(); ++i) {
     a[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
     b[i] = static_cast<float>((i * 104729) % 1000) / 500.0f - 1.0f;
   }
-  for (long m : o.sizes) {
-    progress(fmt::format("fp32 GEMMs with m = {}", m));
-    for (long n : o.sizes) {
-      for (long k : o.sizes) {
-        const double s =
-            median_seconds(o.warmups, o.repeats, [&] { o.gemm(a.data(), b.data(), c.data(), m, n, k); });
-        p.gemm.push_back({"fp32", m, n, k, s});
+  for (const std::string& layout : o.gemm_layouts) {
+    for (long m : o.sizes) {
+      progress(fmt::format("fp32 GEMMs ({}) with m = {}", layout, m));
+      for (long n : o.sizes) {
+        for (long k : o.sizes) {
+          const double s = median_seconds(
+              o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, flush);
+          p.gemm.push_back({"fp32", m, n, k, s, layout});
+        }
       }
     }
+  }
+  if (!o.elementwise.empty()) progress(fmt::format("{} element-wise kernels", o.elementwise.size()));
+  for (const CpuElementwiseKernel& kernel : o.elementwise) {
+    const std::function<void()> body = kernel.prepare(o.elementwise_elements);
+    const double s = median_seconds(o.warmups, o.repeats, body, flush);
+    p.elementwise_ns.emplace_back(kernel.name, s * 1e9 / static_cast<double>(o.elementwise_elements));
+  }
+  for (const CpuUpdateKernel& update : o.updates) {
+    progress(fmt::format("the {} update", update.optimizer));
+    double ns_per_parameter[2];
+    const int gradients[2] = {1, std::max(2, o.update_gradients)};
+    for (int i = 0; i < 2; ++i) {
+      const std::function<void()> body = update.prepare(o.update_parameters, gradients[i]);
+      ns_per_parameter[i] =
+          median_seconds(o.warmups, o.repeats, body, flush) * 1e9 / static_cast<double>(o.update_parameters);
+    }
+    const double per_gradient =
+        std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));
+    p.updates.push_back({update.optimizer, std::max(0.0, ns_per_parameter[0] - per_gradient), per_gradient});
   }
   return p;
 }

@@ -1,8 +1,12 @@
 #pragma once
 // `pipesim calibrate --cpu`: the CUDA calibration's measurements, on the CPU, so the whole loop (measure,
 // profile, predict) runs on any machine. One thread, as one pipeline stage of a CPU executor would use:
-//   GEMM   an fp32 GEMM over a grid of (m, n, k): the BLAS the executor trains with when pipesim has the
-//          executor (cli/command_calibrate.cpp passes it in), else a simple cache-blocked loop;
+//   GEMM   an fp32 GEMM over a grid of (m, n, k), per operand layout (nn, nt, tn): the BLAS the executor
+//          trains with when pipesim has the executor (executor/costs/calibration_kernels.h passes it in),
+//          else a simple cache-blocked loop (nn only); on operands out of the core's own caches
+//          (flush_bytes below), as a pipeline stage finds them after its other ops;
+//   element-wise  the executor's own kernels (LayerNorm, GELU, bias, copies, ...), ns per element;
+//   update the executor's U per optimizer: ns per parameter, plus per microbatch gradient summed;
 //   copy   std::memcpy of a large buffer (bandwidth counts read + write);
 //   launch dispatching an empty task to a worker thread and waiting for it (condition variables);
 //   link   a handoff between two threads: latency of an empty message, bandwidth of a large memcpy'd one.
@@ -14,11 +18,28 @@
 
 namespace pipesim {
 
-// Row-major C[m x n] = A[m x k] * B[k x n] (C is overwritten).
-using CpuGemm = std::function<void(const float* a, const float* b, float* c, long m, long n, long k)>;
+// Row-major C[m x n] = op(A) * op(B) in a layout of profile_writer.h ("nn", "nt", "tn"); A and B hold at
+// least m*k and k*n values, C m*n.
+using CpuGemm = std::function<void(const std::string& layout, const float* a, const float* b, float* c,
+                                   long m, long n, long k)>;
+
+// A kernel measured per element: `prepare(elements)` makes its inputs and returns the timed body.
+struct CpuElementwiseKernel {
+  std::string name;
+  std::function<std::function<void()>(long elements)> prepare;
+};
+
+// An optimizer's U: `prepare(parameters, gradients)` makes the stage and returns the timed step.
+struct CpuUpdateKernel {
+  std::string optimizer;
+  std::function<std::function<void()>(long parameters, int gradients)> prepare;
+};
 
 // Row-major C[m x n] = A[m x k] * B[k x n] (C is overwritten), blocked for the cache.
 void blocked_gemm(const float* a, const float* b, float* c, long m, long n, long k);
+
+// 4 x the core's L2 (sysconf), or 4 MiB when the system does not say.
+double private_cache_flush_bytes();
 
 struct CpuCalibrationOptions {
   std::vector<long> sizes = {32, 64, 128, 256, 512, 1024};  // the grid, for m, n and k alike
@@ -26,8 +47,20 @@ struct CpuCalibrationOptions {
   int warmups = 1;
   double copy_bytes = 64.0 * (1 << 20);
   std::string command;  // recorded in the profile's provenance
-  CpuGemm gemm = blocked_gemm;
+  CpuGemm gemm = [](const std::string&, const float* a, const float* b, float* c, long m, long n, long k) {
+    blocked_gemm(a, b, c, m, n, k);
+  };
   std::string gemm_name = "blocked fp32 GEMM (pipesim's own loop)";  // recorded in the provenance's notes
+  std::vector<std::string> gemm_layouts = {"nn"};
+  // Write this many bytes before each timed GEMM, element-wise and update run, so that it finds its operands
+  // beyond the core's own caches, as a pipeline stage's op does after the stage's other ops (their working
+  // sets exceed L2; the shared L3 may still hold them); 0: hot loops.
+  double flush_bytes = private_cache_flush_bytes();
+  std::vector<CpuElementwiseKernel> elementwise;
+  long elementwise_elements = 64 * 1024;
+  std::vector<CpuUpdateKernel> updates;
+  long update_parameters = 1 << 20;
+  int update_gradients = 8;  // U is timed summing 1 and this many gradients
 };
 
 // Small and fast: for tests and a first look.

@@ -57,6 +57,14 @@ struct StreamTiming {
   bool measured() const { return bytes > 0 && median_s > 0; }
 };
 
+// The executor's optimizer step (U) per parameter: `step_ns` plus `per_gradient_ns` for each microbatch
+// gradient it sums.
+struct UpdateTiming {
+  std::string optimizer;
+  double step_ns = 0;
+  double per_gradient_ns = 0;
+};
+
 struct ProfileData {
   std::string device_name;
   std::string device_kind;  // "gpu" or "cpu"
@@ -72,6 +80,9 @@ struct ProfileData {
   double host_overhead_s = 0;        // per op issued by the host and waited for; 0: not measured
   StreamTiming elementwise;          // an element-wise kernel (read one tensor, write one)
   StreamTiming optimizer;            // the optimizer step (AdamW: 28 bytes per parameter)
+  // CPU: the executor's own element-wise kernels, ns per element, by name; and its U per optimizer.
+  std::vector<std::pair<std::string, double>> elementwise_ns;
+  std::vector<UpdateTiming> updates;
   bool has_link = false;
   LinkTiming link;
   bool has_host_links = false;  // host <-> device copies: the path of transfers staged through the host
@@ -172,6 +183,17 @@ inline std::string profile_yaml(const ProfileData& p) {
   if (p.elementwise.measured())
     out << "elementwise_gb_per_s: " << number(stream_gb_per_s(p.elementwise)) << "\n";
   if (p.optimizer.measured()) out << "optimizer_gb_per_s: " << number(stream_gb_per_s(p.optimizer)) << "\n";
+  if (!p.elementwise_ns.empty()) {
+    out << "elementwise_ns_per_element:\n";
+    for (const auto& [name, ns] : p.elementwise_ns) out << "  " << name << ": " << number(ns) << "\n";
+  }
+  if (!p.updates.empty()) {
+    out << "update_ns_per_parameter:\n";
+    for (const UpdateTiming& u : p.updates) {
+      out << "  " << u.optimizer << ": {step: " << number(u.step_ns)
+          << ", per_gradient: " << number(u.per_gradient_ns) << "}\n";
+    }
+  }
   const auto write_link = [&](const char* key, const LinkTiming& l) {
     out << key << ": {bandwidth_gb_per_s: " << number(link_gb_per_s(l))
         << ", latency_us: " << number(link_latency_us(l)) << ", source: " << quoted(l.source) << "}\n";

@@ -115,11 +115,11 @@ LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::strin
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
   YAML::Node root = YamlReader::load(yaml_text, source);
   const YamlReader r(source);
-  r.expect_map(
-      root, "",
-      {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s", "memory_capacity_gb",
-       "launch_overhead_us", "host_overhead_us", "elementwise_gb_per_s", "optimizer_gb_per_s", "link",
-       "inter_node_link", "host_to_device", "device_to_host", "gemm", "gemm_nt", "gemm_tn"});
+  r.expect_map(root, "",
+               {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",
+                "memory_capacity_gb", "launch_overhead_us", "host_overhead_us", "elementwise_gb_per_s",
+                "optimizer_gb_per_s", "elementwise_ns_per_element", "update_ns_per_parameter", "link",
+                "inter_node_link", "host_to_device", "device_to_host", "gemm", "gemm_nt", "gemm_tn"});
   HardwareProfile p;
   p.source = source;
   p.name = std::filesystem::path(source).stem().string();
@@ -158,6 +158,26 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
     p.elementwise_gb_per_s = r.get_double(root["elementwise_gb_per_s"], "elementwise_gb_per_s", 1e-3);
   if (root["optimizer_gb_per_s"])
     p.optimizer_gb_per_s = r.get_double(root["optimizer_gb_per_s"], "optimizer_gb_per_s", 1e-3);
+  if (const YAML::Node kernels = root["elementwise_ns_per_element"]) {
+    if (!kernels.IsMap()) r.fail(kernels, "elementwise_ns_per_element", "a map kernel: ns per element");
+    for (const auto& entry : kernels) {
+      const std::string name = entry.first.Scalar();
+      p.elementwise_ns_per_element[name] =
+          r.get_double(entry.second, "elementwise_ns_per_element." + name, 0);
+    }
+  }
+  if (const YAML::Node updates = root["update_ns_per_parameter"]) {
+    if (!updates.IsMap()) r.fail(updates, "update_ns_per_parameter", "a map optimizer: {step, per_gradient}");
+    for (const auto& entry : updates) {
+      const std::string key = "update_ns_per_parameter." + entry.first.Scalar();
+      r.expect_map(entry.second, key, {"step", "per_gradient"});
+      if (!entry.second["step"] || !entry.second["per_gradient"])
+        r.fail(entry.second, key, "step and per_gradient");
+      p.update_ns_per_parameter[entry.first.Scalar()] = {
+          r.get_double(entry.second["step"], key + ".step", 0),
+          r.get_double(entry.second["per_gradient"], key + ".per_gradient", 0)};
+    }
+  }
   for (const auto& [key, target] :
        {std::pair{"link", &p.link}, std::pair{"inter_node_link", &p.inter_node_link},
         std::pair{"host_to_device", &p.host_to_device}, std::pair{"device_to_host", &p.device_to_host}}) {

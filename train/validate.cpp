@@ -150,6 +150,45 @@ double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrob
   return pairs == 0 ? 1.0 : static_cast<double>(agreeing) / static_cast<double>(pairs);
 }
 
+std::vector<OpTimeComparison> compare_op_times(const std::vector<executor::ExecutedOp>& ops,
+                                               const CostModel& costs, bool real_mode) {
+  struct Sums {
+    int count = 0;
+    double wall_ns = 0, cpu_ns = 0, predicted_ns = 0, overhead_ns = 0;
+  };
+  std::map<std::pair<int, int>, Sums> sums;
+  for (const auto& op : ops) {
+    Sums& s = sums[{op.action.stage, static_cast<int>(op.action.kind)}];
+    ++s.count;
+    s.wall_ns += static_cast<double>(op.end_ns - op.start_ns);
+    s.cpu_ns += static_cast<double>(op.thread_cpu_ns);
+    s.predicted_ns += static_cast<double>(costs.duration(op.action));
+    s.overhead_ns += static_cast<double>(op.overhead_ns);
+  }
+  std::vector<OpTimeComparison> out;
+  for (const auto& [key, s] : sums) {
+    OpTimeComparison c;
+    c.stage = key.first;
+    c.kind = static_cast<OpKind>(key.second);
+    c.count = s.count;
+    c.measured_mean_ms = s.wall_ns / s.count / 1e6;
+    c.predicted_mean_ms = s.predicted_ns / s.count / 1e6;
+    c.overhead_mean_ms = s.overhead_ns / s.count / 1e6;
+    c.preempted_share = real_mode && s.wall_ns > 0 ? std::max(0.0, 1 - s.cpu_ns / s.wall_ns) : 0;
+    out.push_back(c);
+  }
+  return out;
+}
+
+double preempted_share(const std::vector<executor::ExecutedOp>& ops) {
+  double wall_ns = 0, cpu_ns = 0;
+  for (const auto& op : ops) {
+    wall_ns += static_cast<double>(op.end_ns - op.start_ns);
+    cpu_ns += static_cast<double>(op.thread_cpu_ns);
+  }
+  return wall_ns > 0 ? std::max(0.0, 1 - cpu_ns / wall_ns) : 0;
+}
+
 double percent_error(double predicted, double measured) {
   if (measured == 0) return predicted == 0 ? 0 : 100;
   return 100 * std::abs(predicted - measured) / std::abs(measured);
@@ -220,6 +259,8 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   v.drift_agreement = drift_agreement(predicted_drift, measured_drift);
   const CpuProfileCosts cpu(profile, setup, layout.stages);
   predict(cpu, v.cost_model);
+  v.op_times = compare_op_times(run.ops, cpu, v.mode == "real");
+  v.preempted_share = v.mode == "real" ? preempted_share(run.ops) : 0;
   return v;
 }
 

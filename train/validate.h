@@ -32,6 +32,18 @@ struct MeasuredMetrics {
   Bytes peak_activation_bytes = 0;       // over devices
 };
 
+// Per (stage, op kind): the run's mean op time against the cost model's, so that the next error of the cost
+// model can be read off directly.
+struct OpTimeComparison {
+  int stage = 0;
+  OpKind kind = OpKind::F;
+  int count = 0;
+  double measured_mean_ms = 0;   // wall time (real mode) or the measured thread CPU time (replay)
+  double predicted_mean_ms = 0;  // the cost model's, over the same ops
+  double overhead_mean_ms = 0;   // real mode: the executor's own time per op (choosing it, transport)
+  double preempted_share = 0;    // real mode: 1 - thread CPU time / wall time over these ops
+};
+
 struct ScheduleValidation {
   std::string schedule;
   std::string mode;  // real or replay
@@ -41,6 +53,10 @@ struct ScheduleValidation {
   MeasuredMetrics cost_model;
   bool drift_exact = false;    // the fitted prediction's Δ equals the run's for every (stage, microbatch)
   double drift_agreement = 0;  // the fraction of (stage, microbatch) whose Δ the two agree on
+  std::vector<OpTimeComparison> op_times;  // by stage, then kind
+  // Real mode: the share of the ops' wall time their threads did not run (preempted by other work on the
+  // machine): measured times then say as much about the machine's load as about the schedule.
+  double preempted_share = 0;
 };
 
 struct ValidationOptions {
@@ -55,6 +71,13 @@ struct ValidationReport {
 
 ScheduleValidation validate_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                      const ValidationOptions& options, const HardwareProfile& profile);
+
+// Per (stage, kind) of the run's ops: measured against `costs`. `real_mode`: wall times against thread CPU
+// times give the preempted share.
+std::vector<OpTimeComparison> compare_op_times(const std::vector<executor::ExecutedOp>& ops,
+                                               const CostModel& costs, bool real_mode);
+// 1 - Σ thread CPU time / Σ wall time over the ops (0 when there are none).
+double preempted_share(const std::vector<executor::ExecutedOp>& ops);
 
 // Δ = v(B or I) - v(F) per (stage, microbatch).
 using DriftPerMicrobatch = std::map<std::pair<int, int>, int>;

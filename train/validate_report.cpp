@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "report/format.h"
@@ -63,6 +64,37 @@ std::string drift_summary(const ValidationReport& report) {
                    "Δ per microbatch exact for {} of {}; agreeing on {} of microbatches (an arrival-driven "
                    "rule follows the run's own timing)\n",
                    total - per_microbatch_differs.size(), total, fmt::join(per_microbatch_differs, ", "));
+}
+
+// Per op kind and stage, summed over the schedules' ops: the cost model's mean against the run's, so that its
+// next error can be read off.
+std::string op_time_table(const ValidationReport& report) {
+  struct Sums {
+    int count = 0;
+    double measured_ms = 0, predicted_ms = 0, overhead_ms = 0;
+  };
+  std::map<std::pair<int, int>, Sums> sums;
+  for (const ScheduleValidation& v : report.schedules) {
+    for (const OpTimeComparison& c : v.op_times) {
+      Sums& s = sums[{static_cast<int>(c.kind), c.stage}];
+      s.count += c.count;
+      s.measured_ms += c.measured_mean_ms * c.count;
+      s.predicted_ms += c.predicted_mean_ms * c.count;
+      s.overhead_ms += c.overhead_mean_ms * c.count;
+    }
+  }
+  if (sums.empty()) return "";
+  std::string out = fmt::format(
+      "\nop times over all schedules, cost model against the run (mean ms per op)\n"
+      "{:>4} {:>5} {:>7} {:>10} {:>10} {:>7} {:>12}\n",
+      "kind", "stage", "ops", "predicted", "measured", "error", "overhead");
+  for (const auto& [key, s] : sums) {
+    const double measured = s.measured_ms / s.count, predicted = s.predicted_ms / s.count;
+    out += fmt::format("{:>4} {:>5} {:>7} {:>10.4f} {:>10.4f} {:>+6.1f}% {:>12.4f}\n",
+                       op_letter(static_cast<OpKind>(key.first)), key.second, s.count, predicted, measured,
+                       measured > 0 ? 100 * (predicted - measured) / measured : 0.0, s.overhead_ms / s.count);
+  }
+  return out;
 }
 
 const char* prediction_name(Prediction which) {
@@ -128,6 +160,7 @@ std::string validation_table(const ValidationReport& report) {
     out << "\n";
   }
   out << drift_summary(report);
+  out << op_time_table(report);
   return out.str();
 }
 
@@ -157,6 +190,22 @@ std::string validation_json_text(const ValidationReport& report) {
                     {"cost_model", metrics_json(v.cost_model)}});
   }
   nlohmann::json out{{"scenario", report.scenario}, {"schedules", rows}};
+  for (std::size_t i = 0; i < report.schedules.size(); ++i) {
+    const ScheduleValidation& v = report.schedules[i];
+    nlohmann::json ops = nlohmann::json::array();
+    for (const OpTimeComparison& c : v.op_times) {
+      ops.push_back({{"stage", c.stage},
+                     {"kind", std::string(1, op_letter(c.kind))},
+                     {"count", c.count},
+                     {"measured_mean_ms", c.measured_mean_ms},
+                     {"predicted_mean_ms", c.predicted_mean_ms},
+                     {"error_percent", 100 * (c.predicted_mean_ms - c.measured_mean_ms) / c.measured_mean_ms},
+                     {"overhead_mean_ms", c.overhead_mean_ms},
+                     {"preempted_share", c.preempted_share}});
+    }
+    out["schedules"][i]["op_times"] = ops;
+    out["schedules"][i]["preempted_share"] = v.preempted_share;
+  }
   for (const Prediction which : kPredictions) {
     out["mape_percent"][prediction_name(which)] = {{"throughput", throughput_mape(report, which)},
                                                    {"makespan", makespan_mape(report, which)}};

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "executor/allocator.h"
 #include "executor/blas.h"
+#include "executor/costs/calibration_kernels.h"
 
 namespace pipesim {
 
@@ -19,14 +20,8 @@ void prepare_training_process(char** argv) {
   executor::keep_freed_tensors_for_reuse();
 }
 
-void use_training_gemm(CpuCalibrationOptions& options) {
-  executor::use_single_blas_thread();
-  options.gemm = [](const float* a, const float* b, float* c, long m, long n, long k) {
-    executor::gemm(false, false, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-                   static_cast<int>(k), b, static_cast<int>(n), 0.0f, c, static_cast<int>(n));
-  };
-  options.gemm_name =
-      fmt::format("OpenBLAS sgemm as the executor calls it (kernels: {})", executor::blas_core_name());
+void use_training_kernels(CpuCalibrationOptions& options) {
+  use_executor_kernels(options);
 }
 
 }  // namespace pipesim

@@ -3,6 +3,7 @@
 // nvcc built it, either calibrates or says clearly that there is no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -179,14 +180,49 @@ TEST(Calibration, CpuCalibrationWritesAProfilePipesimReads) {
 TEST(Calibration, CpuCalibrationTimesTheGemmItIsGivenAndNamesIt) {
   CpuCalibrationOptions options = quick_cpu_calibration();
   std::vector<std::array<long, 3>> shapes;
-  options.gemm = [&](const float*, const float*, float*, long m, long n, long k) {
+  std::vector<std::string> layouts;
+  options.gemm = [&](const std::string& layout, const float*, const float*, float*, long m, long n, long k) {
     shapes.push_back({m, n, k});
+    layouts.push_back(layout);
   };
   options.gemm_name = "the test's GEMM";
+  options.gemm_layouts = {"nn", "tn"};
   const pipesim_profile::ProfileData data = calibrate_cpu(options, [](const std::string&) {});
-  // Every (m, n, k) of the 2 x 2 x 2 grid, each timed warm-ups + repeats times.
-  EXPECT_EQ(shapes.size(), 8u * static_cast<std::size_t>(options.warmups + options.repeats));
+  // Every (m, n, k) of the 2 x 2 x 2 grid per layout, each timed warm-ups + repeats times.
+  const std::size_t runs = 8u * static_cast<std::size_t>(options.warmups + options.repeats);
+  ASSERT_EQ(shapes.size(), 2 * runs);
+  EXPECT_EQ(std::count(layouts.begin(), layouts.end(), "tn"), static_cast<long>(runs));
   EXPECT_NE(data.notes.find("GEMM: the test's GEMM"), std::string::npos) << data.notes;
+  const HardwareProfile p = parse_hardware_profile(pipesim_profile::profile_yaml(data), "cpu.yaml");
+  EXPECT_EQ(p.gemm_tn.size(), 1u);
+  EXPECT_TRUE(p.gemm_nt.empty());
+}
+
+TEST(Calibration, CpuCalibrationTimesTheKernelsAndUpdatesItIsGiven) {
+  CpuCalibrationOptions options = quick_cpu_calibration();
+  std::vector<long> sizes;
+  int runs = 0;
+  options.elementwise = {{"twice", [&](long elements) -> std::function<void()> {
+                            sizes.push_back(elements);
+                            return [&] { ++runs; };
+                          }}};
+  std::vector<std::pair<long, int>> update_shapes;
+  options.updates = {{"sgd", [&](long parameters, int gradients) -> std::function<void()> {
+                        update_shapes.emplace_back(parameters, gradients);
+                        return [] {};
+                      }}};
+  const pipesim_profile::ProfileData data = calibrate_cpu(options, [](const std::string&) {});
+  EXPECT_EQ(sizes, std::vector<long>{options.elementwise_elements});
+  EXPECT_EQ(runs, options.warmups + options.repeats);
+  // U is timed summing one gradient and update_gradients of them.
+  EXPECT_EQ(update_shapes,
+            (std::vector<std::pair<long, int>>{{options.update_parameters, 1},
+                                               {options.update_parameters, options.update_gradients}}));
+  const HardwareProfile p = parse_hardware_profile(pipesim_profile::profile_yaml(data), "cpu.yaml");
+  ASSERT_EQ(p.elementwise_ns_per_element.count("twice"), 1u);
+  EXPECT_GE(p.elementwise_ns_per_element.at("twice"), 0);
+  ASSERT_EQ(p.update_ns_per_parameter.count("sgd"), 1u);
+  EXPECT_GE(p.update_ns_per_parameter.at("sgd").per_gradient_ns, 0);
 }
 
 #ifdef PIPESIM_GPU_CALIBRATE
