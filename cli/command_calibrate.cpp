@@ -18,6 +18,7 @@ struct CalibrateArgs {
   bool cpu = false;
   bool quick = false;
   int repeats = 0;
+  double flush_mib = -1;
   std::string output;
   std::vector<std::string> argv;
 };
@@ -38,6 +39,7 @@ void run(const CalibrateArgs& args) {
   }
   CpuCalibrationOptions options = args.quick ? quick_cpu_calibration() : CpuCalibrationOptions{};
   if (args.repeats > 0) options.repeats = args.repeats;
+  if (args.flush_mib >= 0) options.flush_bytes = args.flush_mib * (1 << 20);
   use_training_kernels(options);
   options.command = "pipesim calibrate --cpu";
   for (const std::string& a : args.argv) options.command += " " + a;
@@ -69,8 +71,14 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--quick", args->quick, "a tiny grid and few repeats (seconds; for a first look)");
   cmd->add_option("--repeats", args->repeats, "timed runs per measurement (median kept)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option(
+         "--flush-mib", args->flush_mib,
+         "MiB written before each timed kernel so that it finds its operands out of the caches (default: "
+         "16 x the core's L2; 0: hot loops)")
+      ->check(CLI::Range(0.0, 65536.0));
   cmd->callback([args] {
     args->argv.clear();
+    if (args->flush_mib >= 0) args->argv.push_back(fmt::format("--flush-mib {}", args->flush_mib));
     if (args->quick) args->argv.push_back("--quick");
     if (args->repeats > 0) args->argv.push_back(fmt::format("--repeats {}", args->repeats));
     if (!args->output.empty()) args->argv.push_back("-o " + args->output);

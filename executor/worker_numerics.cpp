@@ -26,7 +26,8 @@ struct WorkerNumerics::StageState {
   int in_flight = 0;
   Bytes live_bytes = 0;
   std::unique_ptr<StageUpdater> updater;
-  int last_delay = 0;  // updates between the F and the B (or I) of the stage's latest backward
+  int last_delay = 0;          // updates between the F and the B (or I) of the stage's latest backward
+  int lowest_unforwarded = 0;  // no microbatch below it waits for its F
 };
 
 WorkerNumerics::WorkerNumerics(const StagedModel& model, const std::vector<int>& stages_held,
@@ -101,6 +102,10 @@ Bytes WorkerNumerics::live_activation_bytes(int stage) const {
 Bytes WorkerNumerics::optimizer_state_bytes(int stage) const {
   return stage_state(stage).updater->state_bytes();
 }
+int WorkerNumerics::kept_weight_versions(int stage) const {
+  return static_cast<int>(stage_state(stage).versions.size());
+}
+
 int WorkerNumerics::pinned_weight_copies(int stage) const {
   int pinned = 0;
   for (const auto& [mb, st] : stage_state(stage).slots)
@@ -274,8 +279,19 @@ void WorkerNumerics::step_optimizer(int stage, int step) {
   state.updater->update(*next, in_order);
   pending.erase(pending.begin(), end);
   state.versions[version + 1] = std::move(next);
-  // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up.
-  if (forward_reads_.period_microbatches == 0) state.versions.erase(version);
+  // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up, and
+  // only those a forward yet to run pins must stay: kept any longer, every version lived to the end of the
+  // run, and each U's new copy came from fresh pages (2BW's U took 4x its time at width 256).
+  if (forward_reads_.period_microbatches == 0) {
+    state.versions.erase(version);
+  } else {
+    int& mb = state.lowest_unforwarded;
+    for (const Slot* next = find_slot(stage, mb); next && next->forward_done; next = find_slot(stage, mb))
+      ++mb;
+    const int needed = forward_reads_.version_of(mb);
+    while (state.versions.size() > 1 && state.versions.begin()->first < needed)
+      state.versions.erase(state.versions.begin());
+  }
 }
 
 }  // namespace pipesim::executor

@@ -66,6 +66,9 @@ class WorkerNumerics {
   // Weight copies the stage's microbatches still pin (a stash, what a backward read): 0 once every
   // microbatch that ran has finished its W, or old versions stay alive.
   int pinned_weight_copies(int stage) const;
+  // Weight versions the stage keeps for forwards to read: the newest, plus (double buffering) the older ones
+  // a forward yet to run is pinned to.
+  int kept_weight_versions(int stage) const;
 
   std::vector<float> parameters(int stage) const;
   const std::map<int, double>& losses() const { return losses_; }

@@ -10,7 +10,10 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 namespace pipesim {
@@ -100,7 +103,9 @@ class Handoff {
   std::thread worker_;
 };
 
-std::string cpu_model() {
+}  // namespace
+
+std::string this_cpu_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);) {
     if (line.rfind("model name", 0) == 0) {
@@ -110,6 +115,25 @@ std::string cpu_model() {
   }
   return "unknown CPU";
 }
+
+// The vector extensions the GEMM and element-wise kernels can use, from /proc/cpuinfo's flags.
+std::string this_cpu_vector_flags() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    const std::set<std::string> present{std::istream_iterator<std::string>(words), {}};
+    std::vector<std::string> found;
+    for (const char* flag :
+         {"sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "asimd", "sve"}) {
+      if (present.count(flag)) found.emplace_back(flag);
+    }
+    return found.empty() ? "none of sse4_2/avx/avx2/fma/avx512f" : fmt::format("{}", fmt::join(found, " "));
+  }
+  return "unknown";
+}
+
+namespace {
 
 std::string kernel_release() {
   std::ifstream version("/proc/sys/kernel/osrelease");
@@ -122,7 +146,7 @@ std::string kernel_release() {
 
 double private_cache_flush_bytes() {
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return 4.0 * (l2 > 0 ? static_cast<double>(l2) : 1 << 20);
+  return l2 > 0 ? 16.0 * static_cast<double>(l2) : 16.0 * (1 << 20);
 }
 
 CpuCalibrationOptions quick_cpu_calibration() {
@@ -135,6 +159,7 @@ CpuCalibrationOptions quick_cpu_calibration() {
   o.elementwise_elements = 1024;
   o.update_parameters = 4096;
   o.update_gradients = 2;
+  o.rounds = 1;
   return o;
 }
 
@@ -162,18 +187,19 @@ void blocked_gemm(const float* a, const float* b, float* c, long m, long n, long
 pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
                                            const std::function<void(const std::string&)>& progress) {
   pipesim_profile::ProfileData p;
-  p.device_name = cpu_model();
+  p.device_name = this_cpu_model();
   p.device_kind = "cpu";
   p.command = o.command;
   p.date = pipesim_profile::utc_now();
-  p.driver = fmt::format("Linux {}, {} hardware threads, compiled by {}", kernel_release(),
-                         std::thread::hardware_concurrency(), __VERSION__);
+  p.driver = fmt::format("Linux {}, {} hardware threads, vector flags: {}, compiled by {}", kernel_release(),
+                         std::thread::hardware_concurrency(), this_cpu_vector_flags(), __VERSION__);
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
   p.host = host;
   p.notes = fmt::format(
       "one thread; GEMM: {}, layouts {}, {}; element-wise: {} kernels over {} elements; update: {} "
-      "optimizers over {} parameters summing 1 and {} gradients; medians of {} runs after {} warm-up(s); "
+      "optimizers over {} parameters summing 1 and {} gradients; medians of {} runs after {} warm-up(s), "
+      "GEMMs, element-wise kernels and updates the median of {} such rounds; "
       "copy: memcpy of {:.0f} MiB; launch: empty task to a worker thread and back (condition variables); "
       "link: the same handoff carrying a memcpy; times are wall clock on a machine that may be shared",
       o.gemm_name, fmt::join(o.gemm_layouts, "/"),
@@ -181,7 +207,7 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
           ? fmt::format("cold operands ({:.0f} MiB written before each run)", o.flush_bytes / (1 << 20))
           : std::string("hot loops"),
       o.elementwise.size(), o.elementwise_elements, o.updates.size(), o.update_parameters, o.update_gradients,
-      o.repeats, o.warmups, o.copy_bytes / (1 << 20));
+      o.repeats, o.warmups, o.rounds, o.copy_bytes / (1 << 20));
 
   progress("memcpy bandwidth");
   const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
@@ -212,36 +238,68 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     a[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
     b[i] = static_cast<float>((i * 104729) % 1000) / 500.0f - 1.0f;
   }
-  for (const std::string& layout : o.gemm_layouts) {
-    for (long m : o.sizes) {
-      progress(fmt::format("fp32 GEMMs ({}) with m = {}", layout, m));
-      for (long n : o.sizes) {
-        for (long k : o.sizes) {
-          const double s = median_seconds(
-              o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, flush);
-          p.gemm.push_back({"fp32", m, n, k, s, layout});
+  // The whole set is measured `rounds` times and each figure is the median of its rounds' medians: on a
+  // shared machine a burst of other work lasts seconds, longer than one figure's runs.
+  const int rounds = std::max(1, o.rounds);
+  std::vector<pipesim_profile::ProfileData> results(rounds);
+  for (int r = 0; r < rounds; ++r) {
+    pipesim_profile::ProfileData& round = results[r];
+    // Each measurement's runs are consecutive (after a flush each): spread over passes among the other
+    // measurements, the buffers of all of them (150 MB with the updates') sat idle between runs, and this
+    // VM's kernel (DAMON page-out) made idle memory slow to touch again: every figure came out 10-30 % slower
+    // and twice as noisy (2026-12-04).
+    for (const std::string& layout : o.gemm_layouts) {
+      for (long m : o.sizes) {
+        progress(fmt::format("round {} of {}: fp32 GEMMs ({}) with m = {}", r + 1, rounds, layout, m));
+        for (long n : o.sizes) {
+          for (long k : o.sizes) {
+            const double s = median_seconds(
+                o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, flush);
+            round.gemm.push_back({"fp32", m, n, k, s, layout});
+          }
         }
       }
     }
-  }
-  if (!o.elementwise.empty()) progress(fmt::format("{} element-wise kernels", o.elementwise.size()));
-  for (const CpuElementwiseKernel& kernel : o.elementwise) {
-    const std::function<void()> body = kernel.prepare(o.elementwise_elements);
-    const double s = median_seconds(o.warmups, o.repeats, body, flush);
-    p.elementwise_ns.emplace_back(kernel.name, s * 1e9 / static_cast<double>(o.elementwise_elements));
-  }
-  for (const CpuUpdateKernel& update : o.updates) {
-    progress(fmt::format("the {} update", update.optimizer));
-    double ns_per_parameter[2];
-    const int gradients[2] = {1, std::max(2, o.update_gradients)};
-    for (int i = 0; i < 2; ++i) {
-      const std::function<void()> body = update.prepare(o.update_parameters, gradients[i]);
-      ns_per_parameter[i] =
-          median_seconds(o.warmups, o.repeats, body, flush) * 1e9 / static_cast<double>(o.update_parameters);
+    if (!o.elementwise.empty())
+      progress(fmt::format("round {} of {}: {} element-wise kernels", r + 1, rounds, o.elementwise.size()));
+    for (const CpuElementwiseKernel& kernel : o.elementwise) {
+      const long elements = kernel.elements > 0 ? kernel.elements : o.elementwise_elements;
+      const std::function<void()> body = kernel.prepare(elements);
+      const double s = median_seconds(o.warmups, o.repeats, body, flush);
+      round.elementwise_ns.emplace_back(kernel.name, s * 1e9 / static_cast<double>(elements));
     }
-    const double per_gradient =
-        std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));
-    p.updates.push_back({update.optimizer, std::max(0.0, ns_per_parameter[0] - per_gradient), per_gradient});
+    for (const CpuUpdateKernel& update : o.updates) {
+      progress(fmt::format("round {} of {}: the {} update", r + 1, rounds, update.optimizer));
+      double ns_per_parameter[2];
+      const int gradients[2] = {1, std::max(2, o.update_gradients)};
+      for (int i = 0; i < 2; ++i) {
+        const std::function<void()> body = update.prepare(o.update_parameters, gradients[i]);
+        ns_per_parameter[i] = median_seconds(o.warmups, o.repeats, body, flush) * 1e9 /
+                              static_cast<double>(o.update_parameters);
+      }
+      const double per_gradient =
+          std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));
+      round.updates.push_back(
+          {update.optimizer, std::max(0.0, ns_per_parameter[0] - per_gradient), per_gradient});
+    }
+  }
+  const auto median_of_rounds = [&](auto value_of) {
+    std::vector<double> values;
+    for (const pipesim_profile::ProfileData& round : results) values.push_back(value_of(round));
+    return pipesim_profile::median(values);
+  };
+  p.gemm = results[0].gemm;
+  for (std::size_t i = 0; i < p.gemm.size(); ++i)
+    p.gemm[i].median_s = median_of_rounds([&](const auto& round) { return round.gemm[i].median_s; });
+  p.elementwise_ns = results[0].elementwise_ns;
+  for (std::size_t i = 0; i < p.elementwise_ns.size(); ++i)
+    p.elementwise_ns[i].second =
+        median_of_rounds([&](const auto& round) { return round.elementwise_ns[i].second; });
+  p.updates = results[0].updates;
+  for (std::size_t i = 0; i < p.updates.size(); ++i) {
+    p.updates[i].step_ns = median_of_rounds([&](const auto& round) { return round.updates[i].step_ns; });
+    p.updates[i].per_gradient_ns =
+        median_of_rounds([&](const auto& round) { return round.updates[i].per_gradient_ns; });
   }
   return p;
 }

@@ -27,6 +27,7 @@ using CpuGemm = std::function<void(const std::string& layout, const float* a, co
 struct CpuElementwiseKernel {
   std::string name;
   std::function<std::function<void()>(long elements)> prepare;
+  long elements = 0;  // the size it is timed at; 0: CpuCalibrationOptions::elementwise_elements
 };
 
 // An optimizer's U: `prepare(parameters, gradients)` makes the stage and returns the timed step.
@@ -38,12 +39,20 @@ struct CpuUpdateKernel {
 // Row-major C[m x n] = A[m x k] * B[k x n] (C is overwritten), blocked for the cache.
 void blocked_gemm(const float* a, const float* b, float* c, long m, long n, long k);
 
-// 4 x the core's L2 (sysconf), or 4 MiB when the system does not say.
+// This machine's CPU as /proc/cpuinfo names it (a CPU profile's device name), and its vector extensions.
+std::string this_cpu_model();
+std::string this_cpu_vector_flags();
+
+// 16 x the core's L2 (sysconf; 16 MiB when the system does not say). Chosen against the executor's own
+// layers (2026-12-04, 2-core AMD EPYC VM, 1 MiB L2): after 4 MiB the calibrated GEMMs ran 8-10 % faster
+// than the same GEMMs inside a residual MLP block; after 16 MiB within 0-5 %; 32 MiB and more cost the VM's
+// kernel tens of seconds of system time per calibration.
 double private_cache_flush_bytes();
 
 struct CpuCalibrationOptions {
   std::vector<long> sizes = {32, 64, 128, 256, 512, 1024};  // the grid, for m, n and k alike
   int repeats = 5;                                          // timed runs per measurement; the median is kept
+  int rounds = 3;  // GEMMs, element-wise kernels and updates measured this many times; the median is kept
   int warmups = 1;
   double copy_bytes = 64.0 * (1 << 20);
   std::string command;  // recorded in the profile's provenance
@@ -53,8 +62,7 @@ struct CpuCalibrationOptions {
   std::string gemm_name = "blocked fp32 GEMM (pipesim's own loop)";  // recorded in the provenance's notes
   std::vector<std::string> gemm_layouts = {"nn"};
   // Write this many bytes before each timed GEMM, element-wise and update run, so that it finds its operands
-  // beyond the core's own caches, as a pipeline stage's op does after the stage's other ops (their working
-  // sets exceed L2; the shared L3 may still hold them); 0: hot loops.
+  // out of the caches as a pipeline stage's op does after the stage's other ops; 0: hot loops.
   double flush_bytes = private_cache_flush_bytes();
   std::vector<CpuElementwiseKernel> elementwise;
   long elementwise_elements = 64 * 1024;

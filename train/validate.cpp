@@ -16,6 +16,7 @@
 #include "executor/costs/measured_costs.h"
 #include "executor/real_executor.h"
 #include "executor/replay_executor.h"
+#include "gpu_calibration/cpu_calibrate.h"
 #include "schedules/registry.h"
 #include "sim/engine/engine.h"
 
@@ -136,6 +137,28 @@ Bytes peak_activation_bytes(const std::vector<executor::ExecutedOp>& ops) {
   return peak;
 }
 
+// Per stage: the microbatch gradients one of its U sums, from the schedule's run in the simulator (the
+// gradient ops of the stage's model piece, over all copies, per U of the stage): m for a schedule that steps
+// once per batch, 1 for one that steps per microbatch.
+template <typename FreshPlan>
+std::vector<double> gradients_per_update(const FreshPlan& fresh_plan, const CostModel& costs,
+                                         const Scenario& scenario, const PipelineLayout& layout) {
+  const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
+  ExecutionPlan plan = fresh_plan();
+  const RunTrace trace = simulate(plan, costs, *comm);
+  std::vector<double> gradients(layout.stages_per_pipeline(), 0), updates(layout.stages, 0);
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == OpKind::B || op.action.kind == OpKind::W)
+      ++gradients[layout.model_stage(op.action.stage)];
+    if (op.action.kind == OpKind::U) ++updates[op.action.stage];
+  }
+  std::vector<double> per_update(layout.stages, 1);
+  for (int s = 0; s < layout.stages; ++s) {
+    if (updates[s] > 0) per_update[s] = gradients[layout.model_stage(s)] / updates[s];
+  }
+  return per_update;
+}
+
 }  // namespace
 
 double drift_agreement(const DriftPerMicrobatch& predicted, const DriftPerMicrobatch& measured) {
@@ -187,6 +210,52 @@ double preempted_share(const std::vector<executor::ExecutedOp>& ops) {
     cpu_ns += static_cast<double>(op.thread_cpu_ns);
   }
   return wall_ns > 0 ? std::max(0.0, 1 - cpu_ns / wall_ns) : 0;
+}
+
+ScheduleValidation validate_schedule_median(const Scenario& scenario, const ScheduleRequest& request,
+                                            const ValidationOptions& options, const HardwareProfile& profile,
+                                            int runs) {
+  std::vector<ScheduleValidation> all;
+  for (int i = 0; i < std::max(1, runs); ++i)
+    all.push_back(validate_schedule(scenario, request, options, profile));
+  std::sort(all.begin(), all.end(), [](const ScheduleValidation& a, const ScheduleValidation& b) {
+    return a.measured.makespan_ms < b.measured.makespan_ms;
+  });
+  ScheduleValidation median = all[(all.size() - 1) / 2];
+  median.runs = static_cast<int>(all.size());
+  median.makespan_spread =
+      median.measured.makespan_ms > 0
+          ? (all.back().measured.makespan_ms - all.front().measured.makespan_ms) / median.measured.makespan_ms
+          : 0;
+  return median;
+}
+
+std::vector<std::string> profile_mismatches(const HardwareProfile& profile) {
+  std::vector<std::string> out;
+  if (profile.device_kind != "cpu") {
+    out.push_back(fmt::format("{} describes a {} ({}), not this CPU", profile.source, profile.device_kind,
+                              profile.device_name));
+    return out;
+  }
+  const std::string here = this_cpu_model();
+  if (profile.device_name != here) {
+    out.push_back(fmt::format("{} describes '{}' (host {}, {}); this machine is '{}'", profile.source,
+                              profile.device_name, profile.provenance.at("host"),
+                              profile.provenance.at("date"), here));
+  }
+  const std::string flags = this_cpu_vector_flags();
+  const std::string& driver = profile.provenance.at("driver");
+  const auto at = driver.find("vector flags: ");
+  if (at != std::string::npos && driver.compare(at + 14, flags.size(), flags) != 0)
+    out.push_back(fmt::format("{} was measured with other vector extensions ({}); this CPU has {}",
+                              profile.source, driver.substr(at + 14, driver.find(',', at) - at - 14), flags));
+  return out;
+}
+
+double ValidationReport::worst_preempted_share() const {
+  double worst = 0;
+  for (const ScheduleValidation& v : schedules) worst = std::max(worst, v.preempted_share);
+  return worst;
 }
 
 double percent_error(double predicted, double measured) {
@@ -257,7 +326,10 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   const auto measured_drift = drift_per_microbatch(views_of(run.ops));
   v.drift_exact = predicted_drift == measured_drift;
   v.drift_agreement = drift_agreement(predicted_drift, measured_drift);
-  const CpuProfileCosts cpu(profile, setup, layout.stages);
+  const CpuProfileCosts cpu(profile, setup, layout.stages,
+                            gradients_per_update(fresh_plan, *scenario_costs, scenario, layout),
+                            v.mode == "real");
+  v.cost_model_missing = cpu.missing_terms();
   predict(cpu, v.cost_model);
   v.op_times = compare_op_times(run.ops, cpu, v.mode == "real");
   v.preempted_share = v.mode == "real" ? preempted_share(run.ops) : 0;

@@ -53,10 +53,13 @@ struct ScheduleValidation {
   MeasuredMetrics cost_model;
   bool drift_exact = false;    // the fitted prediction's Δ equals the run's for every (stage, microbatch)
   double drift_agreement = 0;  // the fraction of (stage, microbatch) whose Δ the two agree on
-  std::vector<OpTimeComparison> op_times;  // by stage, then kind
+  std::vector<OpTimeComparison> op_times;       // by stage, then kind
+  std::vector<std::string> cost_model_missing;  // what the profile lacked (CpuProfileCosts::missing_terms)
   // Real mode: the share of the ops' wall time their threads did not run (preempted by other work on the
   // machine): measured times then say as much about the machine's load as about the schedule.
   double preempted_share = 0;
+  int runs = 1;                // the runs of this schedule this report is the median of
+  double makespan_spread = 0;  // (largest - smallest) / median of those runs' measured makespans
 };
 
 struct ValidationOptions {
@@ -67,10 +70,24 @@ struct ValidationOptions {
 struct ValidationReport {
   std::string scenario;
   std::vector<ScheduleValidation> schedules;
+  std::string profile;                          // the cost model's profile: file, device, date
+  std::vector<std::string> profile_mismatches;  // profile_mismatches(): another machine's figures
+  double max_preempted_share = 0.05;            // above it, a schedule's timing is not trusted
+  // The largest preempted share over the schedules, and whether it is within max_preempted_share.
+  double worst_preempted_share() const;
+  bool timing_trusted() const { return worst_preempted_share() <= max_preempted_share; }
 };
 
 ScheduleValidation validate_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                      const ValidationOptions& options, const HardwareProfile& profile);
+// `runs` runs of validate_schedule; the one of median measured makespan, with the spread over all.
+ScheduleValidation validate_schedule_median(const Scenario& scenario, const ScheduleRequest& request,
+                                            const ValidationOptions& options, const HardwareProfile& profile,
+                                            int runs);
+
+// What makes the cost-model prediction another machine's: a profile of another kind of device, of another
+// CPU model or vector extensions than this machine's. Empty when the profile describes this CPU.
+std::vector<std::string> profile_mismatches(const HardwareProfile& profile);
 
 // Per (stage, kind) of the run's ops: measured against `costs`. `real_mode`: wall times against thread CPU
 // times give the preempted share.

@@ -97,6 +97,44 @@ std::string op_time_table(const ValidationReport& report) {
   return out;
 }
 
+// What the figures above rest on: the profile (and whether it is this machine's), what it lacked, how far the
+// timing can be trusted and how much the runs varied.
+std::string assumptions_text(const ValidationReport& report) {
+  std::string out =
+      fmt::format("\ncost model: profile {}\n", report.profile.empty() ? "(none)" : report.profile);
+  for (const std::string& m : report.profile_mismatches)
+    out += fmt::format(
+        "  WARNING: another machine's profile: {}; measure this one with `pipesim calibrate --cpu` "
+        "or `pipesim validate --calibrate`\n",
+        m);
+  if (!report.schedules.empty()) {
+    for (const std::string& m : report.schedules.front().cost_model_missing)
+      out += fmt::format(
+          "  the profile lacks {}: left out or estimated (recalibrate with `pipesim calibrate --cpu`)\n", m);
+  }
+  const double worst = report.worst_preempted_share();
+  out +=
+      fmt::format("timing: ops' threads preempted for {:.1f} % of op time at most (threshold {:.1f} %): {}\n",
+                  100 * worst, 100 * report.max_preempted_share,
+                  report.timing_trusted()
+                      ? "trusted"
+                      : "NOT TRUSTED: other work shared this machine's cores; rerun on an idle machine");
+  double largest_spread = 0, spread_sum = 0;
+  int runs = 1;
+  for (const ScheduleValidation& v : report.schedules) {
+    largest_spread = std::max(largest_spread, v.makespan_spread);
+    spread_sum += v.makespan_spread;
+    runs = v.runs;
+  }
+  if (runs > 1 && !report.schedules.empty()) {
+    out += fmt::format(
+        "runs: each schedule {} times, the median run reported; measured makespan spread (max - min) / "
+        "median: mean {:.1f} %, largest {:.1f} %\n",
+        runs, 100 * spread_sum / static_cast<double>(report.schedules.size()), 100 * largest_spread);
+  }
+  return out;
+}
+
 const char* prediction_name(Prediction which) {
   switch (which) {
     case Prediction::kFitted:
@@ -161,6 +199,7 @@ std::string validation_table(const ValidationReport& report) {
   }
   out << drift_summary(report);
   out << op_time_table(report);
+  out << assumptions_text(report);
   return out.str();
 }
 
@@ -205,7 +244,15 @@ std::string validation_json_text(const ValidationReport& report) {
     }
     out["schedules"][i]["op_times"] = ops;
     out["schedules"][i]["preempted_share"] = v.preempted_share;
+    out["schedules"][i]["runs"] = v.runs;
+    out["schedules"][i]["makespan_spread"] = v.makespan_spread;
+    out["schedules"][i]["cost_model_missing"] = v.cost_model_missing;
   }
+  out["profile"] = report.profile;
+  out["profile_mismatches"] = report.profile_mismatches;
+  out["timing"] = {{"worst_preempted_share", report.worst_preempted_share()},
+                   {"max_preempted_share", report.max_preempted_share},
+                   {"trusted", report.timing_trusted()}};
   for (const Prediction which : kPredictions) {
     out["mape_percent"][prediction_name(which)] = {{"throughput", throughput_mape(report, which)},
                                                    {"makespan", makespan_mape(report, which)}};

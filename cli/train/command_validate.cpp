@@ -1,7 +1,9 @@
 // pipesim validate [SCENARIO] [--schedules a,b] [--max-mape PCT] [--json F] [--csv F] [--profile P]
-// [--set key=value] [model options]
+// [--runs R] [--max-preempted PCT] [--calibrate] [--set key=value] [model options]
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "api/schedule_selection.h"
@@ -9,7 +11,9 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/train/model_options.h"
+#include "cli/training.h"
 #include "cli/validators.h"
+#include "gpu_calibration/cpu_calibrate.h"
 #include "io/hardware_profile_reader.h"
 #include "train/validate.h"
 #include "train/validate_report.h"
@@ -24,6 +28,9 @@ struct ValidateArgs {
   std::string csv_path;
   std::string profile = "cpu-vm";
   double max_mape_percent = -1;
+  double max_preempted_percent = 5;
+  int runs = 3;
+  bool calibrate = false;
   std::vector<std::string> overrides;
   executor::TrainingSetup setup;
 };
@@ -33,22 +40,55 @@ int validate(const ValidateArgs& args) {
   check_output_path(args.csv_path);
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
   const Scenario scenario = load_scenario(path, args.overrides);
-  const HardwareProfile profile = load_hardware_profile(resolve_profile_path(args.profile));
+  std::string profile_path;
+  if (args.calibrate) {
+    // Measured now, on this machine, before the runs it is to predict.
+    CpuCalibrationOptions calibration;
+    use_training_kernels(calibration);
+    calibration.command = "pipesim validate --calibrate";
+    profile_path =
+        (std::filesystem::temp_directory_path() / fmt::format("pipesim-validate-cpu-{}.yaml", getpid()))
+            .string();
+    write_file(profile_path,
+               pipesim_profile::profile_yaml(calibrate_cpu(calibration, [](const std::string& step) {
+                 std::cerr << "calibrate: " << step << "\n";
+               })));
+    std::cerr << fmt::format("validate: calibrated this CPU into {}\n", profile_path);
+  } else {
+    profile_path = resolve_profile_path(args.profile);
+  }
+  const HardwareProfile profile = load_hardware_profile(profile_path);
   ValidationOptions options;
   options.setup = args.setup;
-  options.profile = args.profile;
+  options.profile = profile_path;
   ValidationReport report;
   report.scenario = scenario.name;
-  for (const ScheduleRequest& request : select_schedules(scenario, args.schedules))
-    report.schedules.push_back(validate_schedule(scenario, request, options, profile));
+  report.profile =
+      fmt::format("{} ({}, measured {})", profile_path, profile.device_name, profile.provenance.at("date"));
+  report.profile_mismatches = profile_mismatches(profile);
+  report.max_preempted_share = args.max_preempted_percent / 100;
+  const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    std::cerr << fmt::format("validate: {} ({} of {}, {} run{})\n", requests[i].name, i + 1, requests.size(),
+                             args.runs, args.runs == 1 ? "" : "s");
+    report.schedules.push_back(validate_schedule_median(scenario, requests[i], options, profile, args.runs));
+  }
   std::cout << validation_table(report);
   if (!args.json_path.empty()) write_file(args.json_path, validation_json_text(report));
   if (!args.csv_path.empty()) write_file(args.csv_path, validation_csv(report));
+  if (!report.timing_trusted()) {
+    std::cerr << fmt::format(
+        "pipesim: the timing is not trusted: ops' threads were preempted for {:.1f} % of op time "
+        "(--max-preempted "
+        "{} %)\n",
+        100 * report.worst_preempted_share(), args.max_preempted_percent);
+    return kExitUntrustedTiming;
+  }
   const double mape = throughput_mape(report, Prediction::kFitted);
   if (args.max_mape_percent >= 0 && mape > args.max_mape_percent) {
     std::cerr << fmt::format("pipesim: throughput MAPE with fitted costs {:.2f} % exceeds --max-mape {} %\n",
                              mape, args.max_mape_percent);
-    return 1;
+    return kExitCheckFailed;
   }
   return 0;
 }
@@ -69,10 +109,21 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--profile", args->profile,
                   "CPU hardware profile for the cost-model prediction (pipesim calibrate --cpu)")
       ->capture_default_str();
+  cmd->add_option("--runs", args->runs, "runs per schedule; the median run is reported, with the spread")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--max-preempted", args->max_preempted_percent,
+                  "exit 5 when ops' threads were preempted for more than this percentage of op time")
+      ->check(finite_range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_flag(
+      "--calibrate", args->calibrate,
+      "measure this CPU first (pipesim calibrate --cpu) and predict with that profile instead of --profile");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.stages=8");
   add_model_options(cmd, args->setup);
   cmd->callback([args] {
-    if (validate(*args) != 0) throw CLI::RuntimeError(kExitCheckFailed);
+    const int status = validate(*args);
+    if (status != 0) throw CLI::RuntimeError(status);
   });
 }
 

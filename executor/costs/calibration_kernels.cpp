@@ -25,9 +25,12 @@ Matrix<float> filled(long elements, int cols, int salt) {
 
 constexpr int kWidth = 256;  // columns of the element-wise kernels' matrices
 
-CpuElementwiseKernel kernel(const char* name, std::function<Body(long)> prepare) {
-  return {name, std::move(prepare)};
+CpuElementwiseKernel kernel(const char* name, std::function<Body(long)> prepare, long elements = 0) {
+  return {name, std::move(prepare), elements};
 }
+
+// A stage's gradient buffer holds its parameters: millions of values, written where no cache holds them.
+constexpr long kGradientBufferElements = 1L << 22;
 
 std::vector<CpuElementwiseKernel> elementwise_kernels() {
   namespace k = executor_kernels;
@@ -100,14 +103,17 @@ std::vector<CpuElementwiseKernel> elementwise_kernels() {
       (void)sink;
     };
   }));
-  out.push_back(kernel(k::kZeroFill, [](long n) -> Body {
-    return [n] {
-      std::vector<float> grads;
-      grads.assign(static_cast<std::size_t>(n), 0.0F);
-      volatile float sink = grads.back();
-      (void)sink;
-    };
-  }));
+  out.push_back(kernel(
+      k::kZeroFill,
+      [](long n) -> Body {
+        return [n] {
+          std::vector<float> grads;
+          grads.assign(static_cast<std::size_t>(n), 0.0F);
+          volatile float sink = grads.back();
+          (void)sink;
+        };
+      },
+      kGradientBufferElements));
   out.push_back(kernel(k::kSoftmaxCrossEntropy, [](long n) -> Body {
     constexpr int kClasses = 8;
     auto logits = std::make_shared<Matrix<float>>(filled(n, kClasses, 13));

@@ -179,5 +179,21 @@ TEST(ExecutorReplay, FinishedMicrobatchesPinNoWeightCopies) {
   }
 }
 
+// A stage keeps the weight versions a forward may still read, no more: one under most schedules, the newest
+// and the one pinned for double buffering under 2BW. Kept to the end, every version of the run stayed alive
+// (a weight copy per stage and step).
+TEST(ExecutorReplay, StagesKeepOnlyTheVersionsForwardsMayRead) {
+  for (const auto& [name, most] : {std::pair{"1f1b-flush", 1}, {"pipedream", 1}, {"pipedream-2bw", 2}}) {
+    PlannedRun run = plan_small(name);
+    int largest = 0;
+    execute_replay(run.plan, *run.costs, *run.comm, small_setup(),
+                   [&](const OpRecord&, const WorkerNumerics& n) {
+                     for (int s = 0; s < run.stages; ++s)
+                       largest = std::max(largest, n.kept_weight_versions(s));
+                   });
+    EXPECT_EQ(largest, most) << name;
+  }
+}
+
 }  // namespace
 }  // namespace pipesim::executor

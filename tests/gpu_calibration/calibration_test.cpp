@@ -164,7 +164,9 @@ TEST(Calibration, CpuCalibrationWritesAProfilePipesimReads) {
   options.command = "calibration_test";
   int steps = 0;
   const pipesim_profile::ProfileData data = calibrate_cpu(options, [&](const std::string&) { ++steps; });
-  EXPECT_EQ(steps, 2 + static_cast<int>(options.sizes.size()));
+  // memcpy, handoff, GEMMs per m, the element-wise kernels, each update
+  EXPECT_EQ(steps, 2 + static_cast<int>(options.sizes.size()) + (options.elementwise.empty() ? 0 : 1) +
+                       static_cast<int>(options.updates.size()));
   const HardwareProfile p = parse_hardware_profile(pipesim_profile::profile_yaml(data), "cpu.yaml");
   EXPECT_EQ(p.device_kind, "cpu");
   EXPECT_EQ(p.provenance.at("command"), "calibration_test");
