@@ -91,18 +91,19 @@ else
   done
 fi
 
-# pipesim validate trains on this machine's cores and measures it (about 10 s at N = 2, 70 s at N = 8 on 2 cores).
+# pipesim validate calibrates this machine, trains on its cores and measures it (about 45 s at N = 2, 200 s at N = 8
+# on 2 cores).
 validate_images=(validate_n2_real.png validate_n8_replay.png)
 if [ "$all" = 1 ]; then
-  "$pipesim" validate scenarios/executor/validate-small.yaml --width 256 --samples 64 --json "$work/n2.json" >/dev/null
+  "$pipesim" validate scenarios/executor/validate.yaml --calibrate --json "$work/n2.json" >/dev/null
   plots/validate.py "$work/n2.json" "$out/validate_n2_real.png" >/dev/null
-  "$pipesim" validate scenarios/executor/validate-small.yaml --width 256 --samples 64 --set pipeline.stages=8 \
+  "$pipesim" validate scenarios/executor/validate.yaml --calibrate --set pipeline.stages=8 \
     --json "$work/n8.json" >/dev/null
   plots/validate.py "$work/n8.json" "$out/validate_n8_replay.png" >/dev/null
   made+=("${validate_images[@]}")
 else
   for image in "${validate_images[@]}"; do
-    skipped+=("$image: measured by \`pipesim validate scenarios/executor/validate-small.yaml --width 256 --samples 64\`\
+    skipped+=("$image: measured by \`pipesim validate scenarios/executor/validate.yaml --calibrate\`\
  (N = 8: --set pipeline.stages=8) on this machine's cores; --all runs it")
   done
 fi

@@ -3,7 +3,7 @@
 and prediction (fitted costs drawn from the run's op times, the same fit with each op's mean, the CPU profile's cost
 model); the diagonal is a perfect prediction.
 
-    pipesim validate scenarios/executor/validate-small.yaml --json validation.json
+    pipesim validate scenarios/executor/validate.yaml --calibrate --json validation.json
     plots/validate.py validation.json validate.png
 """
 import argparse

@@ -246,9 +246,15 @@ std::vector<std::string> profile_mismatches(const HardwareProfile& profile) {
   const std::string flags = this_cpu_vector_flags();
   const std::string& driver = profile.provenance.at("driver");
   const auto at = driver.find("vector flags: ");
-  if (at != std::string::npos && driver.compare(at + 14, flags.size(), flags) != 0)
+  if (at == std::string::npos) {
+    out.push_back(
+        fmt::format("{} records no vector extensions (calibrated before pipesim recorded them), so "
+                    "nothing says it is this CPU's",
+                    profile.source));
+  } else if (driver.compare(at + 14, flags.size(), flags) != 0) {
     out.push_back(fmt::format("{} was measured with other vector extensions ({}); this CPU has {}",
                               profile.source, driver.substr(at + 14, driver.find(',', at) - at - 14), flags));
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "cli/train/model_options.h"
 #include "cli/training.h"
 #include "cli/validators.h"
+#include "executor/scenario_training.h"
 #include "gpu_calibration/cpu_calibrate.h"
 #include "io/hardware_profile_reader.h"
 #include "train/validate.h"
@@ -32,7 +33,7 @@ struct ValidateArgs {
   int runs = 3;
   bool calibrate = false;
   std::vector<std::string> overrides;
-  executor::TrainingSetup setup;
+  ExecutorSection flags;  // the model options given on the command line, over the scenario's `executor:`
 };
 
 int validate(const ValidateArgs& args) {
@@ -59,7 +60,9 @@ int validate(const ValidateArgs& args) {
   }
   const HardwareProfile profile = load_hardware_profile(profile_path);
   ValidationOptions options;
-  options.setup = args.setup;
+  ExecutorSection section = scenario.executor;
+  section.overlay(args.flags);
+  options.setup = executor::training_setup_for(section, {});
   options.profile = profile_path;
   ValidationReport report;
   report.scenario = scenario.name;
@@ -120,7 +123,7 @@ void add_validate_command(CLI::App& app) {
       "--calibrate", args->calibrate,
       "measure this CPU first (pipesim calibrate --cpu) and predict with that profile instead of --profile");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.stages=8");
-  add_model_options(cmd, args->setup);
+  add_executor_flags(cmd, args->flags);
   cmd->callback([args] {
     const int status = validate(*args);
     if (status != 0) throw CLI::RuntimeError(status);
