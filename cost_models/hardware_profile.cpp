@@ -74,6 +74,18 @@ const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
                                source, dtype, have));
 }
 
+std::optional<LinkSpec> HardwareProfile::stage_link() const {
+  if (link) return link;
+  if (!host_to_device || !device_to_host) return std::nullopt;
+  LinkSpec staged;
+  staged.bandwidth_gb_per_s =
+      1 / (1 / device_to_host->bandwidth_gb_per_s + 1 / host_to_device->bandwidth_gb_per_s);
+  staged.latency_us = device_to_host->latency_us + host_to_device->latency_us;
+  staged.source = fmt::format("staged through host memory (no peer link): {}, then {}",
+                              device_to_host->source, host_to_device->source);
+  return staged;
+}
+
 const GemmTable& HardwareProfile::gemm_table(const std::string& dtype, GemmLayout layout) const {
   const std::vector<GemmTable>* transposed = layout == GemmLayout::kNT   ? &gemm_nt
                                              : layout == GemmLayout::kTN ? &gemm_tn

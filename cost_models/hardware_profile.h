@@ -95,6 +95,10 @@ struct HardwareProfile {
   double optimizer_bandwidth_gb_per_s() const {
     return optimizer_gb_per_s > 0 ? optimizer_gb_per_s : memory_bandwidth_gb_per_s;
   }
+  // What a stage-to-stage transfer goes over: the peer link, or, without one, the host's memory (device to
+  // host, then host to device, one after the other: bandwidth 1 / (1/d2h + 1/h2d), the two latencies added);
+  // none when the profile has neither.
+  std::optional<LinkSpec> stage_link() const;
 
   // Throws InputError naming the profile and the dtypes it has.
   const GemmTable& gemm_table(const std::string& dtype) const;

@@ -197,14 +197,24 @@ double newton_schulz_seconds(const GemmTable& table, const TransformerModel& t) 
 }
 
 // What every part of the model needs from the setup.
+// `bandwidth` is what memory-bound kernels achieve: the profile's element-wise kernel's when it measured one,
+// else its copy bandwidth; `optimizer_bandwidth` likewise for the optimizer step. The GEMM grid per phase,
+// with the frameworks' weights stored [out, in]: the forward X·Wᵀ (nt), the input gradient dY·W (nn), the
+// weight gradient dYᵀ·X (tn); a profile without the transposed grids uses its plain one for all three.
 struct Device {
-  const GemmTable& gemm;
-  double bandwidth;  // bytes/s
-  double launch;     // s
-  double bytes;      // per element of the model's dtype
+  const GemmTable& gemm;       // nn: the input gradient, and the optimizer's Newton-Schulz iterations
+  const GemmTable& forward;    // nt
+  const GemmTable& weight;     // tn
+  double bandwidth;            // bytes/s
+  double optimizer_bandwidth;  // bytes/s
+  double launch;               // s
+  double bytes;                // per element of the model's dtype
   explicit Device(const TransformerSetup& setup)
       : gemm(setup.profile.gemm_table(setup.model.dtype)),
-        bandwidth(setup.profile.memory_bandwidth_gb_per_s * 1e9),
+        forward(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kNT)),
+        weight(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kTN)),
+        bandwidth(setup.profile.elementwise_bandwidth_gb_per_s() * 1e9),
+        optimizer_bandwidth(setup.profile.optimizer_bandwidth_gb_per_s() * 1e9),
         launch(setup.profile.launch_overhead_us * 1e-6),
         bytes(dtype_bytes(setup.model.dtype)) {}
 };
@@ -226,11 +236,11 @@ UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) 
                vocab = setup.model.vocab;
   UnitCosts u;
   u.kind = UnitKind::kOutput;
-  u.forward_s = d.gemm.seconds(tokens, vocab, h) + kLossForwardBytesPerLogit * tokens * vocab / d.bandwidth +
-                4 * d.launch;
+  u.forward_s = d.forward.seconds(tokens, vocab, h) +
+                kLossForwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch;
   u.backward_input_s = d.gemm.seconds(tokens, h, vocab) +
                        kLossBackwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch;
-  u.backward_weight_s = d.gemm.seconds(h, vocab, tokens) + 2 * d.launch;
+  u.backward_weight_s = d.weight.seconds(h, vocab, tokens) + 2 * d.launch;
   // The output layer's input (for its weight gradient) and the fp32 softmax of the logits.
   u.activation_bytes = tokens * h * d.bytes + 4 * tokens * vocab;
   u.weight_grad_activation_bytes = tokens * h * d.bytes;
@@ -253,7 +263,8 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   c.optimizer_bytes = override_state ? c.parameters * setup.optimizer.state_bytes_per_param
                                      : matrix_params * on_matrix.state + other_params * on_other.state;
   c.optimizer_s =
-      (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.bandwidth + d.launch;
+      (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.optimizer_bandwidth +
+      d.launch;
   if (setup.optimizer.type == OptimizerKind::kMuon) c.optimizer_s += newton_schulz_s;
   c.transfer_bytes = setup.model.seq_len * b * setup.model.hidden * d.bytes;
   c.transfer_s = stages > 1 ? transfer_seconds(setup.profile, c.transfer_bytes) : 0;
@@ -419,8 +430,9 @@ std::string layer_split_name(LayerSplit split) {
 }
 
 double transfer_seconds(const HardwareProfile& profile, double bytes) {
-  if (!profile.link) return 0;
-  return bytes / (profile.link->bandwidth_gb_per_s * 1e9) + profile.link->latency_us * 1e-6;
+  const std::optional<LinkSpec> link = profile.stage_link();
+  if (!link) return 0;
+  return bytes / (link->bandwidth_gb_per_s * 1e9) + link->latency_us * 1e-6;
 }
 
 namespace {
@@ -560,10 +572,10 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
     const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
     UnitCosts u;
     u.kind = kind;
-    u.forward_s = gemm_seconds(d.gemm, shapes.forward) + elementwise.forward + kernels.forward * d.launch;
+    u.forward_s = gemm_seconds(d.forward, shapes.forward) + elementwise.forward + kernels.forward * d.launch;
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
                          kernels.backward_input * d.launch;
-    u.backward_weight_s = gemm_seconds(d.gemm, shapes.backward_weight) + kernels.backward_weight * d.launch;
+    u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +
@@ -609,11 +621,11 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   const double full_act = layer_full_activation_bytes(t, b);
   const ElementwiseSeconds elementwise = elementwise_seconds(t, d, full_act);
   const Kernels attention = attention_kernels(t), mlp = mlp_kernels(t);
-  const double layer_f = gemm_seconds(d.gemm, shapes.forward) + elementwise.forward +
+  const double layer_f = gemm_seconds(d.forward, shapes.forward) + elementwise.forward +
                          (attention.forward + mlp.forward) * d.launch;
   const double layer_i = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
                          (attention.backward_input + mlp.backward_input) * d.launch;
-  const double layer_w = gemm_seconds(d.gemm, shapes.backward_weight) +
+  const double layer_w = gemm_seconds(d.weight, shapes.backward_weight) +
                          (attention.backward_weight + mlp.backward_weight) * d.launch;
   const TransformerModel counted = without_recompute(t);
   const double layer_model_flops = layer_forward_flops(counted, b) + layer_backward_input_flops(counted, b) +
@@ -693,13 +705,18 @@ void check_derived_ranges(const std::vector<StageCosts>& stages) {
 
 TransformerCostModel::TransformerCostModel(const TransformerSetup& setup, double microbatch_size,
                                            const PipelineLayout& layout)
-    : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages)) {
+    : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages)),
+      host_overhead_s_(setup.profile.host_overhead_us * 1e-6) {
   check_derived_ranges(stages_);
 }
 
+// Each op also pays the profile's host overhead once (the host issuing it and waiting for it; 0 when the
+// profile did not measure it): B, one op, once.
 TimeNs TransformerCostModel::duration(const Action& action) const {
   const StageCosts& c = stages_.at(action.stage);
-  auto ns = [](double seconds) { return static_cast<TimeNs>(std::llround(seconds * 1e9)); };
+  auto ns = [this](double seconds) {
+    return static_cast<TimeNs>(std::llround((seconds + host_overhead_s_) * 1e9));
+  };
   switch (action.kind) {
     case OpKind::F:
       return ns(c.forward_s);

@@ -178,6 +178,7 @@ class TransformerCostModel final : public CostModel {
 
  private:
   std::vector<StageCosts> stages_;
+  double host_overhead_s_ = 0;  // per op: the profile's host_overhead_us
 };
 
 }  // namespace pipesim

@@ -196,7 +196,8 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
            fmt::format("model.seq_len ({}) or nothing", model_seq_len));
   }
   s.seq_len = model_seq_len;
-  const std::optional<LinkSpec>& link = s.transformer->profile.link;
+  // The peer link, or the host-staged path of a profile that measured host <-> device copies only.
+  const std::optional<LinkSpec> link = s.transformer->profile.stage_link();
   s.comm.latency_ns.assign(s.stages, 0);
   // comm: {blocking: true} alone keeps the profile's link.
   const YAML::Node comm = root["comm"];
@@ -212,7 +213,8 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
     s.comm.latency_ns.assign(1, static_cast<TimeNs>(std::llround(link->latency_us * 1e3)));
   } else if (s.stages > 1) {
     r.fail(root, "comm",
-           fmt::format("comm: {{model: link, ...}}: hardware profile {} has no link measurements",
+           fmt::format("comm: {{model: link, ...}}: hardware profile {} has no link measurements (neither a "
+                       "peer link nor host <-> device copies)",
                        s.transformer->profile.source));
   }
 }

@@ -278,3 +278,36 @@ TEST(HardwareProfile, SpecDerivedHopperProfilesFollowTheirStatedDerivation) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// A transformer scenario on a profile with no peer link: with host <-> device copies measured, the stages'
+// transfers go through host memory; with neither, the scenario must name a link.
+TEST(HardwareProfile, ScenariosWithoutAPeerLinkUseTheHostStagedPath) {
+  const test::TempDir dir;
+  std::string no_link = kValid;
+  no_link.replace(no_link.find("link: {"),
+                  no_link.find('\n', no_link.find("link: {")) + 1 - no_link.find("link: {"), "");
+  const std::string staged =
+      dir.write("staged.yaml", no_link +
+                                   "device_to_host: {bandwidth_gb_per_s: 40, latency_us: 6, source: d2h}\n"
+                                   "host_to_device: {bandwidth_gb_per_s: 60, latency_us: 4, source: h2d}\n");
+  const std::string isolated = dir.write("isolated.yaml", no_link);
+  const auto scenario_on = [](const std::string& profile) {
+    return fmt::format(
+        "model: {{layers: 4, hidden: 256, heads: 4, seq_len: 128, vocab: 1000}}\n"
+        "hardware: {{profile: {}}}\n"
+        "pipeline: {{stages: 2, microbatches: 4}}\n",
+        profile);
+  };
+  const Scenario s = test::scenario_from_yaml(scenario_on(staged));
+  EXPECT_EQ(s.comm.model, CommSpec::Model::kLink);
+  EXPECT_DOUBLE_EQ(s.comm.bandwidth_bytes_per_ns, 24);  // 1 / (1/40 + 1/60)
+  EXPECT_EQ(s.comm.latency_ns.at(0), 10'000);
+  const std::string error = test::input_error_of([&] { test::scenario_from_yaml(scenario_on(isolated)); });
+  EXPECT_NE(error.find("neither a peer link nor host <-> device copies"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace pipesim

@@ -173,10 +173,13 @@ TEST(Outputs, TemporaryFilesGoOnSigtermAndStaleOnesOfDeadProcessesAreRemoved) {
                 "pipeline: {stages: 8, microbatches: 8, batches: 2}\n"
                 "costs: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, "
                 "weight_grad_activation_bytes: 0}\n");
-  // A sweep long enough to be interrupted: killed after 0.3 s, it must leave no PATH.tmp.PID behind.
+  // A sweep long enough to be interrupted, killed once its own temporary exists (the stale one is removed
+  // just before it is made; a fixed 0.3 s was too short under the sanitizers on a loaded machine): it must
+  // leave no PATH.tmp.PID behind.
   const int status = std::system(
       fmt::format(
-          "'{}' sweep '{}' -N 2:64:+1 -m 8:512:x2 -j 1 -q -o '{}' & p=$!; sleep 0.3; kill -TERM $p; wait $p",
+          "'{0}' sweep '{1}' -N 2:64:+1 -m 8:512:x2 -j 1 -q -o '{2}' & p=$!; "
+          "for i in $(seq 1 300); do [ -e '{2}'.tmp.$p ] && break; sleep 0.1; done; kill -TERM $p; wait $p",
           PIPESIM_BINARY, scenario, out)
           .c_str());
   (void)status;

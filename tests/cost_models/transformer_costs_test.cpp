@@ -141,6 +141,63 @@ TEST(TransformerCosts, StageBytesParametersAndTransfer) {
   EXPECT_NEAR(stages[0].transfer_s, 8192 / 2e9 + 5e-6, 1e-15);
 }
 
+// A profile's measured element-wise and optimizer bandwidths replace its copy bandwidth for those terms.
+TEST(TransformerCosts, MeasuredElementwiseAndOptimizerBandwidthsAreUsed) {
+  HardwareProfile p = flat_profile(1e9, 1, 0, 1, 0);  // GEMMs free, 1 GB/s copies
+  p.elementwise_gb_per_s = 4;
+  p.optimizer_gb_per_s = 7;
+  TransformerSetup s = setup_with(p, 3, 2);
+  const StageCosts middle = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_NEAR(middle.forward_s, 3 * 180'224 / 4e9, 1e-12);
+  EXPECT_NEAR(middle.backward_input_s, 2 * 180'224 / 4e9, 1e-12);
+  s.optimizer.type = OptimizerKind::kAdamW;
+  EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s, (2 * 49'152 + 100 * 64) * 28 / 7e9, 1e-12);
+}
+
+// A profile with transposed grids charges the forward at nt's rate and the weight gradient at tn's.
+TEST(TransformerCosts, EachPhaseUsesItsGemmLayout) {
+  HardwareProfile p = flat_profile(1, 1e9, 0, 1, 0);  // nn at 1 TFLOP/s, memory practically free
+  const TransformerSetup plain = setup_with(p);
+  const std::vector<double> sizes = {1, 1 << 20};
+  p.gemm_nt.emplace_back("bf16", sizes, sizes, sizes, std::vector<double>(8, 0.5));   // half the rate
+  p.gemm_tn.emplace_back("bf16", sizes, sizes, sizes, std::vector<double>(8, 0.25));  // a quarter
+  const TransformerSetup transposed = setup_with(p);
+  const StageCosts a = transformer_stage_costs(plain, 2, 4)[1],
+                   b = transformer_stage_costs(transposed, 2, 4)[1];
+  EXPECT_NEAR(b.forward_s, 2 * a.forward_s, 1e-12);
+  EXPECT_NEAR(b.backward_input_s, a.backward_input_s, 1e-12);
+  EXPECT_NEAR(b.backward_weight_s, 4 * a.backward_weight_s, 1e-12);
+}
+
+// The host's per-op overhead (issuing the op and waiting for it) is charged once per op, B included.
+TEST(TransformerCosts, HostOverheadOncePerOp) {
+  HardwareProfile p = flat_profile(1, 1, 0, 1, 0);
+  const TransformerSetup plain = setup_with(p);
+  p.host_overhead_us = 9;
+  const TransformerSetup with_host = setup_with(p);
+  const PipelineLayout layout = PipelineLayout::linear(2);
+  const TransformerCostModel a(plain, 2, layout), b(with_host, 2, layout);
+  for (const OpKind kind : {OpKind::F, OpKind::B, OpKind::I, OpKind::W, OpKind::U})
+    EXPECT_EQ(b.duration({kind, false, 1, 0}) - a.duration({kind, false, 1, 0}), 9'000) << op_letter(kind);
+}
+
+// Without a peer link, a transfer goes through host memory: down, then up.
+TEST(TransformerCosts, TransfersWithoutAPeerLinkAreStagedThroughTheHost) {
+  HardwareProfile p = flat_profile(1, 1, 0, 1, 0);
+  p.link.reset();
+  EXPECT_FALSE(p.stage_link().has_value());
+  EXPECT_DOUBLE_EQ(transfer_seconds(p, 1e6), 0);
+  p.device_to_host = LinkSpec{40, 6, "d2h"};
+  p.host_to_device = LinkSpec{60, 4, "h2d"};
+  const std::optional<LinkSpec> staged = p.stage_link();
+  ASSERT_TRUE(staged.has_value());
+  EXPECT_DOUBLE_EQ(staged->bandwidth_gb_per_s, 24);  // 1 / (1/40 + 1/60)
+  EXPECT_DOUBLE_EQ(staged->latency_us, 10);
+  EXPECT_NEAR(transfer_seconds(p, 1e6), 1e6 / 40e9 + 1e6 / 60e9 + 10e-6, 1e-15);
+  p.link = LinkSpec{100, 1, "peer"};  // a peer link wins
+  EXPECT_NEAR(transfer_seconds(p, 1e6), 1e6 / 100e9 + 1e-6, 1e-15);
+}
+
 TEST(OptimizerKind, OneNameTableForEveryOptimizer) {
   for (const auto& [name, kind] : optimizer_names()) EXPECT_EQ(optimizer_name(kind), name);
   EXPECT_EQ(names_of(optimizer_names()), (std::vector<std::string>{"sgd", "adamw", "nadam", "muon"}));
