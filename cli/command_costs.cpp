@@ -26,6 +26,20 @@ struct CostsArgs {
   std::string data_dir = default_reference_data_dir();
 };
 
+// Which of the profile's measurements the figures rest on, and what the table leaves out.
+std::string profile_terms(const HardwareProfile& p) {
+  const bool transposed = !p.gemm_nt.empty() || !p.gemm_tn.empty();
+  return fmt::format(
+      "profile terms: GEMMs {}; memory-bound kernels at {:.0f} GB/s ({}); {}",
+      transposed ? "per layout (F nt, I nn, W tn)" : "from one grid (no transposed measurements)",
+      p.elementwise_bandwidth_gb_per_s(),
+      p.elementwise_gb_per_s > 0 ? "an element-wise kernel's, measured" : "the copy bandwidth",
+      p.host_overhead_us > 0
+          ? fmt::format("host overhead {:.2f} us per op, added to each op's time (not in the columns below)",
+                        p.host_overhead_us)
+          : std::string("no host overhead measured"));
+}
+
 std::string describe_source(const ResolvedStageCosts& resolved) {
   const Scenario& s = resolved.scenario;
   const std::string batch = s.global_batch > 0 ? fmt::format("global batch {}, ", s.global_batch) : "";
@@ -36,9 +50,10 @@ std::string describe_source(const ResolvedStageCosts& resolved) {
   const TransformerSetup& t = *s.transformer;
   return fmt::format(
       "transformer: {} layers, hidden {}, {} heads, seq {}, vocab {}, {}; {}; {} layer split; optimizer "
-      "{}\nhardware profile {} ({})",
+      "{}\nhardware profile {} ({})\n{}",
       t.model.layers, t.model.hidden, t.model.heads, t.model.seq_len, t.model.vocab, t.model.dtype, shape,
-      layer_split_name(t.split), optimizer_name(t.optimizer.type), t.profile.source, t.profile.device_name);
+      layer_split_name(t.split), optimizer_name(t.optimizer.type), t.profile.source, t.profile.device_name,
+      profile_terms(t.profile));
 }
 
 // The slowest stage's compute per microbatch against the mean: 1 for perfectly balanced stages.
