@@ -23,13 +23,17 @@ struct CalibrateArgs {
   std::vector<std::string> argv;
 };
 
-std::string default_output() {
+}  // namespace
+
+std::string default_cpu_profile_path() {
   char host[256] = "host";
   gethostname(host, sizeof host - 1);
   std::string name;
   for (const char* c = host; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '-';
   return fmt::format("cpu-{}.yaml", name);
 }
+
+namespace {
 
 void run(const CalibrateArgs& args) {
   if (!args.cpu) {
@@ -40,14 +44,11 @@ void run(const CalibrateArgs& args) {
   CpuCalibrationOptions options = args.quick ? quick_cpu_calibration() : CpuCalibrationOptions{};
   if (args.repeats > 0) options.repeats = args.repeats;
   if (args.flush_mib >= 0) options.flush_bytes = args.flush_mib * (1 << 20);
-  use_training_kernels(options);
-  options.command = "pipesim calibrate --cpu";
-  for (const std::string& a : args.argv) options.command += " " + a;
-  const std::string path = args.output.empty() ? default_output() : args.output;
+  std::string command = "pipesim calibrate --cpu";
+  for (const std::string& a : args.argv) command += " " + a;
+  const std::string path = args.output.empty() ? default_cpu_profile_path() : args.output;
   check_output_path(path);
-  const pipesim_profile::ProfileData data =
-      calibrate_cpu(options, [](const std::string& step) { std::cerr << "calibrate: " << step << "\n"; });
-  write_file(path, pipesim_profile::profile_yaml(data));
+  calibrate_cpu_into(path, options, command);
   // Read it back: what was written is what pipesim will use.
   const HardwareProfile profile = load_hardware_profile(path);
   const GemmTable& gemm = profile.gemm_table("fp32");
@@ -62,6 +63,14 @@ void run(const CalibrateArgs& args) {
 }
 
 }  // namespace
+
+void calibrate_cpu_into(const std::string& path, CpuCalibrationOptions options, const std::string& command) {
+  use_training_kernels(options);
+  options.command = command;
+  const pipesim_profile::ProfileData data =
+      calibrate_cpu(options, [](const std::string& step) { std::cerr << "calibrate: " << step << "\n"; });
+  write_file(path, pipesim_profile::profile_yaml(data));
+}
 
 void add_calibrate_command(CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();

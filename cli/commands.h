@@ -4,12 +4,19 @@
 #include <cstdio>
 #include <string>
 
+#include "gpu_calibration/cpu_calibrate.h"
+
 namespace pipesim {
 
 void add_run_command(CLI::App& app);
 void add_schedules_command(CLI::App& app);
 void add_costs_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
+// Where `pipesim calibrate --cpu` writes by default (cpu-HOSTNAME.yaml in the current directory), and so
+// where `pipesim validate` looks first.
+std::string default_cpu_profile_path();
+// Measures this CPU (with the executor's kernels when pipesim has the executor) and writes the profile.
+void calibrate_cpu_into(const std::string& path, CpuCalibrationOptions options, const std::string& command);
 void add_extrapolate_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);

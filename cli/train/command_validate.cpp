@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/train/model_options.h"
@@ -27,7 +30,7 @@ struct ValidateArgs {
   std::string schedules;
   std::string json_path;
   std::string csv_path;
-  std::string profile = "cpu-vm";
+  std::string profile;  // empty: cpu-HOSTNAME.yaml here when `calibrate --cpu` wrote it, else cpu-vm
   double max_mape_percent = -1;
   double max_preempted_percent = 5;
   int runs = 3;
@@ -43,20 +46,20 @@ int validate(const ValidateArgs& args) {
   const Scenario scenario = load_scenario(path, args.overrides);
   std::string profile_path;
   if (args.calibrate) {
-    // Measured now, on this machine, before the runs it is to predict.
-    CpuCalibrationOptions calibration;
-    use_training_kernels(calibration);
-    calibration.command = "pipesim validate --calibrate";
-    profile_path =
-        (std::filesystem::temp_directory_path() / fmt::format("pipesim-validate-cpu-{}.yaml", getpid()))
-            .string();
-    write_file(profile_path,
-               pipesim_profile::profile_yaml(calibrate_cpu(calibration, [](const std::string& step) {
-                 std::cerr << "calibrate: " << step << "\n";
-               })));
+    // Measured now, on this machine, before the runs it is to predict; into a directory of its own, made
+    // fresh (mkdtemp), so that no file planted under a predictable name is written through.
+    std::string directory = (std::filesystem::temp_directory_path() / "pipesim-validate-XXXXXX").string();
+    if (!mkdtemp(directory.data()))
+      throw InputError(fmt::format("validate --calibrate: cannot make a directory {}: {}", directory,
+                                   std::strerror(errno)));
+    profile_path = directory + "/cpu.yaml";
+    calibrate_cpu_into(profile_path, CpuCalibrationOptions{}, "pipesim validate --calibrate");
     std::cerr << fmt::format("validate: calibrated this CPU into {}\n", profile_path);
+  } else if (args.profile.empty() && std::filesystem::is_regular_file(default_cpu_profile_path())) {
+    // What `pipesim calibrate --cpu` just wrote here, by default.
+    profile_path = default_cpu_profile_path();
   } else {
-    profile_path = resolve_profile_path(args.profile);
+    profile_path = resolve_profile_path(args.profile.empty() ? "cpu-vm" : args.profile);
   }
   const HardwareProfile profile = load_hardware_profile(profile_path);
   ValidationOptions options;
@@ -109,9 +112,10 @@ void add_validate_command(CLI::App& app) {
       ->check(finite_range(0.0, 1e9));
   cmd->add_option("--json", args->json_path, "write the comparison as JSON to this file ('-' for stdout)");
   cmd->add_option("--csv", args->csv_path, "write the comparison as CSV to this file ('-' for stdout)");
-  cmd->add_option("--profile", args->profile,
-                  "CPU hardware profile for the cost-model prediction (pipesim calibrate --cpu)")
-      ->capture_default_str();
+  cmd->add_option(
+      "--profile", args->profile,
+      "CPU hardware profile for the cost-model prediction (default: cpu-HOSTNAME.yaml in the current "
+      "directory, which `pipesim calibrate --cpu` writes, else the shipped cpu-vm)");
   cmd->add_option("--runs", args->runs, "runs per schedule; the median run is reported, with the spread")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
