@@ -8,88 +8,10 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "io/csv_table.h"
 #include "io/data_dirs.h"
 
 namespace pipesim {
-namespace {
-
-// A comma-separated table with '#' comment lines and a header; values are looked up by column name.
-class CsvTable {
- public:
-  explicit CsvTable(const std::string& path) : path_(path) {
-    std::ifstream file(path);
-    if (!file) throw InputError(fmt::format("{}: cannot open (the Zero Bubble reference data)", path));
-    int line_number = 0;
-    for (std::string line; std::getline(file, line);) {
-      ++line_number;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty() || line[0] == '#') continue;
-      std::vector<std::string> cells;
-      std::stringstream stream(line);
-      for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
-      if (header_.empty()) {
-        header_ = cells;
-        continue;
-      }
-      if (cells.size() != header_.size()) {
-        throw InputError(fmt::format("{}:{}: expected {} columns, got {}", path, line_number, header_.size(),
-                                     cells.size()));
-      }
-      rows_.push_back(cells);
-      lines_.push_back(line_number);
-    }
-  }
-
-  size_t size() const { return rows_.size(); }
-
-  const std::string& text(size_t row, const std::string& column) const {
-    const auto it = std::find(header_.begin(), header_.end(), column);
-    if (it == header_.end()) throw InputError(fmt::format("{}: no column '{}'", path_, column));
-    return rows_[row][it - header_.begin()];
-  }
-
-  double number(size_t row, const std::string& column) const {
-    const std::string& cell = text(row, column);
-    try {
-      size_t used = 0;
-      const double value = std::stod(cell, &used);
-      if (used == cell.size() && std::isfinite(value)) return value;
-    } catch (const std::exception&) {
-    }
-    throw InputError(
-        fmt::format("{}:{}: column '{}': expected a number, got '{}'", path_, lines_[row], column, cell));
-  }
-
-  int integer(size_t row, const std::string& column) const {
-    const double value = number(row, column);
-    if (value != std::floor(value)) {
-      throw InputError(fmt::format("{}:{}: column '{}': expected an integer", path_, lines_[row], column));
-    }
-    return static_cast<int>(value);
-  }
-
-  std::vector<int> integers(size_t row, const std::string& column) const {
-    std::vector<int> values;
-    std::stringstream stream(text(row, column));
-    for (std::string item; std::getline(stream, item, ';');) {
-      try {
-        values.push_back(std::stoi(item));
-      } catch (const std::exception&) {
-        throw InputError(fmt::format("{}:{}: column '{}': expected integers separated by ';'", path_,
-                                     lines_[row], column));
-      }
-    }
-    return values;
-  }
-
- private:
-  std::string path_;
-  std::vector<std::string> header_;
-  std::vector<std::vector<std::string>> rows_;
-  std::vector<int> lines_;
-};
-
-}  // namespace
 
 std::string default_reference_data_dir() {
   return find_data_path("data/zero_bubble", "the Zero Bubble reference data");
@@ -97,7 +19,7 @@ std::string default_reference_data_dir() {
 
 template <typename Row, typename MakeRow>
 std::vector<Row> read_rows(const std::string& path, MakeRow make_row) {
-  const CsvTable table(path);
+  const CsvTable table(path, "the Zero Bubble reference data");
   std::vector<Row> rows;
   for (size_t i = 0; i < table.size(); ++i) rows.push_back(make_row(table, i));
   return rows;
