@@ -1,14 +1,18 @@
-// pipesim costs [SCENARIO] [--entry K] [--json F] [--set key=value] | pipesim costs --fit-report [--profile
-// P]
-// [--data DIR] Shows what the cost model derived per stage, so a user can see where a prediction comes from.
+// pipesim costs [SCENARIO] [--entry K] [--json F] [--set key=value]
+// pipesim costs --fit-report [--profile P] [--data DIR]
+// pipesim costs --layer-times CSV --profile P
+// Shows what the cost model derived per stage, so a user can see where a prediction comes from, and puts its
+// predictions beside published (A100) or measured (torch_layer_times.py) op times.
 #include <fmt/format.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "api/stage_costs.h"
+#include "base/errors.h"
 #include "cli/commands.h"
 #include "io/hardware_profile_reader.h"
+#include "io/layer_times.h"
 #include "io/zb_reference.h"
 #include "report/fit_report.h"
 #include "report/format.h"
@@ -23,6 +27,8 @@ struct CostsArgs {
   int entry = 0;
   bool fit_report = false;
   std::string profile = "a100-sxm4-80gb";
+  bool profile_given = false;
+  std::string layer_times_path;
   std::string data_dir = default_reference_data_dir();
 };
 
@@ -120,6 +126,18 @@ std::string to_json(const std::vector<StageRow>& rows) {
 }
 
 void run(const CostsArgs& args) {
+  if (!args.layer_times_path.empty()) {
+    if (!args.profile_given) {
+      throw InputError(
+          "--layer-times needs --profile: the profile of the device the layer times were measured on, e.g. "
+          "--profile gpu_calibration/profiles/nvidia-h200.yaml");
+    }
+    const HardwareProfile profile = load_hardware_profile(resolve_profile_path(args.profile));
+    const LayerTimesFile measured = load_layer_times(args.layer_times_path);
+    std::cout << render_layer_times_report(measured, compare_layer_times(profile, measured.rows),
+                                           profile.source);
+    return;
+  }
   if (args.fit_report) {
     const HardwareProfile profile = load_hardware_profile(resolve_profile_path(args.profile));
     std::cout << render_fit_report(a100_fit_rows(profile, args.data_dir), profile.source);
@@ -149,7 +167,14 @@ void add_costs_command(CLI::App& app) {
   cmd->add_flag(
       "--fit-report", args->fit_report,
       "compare the transformer model on a profile with the Zero Bubble paper's profiled A100 times");
-  cmd->add_option("--profile", args->profile, "hardware profile for --fit-report (name or path)");
+  cmd->add_option(
+      "--layer-times", args->layer_times_path,
+      "compare the transformer model on --profile with one layer's F, I, W and B measured on that "
+      "device (the CSV gpu_calibration/torch_layer_times.py writes)");
+  cmd->add_option(
+         "--profile", args->profile,
+         "hardware profile for --fit-report (default a100-sxm4-80gb) or --layer-times (name or path)")
+      ->each([args](const std::string&) { args->profile_given = true; });
   cmd->add_option("--data", args->data_dir,
                   "directory of the zb_*.csv reference data (default: data/zero_bubble in the source tree)");
   cmd->callback([args] { run(*args); });

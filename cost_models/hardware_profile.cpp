@@ -64,6 +64,43 @@ double GemmTable::seconds(double m, double n, double k) const {
   return 2.0 * m * n * k / (tflops_at(m, n, k) * 1e12);
 }
 
+double GemmTable::best_tflops() const {
+  double best = 0;
+  for (double rate : tflops_) best = std::max(best, rate);
+  return best;
+}
+
+GemmTable GemmTable::scaled(double factor) const {
+  std::vector<double> rates = tflops_;
+  for (double& rate : rates) rate *= factor;
+  return GemmTable(dtype_, m_, n_, k_, std::move(rates));
+}
+
+HardwareProfile with_fit(const HardwareProfile& raw, const ProfileFit& fit) {
+  auto check_efficiency = [&](double value, const char* name, bool zero_allowed) {
+    if (!(value > 0 && value <= 10) && !(zero_allowed && value == 0)) {
+      throw InputError(fmt::format("{}: fit.{} must be above 0 and at most 10{}, got {}", raw.source, name,
+                                   zero_allowed ? " (or 0: the default)" : "", value));
+    }
+  };
+  check_efficiency(fit.gemm_efficiency, "gemm_efficiency", false);
+  check_efficiency(fit.elementwise_efficiency, "elementwise_efficiency", false);
+  check_efficiency(fit.attention_efficiency, "attention_efficiency", true);
+  if (!(fit.host_overhead_us <= 1e6)) {
+    throw InputError(fmt::format("{}: fit.host_overhead_us must be at most 1e6 us, got {}", raw.source,
+                                 fit.host_overhead_us));
+  }
+  HardwareProfile p = raw;
+  for (std::vector<GemmTable>* grids : {&p.gemm, &p.gemm_nt, &p.gemm_tn}) {
+    for (GemmTable& table : *grids) table = table.scaled(fit.gemm_efficiency);
+  }
+  p.elementwise_gb_per_s = raw.elementwise_bandwidth_gb_per_s() * fit.elementwise_efficiency;
+  for (auto& [kernel, ns] : p.elementwise_ns_per_element) ns /= fit.elementwise_efficiency;
+  if (fit.host_overhead_us >= 0) p.host_overhead_us = fit.host_overhead_us;
+  p.fit = fit;
+  return p;
+}
+
 const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
   std::string have;
   for (const GemmTable& t : gemm) {

@@ -23,6 +23,10 @@ class GemmTable {
   // the rate falls in proportion to the size (a GEMM too small to fill the device takes no less time).
   double tflops_at(double m, double n, double k) const;
   double seconds(double m, double n, double k) const;
+  // The best rate anywhere on the grid: what a compute-bound kernel of this dtype can reach on the device.
+  double best_tflops() const;
+  // The same grid with every rate times `factor` (a fitted efficiency).
+  GemmTable scaled(double factor) const;
 
   const std::vector<double>& m_sizes() const { return m_; }
   const std::vector<double>& n_sizes() const { return n_; }
@@ -43,6 +47,19 @@ struct LinkSpec {
   double bandwidth_gb_per_s = 0;  // 1 GB/s = 1 byte/ns
   double latency_us = 0;
   std::string source;  // what was measured or assumed
+};
+
+// Terms fitted to measured op or step times (`pipesim calibrate --fit`; a profile's `fit:` section), applied
+// on top of the measured figures when the profile is read: the measurement stays in the file as measured.
+struct ProfileFit {
+  double gemm_efficiency = 1;         // every GEMM grid's TFLOP/s times this
+  double elementwise_efficiency = 1;  // memory-bound kernels' bandwidth times this
+  // Flash attention's fused kernel: its rate over the causal work, as a share of the GEMM grid's best rate;
+  // 0: the transformer model's default (cost_models/transformer_costs.h).
+  double attention_efficiency = 0;
+  double host_overhead_us = -1;  // replaces the profile's per-op host overhead; < 0: keep it
+  std::string source;            // what it was fitted to and how well; empty: not fitted
+  bool fitted() const { return !source.empty(); }
 };
 
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
@@ -82,6 +99,7 @@ struct HardwareProfile {
   std::vector<GemmTable> gemm;     // C = A * B (row-major operands)
   std::vector<GemmTable> gemm_nt;  // C = A * B^T; optional, per dtype
   std::vector<GemmTable> gemm_tn;  // C = A^T * B; optional, per dtype
+  ProfileFit fit;                  // applied already (with_fit); kept to say so beside a figure
 
   double memory_capacity_bytes() const { return memory_capacity_gb * kBytesPerGiB; }
   // What activations, weights and optimizer state may fill: the capacity less the reserve; 0 when unknown.
@@ -105,5 +123,10 @@ struct HardwareProfile {
   // The grid of a transposed form when the profile measured it, else the plain one (`gemm_table`).
   const GemmTable& gemm_table(const std::string& dtype, GemmLayout layout) const;
 };
+
+// `raw` (a profile as measured, no fit applied) with `fit`'s terms applied: the GEMM grids scaled, the
+// element-wise bandwidths and per-element costs scaled, the host overhead replaced; `fit` is recorded.
+// Throws InputError for a term out of range (efficiencies in (0, 10], overhead up to 1 s).
+HardwareProfile with_fit(const HardwareProfile& raw, const ProfileFit& fit);
 
 }  // namespace pipesim

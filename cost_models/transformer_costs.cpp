@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <cmath>
 
 #include "base/errors.h"
@@ -16,12 +17,32 @@ namespace {
 struct Gemm {
   double m, n, k;
   double count = 1;
+  // > 0: a product inside flash attention's fused kernel, which does this share of its FLOPs (a causal mask
+  // skips the tiles above the diagonal) at the kernel's own rate, never writing the s x s scores.
+  double flash_work = 0;
 };
 
-double gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms) {
+// `attention_flops_per_s`: flash attention's rate (Device); the other products run at the grid's rate.
+double gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms,
+                    double attention_flops_per_s = 0) {
   double seconds = 0;
-  for (const Gemm& g : gemms) seconds += table.seconds(g.m * g.count, g.n, g.k);
+  for (const Gemm& g : gemms) {
+    if (g.flash_work > 0) {
+      assert(attention_flops_per_s > 0);
+      seconds += 2 * g.m * g.n * g.k * g.count * g.flash_work / attention_flops_per_s;
+    } else {
+      seconds += table.seconds(g.m * g.count, g.n, g.k);
+    }
+  }
   return seconds;
+}
+
+// The share of the s x s score tiles a flash kernel computes: all of them, or with a causal mask the n(n+1)/2
+// tiles on and below the diagonal of n = ceil(s / 128) (FlashAttention's 128-row blocks).
+double flash_work_share(const TransformerModel& t) {
+  if (!t.causal) return 1;
+  const double n = std::ceil(t.seq_len / 128.0);
+  return (n + 1) / (2 * n);
 }
 
 // Kernels one layer launches, as in Megatron-LM's GPT layer (no fusion beyond bias-GeLU and
@@ -68,13 +89,14 @@ LayerShapes attention_shapes(const TransformerModel& t, double b) {
                qkv = h + 2.0 * t.key_value_heads() * d;
   LayerShapes shapes;
   const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, h}};
-  const std::vector<Gemm> core = {{s, s, d, batch}, {s, d, s, batch}};
+  const double flash = t.attention == AttentionKind::kFlash ? flash_work_share(t) : 0;
+  const std::vector<Gemm> core = {{s, s, d, batch, flash}, {s, d, s, batch, flash}};
   shapes.forward = projections;
   append(shapes.forward, core);
-  shapes.backward_input = {{tokens, h, qkv}, {tokens, h, h},   {s, s, d, batch},
-                           {s, d, s, batch}, {s, d, s, batch}, {s, d, s, batch}};
+  shapes.backward_input = {{tokens, h, qkv},        {tokens, h, h},          {s, s, d, batch, flash},
+                           {s, d, s, batch, flash}, {s, d, s, batch, flash}, {s, d, s, batch, flash}};
   if (t.attention == AttentionKind::kFlash) {
-    shapes.backward_input.push_back({s, s, d, batch});
+    shapes.backward_input.push_back({s, s, d, batch, flash});
   } else if (t.recompute == Recompute::kSelective) {
     append(shapes.backward_input, core);
   }
@@ -202,13 +224,14 @@ double newton_schulz_seconds(const GemmTable& table, const TransformerModel& t) 
 // with the frameworks' weights stored [out, in]: the forward X·Wᵀ (nt), the input gradient dY·W (nn), the
 // weight gradient dYᵀ·X (tn); a profile without the transposed grids uses its plain one for all three.
 struct Device {
-  const GemmTable& gemm;       // nn: the input gradient, and the optimizer's Newton-Schulz iterations
-  const GemmTable& forward;    // nt
-  const GemmTable& weight;     // tn
-  double bandwidth;            // bytes/s
-  double optimizer_bandwidth;  // bytes/s
-  double launch;               // s
-  double bytes;                // per element of the model's dtype
+  const GemmTable& gemm;         // nn: the input gradient, and the optimizer's Newton-Schulz iterations
+  const GemmTable& forward;      // nt
+  const GemmTable& weight;       // tn
+  double bandwidth;              // bytes/s
+  double optimizer_bandwidth;    // bytes/s
+  double launch;                 // s
+  double bytes;                  // per element of the model's dtype
+  double attention_flops_per_s;  // flash attention's fused kernel, over the work it does
   explicit Device(const TransformerSetup& setup)
       : gemm(setup.profile.gemm_table(setup.model.dtype)),
         forward(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kNT)),
@@ -216,7 +239,8 @@ struct Device {
         bandwidth(setup.profile.elementwise_bandwidth_gb_per_s() * 1e9),
         optimizer_bandwidth(setup.profile.optimizer_bandwidth_gb_per_s() * 1e9),
         launch(setup.profile.launch_overhead_us * 1e-6),
-        bytes(dtype_bytes(setup.model.dtype)) {}
+        bytes(dtype_bytes(setup.model.dtype)),
+        attention_flops_per_s(flash_attention_efficiency(setup.profile) * forward.best_tflops() * 1e12) {}
 };
 
 // Gather the token rows and write the embeddings; the backward scatters their gradients (a W op).
@@ -385,13 +409,19 @@ std::string recompute_name(Recompute kind) {
   return name_in(recompute_names(), kind);
 }
 
+double flash_attention_efficiency(const HardwareProfile& profile) {
+  return profile.fit.attention_efficiency > 0 ? profile.fit.attention_efficiency
+                                              : kDefaultFlashAttentionEfficiency;
+}
+
 std::string model_choices_text(const TransformerModel& t) {
   const std::string heads = t.key_value_heads() == t.heads
                                 ? "multi-head attention"
                                 : fmt::format("{} key/value heads of {}", t.key_value_heads(), t.heads);
-  return fmt::format("{} attention ({}), {} MLP (f = {}), {}recomputation: {}{}", attention_name(t.attention),
-                     heads, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(),
-                     t.dropout ? "dropout, " : "", recompute_name(t.recompute),
+  return fmt::format("{}{} attention ({}), {} MLP (f = {}), {}recomputation: {}{}",
+                     t.attention == AttentionKind::kFlash && t.causal ? "causal " : "",
+                     attention_name(t.attention), heads, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU",
+                     t.ffn(), t.dropout ? "dropout, " : "", recompute_name(t.recompute),
                      t.tied_embeddings ? ", tied embeddings" : "");
 }
 
@@ -572,9 +602,10 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
     const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
     UnitCosts u;
     u.kind = kind;
-    u.forward_s = gemm_seconds(d.forward, shapes.forward) + elementwise.forward + kernels.forward * d.launch;
-    u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
-                         kernels.backward_input * d.launch;
+    u.forward_s = gemm_seconds(d.forward, shapes.forward, d.attention_flops_per_s) + elementwise.forward +
+                  kernels.forward * d.launch;
+    u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
+                         elementwise.backward_input + kernels.backward_input * d.launch;
     u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
@@ -621,9 +652,10 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   const double full_act = layer_full_activation_bytes(t, b);
   const ElementwiseSeconds elementwise = elementwise_seconds(t, d, full_act);
   const Kernels attention = attention_kernels(t), mlp = mlp_kernels(t);
-  const double layer_f = gemm_seconds(d.forward, shapes.forward) + elementwise.forward +
-                         (attention.forward + mlp.forward) * d.launch;
-  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input) + elementwise.backward_input +
+  const double layer_f = gemm_seconds(d.forward, shapes.forward, d.attention_flops_per_s) +
+                         elementwise.forward + (attention.forward + mlp.forward) * d.launch;
+  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
+                         elementwise.backward_input +
                          (attention.backward_input + mlp.backward_input) * d.launch;
   const double layer_w = gemm_seconds(d.weight, shapes.backward_weight) +
                          (attention.backward_weight + mlp.backward_weight) * d.launch;

@@ -49,6 +49,10 @@ struct TransformerModel {
   bool tied_embeddings = false;  // the output layer reuses the embedding matrix
   AttentionKind attention = AttentionKind::kFlash;
   bool dropout = false;  // dropout after attention and MLP (and on attention probabilities when eager)
+  // A causal mask (decoder LMs): flash attention skips the score tiles above the diagonal, about half its
+  // work; eager attention computes every score and masks them (no time saved). FLOP counts for MFU count
+  // the full s x s products either way (Megatron's convention).
+  bool causal = true;
   Recompute recompute = Recompute::kNone;
   std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
 
@@ -83,6 +87,13 @@ struct TransformerSetup {
   LayerSplit split = LayerSplit::kEven;
   OptimizerSpec optimizer;
 };
+
+// Flash attention's fused kernel runs its products (the causal share) at this share of the GEMM grid's best
+// rate, unless the profile's fit says otherwise (fit.attention_efficiency). An assumption: FlashAttention-2
+// reports about half of an A100's peak and more; PyTorch's SDPA flash kernel on an H200 fitted 0.25 alongside
+// the element-wise term (gpu_calibration/README.md, "The H200 measurement").
+inline constexpr double kDefaultFlashAttentionEfficiency = 0.5;
+double flash_attention_efficiency(const HardwareProfile& profile);
 
 // Per layer and microbatch (b may be fractional: the mean size when a batch does not divide evenly).
 double layer_forward_flops(const TransformerModel& model, double microbatch_size);

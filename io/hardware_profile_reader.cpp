@@ -110,16 +110,57 @@ LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::strin
   return spec;
 }
 
+ProfileFit read_fit(const YamlReader& r, const YAML::Node& node) {
+  r.expect_map(
+      node, "fit",
+      {"gemm_efficiency", "elementwise_efficiency", "attention_efficiency", "host_overhead_us", "source"});
+  if (!node["source"]) r.fail(node, "fit.source", "what the terms were fitted to (pipesim calibrate --fit)");
+  ProfileFit fit;
+  fit.source = r.get_string(node["source"], "fit.source");
+  if (fit.source.empty()) r.fail(node["source"], "fit.source", "a non-empty description");
+  if (node["gemm_efficiency"])
+    fit.gemm_efficiency = r.get_double(node["gemm_efficiency"], "fit.gemm_efficiency", 1e-3);
+  if (node["elementwise_efficiency"])
+    fit.elementwise_efficiency =
+        r.get_double(node["elementwise_efficiency"], "fit.elementwise_efficiency", 1e-3);
+  if (node["attention_efficiency"])
+    fit.attention_efficiency = r.get_double(node["attention_efficiency"], "fit.attention_efficiency", 1e-3);
+  if (node["host_overhead_us"])
+    fit.host_overhead_us = r.get_double(node["host_overhead_us"], "fit.host_overhead_us", 0);
+  return fit;
+}
+
 }  // namespace
 
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
+  return parse_hardware_profile(yaml_text, source, ProfileFitUse::kApply);
+}
+
+HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source,
+                                       ProfileFitUse fit_use) {
   YAML::Node root = YamlReader::load(yaml_text, source);
   const YamlReader r(source);
   r.expect_map(root, "",
-               {"format", "device", "provenance", "peak_tflops", "memory_bandwidth_gb_per_s",
-                "memory_capacity_gb", "launch_overhead_us", "host_overhead_us", "elementwise_gb_per_s",
-                "optimizer_gb_per_s", "elementwise_ns_per_element", "update_ns_per_parameter", "link",
-                "inter_node_link", "host_to_device", "device_to_host", "gemm", "gemm_nt", "gemm_tn"});
+               {"format",
+                "device",
+                "provenance",
+                "peak_tflops",
+                "memory_bandwidth_gb_per_s",
+                "memory_capacity_gb",
+                "launch_overhead_us",
+                "host_overhead_us",
+                "elementwise_gb_per_s",
+                "optimizer_gb_per_s",
+                "elementwise_ns_per_element",
+                "update_ns_per_parameter",
+                "link",
+                "inter_node_link",
+                "host_to_device",
+                "device_to_host",
+                "gemm",
+                "gemm_nt",
+                "gemm_tn",
+                "fit"});
   HardwareProfile p;
   p.source = source;
   p.name = std::filesystem::path(source).stem().string();
@@ -190,6 +231,16 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   p.gemm = read_gemm_tables(r, gemm, "gemm");
   if (const YAML::Node nt = root["gemm_nt"]) p.gemm_nt = read_gemm_tables(r, nt, "gemm_nt");
   if (const YAML::Node tn = root["gemm_tn"]) p.gemm_tn = read_gemm_tables(r, tn, "gemm_tn");
+  if (const YAML::Node fit = root["fit"]) {
+    const ProfileFit terms = read_fit(r, fit);
+    if (fit_use == ProfileFitUse::kApply) {
+      try {
+        return with_fit(p, terms);
+      } catch (const InputError& e) {
+        r.fail(fit, "fit", e.what());
+      }
+    }
+  }
   return p;
 }
 

@@ -7,7 +7,12 @@
 namespace pipesim {
 
 // Throws InputError with file:line:key for anything malformed (unknown keys, incomplete grid, rates <= 0).
+// A `fit:` section (pipesim calibrate --fit) is applied (cost_models/hardware_profile.h, with_fit) unless
+// kIgnore: the measured profile alone, which is what a new fit starts from.
+enum class ProfileFitUse { kApply, kIgnore };
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source);
+HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source,
+                                       ProfileFitUse fit_use);
 HardwareProfile load_hardware_profile(const std::string& path);
 
 // A name in gpu_calibration/profiles/ on the data search path (io/data_dirs.h), without .yaml, or a path to a

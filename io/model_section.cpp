@@ -28,8 +28,8 @@ void read_choice(const YamlReader& r, const YAML::Node& node, const std::string&
 TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "model",
                {"layers", "hidden", "heads", "seq_len", "vocab", "kv_heads", "ffn_hidden", "mlp",
-                "tied_embeddings", "attention", "dropout", "recompute", "dtype", "forward_elementwise_passes",
-                "backward_elementwise_passes"});
+                "tied_embeddings", "attention", "causal", "dropout", "recompute", "dtype",
+                "forward_elementwise_passes", "backward_elementwise_passes"});
   TransformerModel t;
   for (const char* key : {"layers", "hidden", "heads", "seq_len", "vocab"}) {
     if (!node[key])
@@ -62,6 +62,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
               t.recompute);
   t.tied_embeddings = node["tied_embeddings"] && r.get_bool(node["tied_embeddings"], "model.tied_embeddings");
   t.dropout = node["dropout"] && r.get_bool(node["dropout"], "model.dropout");
+  if (node["causal"]) t.causal = r.get_bool(node["causal"], "model.causal");
   if (node["dtype"]) {
     t.dtype = r.get_choice(node["dtype"], "model.dtype", {"bf16", "fp16", "fp32"}, "bf16, fp16 or fp32");
   }

@@ -34,4 +34,49 @@ std::string render_fit_report(const std::vector<FitRow>& rows, const std::string
   return out;
 }
 
+std::string render_layer_times_report(const LayerTimesFile& file,
+                                      const std::vector<LayerTimesComparison>& rows,
+                                      const std::string& profile_source) {
+  auto cell = [](double predicted, double measured) {
+    return fmt::format("{:.3f} / {:.3f} ({:+.1f}%)", predicted, measured, 100 * (predicted / measured - 1));
+  };
+  std::vector<std::vector<std::string>> table;
+  double sum[4] = {0, 0, 0, 0}, worst[4] = {0, 0, 0, 0};
+  for (const LayerTimesComparison& r : rows) {
+    const MeasuredLayerTimes& m = r.measured;
+    table.push_back({m.config, fmt::format("{}", m.model.seq_len), fmt::format("{}", m.micro_batch),
+                     recompute_name(m.model.recompute), cell(r.forward_ms, m.forward_ms),
+                     cell(r.backward_input_ms, m.backward_input_ms),
+                     cell(r.backward_weight_ms, m.backward_ms - m.backward_input_ms),
+                     cell(r.backward_ms(), m.backward_ms)});
+    const double errors[4] = {r.forward_error(), r.backward_input_error(), r.weight_gradient_error(),
+                              r.backward_error()};
+    for (int k = 0; k < 4; ++k) {
+      sum[k] += std::abs(errors[k]);
+      worst[k] = std::max(worst[k], std::abs(errors[k]));
+    }
+  }
+  std::string out = fmt::format(
+      "Layer times: predicted / measured per layer and microbatch (ms), profile {}\n", profile_source);
+  out += fmt::format("measured: {}\n", file.path);
+  for (const std::string& line : file.provenance) out += "  " + line + "\n";
+  out +=
+      "predicted: one layer alone on a middle stage (no embedding, no loss), without the profile's per-op "
+      "host "
+      "overhead (CUDA events time the queued GPU work)\n"
+      "W is compared with B - I: autograd's weights-only backward still runs the layer's input-gradient "
+      "chain\n\n";
+  out += render_table({"config", "seq", "b", "recompute", "F", "I", "W (B - I)", "B = I + W"}, table);
+  if (!rows.empty()) {
+    const double n = static_cast<double>(rows.size());
+    out += fmt::format(
+        "\nmean |error|: F {:.1f}%, I {:.1f}%, W {:.1f}%, B {:.1f}%; largest: F {:.1f}%, I {:.1f}%, W "
+        "{:.1f}%, "
+        "B {:.1f}% ({} rows)\n",
+        100 * sum[0] / n, 100 * sum[1] / n, 100 * sum[2] / n, 100 * sum[3] / n, 100 * worst[0],
+        100 * worst[1], 100 * worst[2], 100 * worst[3], rows.size());
+  }
+  return out;
+}
+
 }  // namespace pipesim

@@ -112,7 +112,7 @@ TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
             "memory_bandwidth_gb_per_s, memory_capacity_gb, launch_overhead_us, host_overhead_us, "
             "elementwise_gb_per_s, optimizer_gb_per_s, elementwise_ns_per_element, update_ns_per_parameter, "
             "link, inter_node_link, host_to_device, device_to_host, "
-            "gemm, gemm_nt, gemm_tn");
+            "gemm, gemm_nt, gemm_tn, fit");
   EXPECT_EQ(error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
             "p.yaml:10: key 'gemm.bf16': expected a full grid over m x n x k (2 x 2 x 2 rows); missing "
             "[4096, 4096, 256, ...]");

@@ -365,5 +365,71 @@ TEST(TransformerCosts, SwigluWidthDefaultsToLlamasRule) {
   EXPECT_EQ(t.ffn(), 1000);
 }
 
+// Flash attention's products run inside one fused kernel at the attention efficiency times the grid's best
+// rate, over the causal share of the score tiles: s = 256 is n = 2 blocks of 128, so 3 of 4 tiles. With a
+// flat 1 TFLOP/s grid, no element-wise time and no launches, a middle stage's one layer takes (b = 2, h =
+// 64):
+//   F = 2·512·P / 1e12 + 4s²bh · share / (efficiency · 1e12)
+//   I = 2·512·P / 1e12 + (8 + 2)s²bh · share / (efficiency · 1e12)   (flash recomputes the scores)
+TEST(TransformerCosts, FlashAttentionRunsTheCausalShareAtItsOwnRate) {
+  TransformerSetup s = setup_with(flat_profile(1, 1e9, 0, 1, 0));
+  s.model = modern_model();
+  s.model.seq_len = 256;
+  s.model.forward_elementwise_passes = s.model.backward_elementwise_passes = 0;
+  const double tokens = 512, P = 43'008, s2bh = 256.0 * 256 * 2 * 64;
+  auto middle = [&](const TransformerSetup& setup) { return transformer_stage_costs(setup, 2, 4)[1]; };
+  const double rate = kDefaultFlashAttentionEfficiency * 1e12;
+  const StageCosts causal = middle(s);
+  EXPECT_NEAR(causal.forward_s, 2 * tokens * P / 1e12 + 4 * s2bh * 0.75 / rate, 1e-15);
+  EXPECT_NEAR(causal.backward_input_s, 2 * tokens * P / 1e12 + 10 * s2bh * 0.75 / rate, 1e-15);
+  EXPECT_NEAR(causal.backward_weight_s, 2 * tokens * P / 1e12, 1e-15);
+  // Without the mask every tile is computed.
+  TransformerSetup full = s;
+  full.model.causal = false;
+  EXPECT_NEAR(middle(full).forward_s, 2 * tokens * P / 1e12 + 4 * s2bh / rate, 1e-15);
+  // One block (s <= 128): the diagonal tile is the whole product.
+  TransformerSetup short_seq = s;
+  short_seq.model.seq_len = 128;
+  const double short_s2bh = 128.0 * 128 * 2 * 64;
+  EXPECT_NEAR(middle(short_seq).forward_s, 2 * 256 * P / 1e12 + 4 * short_s2bh / rate, 1e-15);
+  // A fitted efficiency replaces the default; eager attention runs its products on the grid, all of them.
+  ProfileFit fit;
+  fit.attention_efficiency = 0.25;
+  fit.source = "test";
+  TransformerSetup fitted = s;
+  fitted.profile = with_fit(s.profile, fit);
+  EXPECT_NEAR(middle(fitted).forward_s, 2 * tokens * P / 1e12 + 4 * s2bh * 0.75 / 0.25e12, 1e-15);
+  TransformerSetup eager = s;
+  eager.model.attention = AttentionKind::kEager;
+  EXPECT_NEAR(middle(eager).forward_s, 2 * tokens * P / 1e12 + 4 * s2bh / 1e12, 1e-15);
+  // MFU counts the full products whatever the mask (Megatron's convention).
+  EXPECT_DOUBLE_EQ(causal.model_flops, middle(full).model_flops);
+}
+
+TEST(TransformerCosts, AFitScalesGemmsElementwiseAndHostOverhead) {
+  HardwareProfile raw = flat_profile(2, 10, 0, 1, 0);
+  raw.host_overhead_us = 7;
+  ProfileFit fit;
+  fit.gemm_efficiency = 0.5;
+  fit.elementwise_efficiency = 4;
+  fit.host_overhead_us = 3;
+  fit.source = "test";
+  const HardwareProfile p = with_fit(raw, fit);
+  EXPECT_DOUBLE_EQ(p.gemm_table("bf16").tflops_at(100, 100, 100), 1);
+  EXPECT_DOUBLE_EQ(p.gemm_table("bf16").best_tflops(), 1);
+  EXPECT_DOUBLE_EQ(p.elementwise_bandwidth_gb_per_s(), 40);
+  EXPECT_DOUBLE_EQ(p.memory_bandwidth_gb_per_s, 10);  // the copy bandwidth stays as measured
+  EXPECT_DOUBLE_EQ(p.host_overhead_us, 3);
+  EXPECT_TRUE(p.fit.fitted());
+  ProfileFit keep_overhead = fit;
+  keep_overhead.host_overhead_us = -1;
+  EXPECT_DOUBLE_EQ(with_fit(raw, keep_overhead).host_overhead_us, 7);
+  for (double bad : {0.0, -1.0, 11.0, std::nan("")}) {
+    ProfileFit wrong = fit;
+    wrong.gemm_efficiency = bad;
+    EXPECT_THROW(with_fit(raw, wrong), InputError) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace pipesim
