@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/simulation.h"
+#include "base/errors.h"
 #include "pipesim_source_dir.h"
 #include "report/report.h"
 #include "report/result_figures.h"
@@ -49,6 +50,23 @@ TEST(ModernModel, Llama2SevenBOnH100FitsAtTheHandCountedPeak) {
   EXPECT_DOUBLE_EQ(static_cast<double>(f.memory.devices[0].peak_bytes),
                    15'049'162'752.0 + 8 * 4 * (2.0 * 4096 * 4096) + 539'492'352.0);
   EXPECT_GT(f.metrics.period_ns, r.metrics.period_ns);  // the backward reruns the forward
+}
+
+// model: {causal: false} (an encoder, or a prefix-LM's bidirectional part): flash attention computes every
+// score tile, so F takes longer by half the attention products; the step's FLOPs for MFU do not change.
+TEST(ModernModel, CausalMaskHalvesFlashAttentionsWorkOnly) {
+  const std::vector<std::string> small = {"pipeline.microbatches=8", "pipeline.global_batch=8"};
+  std::vector<std::string> bidirectional = small;
+  bidirectional.push_back("model.causal=false");
+  const Scenario causal = load_scenario(quickstart(), small);
+  const Scenario full = load_scenario(quickstart(), bidirectional);
+  ASSERT_TRUE(causal.transformer && full.transformer);
+  EXPECT_TRUE(causal.transformer->model.causal);
+  EXPECT_FALSE(full.transformer->model.causal);
+  const SimulationResult c = simulate_schedule(causal, {"1f1b-flush", ScheduleParams("test")});
+  const SimulationResult f = simulate_schedule(full, {"1f1b-flush", ScheduleParams("test")});
+  EXPECT_GT(f.metrics.period_ns, c.metrics.period_ns);
+  EXPECT_THROW(load_scenario(quickstart(), {"model.causal=maybe"}), InputError);
 }
 
 // Per-GPU figures as Megatron's and torchtitan's logs show them, and the peak's parts.
