@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 #include <condition_variable>
 #include <cstring>
 #include <ctime>
@@ -56,6 +59,19 @@ class CacheFlush {
   std::vector<long> buffer_;
   long sink_ = 0;
 };
+
+// Evicts [data, data + bytes) from every cache level (x86: clflush per 64-byte line), however large the
+// last-level cache is. Elsewhere a no-op: the buffer flush stands alone.
+void evict_from_caches(const void* data, std::size_t bytes) {
+#if defined(__x86_64__) || defined(__i386__)
+  const char* p = static_cast<const char*>(data);
+  for (std::size_t offset = 0; offset < bytes; offset += 64) _mm_clflush(p + offset);
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
 
 // A worker thread that runs one posted message at a time: the CPU's "kernel launch" and "link".
 class Handoff {
@@ -204,7 +220,8 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
       "link: the same handoff carrying a memcpy; times are wall clock on a machine that may be shared",
       o.gemm_name, fmt::join(o.gemm_layouts, "/"),
       o.flush_bytes > 0
-          ? fmt::format("cold operands ({:.0f} MiB written before each run)", o.flush_bytes / (1 << 20))
+          ? fmt::format("cold operands ({:.0f} MiB written before each run{})", o.flush_bytes / (1 << 20),
+                        o.evict_gemm_operands ? "; GEMM operands also evicted from every cache level" : "")
           : std::string("hot loops"),
       o.elementwise.size(), o.elementwise_elements, o.updates.size(), o.update_parameters, o.update_gradients,
       o.repeats, o.warmups, o.rounds, o.copy_bytes / (1 << 20));
@@ -253,8 +270,16 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
         progress(fmt::format("round {} of {}: fp32 GEMMs ({}) with m = {}", r + 1, rounds, layout, m));
         for (long n : o.sizes) {
           for (long k : o.sizes) {
+            // Every operand from memory (see evict_gemm_operands).
+            const auto cold = [&] {
+              flush();
+              if (!o.evict_gemm_operands || o.flush_bytes <= 0) return;
+              evict_from_caches(a.data(), sizeof(float) * m * k);
+              evict_from_caches(b.data(), sizeof(float) * k * n);
+              evict_from_caches(c.data(), sizeof(float) * m * n);
+            };
             const double s = median_seconds(
-                o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, flush);
+                o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, cold);
             round.gemm.push_back({"fp32", m, n, k, s, layout});
           }
         }
@@ -273,9 +298,15 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
       double ns_per_parameter[2];
       const int gradients[2] = {1, std::max(2, o.update_gradients)};
       for (int i = 0; i < 2; ++i) {
-        const std::function<void()> body = update.prepare(o.update_parameters, gradients[i]);
-        ns_per_parameter[i] = median_seconds(o.warmups, o.repeats, body, flush) * 1e9 /
-                              static_cast<double>(o.update_parameters);
+        CpuOperands operands;
+        const std::function<void()> body = update.prepare(o.update_parameters, gradients[i], &operands);
+        const auto cold = [&] {
+          flush();
+          if (!o.evict_gemm_operands || o.flush_bytes <= 0) return;
+          for (const auto& [data, bytes] : operands) evict_from_caches(data, bytes);
+        };
+        ns_per_parameter[i] =
+            median_seconds(o.warmups, o.repeats, body, cold) * 1e9 / static_cast<double>(o.update_parameters);
       }
       const double per_gradient =
           std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));

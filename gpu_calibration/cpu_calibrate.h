@@ -3,15 +3,17 @@
 // profile, predict) runs on any machine. One thread, as one pipeline stage of a CPU executor would use:
 //   GEMM   an fp32 GEMM over a grid of (m, n, k), per operand layout (nn, nt, tn): the BLAS the executor
 //          trains with when pipesim has the executor (executor/costs/calibration_kernels.h passes it in),
-//          else a simple cache-blocked loop (nn only); on operands out of the core's own caches
-//          (flush_bytes below), as a pipeline stage finds them after its other ops;
+//          else a simple cache-blocked loop (nn only); on operands out of every cache level
+//          (flush_bytes, evict_gemm_operands below), as a pipeline stage finds them after its other ops;
 //   element-wise  the executor's own kernels (LayerNorm, GELU, bias, copies, ...), ns per element;
 //   update the executor's U per optimizer: ns per parameter, plus per microbatch gradient summed;
 //   copy   std::memcpy of a large buffer (bandwidth counts read + write);
 //   launch dispatching an empty task to a worker thread and waiting for it (condition variables);
 //   link   a handoff between two threads: latency of an empty message, bandwidth of a large memcpy'd one.
+#include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_calibration/profile_writer.h"
@@ -31,9 +33,15 @@ struct CpuElementwiseKernel {
 };
 
 // An optimizer's U: `prepare(parameters, gradients)` makes the stage and returns the timed step.
+// Buffers a timed body reads from long ago (weights, gradients), evicted from every cache level before each
+// run like the GEMMs' operands (evict_gemm_operands).
+using CpuOperands = std::vector<std::pair<const void*, std::size_t>>;
+
+// The optimizer step: `prepare(parameters, gradients, operands)` makes its buffers, lists them in `operands`
+// (when not null) and returns the timed body.
 struct CpuUpdateKernel {
   std::string optimizer;
-  std::function<std::function<void()>(long parameters, int gradients)> prepare;
+  std::function<std::function<void()>(long parameters, int gradients, CpuOperands* operands)> prepare;
 };
 
 // Row-major C[m x n] = A[m x k] * B[k x n] (C is overwritten), blocked for the cache.
@@ -64,6 +72,13 @@ struct CpuCalibrationOptions {
   // Write this many bytes before each timed GEMM, element-wise and update run, so that it finds its operands
   // out of the caches as a pipeline stage's op does after the stage's other ops; 0: hot loops.
   double flush_bytes = private_cache_flush_bytes();
+  // Before each GEMM run its operands are also evicted from every cache level (x86 clflush), whatever the
+  // last-level cache's size: a stage's weights were written by a U ops back and its stashed activations by a
+  // forward long before, and the stage's other layers (in a replay, the other stages) ran in between. With
+  // the buffer flush alone (16 x L2) they stayed in a server's tens of MiB of L3 and the calibrated GEMMs ran
+  // 5-17 % faster than the executor's (2026-12-04, this VM: N = 2 real and N = 8 replay). Evicting only the
+  // weights and stashed operands came out no closer than evicting all three (a 10 % run-to-run spread here).
+  bool evict_gemm_operands = true;
   std::vector<CpuElementwiseKernel> elementwise;
   long elementwise_elements = 64 * 1024;
   std::vector<CpuUpdateKernel> updates;

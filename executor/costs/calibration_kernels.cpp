@@ -132,7 +132,7 @@ std::vector<CpuElementwiseKernel> elementwise_kernels() {
 }
 
 CpuUpdateKernel update_kernel(OptimizerKind kind) {
-  return {optimizer_name(kind), [kind](long parameters, int gradients) -> Body {
+  return {optimizer_name(kind), [kind](long parameters, int gradients, CpuOperands* operands) -> Body {
             executor::UpdateRule rule;
             rule.optimizer.kind = kind;
             const std::vector<executor::ParameterBlock> blocks = {{.offset = 0,
@@ -143,6 +143,11 @@ CpuUpdateKernel update_kernel(OptimizerKind kind) {
             auto weights = std::make_shared<std::vector<float>>(filled(parameters, 1, 14).values);
             auto grads = std::make_shared<std::vector<std::vector<float>>>();
             for (int g = 0; g < gradients; ++g) grads->push_back(filled(parameters, 1, 15 + g).values);
+            // The weights were written by the previous U, the gradients by the backwards since: from memory.
+            if (operands) {
+              operands->push_back({weights->data(), weights->size() * sizeof(float)});
+              for (const auto& g : *grads) operands->push_back({g.data(), g.size() * sizeof(float)});
+            }
             // The executor's U (WorkerNumerics::step_optimizer): a new version copied from the newest, then
             // the step with the mean of the gradients.
             return [=] {

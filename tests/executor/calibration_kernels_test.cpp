@@ -51,7 +51,7 @@ TEST(CalibrationKernels, EveryKernelAndUpdateRuns) {
   std::set<std::string> optimizers;
   for (const CpuUpdateKernel& update : options.updates) {
     optimizers.insert(update.optimizer);
-    update.prepare(100, 3)();
+    update.prepare(100, 3, nullptr)();
   }
   EXPECT_EQ(optimizers, (std::set<std::string>{"sgd", "adamw", "nadam"}));
 }

@@ -209,10 +209,13 @@ TEST(Calibration, CpuCalibrationTimesTheKernelsAndUpdatesItIsGiven) {
                             return [&] { ++runs; };
                           }}};
   std::vector<std::pair<long, int>> update_shapes;
-  options.updates = {{"sgd", [&](long parameters, int gradients) -> std::function<void()> {
-                        update_shapes.emplace_back(parameters, gradients);
-                        return [] {};
-                      }}};
+  std::vector<float> weights(16);
+  options.updates = {
+      {"sgd", [&](long parameters, int gradients, CpuOperands* operands) -> std::function<void()> {
+         update_shapes.emplace_back(parameters, gradients);
+         if (operands) operands->push_back({weights.data(), weights.size() * sizeof(float)});
+         return [] {};
+       }}};
   const pipesim_profile::ProfileData data = calibrate_cpu(options, [](const std::string&) {});
   EXPECT_EQ(sizes, std::vector<long>{options.elementwise_elements});
   EXPECT_EQ(runs, options.warmups + options.repeats);
