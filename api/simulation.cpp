@@ -133,6 +133,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
       result.model_choices +=
           fmt::format(", {:.2f} GiB usable per device", t.profile.usable_memory_bytes() / kBytesPerGiB);
     }
+    if (t.profile.fit.fitted()) result.model_choices += ", with its fit to measured times";
   }
   assert_physical(result, length.exact_repeat);
   return result;

@@ -36,14 +36,21 @@ struct CostsArgs {
 std::string profile_terms(const HardwareProfile& p) {
   const bool transposed = !p.gemm_nt.empty() || !p.gemm_tn.empty();
   return fmt::format(
-      "profile terms: GEMMs {}; memory-bound kernels at {:.0f} GB/s ({}); {}",
-      transposed ? "per layout (F nt, I nn, W tn)" : "from one grid (no transposed measurements)",
-      p.elementwise_bandwidth_gb_per_s(),
-      p.elementwise_gb_per_s > 0 ? "an element-wise kernel's, measured" : "the copy bandwidth",
-      p.host_overhead_us > 0
-          ? fmt::format("host overhead {:.2f} us per op, added to each op's time (not in the columns below)",
-                        p.host_overhead_us)
-          : std::string("no host overhead measured"));
+             "profile terms: GEMMs {}; memory-bound kernels at {:.0f} GB/s ({}); {}",
+             transposed ? "per layout (F nt, I nn, W tn)" : "from one grid (no transposed measurements)",
+             p.elementwise_bandwidth_gb_per_s(),
+             p.elementwise_gb_per_s > 0 ? "an element-wise kernel's, measured" : "the copy bandwidth",
+             p.host_overhead_us > 0
+                 ? fmt::format(
+                       "host overhead {:.2f} us per op, added to each op's time (not in the columns below)",
+                       p.host_overhead_us)
+                 : std::string("no host overhead measured")) +
+         (p.fit.fitted() ? fmt::format("\nfitted terms (applied): GEMM rates x {:.3g}, the layers' "
+                                       "element-wise time / {:.3g}, "
+                                       "flash attention at {:.3g} of the best GEMM rate; {}",
+                                       p.fit.gemm_efficiency, p.fit.elementwise_efficiency,
+                                       flash_attention_efficiency(p), p.fit.source)
+                         : std::string());
 }
 
 std::string describe_source(const ResolvedStageCosts& resolved) {

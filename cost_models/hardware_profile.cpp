@@ -94,7 +94,9 @@ HardwareProfile with_fit(const HardwareProfile& raw, const ProfileFit& fit) {
   for (std::vector<GemmTable>* grids : {&p.gemm, &p.gemm_nt, &p.gemm_tn}) {
     for (GemmTable& table : *grids) table = table.scaled(fit.gemm_efficiency);
   }
-  p.elementwise_gb_per_s = raw.elementwise_bandwidth_gb_per_s() * fit.elementwise_efficiency;
+  // Element-wise work, not bandwidth: the bandwidth stays as measured (a fitted one could exceed the
+  // memory's), and the transformer model divides its layers' element-wise time by the efficiency (fewer bytes
+  // moved than its passes assume: fused kernels); the CPU executor's kernels take that much less per element.
   for (auto& [kernel, ns] : p.elementwise_ns_per_element) ns /= fit.elementwise_efficiency;
   if (fit.host_overhead_us >= 0) p.host_overhead_us = fit.host_overhead_us;
   p.fit = fit;

@@ -52,8 +52,10 @@ struct LinkSpec {
 // Terms fitted to measured op or step times (`pipesim calibrate --fit`; a profile's `fit:` section), applied
 // on top of the measured figures when the profile is read: the measurement stays in the file as measured.
 struct ProfileFit {
-  double gemm_efficiency = 1;         // every GEMM grid's TFLOP/s times this
-  double elementwise_efficiency = 1;  // memory-bound kernels' bandwidth times this
+  double gemm_efficiency = 1;  // every GEMM grid's TFLOP/s times this
+  // Element-wise work divided by this: a transformer layer's element-wise passes (fused kernels move fewer
+  // bytes than the passes assume), the CPU executor's kernels' ns per element; bandwidths stay as measured.
+  double elementwise_efficiency = 1;
   // Flash attention's fused kernel: its rate over the causal work, as a share of the GEMM grid's best rate;
   // 0: the transformer model's default (cost_models/transformer_costs.h).
   double attention_efficiency = 0;
@@ -124,8 +126,9 @@ struct HardwareProfile {
   const GemmTable& gemm_table(const std::string& dtype, GemmLayout layout) const;
 };
 
-// `raw` (a profile as measured, no fit applied) with `fit`'s terms applied: the GEMM grids scaled, the
-// element-wise bandwidths and per-element costs scaled, the host overhead replaced; `fit` is recorded.
+// `raw` (a profile as measured, no fit applied) with `fit`'s terms applied: the GEMM grids scaled, the CPU
+// kernels' per-element costs scaled, the host overhead replaced; `fit` is recorded (the transformer model
+// reads its element-wise and attention terms from there).
 // Throws InputError for a term out of range (efficiencies in (0, 10], overhead up to 1 s).
 HardwareProfile with_fit(const HardwareProfile& raw, const ProfileFit& fit);
 

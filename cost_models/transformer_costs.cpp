@@ -224,14 +224,15 @@ double newton_schulz_seconds(const GemmTable& table, const TransformerModel& t) 
 // with the frameworks' weights stored [out, in]: the forward X·Wᵀ (nt), the input gradient dY·W (nn), the
 // weight gradient dYᵀ·X (tn); a profile without the transposed grids uses its plain one for all three.
 struct Device {
-  const GemmTable& gemm;         // nn: the input gradient, and the optimizer's Newton-Schulz iterations
-  const GemmTable& forward;      // nt
-  const GemmTable& weight;       // tn
-  double bandwidth;              // bytes/s
-  double optimizer_bandwidth;    // bytes/s
-  double launch;                 // s
-  double bytes;                  // per element of the model's dtype
-  double attention_flops_per_s;  // flash attention's fused kernel, over the work it does
+  const GemmTable& gemm;          // nn: the input gradient, and the optimizer's Newton-Schulz iterations
+  const GemmTable& forward;       // nt
+  const GemmTable& weight;        // tn
+  double bandwidth;               // bytes/s
+  double optimizer_bandwidth;     // bytes/s
+  double launch;                  // s
+  double bytes;                   // per element of the model's dtype
+  double attention_flops_per_s;   // flash attention's fused kernel, over the work it does
+  double elementwise_efficiency;  // the profile's fit: the layers' element-wise passes divided by this
   explicit Device(const TransformerSetup& setup)
       : gemm(setup.profile.gemm_table(setup.model.dtype)),
         forward(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kNT)),
@@ -240,7 +241,8 @@ struct Device {
         optimizer_bandwidth(setup.profile.optimizer_bandwidth_gb_per_s() * 1e9),
         launch(setup.profile.launch_overhead_us * 1e-6),
         bytes(dtype_bytes(setup.model.dtype)),
-        attention_flops_per_s(flash_attention_efficiency(setup.profile) * forward.best_tflops() * 1e12) {}
+        attention_flops_per_s(flash_attention_efficiency(setup.profile) * forward.best_tflops() * 1e12),
+        elementwise_efficiency(setup.profile.fit.elementwise_efficiency) {}
 };
 
 // Gather the token rows and write the embeddings; the backward scatters their gradients (a W op).
@@ -581,8 +583,8 @@ struct ElementwiseSeconds {
   double forward, backward_input;
 };
 ElementwiseSeconds elementwise_seconds(const TransformerModel& t, const Device& d, double full_bytes) {
-  const double forward = t.forward_elementwise_passes * full_bytes / d.bandwidth;
-  const double backward = t.backward_elementwise_passes * full_bytes / d.bandwidth;
+  const double forward = t.forward_elementwise_passes * full_bytes / d.bandwidth / d.elementwise_efficiency;
+  const double backward = t.backward_elementwise_passes * full_bytes / d.bandwidth / d.elementwise_efficiency;
   return {forward, backward + (t.recompute == Recompute::kFull ? forward : 0)};
 }
 
