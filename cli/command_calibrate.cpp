@@ -94,7 +94,7 @@ void run_fit(const CalibrateArgs& args) {
   for (const std::string& t : args.terms) options.terms.push_back(parse_fit_term(t));
   options.cross_validate = !args.no_cross_validation;
   std::string kind;
-  const std::vector<FitObservation> observations = load_fit_observations(args.fit_csv, raw, &kind);
+  const std::vector<FitObservation> observations = load_fit_observations(args.fit_csv, &kind);
   const FitResult result = fit_profile(raw, observations, kind, options,
                                        [](const std::string& line) { std::cerr << "fit: " << line << "\n"; });
   std::cout << render_fit_result(result, profile_path);

@@ -357,9 +357,7 @@ FitTerm parse_fit_term(const std::string& name) {
                                did_you_mean(name, names)));
 }
 
-std::vector<FitObservation> load_fit_observations(const std::string& csv, const HardwareProfile& raw,
-                                                  std::string* kind) {
-  (void)raw;
+std::vector<FitObservation> load_fit_observations(const std::string& csv, std::string* kind) {
   const CsvTable table(csv, "measured times to fit a profile to");
   std::vector<FitObservation> observations;
   if (table.has_column("F_ms")) {

@@ -60,8 +60,7 @@ struct FitResult {
 
 // The measurements in `csv` as observations (the layer-time or step-time form). Throws InputError naming the
 // file, line and column of what is wrong.
-std::vector<FitObservation> load_fit_observations(const std::string& csv, const HardwareProfile& raw,
-                                                  std::string* kind);
+std::vector<FitObservation> load_fit_observations(const std::string& csv, std::string* kind);
 
 // `raw`: the profile as measured (no fit applied). `progress` gets a line per fit.
 FitResult fit_profile(const HardwareProfile& raw, const std::vector<FitObservation>& observations,
