@@ -106,6 +106,14 @@ int WorkerNumerics::kept_weight_versions(int stage) const {
   return static_cast<int>(stage_state(stage).versions.size());
 }
 
+std::int64_t WorkerNumerics::applied_microbatches(int stage) const {
+  return stage_state(stage).updater->applied_microbatches();
+}
+
+int WorkerNumerics::optimizer_steps(int stage) const {
+  return stage_state(stage).updater->steps();
+}
+
 int WorkerNumerics::pinned_weight_copies(int stage) const {
   int pinned = 0;
   for (const auto& [mb, st] : stage_state(stage).slots)

@@ -69,6 +69,9 @@ class WorkerNumerics {
   // Weight versions the stage keeps for forwards to read: the newest, plus (double buffering) the older ones
   // a forward yet to run is pinned to.
   int kept_weight_versions(int stage) const;
+  // Microbatch gradients the stage's optimizer has applied (StageUpdater::applied_microbatches).
+  std::int64_t applied_microbatches(int stage) const;
+  int optimizer_steps(int stage) const;
 
   std::vector<float> parameters(int stage) const;
   const std::map<int, double>& losses() const { return losses_; }

@@ -42,9 +42,14 @@ def label(key):
 
 
 def time_to(curve, target):
-    for _, loss, t in curve:
+    """Predicted time at which the curve first reaches the target loss, linear between evaluation points (as
+    pipesim train's table)."""
+    for i, (_, loss, t) in enumerate(curve):
         if loss <= target:
-            return t
+            if i == 0:
+                return t
+            _, previous_loss, previous_t = curve[i - 1]
+            return previous_t + (previous_loss - target) / (previous_loss - loss) * (t - previous_t)
     return math.nan
 
 

@@ -112,17 +112,22 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   };
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
-    // Held-out evaluations after the forward of every eval_every_batches-th batch on the last stage, and of
-    // the last batch.
+    // Held-out evaluations of every eval_every_batches-th batch and of the last, each once every stage has
+    // applied that batch's gradients (after its step: evaluated at its last forward, a flush's batch k
+    // showed the weights of batch k - 1).
     const int m = run.spec.microbatches;
     const int every = options.eval_every_batches;
+    int batches_applied = 0;
     const executor::ReplayObserver observer = [&](const OpRecord& op,
                                                   const executor::WorkerNumerics& numerics) {
       if (options.observer) options.observer(op, numerics);
-      const Action& a = op.action;
-      if (every < 0 || a.kind != OpKind::F || !layout.is_last_stage(a.stage) || (a.microbatch + 1) % m != 0)
-        return;
-      const int batch = a.microbatch / m;
+      if (every < 0 || op.action.kind != OpKind::U) return;
+      std::int64_t applied = numerics.applied_microbatches(0);
+      for (int s = 1; s < layout.stages_per_pipeline(); ++s)
+        applied = std::min(applied, numerics.applied_microbatches(s));
+      if (applied / m <= batches_applied) return;
+      batches_applied = static_cast<int>(applied / m);
+      const int batch = batches_applied - 1;
       if (batch + 1 != run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
       std::vector<std::vector<float>> params;
       for (int s = 0; s < layout.stages_per_pipeline(); ++s) params.push_back(numerics.parameters(s));

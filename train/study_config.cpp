@@ -109,18 +109,24 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
 
 // The keys a `quick:` section may replace.
 const std::vector<std::string> kQuickKeys{
-    "sample_budget",  "eval_every_samples", "validation_samples", "seeds",      "targets",
-    "global_batches", "schedules",          "optimizers",         "corrections"};
+    "sample_budget", "eval_every_samples", "eval_every_steps", "validation_samples", "seeds",
+    "targets",       "global_batches",     "schedules",        "optimizers",         "corrections"};
 
 }  // namespace
+
+std::string StudyTarget::label() const {
+  return metric == Metric::kLoss ? fmt::format("val loss <= {}", value)
+                                 : fmt::format("val accuracy >= {}", value);
+}
 
 Study parse_study(const std::string& yaml_text, const std::string& source, bool quick) {
   YAML::Node root = YamlReader::load(yaml_text, source);
   const YamlReader reader(source);
-  reader.expect_map(root, "",
-                    {"name", "task", "model", "target_setting", "stages", "sample_budget",
-                     "eval_every_samples", "validation_samples", "seeds", "global_batches", "learning_rate",
-                     "schedules", "optimizers", "corrections", "targets", "quick"});
+  reader.expect_map(
+      root, "",
+      {"name", "task", "model", "target_setting", "stages", "sample_budget", "eval_every_samples",
+       "eval_every_steps", "validation_samples", "seeds", "global_batches", "learning_rate", "schedules",
+       "optimizers", "corrections", "targets", "quick"});
   if (quick && root["quick"]) {
     reader.expect_map(root["quick"], "quick", kQuickKeys);
     for (const auto& item : root["quick"]) root[item.first.as<std::string>()] = item.second;
@@ -158,7 +164,16 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   }
   study.stages = reader.get_int(root["stages"], "stages", 1);
   study.sample_budget = reader.get_int(root["sample_budget"], "sample_budget", 1);
-  study.eval_every_samples = reader.get_int(root["eval_every_samples"], "eval_every_samples", 1);
+  if (root["eval_every_samples"].IsDefined() == root["eval_every_steps"].IsDefined()) {
+    reader.fail(
+        root, "eval_every_samples",
+        "exactly one of eval_every_samples (a grid in samples) and eval_every_steps (in the schedule's "
+        "optimizer steps)");
+  }
+  if (root["eval_every_samples"])
+    study.eval_every_samples = reader.get_int(root["eval_every_samples"], "eval_every_samples", 1);
+  else
+    study.eval_every_steps = reader.get_int(root["eval_every_steps"], "eval_every_steps", 1);
   if (root["validation_samples"])
     study.validation_samples = reader.get_int(root["validation_samples"], "validation_samples", 1);
   for (int seed : int_list(reader, root["seeds"], "seeds", 0))
@@ -198,10 +213,21 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   if (study.corrections.empty()) study.corrections.push_back(executor::DelayCorrection::kNone);
   const YAML::Node targets = root["targets"];
   reader.expect_map(targets, "targets", {"loss", "accuracy"});
-  if (targets["loss"]) study.targets.loss = reader.get_double(targets["loss"], "targets.loss", 0.0);
-  if (targets["accuracy"])
-    study.targets.accuracy = reader.get_double(targets["accuracy"], "targets.accuracy", 0.0);
-  if (!study.targets.loss && !study.targets.accuracy) reader.fail(targets, "targets", "loss and/or accuracy");
+  for (const auto& [key, metric] : {std::pair{"loss", StudyTarget::Metric::kLoss},
+                                    std::pair{"accuracy", StudyTarget::Metric::kAccuracy}}) {
+    const YAML::Node values = targets[key];
+    if (!values) continue;
+    const std::string where = fmt::format("targets.{}", key);
+    if (values.IsSequence()) {
+      if (values.size() == 0) reader.fail(values, where, "a number or a non-empty list of numbers");
+      for (std::size_t i = 0; i < values.size(); ++i)
+        study.targets.push_back({metric, reader.get_double(values[i], fmt::format("{}[{}]", where, i), 0.0)});
+    } else {
+      study.targets.push_back({metric, reader.get_double(values, where, 0.0)});
+    }
+  }
+  if (study.targets.empty())
+    reader.fail(targets, "targets", "loss and/or accuracy (a number or a list each)");
   for (std::size_t i = 0; i < study.global_batches.size(); ++i) {
     for (const StudySchedule& s : study.schedules) {
       if (study.global_batches[i] % s.microbatches != 0)

@@ -26,9 +26,12 @@ struct StudyOptimizer {
   executor::OptimizerConfig config;
 };
 
-struct StudyTargets {
-  std::optional<double> loss;      // validation loss at or below
-  std::optional<double> accuracy;  // validation accuracy at or above
+// One target: validation loss at or below `value`, or validation accuracy at or above it.
+struct StudyTarget {
+  enum class Metric { kLoss, kAccuracy };
+  Metric metric = Metric::kLoss;
+  double value = 0;
+  std::string label() const;  // "val loss <= 2.4"
 };
 
 struct Study {
@@ -41,7 +44,8 @@ struct Study {
   std::vector<std::string> target_overrides;  // --set style keys applied to it (e.g. hardware.profile=...)
   int stages = 8;
   std::int64_t sample_budget = 0;
-  std::int64_t eval_every_samples = 0;
+  std::int64_t eval_every_samples = 0;  // one of the two grids (the other 0): samples or optimizer steps
+  std::int64_t eval_every_steps = 0;
   int validation_samples = 512;
   std::vector<std::uint64_t> seeds;
   std::vector<int> global_batches;
@@ -50,7 +54,7 @@ struct Study {
   std::vector<StudySchedule> schedules;
   std::vector<StudyOptimizer> optimizers;
   std::vector<executor::DelayCorrection> corrections;  // applied to asynchronous schedules only
-  StudyTargets targets;
+  std::vector<StudyTarget> targets;  // the losses in the order given, then the accuracies; the first leads
 };
 
 // Reads and checks a study; `quick` applies its `quick:` section (smaller budget, fewer seeds...). Errors

@@ -9,13 +9,41 @@
 
 namespace pipesim {
 
-const CurvePoint* first_at_target(const std::vector<CurvePoint>& points, const StudyTargets& targets) {
-  for (const CurvePoint& p : points) {
-    const bool loss_ok = !targets.loss || p.val_loss <= *targets.loss;
-    const bool accuracy_ok = !targets.accuracy || p.val_accuracy >= *targets.accuracy;
-    if (loss_ok && accuracy_ok) return &p;
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The target's metric at a point, signed so that lower is better.
+double badness(const CurvePoint& p, const StudyTarget& target) {
+  return target.metric == StudyTarget::Metric::kLoss ? p.val_loss : -p.val_accuracy;
+}
+double goal(const StudyTarget& target) {
+  return target.metric == StudyTarget::Metric::kLoss ? target.value : -target.value;
+}
+
+std::string value(double v, const char* format) {
+  return std::isnan(v) ? std::string("-") : fmt::format(fmt::runtime(format), v);
+}
+
+}  // namespace
+
+std::optional<TargetCrossing> first_crossing(const std::vector<CurvePoint>& points,
+                                             const StudyTarget& target) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const CurvePoint& p = points[i];
+    if (!(badness(p, target) <= goal(target))) continue;
+    if (i == 0) {
+      return TargetCrossing{static_cast<double>(p.samples), static_cast<double>(p.steps), p.predicted_s,
+                            p.measured_s};
+    }
+    const CurvePoint& q = points[i - 1];  // missed the target: its badness is above the goal
+    const double f = (badness(q, target) - goal(target)) / (badness(q, target) - badness(p, target));
+    auto lerp = [f](double a, double b) { return a + f * (b - a); };
+    return TargetCrossing{lerp(static_cast<double>(q.samples), static_cast<double>(p.samples)),
+                          lerp(static_cast<double>(q.steps), static_cast<double>(p.steps)),
+                          lerp(q.predicted_s, p.predicted_s), lerp(q.measured_s, p.measured_s)};
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 double loss_spread(const std::vector<const std::vector<CurvePoint>*>& seed_curves) {
@@ -37,7 +65,6 @@ double loss_spread(const std::vector<const std::vector<CurvePoint>*>& seed_curve
 }
 
 std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves& curves) {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::vector<GroupSummary> groups;
   std::map<std::string, std::vector<const std::vector<CurvePoint>*>> seed_curves;
   for (const StudyRun& run : study_runs(study)) {
@@ -58,54 +85,81 @@ std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves&
   for (GroupSummary& g : groups) {
     const auto& seeds = seed_curves.at(g.group);
     g.seeds = static_cast<int>(seeds.size());
-    double samples = 0, predicted = 0, measured = 0, final_loss = 0;
-    for (const auto* c : seeds) {
-      final_loss += c->back().val_loss;
-      const CurvePoint* p = first_at_target(*c, study.targets);
-      if (p == nullptr) continue;
-      ++g.reached;
-      samples += static_cast<double>(p->samples);
-      predicted += p->predicted_s;
-      measured += p->measured_s;
-    }
+    double final_loss = 0;
+    for (const auto* c : seeds) final_loss += c->back().val_loss;
     g.final_val_loss = final_loss / g.seeds;
-    g.samples_to_target = g.reached ? samples / g.reached : kNaN;
-    g.predicted_s_to_target = g.reached ? predicted / g.reached : kNaN;
-    g.measured_s_to_target = g.reached ? measured / g.reached : kNaN;
     g.loss_spread = loss_spread(seeds);
-  }
-  for (GroupSummary& g : groups) {
-    double fastest = kNaN;
-    for (const GroupSummary& f : groups) {
-      if (!f.synchronous || f.global_batch != g.global_batch || f.optimizer != g.optimizer) continue;
-      if (f.reached == f.seeds && !(f.predicted_s_to_target >= fastest)) fastest = f.predicted_s_to_target;
+    for (const StudyTarget& target : study.targets) {
+      TargetSummary t;
+      double samples = 0, steps = 0, predicted = 0, measured = 0;
+      for (const auto* c : seeds) {
+        const std::optional<TargetCrossing> x = first_crossing(*c, target);
+        if (!x) continue;
+        ++t.reached;
+        samples += x->samples;
+        steps += x->steps;
+        predicted += x->predicted_s;
+        measured += x->measured_s;
+      }
+      t.samples_to_target = t.reached ? samples / t.reached : kNaN;
+      t.steps_to_target = t.reached ? steps / t.reached : kNaN;
+      t.predicted_s_to_target = t.reached ? predicted / t.reached : kNaN;
+      t.measured_s_to_target = t.reached ? measured / t.reached : kNaN;
+      g.targets.push_back(t);
     }
-    g.speedup_over_fastest_flush = g.reached == g.seeds ? fastest / g.predicted_s_to_target : kNaN;
+  }
+  for (std::size_t i = 0; i < study.targets.size(); ++i) {
+    for (GroupSummary& g : groups) {
+      double fastest = kNaN;
+      for (const GroupSummary& f : groups) {
+        if (!f.synchronous || f.global_batch != g.global_batch || f.optimizer != g.optimizer) continue;
+        const TargetSummary& ft = f.targets[i];
+        if (ft.reached == f.seeds && !(ft.predicted_s_to_target >= fastest))
+          fastest = ft.predicted_s_to_target;
+      }
+      TargetSummary& t = g.targets[i];
+      t.speedup_over_fastest_flush = t.reached == g.seeds ? fastest / t.predicted_s_to_target : kNaN;
+    }
   }
   return groups;
 }
 
 std::string format_study_table(const Study& study, const std::vector<GroupSummary>& groups) {
-  auto value = [](double v, const char* format) {
-    return std::isnan(v) ? std::string("-") : fmt::format(fmt::runtime(format), v);
-  };
-  std::string target;
-  if (study.targets.loss) target += fmt::format("val loss <= {}", *study.targets.loss);
-  if (study.targets.accuracy)
-    target += fmt::format("{}val accuracy >= {}", target.empty() ? "" : ", ", *study.targets.accuracy);
-  std::string out =
-      fmt::format("Target: {}. Times to target are means over the seeds that reached it.\n\n", target);
+  const StudyTarget& lead = study.targets.front();
+  std::string out = fmt::format(
+      "Target: {}. Points are taken after the optimizer step, on the same held-out samples for every run; "
+      "times to target are interpolated between points and averaged over the seeds that reached it.\n\n",
+      lead.label());
   out +=
-      "| B | schedule | optimizer | correction | reached | samples | predicted s | measured s | final val "
-      "loss "
-      "| loss spread | speed-up vs fastest flush |\n";
-  out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "| B | schedule | optimizer | correction | reached | samples | steps | predicted s | measured s | "
+      "final val loss | loss spread | speed-up vs fastest flush |\n";
+  out += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const GroupSummary& g : groups) {
-    out += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} | {} | {:.4f} | {:.4f} | {} |\n",
-                       g.global_batch, g.schedule, g.optimizer, g.correction, g.reached, g.seeds,
-                       value(g.samples_to_target, "{:.0f}"), value(g.predicted_s_to_target, "{:.3f}"),
-                       value(g.measured_s_to_target, "{:.3f}"), g.final_val_loss, g.loss_spread,
-                       value(g.speedup_over_fastest_flush, "{:.2f}x"));
+    const TargetSummary& t = g.targets.front();
+    out += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {:.4f} | {:.4f} | {} |\n",
+                       g.global_batch, g.schedule, g.optimizer, g.correction, t.reached, g.seeds,
+                       value(t.samples_to_target, "{:.0f}"), value(t.steps_to_target, "{:.0f}"),
+                       value(t.predicted_s_to_target, "{:.3f}"), value(t.measured_s_to_target, "{:.3f}"),
+                       g.final_val_loss, g.loss_spread, value(t.speedup_over_fastest_flush, "{:.2f}x"));
+  }
+  if (study.targets.size() < 2) return out;
+  out +=
+      "\nPredicted seconds to each target (speed-up over the fastest flush):\n\n| B | schedule | optimizer | "
+      "correction |";
+  std::string rule = "|---|---|---|---|";
+  for (const StudyTarget& target : study.targets) {
+    out += fmt::format(" {} |", target.label());
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const GroupSummary& g : groups) {
+    out += fmt::format("| {} | {} | {} | {} |", g.global_batch, g.schedule, g.optimizer, g.correction);
+    for (const TargetSummary& t : g.targets) {
+      out += t.reached == g.seeds ? fmt::format(" {} ({}) |", value(t.predicted_s_to_target, "{:.3f}"),
+                                                value(t.speedup_over_fastest_flush, "{:.2f}x"))
+                                  : fmt::format(" {}/{} reached |", t.reached, g.seeds);
+    }
+    out += "\n";
   }
   return out;
 }

@@ -1,13 +1,37 @@
 #pragma once
 // What a study's curves say: per group of runs (global batch, schedule, optimizer, correction), over seeds,
-// how many seeds reached the targets, the mean samples, predicted time and measured time to get there, the
-// spread of the loss over seeds, and the speed-up over the fastest flush.
+// how many seeds reached each target, the mean samples, steps, predicted time and measured time to get
+// there (interpolated between evaluation points), the spread of the loss over seeds, and the speed-up over
+// the fastest flush.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "train/study_runner.h"
 
 namespace pipesim {
+
+// Where a curve first meets a target, linear in the target's metric between the last point that missed it
+// and the first that met it (a curve that starts at the target crosses at its first point).
+struct TargetCrossing {
+  double samples = 0;
+  double steps = 0;
+  double predicted_s = 0;
+  double measured_s = 0;
+};
+std::optional<TargetCrossing> first_crossing(const std::vector<CurvePoint>& points,
+                                             const StudyTarget& target);
+
+struct TargetSummary {
+  int reached = 0;                   // seeds whose curve met the target
+  double samples_to_target = 0;      // means over the seeds that reached (NaN when none did)
+  double steps_to_target = 0;        // optimizer steps
+  double predicted_s_to_target = 0;  // the simulator's clock on the target setting
+  double measured_s_to_target = 0;   // the executor's compute time
+  // The fastest synchronous group's predicted time to the target at the same global batch and optimizer
+  // over this group's (NaN unless both reached with every seed).
+  double speedup_over_fastest_flush = 0;
+};
 
 struct GroupSummary {
   std::string group;
@@ -17,19 +41,10 @@ struct GroupSummary {
   std::string correction;
   bool synchronous = false;
   int seeds = 0;
-  int reached = 0;                   // seeds whose validation met every target at some point
-  double samples_to_target = 0;      // means over the seeds that reached (NaN when none did)
-  double predicted_s_to_target = 0;  // the simulator's clock on the target setting
-  double measured_s_to_target = 0;   // the executor's compute time
-  double final_val_loss = 0;         // mean over seeds
+  std::vector<TargetSummary> targets;  // one per study target, in the study's order (the first leads)
+  double final_val_loss = 0;           // mean over seeds
   double loss_spread = 0;  // root mean square over the evaluation points of the standard deviation over seeds
-  // The fastest synchronous group's predicted time to target at the same global batch and optimizer over this
-  // group's (NaN when either did not reach).
-  double speedup_over_fastest_flush = 0;
 };
-
-// The first point of a curve meeting every target, or nullptr.
-const CurvePoint* first_at_target(const std::vector<CurvePoint>& points, const StudyTargets& targets);
 
 // Sample standard deviation (n - 1) per point over the seeds' curves, root mean square over the points;
 // 0 for a single seed. Curves are cut to the shortest.
@@ -37,7 +52,7 @@ double loss_spread(const std::vector<const std::vector<CurvePoint>*>& seed_curve
 
 std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves& curves);
 
-// A Markdown table of the summaries.
+// Markdown: the leading target's table, then (with several targets) the predicted time to each.
 std::string format_study_table(const Study& study, const std::vector<GroupSummary>& groups);
 
 }  // namespace pipesim

@@ -63,9 +63,12 @@ std::string StudyRun::hash(const Study& study) const {
   for (const std::string& o : study.target_overrides) text += "set=" + o + ";";
   // The target setting's file itself: its costs make the curves' predicted seconds.
   text += "target_text=" + target_scenario_text(study) + ";";
-  text += fmt::format("stages={};budget={};eval={};validation={};warmup={:.17g};floor={:.17g};", study.stages,
-                      study.sample_budget, study.eval_every_samples, study.validation_samples,
-                      study.warmup_fraction, study.floor_ratio);
+  // The protocol: points after the step, on the fixed held-out set (executor/study/validation.h).
+  text += fmt::format("protocol=after-step,fixed-validation-{}x{};", executor::kValidationSeed,
+                      executor::kValidationChunkSamples);
+  text += fmt::format("stages={};budget={};eval={};eval_steps={};validation={};warmup={:.17g};floor={:.17g};",
+                      study.stages, study.sample_budget, study.eval_every_samples, study.eval_every_steps,
+                      study.validation_samples, study.warmup_fraction, study.floor_ratio);
   text += fmt::format("B={};schedule={};m={};", global_batch, schedule.request(), schedule.microbatches);
   const executor::OptimizerConfig& o = optimizer.config;
   text += fmt::format(
@@ -158,29 +161,40 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   std::vector<CurvePoint> points;
   const executor::Evaluation initial =
       executor::evaluate(model, model.initial_parameters, setup, study.validation_samples);
-  points.push_back({0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0});
+  points.push_back({0, 0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0});
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> last_return;
   double measured_s = 0;
-  double loss_sum = 0;
-  int loss_count = 0;
-  std::int64_t samples = 0;
-  std::int64_t next_eval = study.eval_every_samples;
+  std::int64_t evaluated_microbatches = 0;
+  std::int64_t next_eval_samples = study.eval_every_samples;
+  std::int64_t next_eval_steps = study.eval_every_steps;
+  // A point is taken after a step: its samples are those whose gradients every stage has applied (a flush's
+  // point after its batch's U, not before it), and its train loss the mean of those microbatches' losses.
   options.observer = [&](const OpRecord& op, const executor::WorkerNumerics& numerics) {
     if (last_return) measured_s += std::chrono::duration<double>(Clock::now() - *last_return).count();
-    if (op.action.kind == OpKind::F && op.action.stage + 1 == stages) {
-      loss_sum += numerics.losses().at(op.action.microbatch);
-      ++loss_count;
-      samples += setup.samples_per_microbatch;
-      if (samples >= next_eval || samples == total_samples) {
+    if (op.action.kind == OpKind::U) {
+      std::int64_t applied = numerics.applied_microbatches(0);
+      std::int64_t steps = numerics.optimizer_steps(0);
+      for (int s = 1; s < stages; ++s) {
+        applied = std::min(applied, numerics.applied_microbatches(s));
+        steps = std::min<std::int64_t>(steps, numerics.optimizer_steps(s));
+      }
+      const std::int64_t samples = applied * setup.samples_per_microbatch;
+      const bool due = study.eval_every_samples > 0 ? samples >= next_eval_samples : steps >= next_eval_steps;
+      if (applied > evaluated_microbatches && (due || samples == total_samples)) {
+        double loss_sum = 0;
+        for (std::int64_t mb = evaluated_microbatches; mb < applied; ++mb)
+          loss_sum += numerics.losses().at(static_cast<int>(mb));
         std::vector<std::vector<float>> params;
         for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
         const executor::Evaluation e = executor::evaluate(model, params, setup, study.validation_samples);
-        points.push_back({samples, loss_sum / loss_count, e.loss, e.accuracy,
-                          static_cast<double>(op.end_ns) / 1e9, measured_s});
-        loss_sum = 0;
-        loss_count = 0;
-        while (next_eval <= samples) next_eval += study.eval_every_samples;
+        points.push_back({samples, steps, loss_sum / static_cast<double>(applied - evaluated_microbatches),
+                          e.loss, e.accuracy, static_cast<double>(op.end_ns) / 1e9, measured_s});
+        evaluated_microbatches = applied;
+        while (study.eval_every_samples > 0 && next_eval_samples <= samples)
+          next_eval_samples += study.eval_every_samples;
+        while (study.eval_every_steps > 0 && next_eval_steps <= steps)
+          next_eval_steps += study.eval_every_steps;
       }
     }
     last_return = Clock::now();
@@ -190,7 +204,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
 }
 
 std::string curve_csv_header() {
-  return "run,global_batch,schedule,optimizer,correction,seed,samples,train_loss,val_loss,val_accuracy,"
+  return "run,global_batch,schedule,optimizer,correction,seed,samples,steps,train_loss,val_loss,val_accuracy,"
          "predicted_s,measured_s,run_hash\n";
 }
 
@@ -198,10 +212,10 @@ std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::v
   std::string out;
   const std::string hash = run.hash(study);
   for (const CurvePoint& p : points) {
-    out += fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", run.key(),
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", run.key(),
                        run.global_batch, run.schedule.label(), run.optimizer.label,
-                       executor::delay_correction_name(run.correction), run.seed, p.samples, p.train_loss,
-                       p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s, hash);
+                       executor::delay_correction_name(run.correction), run.seed, p.samples, p.steps,
+                       p.train_loss, p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s, hash);
   }
   return out;
 }
@@ -222,21 +236,23 @@ ParsedRow parse_row(const std::string& line) {
   while (std::getline(in, cell, ',')) cells.push_back(cell);
   ParsedRow row;
   if (!cells.empty()) row.key = cells[0];
-  if (cells.size() != 13) {
-    row.error = fmt::format("{} cells where 13 were expected{}", cells.size(),
-                            cells.size() == 12 ? " (no run_hash: written by an older pipesim)" : "");
+  if (cells.size() != 14) {
+    row.error = fmt::format("{} cells where 14 were expected{}", cells.size(),
+                            cells.size() < 14 ? " (written by an older pipesim: no steps or run_hash)" : "");
     return row;
   }
-  row.hash = cells[12];
+  row.hash = cells[13];
   try {
     std::size_t used = 0;
     row.point.samples = std::stoll(cells[6], &used);
     if (used != cells[6].size()) throw std::invalid_argument("samples");
+    row.point.steps = std::stoll(cells[7], &used);
+    if (used != cells[7].size()) throw std::invalid_argument("steps");
     double* fields[] = {&row.point.train_loss, &row.point.val_loss, &row.point.val_accuracy,
                         &row.point.predicted_s, &row.point.measured_s};
     for (int i = 0; i < 5; ++i) {
-      *fields[i] = std::stod(cells[7 + i], &used);
-      if (used != cells[7 + i].size()) throw std::invalid_argument(cells[7 + i]);
+      *fields[i] = std::stod(cells[8 + i], &used);
+      if (used != cells[8 + i].size()) throw std::invalid_argument(cells[8 + i]);
     }
   } catch (const std::exception&) {
     row.error = "a cell that is not a number";

@@ -28,9 +28,10 @@ struct StudyRun {
 
 // One evaluation along a run.
 struct CurvePoint {
-  std::int64_t samples = 0;
-  double train_loss = 0;  // mean loss of the microbatches since the previous point (NaN at 0 samples)
-  double val_loss = 0;    // on held-out samples, every stage's newest weights
+  std::int64_t samples = 0;  // whose gradients every stage has applied
+  std::int64_t steps = 0;    // optimizer steps every stage has taken
+  double train_loss = 0;     // mean loss of the microbatches applied since the previous point (NaN at 0)
+  double val_loss = 0;       // on held-out samples, every stage's newest weights
   double val_accuracy = 0;
   double predicted_s = 0;  // the simulator's clock on the target setting when the point was reached
   double measured_s = 0;   // the executor's own compute time so far (one worker over all stages)

@@ -30,6 +30,9 @@ class StageUpdater {
   // The optimizer's state plus the correction's buffer (u_{t-1}).
   Bytes state_bytes() const;
   int steps() const { return steps_; }
+  // Gradients applied so far, one per microbatch (a learning curve's samples are those whose gradient
+  // every stage has applied).
+  std::int64_t applied_microbatches() const { return applied_microbatches_; }
 
  private:
   UpdateRule rule_;

@@ -1,5 +1,7 @@
 #include "executor/study/validation.h"
 
+#include <algorithm>
+
 #include "executor/datasets.h"
 #include "executor/teacher_data.h"
 
@@ -12,21 +14,21 @@ constexpr int kValidationStep = 2'000'000'000;  // far beyond any run's steps
 Evaluation evaluate(const StagedModel& model, const std::vector<std::vector<float>>& stage_parameters,
                     const TrainingSetup& setup, int samples) {
   Evaluation out;
-  const int per_microbatch = setup.samples_per_microbatch;
-  const int microbatches = std::max(1, samples / per_microbatch);
   std::vector<UnitCache<float>> caches;
+  double loss_sum = 0;  // summed over rows (each chunk's mean times its rows)
   std::int64_t rows = 0;
-  for (int j = 0; j < microbatches; ++j) {
-    // A data set's held-out split; the teacher task's samples at steps no training run reaches.
+  const int total = std::max(1, samples);
+  for (int first = 0, j = 0; first < total; first += kValidationChunkSamples, ++j) {
+    const int chunk = std::min(kValidationChunkSamples, total - first);
     const Microbatch<float> mb =
-        setup.data ? training_microbatch(setup, 0, j, DataSplit::kValidation)
-                   : teacher_microbatch<float>(setup.seed, kValidationStep, j, per_microbatch,
-                                               setup.shape.input_width, setup.shape.classes);
+        setup.data ? setup.data->microbatch(kValidationSeed, 0, j, chunk, DataSplit::kValidation)
+                   : teacher_microbatch<float>(setup.seed, kValidationStep, j, chunk, setup.shape.input_width,
+                                               setup.shape.classes, kValidationSeed);
     Matrix<float> x = mb.inputs;
     for (std::size_t s = 0; s < model.stages.size(); ++s)
       x = model.stages[s].forward(stage_parameters[s], std::move(x), caches);
     Matrix<float> unused_gradient;
-    out.loss += softmax_cross_entropy(x, mb.labels, unused_gradient);
+    loss_sum += softmax_cross_entropy(x, mb.labels, unused_gradient) * x.rows;
     for (int r = 0; r < x.rows; ++r) {
       int best = 0;
       for (int c = 1; c < x.cols; ++c) {
@@ -36,7 +38,7 @@ Evaluation evaluate(const StagedModel& model, const std::vector<std::vector<floa
     }
     rows += x.rows;  // a GPT predicts every position of its samples
   }
-  out.loss /= microbatches;
+  out.loss = loss_sum / static_cast<double>(rows);
   out.accuracy /= static_cast<double>(rows);
   return out;
 }

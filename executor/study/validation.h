@@ -1,6 +1,7 @@
 #pragma once
 // Validation of a pipeline's current weights on held-out samples of the training task: every stage's newest
 // weights, the whole model forward, mean loss and accuracy.
+#include <cstdint>
 #include <vector>
 
 #include "executor/training_setup.h"
@@ -12,8 +13,14 @@ struct Evaluation {
   double accuracy = 0;  // fraction of samples whose largest logit is their label
 };
 
-// `samples` held-out samples in microbatches of the setup's size: steps no training run reaches (the
-// teacher task's samples are a pure function of (seed, step, index)).
+// The held-out samples are the same for every run of a task, whatever its seed, schedule or microbatch
+// size: drawn with kValidationSeed in chunks of kValidationChunkSamples (the last chunk smaller). A data
+// set's samples come from its validation split; the teacher task's inputs from steps no training run
+// reaches, labelled by the run's teacher (which its seed picks: the task itself).
+inline constexpr std::uint64_t kValidationSeed = 20261204;
+inline constexpr int kValidationChunkSamples = 32;
+
+// The mean loss over the `samples` held-out samples (over their positions for a GPT) and the accuracy.
 Evaluation evaluate(const StagedModel& model, const std::vector<std::vector<float>>& stage_parameters,
                     const TrainingSetup& setup, int samples);
 

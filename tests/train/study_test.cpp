@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "executor/sequential_training.h"
 #include "executor/study/validation.h"
 #include "executor/teacher_data.h"
 #include "pipesim_source_dir.h"
@@ -74,6 +75,20 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "targets: {loss: 5.0}", "targets: {}")).find("targets"),
             std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "targets: {loss: 5.0}", "targets: {loss: []}"))
+                .find("key 'targets.loss': expected a number or a non-empty list of numbers"),
+            std::string::npos);
+  // One evaluation grid: samples or optimizer steps, not both and not neither.
+  EXPECT_NE(expect_input_error(
+                replaced(kTinyStudy, "eval_every_samples: 32", "eval_every_samples: 32\neval_every_steps: 2"))
+                .find("exactly one of eval_every_samples"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "eval_every_samples: 32\n", "")).find("exactly one of"),
+            std::string::npos);
+  EXPECT_EQ(
+      parse_study(replaced(kTinyStudy, "eval_every_samples: 32", "eval_every_steps: 2"), "s.yaml", false)
+          .eval_every_steps,
+      2);
   // An optimizer without its learning rate is located, not an internal error.
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "{name: adamw, lr: 0.01}", "{name: adamw}"))
                 .find("key 'optimizers[0].lr': expected a learning rate"),
@@ -136,7 +151,7 @@ std::vector<CurvePoint> curve(const std::vector<std::pair<double, double>>& loss
   std::vector<CurvePoint> points;
   std::int64_t samples = 0;
   for (const auto& [loss, time] : loss_and_time) {
-    points.push_back({samples, 0, loss, 1 - loss / 4, time, time / 2});
+    points.push_back({samples, samples / 16, 0, loss, 1 - loss / 4, time, time / 2});
     samples += 32;
   }
   return points;
@@ -146,30 +161,73 @@ TEST(StudyReport, TimeToTargetSpreadAndSpeedupByHand) {
   const Study study = parse_study(kTinyStudy, "s.yaml", false);
   const std::vector<StudyRun> runs = study_runs(study);
   StudyCurves curves;
-  // Flush: seed 1 reaches loss <= 5 at the second point (t = 2), seed 2 at the third (t = 4).
+  // Points every 32 samples (2 steps of B = 16). Flush: seed 1 meets loss <= 5 exactly at its second point
+  // (32 samples, t = 2); seed 2 crosses halfway from 6 to 4 between its second and third points (48
+  // samples, 3 steps, t = 3, measured 1.5).
   curves[runs[0].key()] = curve({{6, 0}, {5, 2}, {4, 3}});
-  curves[runs[1].key()] = curve({{8, 0}, {6, 2}, {5, 4}});
-  // 2BW without correction: both seeds at t = 1.5; with error feedback: seed 1 never, seed 2 at t = 1.
+  curves[runs[1].key()] = curve({{8, 0}, {6, 2}, {4, 4}});
+  // 2BW without correction: seed 1 at t = 1.5; seed 2 halfway from 6 to 4 at the first step (16 samples,
+  // t = 0.75). With error feedback: seed 1 never, seed 2 at t = 1.
   curves[runs[2].key()] = curve({{6, 0}, {5, 1.5}, {4, 2}});
   curves[runs[3].key()] = curve({{6, 0}, {4, 1.5}, {3, 2}});
   curves[runs[4].key()] = curve({{6, 0}, {6, 1}, {6, 2}});
   curves[runs[5].key()] = curve({{6, 0}, {5, 1}, {5, 2}});
   const std::vector<GroupSummary> groups = summarize_study(study, curves);
   ASSERT_EQ(groups.size(), 3U);
-  EXPECT_EQ(groups[0].reached, 2);
-  EXPECT_DOUBLE_EQ(groups[0].samples_to_target, (32 + 64) / 2.0);
-  EXPECT_DOUBLE_EQ(groups[0].predicted_s_to_target, 3.0);
-  EXPECT_DOUBLE_EQ(groups[0].measured_s_to_target, 1.5);
-  // Per point the seeds differ by 2, 1, 1: sample variances 2, 0.5, 0.5; RMS sqrt(3 / 3) = 1.
-  EXPECT_DOUBLE_EQ(groups[0].loss_spread, 1.0);
-  EXPECT_DOUBLE_EQ(groups[0].final_val_loss, 4.5);
-  EXPECT_DOUBLE_EQ(groups[0].speedup_over_fastest_flush, 1.0);
-  EXPECT_DOUBLE_EQ(groups[1].speedup_over_fastest_flush, 3.0 / 1.5);
-  EXPECT_EQ(groups[2].reached, 1);
-  EXPECT_DOUBLE_EQ(groups[2].predicted_s_to_target, 1.0);
-  EXPECT_TRUE(std::isnan(groups[2].speedup_over_fastest_flush));  // not every seed reached
+  const TargetSummary& flush = groups[0].targets.at(0);
+  EXPECT_EQ(flush.reached, 2);
+  EXPECT_DOUBLE_EQ(flush.samples_to_target, (32 + 48) / 2.0);
+  EXPECT_DOUBLE_EQ(flush.steps_to_target, (2 + 3) / 2.0);
+  EXPECT_DOUBLE_EQ(flush.predicted_s_to_target, (2 + 3) / 2.0);
+  EXPECT_DOUBLE_EQ(flush.measured_s_to_target, (1 + 1.5) / 2.0);
+  // Per point the seeds differ by 2, 1, 0: sample variances 2, 0.5, 0; RMS sqrt(2.5 / 3).
+  EXPECT_DOUBLE_EQ(groups[0].loss_spread, std::sqrt(2.5 / 3));
+  EXPECT_DOUBLE_EQ(groups[0].final_val_loss, 4.0);
+  EXPECT_DOUBLE_EQ(flush.speedup_over_fastest_flush, 1.0);
+  EXPECT_DOUBLE_EQ(groups[1].targets[0].samples_to_target, (32 + 16) / 2.0);
+  EXPECT_DOUBLE_EQ(groups[1].targets[0].predicted_s_to_target, (1.5 + 0.75) / 2);
+  EXPECT_DOUBLE_EQ(groups[1].targets[0].speedup_over_fastest_flush, 2.5 / 1.125);
+  EXPECT_EQ(groups[2].targets[0].reached, 1);
+  EXPECT_DOUBLE_EQ(groups[2].targets[0].predicted_s_to_target, 1.0);
+  EXPECT_TRUE(std::isnan(groups[2].targets[0].speedup_over_fastest_flush));  // not every seed reached
   const std::string table = format_study_table(study, groups);
-  EXPECT_NE(table.find("| 16 | pipedream-2bw m=2 | adamw | none | 2/2 | 32 | 1.500 |"), std::string::npos)
+  EXPECT_NE(table.find("| 16 | pipedream-2bw m=2 | adamw | none | 2/2 | 24 | 2 | 1.125 | 0.562 |"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("Predicted seconds to each target"), std::string::npos);  // one target: one table
+}
+
+TEST(StudyReport, EveryTargetHasItsOwnCrossingAndColumn) {
+  const Study study =
+      parse_study(replaced(kTinyStudy, "targets: {loss: 5.0}", "targets: {loss: [5.0, 4.0], accuracy: 0.2}"),
+                  "s.yaml", false);
+  ASSERT_EQ(study.targets.size(), 3U);
+  EXPECT_EQ(study.targets[1].label(), "val loss <= 4");
+  EXPECT_EQ(study.targets[2].label(), "val accuracy >= 0.2");
+  // Accuracy rises: 1 - loss / 4 is 0, 0.25, 0.5 at losses 4, 3, 2; it reaches 0.2 4/5 of the way from the
+  // first point to the second.
+  const std::vector<CurvePoint> c = curve({{4, 0}, {3, 10}, {2, 20}});
+  const std::optional<TargetCrossing> accuracy = first_crossing(c, study.targets[2]);
+  ASSERT_TRUE(accuracy.has_value());
+  EXPECT_DOUBLE_EQ(accuracy->samples, 0.8 * 32);
+  EXPECT_DOUBLE_EQ(accuracy->predicted_s, 8.0);
+  // A curve that starts at the target crosses at its first point; one that never meets it does not.
+  EXPECT_DOUBLE_EQ(first_crossing(c, study.targets[0])->samples, 0.0);
+  EXPECT_FALSE(first_crossing(curve({{6, 0}, {5.5, 1}}), study.targets[0]).has_value());
+  const std::vector<StudyRun> runs = study_runs(study);
+  StudyCurves curves;
+  for (const StudyRun& run : runs) curves[run.key()] = curve({{6, 0}, {5, 2}, {3, 4}});
+  const std::vector<GroupSummary> groups = summarize_study(study, curves);
+  ASSERT_EQ(groups[0].targets.size(), 3U);
+  EXPECT_DOUBLE_EQ(groups[0].targets[1].predicted_s_to_target, 3.0);  // 5 -> 3 reaches 4 halfway
+  const std::string table = format_study_table(study, groups);
+  EXPECT_NE(
+      table.find("| B | schedule | optimizer | correction | val loss <= 5 | val loss <= 4 | val accuracy "
+                 ">= 0.2 |"),
+      std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| 16 | 1f1b-flush m=2 | adamw | none | 2.000 (1.00x) | 3.000 (1.00x) |"),
+            std::string::npos)
       << table;
 }
 
@@ -181,14 +239,35 @@ TEST(StudyValidation, AZeroModelScoresLogClassesAndThePriorOfClassZero) {
   std::vector<std::vector<float>> zeros;
   for (const auto& p : model.initial_parameters) zeros.emplace_back(p.size(), 0.0F);
   // Zero weights: every logit is 0, the loss ln 3, and the argmax is class 0.
-  const executor::Evaluation e = executor::evaluate(model, zeros, setup, 32);
+  const executor::Evaluation e = executor::evaluate(model, zeros, setup, 40);
   EXPECT_NEAR(e.loss, std::log(3.0), 1e-6);
+  // 40 samples: a chunk of 32 and one of 8, drawn with the validation seed.
   int zero_labels = 0;
-  for (int j = 0; j < 4; ++j) {
-    const auto mb = executor::teacher_microbatch<float>(setup.seed, 2'000'000'000, j, 8, 6, 3);
+  for (const auto& [j, n] : {std::pair{0, 32}, std::pair{1, 8}}) {
+    const auto mb =
+        executor::teacher_microbatch<float>(setup.seed, 2'000'000'000, j, n, 6, 3, executor::kValidationSeed);
     for (int label : mb.labels) zero_labels += label == 0 ? 1 : 0;
   }
-  EXPECT_DOUBLE_EQ(e.accuracy, zero_labels / 32.0);
+  EXPECT_DOUBLE_EQ(e.accuracy, zero_labels / 40.0);
+}
+
+// The held-out set does not move with the microbatch size, and for a data set not with the seed either (the
+// teacher task's seed picks its teacher: its inputs stay, its labels follow).
+TEST(StudyValidation, TheHeldOutSetIsTheSameForEveryMicrobatchSizeAndSeed) {
+  executor::TrainingSetup setup;
+  setup.shape = {.input_width = 6, .width = 4, .blocks = 1, .classes = 3};
+  setup.samples_per_microbatch = 4;
+  const executor::StagedModel model = executor::build_staged_model(setup, 2);
+  const executor::Evaluation small = executor::evaluate(model, model.initial_parameters, setup, 64);
+  setup.samples_per_microbatch = 16;
+  const executor::Evaluation large = executor::evaluate(model, model.initial_parameters, setup, 64);
+  EXPECT_EQ(small.loss, large.loss);
+  EXPECT_EQ(small.accuracy, large.accuracy);
+  const auto seed1 = executor::teacher_microbatch<float>(1, 7, 0, 8, 6, 3, executor::kValidationSeed);
+  const auto seed2 = executor::teacher_microbatch<float>(2, 7, 0, 8, 6, 3, executor::kValidationSeed);
+  EXPECT_EQ(seed1.inputs.values, seed2.inputs.values);
+  EXPECT_NE(executor::teacher_microbatch<float>(1, 7, 0, 8, 6, 3).inputs.values,
+            executor::teacher_microbatch<float>(2, 7, 0, 8, 6, 3).inputs.values);
 }
 
 std::string read_text(const std::string& path) {
@@ -384,6 +463,36 @@ TEST(StudyRunner, TheSnippetGptTaskTrainsTheCharacterModelOnHeldOutText) {
     EXPECT_LE(p.val_accuracy, 1.0);
   }
   EXPECT_LT(points.back().val_loss, points.front().val_loss);
+}
+
+// A point is taken after its step, on the fixed held-out set: a flush's curve after k steps evaluates
+// exactly the weights of k steps of plain training (taken at the batch's last forward, before its step, the
+// first point after 0 showed the untrained model again).
+TEST(StudyRunner, AFlushPointEvaluatesTheWeightsAfterItsStep) {
+  const Study study =
+      parse_study(replaced(kTinyStudy, "eval_every_samples: 32", "eval_every_steps: 1"), "s.yaml", false);
+  const StudyRun run = study_runs(study).front();  // 1f1b-flush, m = 2, B = 16, seed 1
+  ASSERT_EQ(run.schedule.name, "1f1b-flush");
+  const std::vector<CurvePoint> points = train_study_run(study, run);
+  ASSERT_EQ(points.size(), 5U);   // 0 to 4 steps of 16 samples
+  executor::TrainingSetup setup;  // as train_study_run makes it
+  setup.shape = study.shape;
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, 2);
+  setup.samples_per_microbatch = 8;
+  setup.microbatches_per_batch = 2;
+  setup.learning_rate = run.optimizer.learning_rate;
+  setup.optimizer = run.optimizer.config;
+  setup.seed = run.seed;
+  setup.lr_schedule = {.warmup_fraction = 0.25, .floor_ratio = 0.1, .total_microbatches = 8};
+  const executor::StagedModel model = executor::build_staged_model(setup, 2);
+  for (int k = 1; k <= 4; ++k) {
+    EXPECT_EQ(points[k].samples, 16 * k);
+    EXPECT_EQ(points[k].steps, k);
+    const executor::Evaluation e =
+        executor::evaluate(model, executor::train_sequentially(setup, 2, k), setup, study.validation_samples);
+    EXPECT_EQ(points[k].val_loss, e.loss) << k << " steps";
+  }
+  EXPECT_NE(points[1].val_loss, points[0].val_loss);
 }
 
 TEST(StudyRunner, AnOutDirectoryThatCannotBeMadeNamesItsPathAndWhy) {
