@@ -41,7 +41,7 @@ class WorkerView final : public LocalView {
       case OpKind::F:
         return (layout.is_first_stage(a.stage) ||
                 numerics_.has({a.stage, a.microbatch, TensorKind::kActivation})) &&
-               plan_.forward_reads.version_of(a.microbatch) <= numerics_.version(a.stage);
+               plan_.forward_reads.version_of(a.microbatch, a.stage) <= numerics_.version(a.stage);
       case OpKind::B:
       case OpKind::I:
         return numerics_.forward_done(a.stage, a.microbatch) &&

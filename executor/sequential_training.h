@@ -8,7 +8,11 @@
 
 namespace pipesim::executor {
 
-// Final weights per stage after `steps` steps, the model split over `stages` like the pipeline's.
-std::vector<std::vector<float>> train_sequentially(const TrainingSetup& setup, int stages, int steps);
+// Final weights per stage after `steps` steps, the model split over `stages` like the pipeline's. Stages
+// marked in `one_step_delayed` take a delayed gradient, as under double buffering (2BW, WPipe's first half):
+// step k's forward and backward read the version before the newest, W(k−1) (W(0) at step 0), and the
+// gradient updates the newest: W(k+1) = W(k) − η∇f(W(k−1)).
+std::vector<std::vector<float>> train_sequentially(const TrainingSetup& setup, int stages, int steps,
+                                                   const std::vector<bool>& one_step_delayed = {});
 
 }  // namespace pipesim::executor

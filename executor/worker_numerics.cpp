@@ -172,7 +172,7 @@ WorkerNumerics::WeightCopy WorkerNumerics::weights_read(const Action& a, const S
   const WeightCopy newest{versions.rbegin()->first, versions.rbegin()->second};
   switch (a.kind) {
     case OpKind::F: {
-      const int pinned = forward_reads_.version_of(a.microbatch);
+      const int pinned = forward_reads_.version_of(a.microbatch, a.stage);
       if (pinned < 0) return predicted(a.stage, newest);
       const auto found = versions.find(pinned);
       if (found == versions.end()) {
@@ -296,7 +296,7 @@ void WorkerNumerics::step_optimizer(int stage, int step) {
     int& mb = state.lowest_unforwarded;
     for (const Slot* next = find_slot(stage, mb); next && next->forward_done; next = find_slot(stage, mb))
       ++mb;
-    const int needed = forward_reads_.version_of(mb);
+    const int needed = forward_reads_.version_of(mb, stage);
     while (state.versions.size() > 1 && state.versions.begin()->first < needed)
       state.versions.erase(state.versions.begin());
   }

@@ -20,7 +20,8 @@ class PipeDream2BW final : public AsyncStreamSchedule {
           fmt::format("pipedream-2bw coalesces gradients over m >= N microbatches; got m={} for N={}",
                       spec.microbatches, spec.devices));
     }
-    const ForwardReads double_buffered{spec.microbatches, 1};
+    const ForwardReads double_buffered{
+        .period_microbatches = spec.microbatches, .lag_versions = 1, .lag_of_stage = {}};
     return {spec.microbatches, one_f_one_b_limits(spec.devices), BackwardReads::kStashedWeights,
             double_buffered};
   }

@@ -31,6 +31,7 @@ std::unique_ptr<Schedule> make_chimera(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_async_1f1b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_pipedream_2bw(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_wpipe(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_paci(const ScheduleParams& params);
 
 const std::vector<ScheduleInfo>& registered_schedules() {
@@ -94,6 +95,10 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        &make_async_1f1b},
       {"pipedream-2bw", "async 1F1B, one step per m >= N backwards, double-buffered weights (2 versions)",
        &make_pipedream_2bw},
+      {"wpipe",
+       "WPipe: 2 chunks in a loop, no flush, a step per half per N microbatches (m a multiple of N); the "
+       "first half double-buffered one step behind (as 2bw), the second half synchronous",
+       &make_wpipe},
       {"paci",
        "one weight copy, a step per 'accumulation' backwards, in-flight limit 'max_in_flight' (N+1-i)",
        &make_paci},

@@ -48,13 +48,16 @@ enum class BackwardReads { kCurrentWeights, kStashedWeights };
 // Which version a forward reads: by default the newest. Double buffering (PipeDream-2BW) instead moves every
 // stage to a new version at the same microbatch boundaries, so that a microbatch sees one model on all
 // stages: microbatch j reads version max(j / period - lag, 0), kept as a shadow copy once a newer one exists,
-// and its forward waits until the stage has made that version.
+// and its forward waits until the stage has made that version. The lag may differ by stage (WPipe: one
+// version behind on the first half of the model, none on the second).
 struct ForwardReads {
   int period_microbatches = 0;  // 0: the newest version
   int lag_versions = 0;
-  // The version microbatch j reads, or -1 for the newest.
-  int version_of(int microbatch) const {
-    return period_microbatches > 0 ? std::max(microbatch / period_microbatches - lag_versions, 0) : -1;
+  std::vector<int> lag_of_stage;  // per (virtual) stage, when not empty; else lag_versions everywhere
+  int lag(int stage) const { return lag_of_stage.empty() ? lag_versions : lag_of_stage[stage]; }
+  // The version microbatch j reads on a stage, or -1 for the newest.
+  int version_of(int microbatch, int stage) const {
+    return period_microbatches > 0 ? std::max(microbatch / period_microbatches - lag(stage), 0) : -1;
   }
 };
 

@@ -217,7 +217,7 @@ class Engine final : public LocalView {
 
   // A forward pinned to a version (double buffering) waits until its stage has made that version.
   bool has_forward_version(const Action& a) const {
-    return plan_.forward_reads.version_of(a.microbatch) <= stage_version_[a.stage];
+    return plan_.forward_reads.version_of(a.microbatch, a.stage) <= stage_version_[a.stage];
   }
 
   // Every device holding a copy of this stage's piece of the model has reached `step` (the all-reduce of
@@ -392,7 +392,7 @@ class Engine final : public LocalView {
     int version = stage_version_[a.stage];
     const OpRule rule = rule_of(a.kind);
     if (rule.pins_forward_version) {
-      const int pinned = plan_.forward_reads.version_of(a.microbatch);
+      const int pinned = plan_.forward_reads.version_of(a.microbatch, a.stage);
       if (pinned >= 0) version = pinned;
       MicrobatchState& st = state(a.stage, a.microbatch);
       st.forward_version = version;
@@ -463,8 +463,9 @@ class Engine final : public LocalView {
     const ForwardReads& reads = plan_.forward_reads;
     if (reads.period_microbatches > 0) {
       const long p = reads.period_microbatches;
-      const long first = version == 0 ? 0 : (version + static_cast<long>(reads.lag_versions)) * p;
-      const long end = (version + static_cast<long>(reads.lag_versions) + 1) * p;
+      const long lag = reads.lag(stage);
+      const long first = version == 0 ? 0 : (version + lag) * p;
+      const long end = (version + lag + 1) * p;
       life.references = static_cast<int>(std::max(0L, std::min<long>(end, microbatches_) - first));
     }
     if (versions_[stage].empty()) version_base_[stage] = version;
@@ -736,7 +737,7 @@ class Engine final : public LocalView {
       return describe({rule.needs_done_op, false, a.stage, a.microbatch}) + " has not run";
     }
     if (rule.pins_forward_version && !has_forward_version(a)) {
-      const int version = plan_.forward_reads.version_of(a.microbatch);
+      const int version = plan_.forward_reads.version_of(a.microbatch, a.stage);
       return fmt::format("version {} of stage {}'s weights ({} has not run)", version, a.stage + 1,
                          describe(optimizer_step(a.stage, version - 1, false)));
     }

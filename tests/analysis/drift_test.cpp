@@ -107,7 +107,7 @@ TEST(EngineVersions, PinnedForwardsReadTheirVersionAndWaitForIt) {
       {forward(0, 0), forward(0, 1), backward(0, 0), backward(0, 1), optimizer_step(0, 0, false),
        forward(0, 2), forward(0, 3), backward(0, 2), backward(0, 3), optimizer_step(0, 1, false),
        forward(0, 4), backward(0, 4), forward(0, 5), backward(0, 5)},
-      6, {2, 1});
+      6, ForwardReads{.period_microbatches = 2, .lag_versions = 1, .lag_of_stage = {}});
   plan.backward_reads = BackwardReads::kStashedWeights;
   FixedLatencyComm comm({0});
   const RunTrace trace = simulate(plan, UnitCosts(), comm);
@@ -119,7 +119,8 @@ TEST(EngineVersions, PinnedForwardsReadTheirVersionAndWaitForIt) {
 
 TEST(EngineVersions, AForwardWaitingForAVersionNoStepMakesIsADeadlockNamingIt) {
   ExecutionPlan plan =
-      one_device_plan({forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1)}, 2, {1, 0});
+      one_device_plan({forward(0, 0), backward(0, 0), forward(0, 1), backward(0, 1)}, 2,
+                      ForwardReads{.period_microbatches = 1, .lag_versions = 0, .lag_of_stage = {}});
   FixedLatencyComm comm({0});
   try {
     simulate(plan, UnitCosts(), comm);

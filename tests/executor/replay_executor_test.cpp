@@ -59,6 +59,38 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values("teacher_mlp", "char_mlp", "gpt")),
     [](const auto& info) { return test_name_of(std::get<0>(info.param)) + "_" + std::get<1>(info.param); });
 
+// WPipe trains to the weights of plain training in which the first half of the model (G0, its first chunk)
+// takes a one-step-delayed gradient and the second half a current one, bit for bit, step by step of N
+// microbatches, for every model kind; 2BW (every stage delayed) likewise, the same reference at m.
+TEST(ExecutorReplay, WPipeAndTwoBwLeaveTheWeightsOfTrainingWithTheirHalvesDelayed) {
+  for (const std::string model : {"teacher_mlp", "char_mlp", "gpt"}) {
+    SCOPED_TRACE(model);
+    TrainingSetup setup = setup_of_model(model);
+    setup.microbatches_per_batch = kDevices;  // WPipe steps every N microbatches; the data are drawn by step
+    const ReplayCase wpipe = replay("wpipe", std::nullopt, setup);
+    ASSERT_EQ(wpipe.stages, 2 * kDevices);
+    std::vector<bool> delayed(2 * kDevices, false);
+    for (int s = 0; s < kDevices; ++s) delayed[s] = true;
+    const int steps = kMicrobatches * kBatches / kDevices;
+    const auto expected = train_sequentially(setup, wpipe.stages, steps, delayed);
+    const auto synchronous = train_sequentially(setup, wpipe.stages, steps);
+    for (int s = 0; s < wpipe.stages; ++s) {
+      EXPECT_TRUE(bit_identical(wpipe.result.final_parameters[s], expected[s])) << "wpipe stage " << s + 1;
+      // The delay is visible: the first half's weights differ from synchronous training's.
+      if (s < kDevices) {
+        EXPECT_FALSE(bit_identical(expected[s], synchronous[s])) << "stage " << s + 1;
+      }
+    }
+    const TrainingSetup two_bw_setup = setup_of_model(model);
+    const ReplayCase two_bw = replay("pipedream-2bw", std::nullopt, two_bw_setup);
+    const auto two_bw_expected =
+        train_sequentially(two_bw_setup, two_bw.stages, kBatches, std::vector<bool>(two_bw.stages, true));
+    for (int s = 0; s < two_bw.stages; ++s)
+      EXPECT_TRUE(bit_identical(two_bw.result.final_parameters[s], two_bw_expected[s]))
+          << "2bw stage " << s + 1;
+  }
+}
+
 TEST(ExecutorReplay, EveryScheduleRunsInTheSimulatorsOrderAndReadsItsVersions) {
   for (const ScheduleInfo& info : registered_schedules()) {
     SCOPED_TRACE(info.name);
