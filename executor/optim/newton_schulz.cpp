@@ -3,24 +3,9 @@
 #include <cmath>
 #include <vector>
 
+#include "executor/blas.h"
+
 namespace pipesim::executor {
-namespace {
-
-// C = A B for row-major A (n x k) and B (k x p).
-std::vector<double> multiply(const std::vector<double>& a, const std::vector<double>& b, int n, int k,
-                             int p) {
-  std::vector<double> c(static_cast<std::size_t>(n) * p, 0.0);
-  for (int i = 0; i < n; ++i) {
-    for (int l = 0; l < k; ++l) {
-      const double a_il = a[static_cast<std::size_t>(i) * k + l];
-      for (int j = 0; j < p; ++j)
-        c[static_cast<std::size_t>(i) * p + j] += a_il * b[static_cast<std::size_t>(l) * p + j];
-    }
-  }
-  return c;
-}
-
-}  // namespace
 
 void newton_schulz(std::span<float> matrix, int rows, int cols, int steps) {
   const bool transpose = rows > cols;
@@ -37,18 +22,19 @@ void newton_schulz(std::span<float> matrix, int rows, int cols, int steps) {
   }
   const double scale = 1.0 / (std::sqrt(norm) + 1e-7);
   for (double& value : x) value *= scale;
-  std::vector<double> x_t(x.size());
+  // Each step X <- a X + (b G + c G^2) X with G = X X^T, three fp64 GEMMs through BLAS (as plain loops they
+  // made Muon about 3x slower per sample than AdamW on the study's GPT).
+  std::vector<double> gram(static_cast<std::size_t>(n) * n);
+  std::vector<double> poly(gram.size());
+  std::vector<double> next(x.size());
   for (int step = 0; step < steps; ++step) {
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < k; ++j)
-        x_t[static_cast<std::size_t>(j) * n + i] = x[static_cast<std::size_t>(i) * k + j];
-    }
-    const std::vector<double> gram = multiply(x, x_t, n, k, n);
-    std::vector<double> poly = multiply(gram, gram, n, n, n);
-    for (std::size_t i = 0; i < poly.size(); ++i)
-      poly[i] = kNewtonSchulzB * gram[i] + kNewtonSchulzC * poly[i];
-    const std::vector<double> px = multiply(poly, x, n, n, k);
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = kNewtonSchulzA * x[i] + px[i];
+    gemm(false, true, n, n, k, 1.0, x.data(), k, x.data(), k, 0.0, gram.data(), n);
+    poly = gram;  // b G + c G^2
+    gemm(false, false, n, n, n, kNewtonSchulzC, gram.data(), n, gram.data(), n, kNewtonSchulzB, poly.data(),
+         n);
+    next = x;  // a X + poly X
+    gemm(false, false, n, k, n, 1.0, poly.data(), n, x.data(), k, kNewtonSchulzA, next.data(), k);
+    x.swap(next);
   }
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
