@@ -290,7 +290,7 @@ void WorkerNumerics::step_optimizer(int stage, int step) {
   // Stashes hold their own reference; only pinned forwards (double buffering) look old versions up, and
   // only those a forward yet to run pins must stay: kept any longer, every version lived to the end of the
   // run, and each U's new copy came from fresh pages (2BW's U took 4x its time at width 256).
-  if (forward_reads_.period_microbatches == 0) {
+  if (!forward_reads_.pins(stage)) {
     state.versions.erase(version);
   } else {
     int& mb = state.lowest_unforwarded;

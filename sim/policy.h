@@ -49,15 +49,18 @@ enum class BackwardReads { kCurrentWeights, kStashedWeights };
 // stage to a new version at the same microbatch boundaries, so that a microbatch sees one model on all
 // stages: microbatch j reads version max(j / period - lag, 0), kept as a shadow copy once a newer one exists,
 // and its forward waits until the stage has made that version. The lag may differ by stage (WPipe: one
-// version behind on the first half of the model, none on the second).
+// version behind on the first half of the model, none on the second); a negative lag leaves a stage on the
+// newest version (a study's delay mask delays some stages of a synchronous schedule only).
 struct ForwardReads {
   int period_microbatches = 0;  // 0: the newest version
   int lag_versions = 0;
   std::vector<int> lag_of_stage;  // per (virtual) stage, when not empty; else lag_versions everywhere
   int lag(int stage) const { return lag_of_stage.empty() ? lag_versions : lag_of_stage[stage]; }
+  // Whether the stage's forwards are pinned to versions (else they read the newest).
+  bool pins(int stage) const { return period_microbatches > 0 && lag(stage) >= 0; }
   // The version microbatch j reads on a stage, or -1 for the newest.
   int version_of(int microbatch, int stage) const {
-    return period_microbatches > 0 ? std::max(microbatch / period_microbatches - lag(stage), 0) : -1;
+    return pins(stage) ? std::max(microbatch / period_microbatches - lag(stage), 0) : -1;
   }
 };
 

@@ -77,6 +77,30 @@ void check_execution_resources(const ExecutionEstimate& e, const std::string& wh
   }
 }
 
+namespace {
+
+// A delay mask: the marked stages read the weights one step old in both directions (double buffering at the
+// batch: microbatch j reads version max(j / m - 1, 0), stashed for its backward) and step the newest; the
+// others read the newest as before. Only on a plan that reads the newest everywhere (a synchronous one).
+void delay_stages(ExecutionPlan& plan, int microbatches, const std::vector<bool>& delayed) {
+  if (delayed.empty()) return;
+  if (static_cast<int>(delayed.size()) != plan.layout.stages) {
+    throw InputError(
+        fmt::format("a delay mask of {} stages for a layout of {}", delayed.size(), plan.layout.stages));
+  }
+  if (plan.forward_reads.period_microbatches != 0 || plan.backward_reads != BackwardReads::kCurrentWeights) {
+    throw InputError(
+        "a delay mask applies to schedules whose ops read the newest weights (synchronous ones)");
+  }
+  plan.backward_reads = BackwardReads::kStashedWeights;
+  plan.forward_reads.period_microbatches = microbatches;
+  plan.forward_reads.lag_of_stage.assign(delayed.size(), -1);
+  for (std::size_t s = 0; s < delayed.size(); ++s)
+    if (delayed[s]) plan.forward_reads.lag_of_stage[s] = 1;
+}
+
+}  // namespace
+
 ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
                                   const ExecuteOptions& options) {
   // The run the simulator would build (api/resolve.h), without the cost checks: the executor measures its own
@@ -100,6 +124,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
                             request.params.where() + ": " + run.label);
   const std::unique_ptr<CostModel>& costs = resolved.costs;
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
+  delay_stages(plan, run.spec.microbatches, options.one_step_delayed);
   run.setup = setup;
   run.guarantees = resolved.schedule->guarantees(run.spec);
   const executor::StagedModel model = executor::build_staged_model(setup, layout.stages_per_pipeline());
@@ -137,6 +162,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
       // Pass 1 measures every op's thread CPU time in the order of the scenario's clock; pass 2 replays on
       // those times, so its order and timestamps are the per-device virtual clocks of the measured costs.
       ExecutionPlan measuring_plan = resolved.schedule->plan(run.spec, *costs);
+      delay_stages(measuring_plan, run.spec.microbatches, options.one_step_delayed);
       const executor::ExecutionResult measuring =
           executor::execute_replay(measuring_plan, *costs, *comm, setup);
       const executor::PerOpCostModel measured(measuring.ops, layout.stages, *costs);

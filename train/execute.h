@@ -30,6 +30,9 @@ struct ExecuteOptions {
   // Real mode evaluates the final weights only.
   int eval_every_batches = -1;
   int validation_samples = 256;
+  // Stages that take a one-step-delayed gradient (a study's delay mask; synchronous schedules only): empty
+  // for none, else one flag per stage of the schedule's layout.
+  std::vector<bool> one_step_delayed;
 };
 
 // A held-out evaluation along a run: after the forward of batch `batch`'s last microbatch on the last stage,

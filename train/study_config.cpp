@@ -31,7 +31,8 @@ std::string StudySchedule::request() const {
 }
 
 std::string StudySchedule::label() const {
-  return fmt::format("{} m={}", request(), microbatches);
+  return delay_mask.empty() ? fmt::format("{} m={}", request(), microbatches)
+                            : fmt::format("{} m={} delay={}", request(), microbatches, delay_mask);
 }
 
 namespace {
@@ -45,7 +46,41 @@ std::vector<int> int_list(const YamlReader& reader, const YAML::Node& node, cons
   return out;
 }
 
-StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, const std::string& key) {
+// A schedule entry's delay_mask: first-half, all, or a list of 0/1 per stage of the schedule's layout.
+void read_delay_mask(const YamlReader& reader, const YAML::Node& node, const std::string& key, int devices,
+                     StudySchedule& out) {
+  ScheduleParams params(reader.source());
+  for (const auto& [k, v] : out.params) params.set(k, v);
+  const std::unique_ptr<Schedule> schedule = make_schedule(out.name, params);
+  if (schedule->default_sync() == OptimizerSync::kNone) {
+    reader.fail(node, key,
+                "a delay mask on a synchronous schedule (one step per batch); " + out.name +
+                    " is asynchronous and has its own delays");
+  }
+  const int stages = schedule->layout(devices).stages;
+  if (node.IsScalar()) {
+    const std::string text = reader.get_choice(node, key, {"first-half", "all"});
+    out.one_step_delayed.assign(stages, false);
+    for (int s = 0; s < (text == "all" ? stages : stages / 2); ++s) out.one_step_delayed[s] = true;
+    out.delay_mask = text;
+    return;
+  }
+  const std::string expected = fmt::format(
+      "first-half, all, or a list of {} values 0 or 1 (one per stage of "
+      "{}'s layout)",
+      stages, out.name);
+  if (!node.IsSequence() || static_cast<int>(node.size()) != stages) reader.fail(node, key, expected);
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const int bit = reader.get_int(node[i], fmt::format("{}[{}]", key, i), 0);
+    if (bit > 1) reader.fail(node[i], fmt::format("{}[{}]", key, i), "0 or 1");
+    out.one_step_delayed.push_back(bit == 1);
+    if (i > 0) out.delay_mask += ',';
+    out.delay_mask += bit == 1 ? '1' : '0';
+  }
+}
+
+StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, const std::string& key,
+                            int devices) {
   if (!node.IsMap()) reader.fail(node, key, "a map {name: ..., microbatches: m, <schedule parameter>: ...}");
   StudySchedule out;
   for (const auto& item : node) {
@@ -55,6 +90,8 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
       out.name = reader.get_string(item.second, item_key);
     } else if (k == "microbatches") {
       out.microbatches = reader.get_int(item.second, item_key, 1);
+    } else if (k == "delay_mask") {
+      continue;  // read below, once the schedule and its parameters are known
     } else {
       if (!item.second.IsScalar()) reader.fail(item.second, item_key, "a scalar schedule parameter");
       out.params[k] = item.second.as<std::string>();
@@ -69,6 +106,7 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
     reader.get_choice(node["name"], key + ".name", names,
                       "a registered schedule (`pipesim schedules` lists them) or csv:PATH");
   }
+  if (node["delay_mask"]) read_delay_mask(reader, node["delay_mask"], key + ".delay_mask", devices, out);
   return out;
 }
 
@@ -195,7 +233,8 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   if (!schedules.IsSequence() || schedules.size() == 0)
     reader.fail(schedules, "schedules", "a non-empty list");
   for (std::size_t i = 0; i < schedules.size(); ++i)
-    study.schedules.push_back(read_schedule(reader, schedules[i], fmt::format("schedules[{}]", i)));
+    study.schedules.push_back(
+        read_schedule(reader, schedules[i], fmt::format("schedules[{}]", i), study.stages));
   const YAML::Node optimizers = root["optimizers"];
   if (!optimizers.IsSequence() || optimizers.size() == 0)
     reader.fail(optimizers, "optimizers", "a non-empty list");

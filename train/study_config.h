@@ -16,8 +16,12 @@ struct StudySchedule {
   std::string name;                           // a registered schedule
   std::map<std::string, std::string> params;  // e.g. accumulation=4
   int microbatches = 1;                       // m
-  std::string label() const;                  // "paci:accumulation=4 m=4"
-  std::string request() const;                // "paci:accumulation=4", as --schedules takes it
+  // Stages (of the schedule's layout) that take a one-step-delayed gradient under a synchronous schedule:
+  // their forwards and backwards read the weights one step old, the step updates the newest (empty: none).
+  std::vector<bool> one_step_delayed;
+  std::string delay_mask;       // as the study gave it: "first-half", "all" or "1,1,0,0"; "" for none
+  std::string label() const;    // "paci:accumulation=4 m=4", "1f1b-flush m=8 delay=first-half"
+  std::string request() const;  // "paci:accumulation=4", as --schedules takes it
 };
 
 struct StudyOptimizer {

@@ -69,7 +69,8 @@ std::string StudyRun::hash(const Study& study) const {
   text += fmt::format("stages={};budget={};eval={};eval_steps={};validation={};warmup={:.17g};floor={:.17g};",
                       study.stages, study.sample_budget, study.eval_every_samples, study.eval_every_steps,
                       study.validation_samples, study.warmup_fraction, study.floor_ratio);
-  text += fmt::format("B={};schedule={};m={};", global_batch, schedule.request(), schedule.microbatches);
+  text += fmt::format("B={};schedule={};m={};delay={};", global_batch, schedule.request(),
+                      schedule.microbatches, schedule.delay_mask);
   const executor::OptimizerConfig& o = optimizer.config;
   text += fmt::format(
       "optimizer={};lr={:.9g};momentum={:.9g};beta1={:.9g};beta2={:.9g};eps={:.9g};wd={:.9g};"
@@ -135,6 +136,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   const int stages = make_schedule(request.name, request.params)->layout(study.stages).stages;
 
   ExecuteOptions options;
+  options.one_step_delayed = run.schedule.one_step_delayed;
   executor::TrainingSetup& setup = options.setup;
   setup.shape = study.shape;
   if (study.task != "teacher-mlp") {

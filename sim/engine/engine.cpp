@@ -461,7 +461,7 @@ class Engine final : public LocalView {
   void make_version(int stage, int version) {
     VersionLife life;
     const ForwardReads& reads = plan_.forward_reads;
-    if (reads.period_microbatches > 0) {
+    if (reads.pins(stage)) {
       const long p = reads.period_microbatches;
       const long lag = reads.lag(stage);
       const long first = version == 0 ? 0 : (version + lag) * p;

@@ -465,6 +465,20 @@ TEST(StudyRunner, TheSnippetGptTaskTrainsTheCharacterModelOnHeldOutText) {
   EXPECT_LT(points.back().val_loss, points.front().val_loss);
 }
 
+// The setup train_study_run makes for a run of kTinyStudy (B = 16, m = 2, two stages, 64 samples).
+executor::TrainingSetup tiny_study_setup(const Study& study, const StudyRun& run) {
+  executor::TrainingSetup setup;
+  setup.shape = study.shape;
+  setup.shape.blocks = executor::blocks_for_stages(setup.shape, 2);
+  setup.samples_per_microbatch = 8;
+  setup.microbatches_per_batch = 2;
+  setup.learning_rate = run.optimizer.learning_rate;
+  setup.optimizer = run.optimizer.config;
+  setup.seed = run.seed;
+  setup.lr_schedule = {.warmup_fraction = 0.25, .floor_ratio = 0.1, .total_microbatches = 8};
+  return setup;
+}
+
 // A point is taken after its step, on the fixed held-out set: a flush's curve after k steps evaluates
 // exactly the weights of k steps of plain training (taken at the batch's last forward, before its step, the
 // first point after 0 showed the untrained model again).
@@ -474,16 +488,8 @@ TEST(StudyRunner, AFlushPointEvaluatesTheWeightsAfterItsStep) {
   const StudyRun run = study_runs(study).front();  // 1f1b-flush, m = 2, B = 16, seed 1
   ASSERT_EQ(run.schedule.name, "1f1b-flush");
   const std::vector<CurvePoint> points = train_study_run(study, run);
-  ASSERT_EQ(points.size(), 5U);   // 0 to 4 steps of 16 samples
-  executor::TrainingSetup setup;  // as train_study_run makes it
-  setup.shape = study.shape;
-  setup.shape.blocks = executor::blocks_for_stages(setup.shape, 2);
-  setup.samples_per_microbatch = 8;
-  setup.microbatches_per_batch = 2;
-  setup.learning_rate = run.optimizer.learning_rate;
-  setup.optimizer = run.optimizer.config;
-  setup.seed = run.seed;
-  setup.lr_schedule = {.warmup_fraction = 0.25, .floor_ratio = 0.1, .total_microbatches = 8};
+  ASSERT_EQ(points.size(), 5U);  // 0 to 4 steps of 16 samples
+  const executor::TrainingSetup setup = tiny_study_setup(study, run);
   const executor::StagedModel model = executor::build_staged_model(setup, 2);
   for (int k = 1; k <= 4; ++k) {
     EXPECT_EQ(points[k].samples, 16 * k);
@@ -493,6 +499,52 @@ TEST(StudyRunner, AFlushPointEvaluatesTheWeightsAfterItsStep) {
     EXPECT_EQ(points[k].val_loss, e.loss) << k << " steps";
   }
   EXPECT_NE(points[1].val_loss, points[0].val_loss);
+}
+
+// A delay mask delays chosen stages of a synchronous schedule: the flush with its first half delayed trains
+// to the weights of plain training with that half's gradients one step old, evaluated after each step.
+TEST(StudyRunner, ADelayMaskDelaysItsStagesOnly) {
+  std::string text = replaced(kTinyStudy, "eval_every_samples: 32", "eval_every_steps: 1");
+  text = replaced(text, "{name: 1f1b-flush, microbatches: 2}",
+                  "{name: 1f1b-flush, microbatches: 2, delay_mask: first-half}");
+  const Study study = parse_study(text, "s.yaml", false);
+  const StudyRun run = study_runs(study).front();
+  ASSERT_EQ(run.schedule.one_step_delayed, (std::vector<bool>{true, false}));
+  EXPECT_EQ(run.key(), "B=16 1f1b-flush m=2 delay=first-half adamw none seed=1");
+  const std::vector<CurvePoint> points = train_study_run(study, run);
+  ASSERT_EQ(points.size(), 5U);
+  const executor::TrainingSetup setup = tiny_study_setup(study, run);
+  const executor::StagedModel model = executor::build_staged_model(setup, 2);
+  for (int k = 1; k <= 4; ++k) {
+    const auto delayed = executor::train_sequentially(setup, 2, k, {true, false});
+    EXPECT_EQ(points[k].val_loss, executor::evaluate(model, delayed, setup, study.validation_samples).loss)
+        << k << " steps";
+  }
+  // Not the synchronous curve: by the second step the delayed half has read a stale version.
+  const auto synchronous = executor::train_sequentially(setup, 2, 4);
+  EXPECT_NE(points[4].val_loss, executor::evaluate(model, synchronous, setup, study.validation_samples).loss);
+}
+
+TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSchedules) {
+  const auto with_mask = [](const std::string& schedule) {
+    return replaced(kTinyStudy, "{name: 1f1b-flush, microbatches: 2}", schedule);
+  };
+  const Study listed =
+      parse_study(with_mask("{name: 1f1b-flush, microbatches: 2, delay_mask: [0, 1]}"), "s.yaml", false);
+  EXPECT_EQ(listed.schedules[0].one_step_delayed, (std::vector<bool>{false, true}));
+  EXPECT_EQ(listed.schedules[0].label(), "1f1b-flush m=2 delay=0,1");
+  const Study all =
+      parse_study(with_mask("{name: interleaved-1f1b, microbatches: 2, delay_mask: all}"), "s.yaml", false);
+  EXPECT_EQ(all.schedules[0].one_step_delayed, std::vector<bool>(4, true));  // 2 devices x 2 chunks
+  EXPECT_NE(expect_input_error(with_mask("{name: 1f1b-flush, microbatches: 2, delay_mask: [1]}"))
+                .find("a list of 2 values 0 or 1"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(with_mask("{name: 1f1b-flush, microbatches: 2, delay_mask: first-hlf}"))
+                .find("did you mean 'first-half'"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(with_mask("{name: pipedream, microbatches: 2, delay_mask: all}"))
+                .find("pipedream is asynchronous"),
+            std::string::npos);
 }
 
 TEST(StudyRunner, AnOutDirectoryThatCannotBeMadeNamesItsPathAndWhy) {
