@@ -3,10 +3,9 @@
 namespace pipesim {
 
 const NameTable<OptimizerKind>& optimizer_names() {
-  static const NameTable<OptimizerKind> names = {{"sgd", OptimizerKind::kSgd},
-                                                 {"adamw", OptimizerKind::kAdamW},
-                                                 {"nadam", OptimizerKind::kNAdam},
-                                                 {"muon", OptimizerKind::kMuon}};
+  static const NameTable<OptimizerKind> names = {
+      {"sgd", OptimizerKind::kSgd},   {"adamw", OptimizerKind::kAdamW}, {"nadam", OptimizerKind::kNAdam},
+      {"muon", OptimizerKind::kMuon}, {"lion", OptimizerKind::kLion},   {"adan", OptimizerKind::kAdan}};
   return names;
 }
 

@@ -5,9 +5,9 @@
 
 namespace pipesim {
 
-enum class OptimizerKind { kSgd, kAdamW, kNAdam, kMuon };
+enum class OptimizerKind { kSgd, kAdamW, kNAdam, kMuon, kLion, kAdan };
 
-const NameTable<OptimizerKind>& optimizer_names();  // sgd, adamw, nadam, muon
+const NameTable<OptimizerKind>& optimizer_names();  // sgd, adamw, nadam, muon, lion, adan
 std::string optimizer_name(OptimizerKind kind);
 
 }  // namespace pipesim

@@ -179,6 +179,8 @@ OptimizerBytes optimizer_bytes(OptimizerKind kind, bool matrix_param) {
   constexpr OptimizerBytes kAdamW{12, 2 + 12 + 12 + 2};
   constexpr OptimizerBytes kSgd{4, 2 + 4 + 4 + 2};
   constexpr OptimizerBytes kMuon{8, 2 + 8 + 8 + 2};
+  constexpr OptimizerBytes kLion{8, 2 + 8 + 8 + 2};     // one moment and the master weights
+  constexpr OptimizerBytes kAdan{20, 2 + 20 + 20 + 2};  // three moments, the previous gradient, the master
   switch (kind) {
     case OptimizerKind::kAdamW:
     case OptimizerKind::kNAdam:  // the same two moments and master weights as AdamW
@@ -187,6 +189,10 @@ OptimizerBytes optimizer_bytes(OptimizerKind kind, bool matrix_param) {
       return kSgd;
     case OptimizerKind::kMuon:
       return matrix_param ? kMuon : kAdamW;
+    case OptimizerKind::kLion:
+      return kLion;
+    case OptimizerKind::kAdan:
+      return kAdan;
   }
   return kAdamW;
 }

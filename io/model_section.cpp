@@ -135,7 +135,7 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {
     if (const YAML::Node type = optimizer[kOptimizerTypeKey]) {
-      read_choice(r, type, "optimizer.type", optimizer_names(), "adamw, sgd, nadam or muon",
+      read_choice(r, type, "optimizer.type", optimizer_names(), "adamw, sgd, nadam, muon, lion or adan",
                   setup.optimizer.type);
     }
     if (const YAML::Node state = optimizer[kOptimizerStateKey]) {

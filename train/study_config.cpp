@@ -113,7 +113,7 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
 StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, const std::string& key) {
   reader.expect_map(
       node, key,
-      {"name", "label", "lr", "momentum", "beta1", "beta2", "epsilon", "weight_decay", "adamw_lr"});
+      {"name", "label", "lr", "momentum", "beta1", "beta2", "beta3", "epsilon", "weight_decay", "adamw_lr"});
   StudyOptimizer out;
   for (const char* required : {"name", "lr"}) {
     if (!node[required]) {
@@ -127,13 +127,20 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
   out.label = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
   out.learning_rate = static_cast<float>(reader.get_double(node["lr"], key + ".lr", 0.0));
   if (!(out.learning_rate > 0)) reader.fail(node["lr"], key + ".lr", "a learning rate above 0");
+  // Each optimizer's published defaults where they differ from AdamW's (beta1 0.9, beta2 0.95).
   if (out.config.kind == executor::OptimizerKind::kMuon) out.config.momentum = 0.95F;
+  if (out.config.kind == executor::OptimizerKind::kLion) out.config.beta2 = 0.99F;
+  if (out.config.kind == executor::OptimizerKind::kAdan) {
+    out.config.beta1 = 0.98F;
+    out.config.beta2 = 0.92F;
+  }
   auto optional_float = [&](const char* k, float& into, double min_value) {
     if (node[k]) into = static_cast<float>(reader.get_double(node[k], key + "." + k, min_value));
   };
   optional_float("momentum", out.config.momentum, 0.0);
   optional_float("beta1", out.config.beta1, 0.0);
   optional_float("beta2", out.config.beta2, 0.0);
+  optional_float("beta3", out.config.beta3, 0.0);
   optional_float("epsilon", out.config.epsilon, 0.0);
   optional_float("weight_decay", out.config.weight_decay, 0.0);
   if (node["adamw_lr"]) {

@@ -69,14 +69,17 @@ std::string StudyRun::hash(const Study& study) const {
   text += fmt::format("stages={};budget={};eval={};eval_steps={};validation={};warmup={:.17g};floor={:.17g};",
                       study.stages, study.sample_budget, study.eval_every_samples, study.eval_every_steps,
                       study.validation_samples, study.warmup_fraction, study.floor_ratio);
-  text += fmt::format("B={};schedule={};m={};delay={};", global_batch, schedule.request(),
-                      schedule.microbatches, schedule.delay_mask);
+  text += fmt::format("B={};schedule={};m={};", global_batch, schedule.request(), schedule.microbatches);
+  // Only with a delay mask: without one the hash (and the curves it lets a study resume) is as before.
+  if (!schedule.delay_mask.empty()) text += fmt::format("delay={};", schedule.delay_mask);
   const executor::OptimizerConfig& o = optimizer.config;
   text += fmt::format(
       "optimizer={};lr={:.9g};momentum={:.9g};beta1={:.9g};beta2={:.9g};eps={:.9g};wd={:.9g};"
       "adamw={:.9g};ns={};",
       static_cast<int>(o.kind), optimizer.learning_rate, o.momentum, o.beta1, o.beta2, o.epsilon,
       o.weight_decay, o.adamw_lr_ratio, o.newton_schulz_steps);
+  // Only Adan reads beta3: left out for the others, whose hashes (and resumable curves) stay as they were.
+  if (o.kind == executor::OptimizerKind::kAdan) text += fmt::format("beta3={:.9g};", o.beta3);
   text += fmt::format("correction={};seed={}", executor::delay_correction_name(correction), seed);
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits: stable across builds and machines
   for (const unsigned char c : text) {

@@ -12,6 +12,10 @@ std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config,
       return make_adam(config, blocks, parameters);
     case OptimizerKind::kMuon:
       return make_muon(config, blocks, parameters);
+    case OptimizerKind::kLion:
+      return make_lion(config, blocks, parameters);
+    case OptimizerKind::kAdan:
+      return make_adan(config, blocks, parameters);
   }
   return make_sgd(config, blocks, parameters);
 }

@@ -31,6 +31,10 @@ std::unique_ptr<Optimizer> make_sgd(const OptimizerConfig& config, const std::ve
                                     std::size_t parameters);
 std::unique_ptr<Optimizer> make_adam(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
                                      std::size_t parameters);  // AdamW, or NAdam for kind kNAdam
+std::unique_ptr<Optimizer> make_lion(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
+                                     std::size_t parameters);
+std::unique_ptr<Optimizer> make_adan(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
+                                     std::size_t parameters);
 std::unique_ptr<Optimizer> make_muon(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
                                      std::size_t parameters);
 

@@ -15,8 +15,9 @@ using pipesim::OptimizerKind;
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
   float momentum = 0.0F;  // SGD: heavy-ball momentum (0: plain SGD, no state); Muon: Nesterov momentum
-  float beta1 = 0.9F;     // AdamW, NAdam and Muon's AdamW part
-  float beta2 = 0.95F;
+  float beta1 = 0.9F;     // AdamW, NAdam and Muon's AdamW part; Lion's interpolation; Adan's m decay
+  float beta2 = 0.95F;    // Lion's momentum decay; Adan's gradient-difference decay
+  float beta3 = 0.99F;    // Adan's second-moment decay
   float epsilon = 1e-8F;
   float weight_decay = 0.0F;    // decoupled (W -= lr * lambda * W), on matrices only
   float adamw_lr_ratio = 1.0F;  // Muon: learning rate of its AdamW part over that of its matrices

@@ -88,8 +88,9 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
                      "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
             "s.yaml:1: key 'model.vocab': expected a value (layers, hidden, heads, seq_len, vocab), got "
             "{layers: 8, hidden: 512, heads: 8, seq_len: 256}");
-  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: lion}\n"),
-            "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam or muon, got 'lion'");
+  EXPECT_EQ(
+      error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: adafactor}\n"),
+      "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam, muon, lion or adan, got 'adafactor'");
   EXPECT_EQ(
       error_of(kModel + "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
       "s.yaml:3: key 'pipeline.global_batch': expected either global_batch or microbatch_size, not both, got "

@@ -200,7 +200,8 @@ TEST(TransformerCosts, TransfersWithoutAPeerLinkAreStagedThroughTheHost) {
 
 TEST(OptimizerKind, OneNameTableForEveryOptimizer) {
   for (const auto& [name, kind] : optimizer_names()) EXPECT_EQ(optimizer_name(kind), name);
-  EXPECT_EQ(names_of(optimizer_names()), (std::vector<std::string>{"sgd", "adamw", "nadam", "muon"}));
+  EXPECT_EQ(names_of(optimizer_names()),
+            (std::vector<std::string>{"sgd", "adamw", "nadam", "muon", "lion", "adan"}));
 }
 
 TEST(TransformerCosts, OptimizerStateAndStepTime) {

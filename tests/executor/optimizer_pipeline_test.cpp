@@ -23,10 +23,14 @@ std::vector<RuleCase> rule_cases() {
   OptimizerConfig adamw{.kind = OptimizerKind::kAdamW, .weight_decay = 0.1F};
   OptimizerConfig nadam{.kind = OptimizerKind::kNAdam};
   OptimizerConfig muon{.kind = OptimizerKind::kMuon, .momentum = 0.95F, .adamw_lr_ratio = 0.1F};
+  OptimizerConfig lion{.kind = OptimizerKind::kLion, .beta2 = 0.99F, .weight_decay = 0.1F};
+  OptimizerConfig adan{.kind = OptimizerKind::kAdan, .beta1 = 0.98F, .beta2 = 0.92F};
   return {{"sgd_momentum", sgd},
           {"adamw", adamw},
           {"nadam", nadam},
           {"muon", muon},
+          {"lion", lion},
+          {"adan", adan},
           {"adamw_error_feedback", adamw, DelayCorrection::kErrorFeedback},
           {"muon_weight_prediction", muon, DelayCorrection::kWeightPrediction}};
 }
@@ -87,6 +91,12 @@ TEST(ExecutorOptimizerMemory, StateBytesPerStageFollowTheOptimizerAndTheCorrecti
           break;
         case OptimizerKind::kMuon:
           floats = hidden + 2 * rest;
+          break;
+        case OptimizerKind::kLion:
+          floats = n;
+          break;
+        case OptimizerKind::kAdan:
+          floats = 4 * n;
           break;
       }
       if (rule.correction != DelayCorrection::kNone) floats += n;

@@ -120,6 +120,53 @@ TEST(Optimizers, MuonOrthogonalisesNesterovMomentumAndUsesAdamWForVectors) {
   EXPECT_EQ(updater.state_bytes(), (2 + 2 * 1) * 4);
 }
 
+TEST(Optimizers, LionStepsBySignOfTheInterpolatedMomentumAndDecaysTheMatrix) {
+  UpdateRule rule;
+  rule.learning_rate = 0.01F;
+  rule.optimizer.kind = OptimizerKind::kLion;
+  rule.optimizer.beta1 = 0.9F;
+  rule.optimizer.beta2 = 0.99F;
+  rule.optimizer.weight_decay = 0.1F;
+  StageUpdater updater(rule, kMatrixAndBias, 3);
+  std::vector<float> w{1.0F, -2.0F, 0.5F};
+  // Step 1: m = 0, so u = sign(0.1 g) = (1, -1, 1), plus 0.1 W on the matrix; then m = 0.01 g.
+  step(updater, w, {0.3F, -0.4F, 0.2F});
+  expect_near_all(w, {1.0 - 0.01 * 1.1, -2.0 - 0.01 * -1.2, 0.5 - 0.01});
+  // Step 2: 0.9 m + 0.1 g = (0.0027 - 0.001, -0.0036 + 0.0001, 0.0018 - 0.03): the first component's sign is
+  // the momentum's (+), not the gradient's (-).
+  step(updater, w, {-0.01F, 0.001F, -0.3F});
+  expect_near_all(w, {0.989 - 0.01 * (1 + 0.1 * 0.989), -1.988 - 0.01 * (-1 + 0.1 * -1.988), 0.49 + 0.01});
+  EXPECT_EQ(updater.state_bytes(), 3 * 4);
+}
+
+TEST(Optimizers, AdanCombinesTheGradientAndItsDifferenceAsTheAuthorsStepIt) {
+  UpdateRule rule;
+  rule.learning_rate = 0.1F;
+  rule.optimizer.kind = OptimizerKind::kAdan;
+  rule.optimizer.beta1 = 0.98F;
+  rule.optimizer.beta2 = 0.92F;
+  rule.optimizer.beta3 = 0.99F;
+  StageUpdater updater(rule, kOneVector, 2);
+  std::vector<float> w{1.0F, -2.0F};
+  // Step 1: no difference yet; m = 0.02 g, n = 0.01 g^2, bias-corrected: u = g / |g| = (1, -1).
+  step(updater, w, {0.5F, -1.0F});
+  expect_near_all(w, {0.9, -1.9});
+  // Step 2, g = (1.5, 1): d = (1, 2); m = 0.98 m + 0.02 g; v = 0.08 d; n = 0.99 n + 0.01 (g + 0.92 d)^2;
+  // u = (m / (1 - 0.98^2) + 0.92 v / (1 - 0.92^2)) / (sqrt(n / (1 - 0.99^2)) + eps).
+  step(updater, w, {1.5F, 1.0F});
+  const double m[] = {0.98 * 0.01 + 0.02 * 1.5, 0.98 * -0.02 + 0.02 * 1.0};
+  const double v[] = {0.08 * 1.0, 0.08 * 2.0};
+  const double n[] = {0.99 * 0.0025 + 0.01 * 2.42 * 2.42, 0.99 * 0.01 + 0.01 * 2.84 * 2.84};
+  std::vector<double> expected{0.9, -1.9};
+  for (int i = 0; i < 2; ++i) {
+    const double u = (m[i] / (1 - 0.98 * 0.98) + 0.92 * v[i] / (1 - 0.92 * 0.92)) /
+                     (std::sqrt(n[i] / (1 - 0.99 * 0.99)) + 1e-8);
+    expected[i] -= 0.1 * u;
+  }
+  expect_near_all(w, expected);
+  EXPECT_EQ(updater.state_bytes(), 4 * 2 * 4);  // m, v, n and the previous gradient
+}
+
 TEST(Optimizers, LearningRateWarmsUpLinearlyThenDecaysByCosineToTheFloor) {
   const LrSchedule schedule{.warmup_fraction = 0.1, .floor_ratio = 0.1, .total_microbatches = 100};
   EXPECT_NEAR(schedule.at(2.0F, 5), 1.0, 1e-6);    // half-way through the warm-up
@@ -131,7 +178,7 @@ TEST(Optimizers, LearningRateWarmsUpLinearlyThenDecaysByCosineToTheFloor) {
 }
 
 TEST(Optimizers, NamesRoundTripAndUnknownNamesListTheAllowedOnes) {
-  for (const char* name : {"sgd", "adamw", "nadam", "muon"})
+  for (const char* name : {"sgd", "adamw", "nadam", "muon", "lion", "adan"})
     EXPECT_EQ(optimizer_kind_name(parse_optimizer_kind(name)), name);
   for (const char* name : {"none", "error-feedback", "weight-prediction"})
     EXPECT_EQ(delay_correction_name(parse_delay_correction(name)), name);

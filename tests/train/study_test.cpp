@@ -547,6 +547,19 @@ TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSched
             std::string::npos);
 }
 
+// The curves in docs/results are the shipped studies' own: every run resumes from them (a change to a study,
+// to what a run's hash covers or to the CSV's format must come with the studies run again).
+TEST(StudyResults, TheShippedCurvesResumeEveryRunOfTheirStudy) {
+  for (const char* name : {"paci-scaled", "one-step-delay"}) {
+    const Study study = load_study(std::string(PIPESIM_SOURCE_DIR) + "/studies/" + name + ".yaml", false);
+    std::vector<std::string> distrusted;
+    const StudyCurves curves = read_complete_curves(
+        read_text(std::string(PIPESIM_SOURCE_DIR) + "/docs/results/" + name + ".csv"), study, &distrusted);
+    EXPECT_EQ(curves.size(), study_runs(study).size()) << name;
+    EXPECT_TRUE(distrusted.empty()) << name << ": " << (distrusted.empty() ? "" : distrusted.front());
+  }
+}
+
 TEST(StudyRunner, AnOutDirectoryThatCannotBeMadeNamesItsPathAndWhy) {
   test::TempDir dir;
   const test::CommandResult r = test::run_pipesim(
