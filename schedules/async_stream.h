@@ -40,6 +40,7 @@ class AsyncStreamSchedule : public Schedule {
   // cut its figures, so its window need not hold whole ones), and a window microbatch's backward and the step
   // that applies it come up to L_1 + a microbatches later.
   SteadyStateHint steady_state(const PipelineSpec& spec) const override;
+  int microbatches_per_step(const PipelineSpec& spec) const override { return rule(spec).accumulation; }
 
   // Throws InputError when the parameters do not fit the pipeline.
   virtual AsyncStreamRule rule(const PipelineSpec& spec) const = 0;

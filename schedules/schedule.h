@@ -71,6 +71,9 @@ class Schedule {
   virtual SteadyStateHint steady_state(const PipelineSpec& spec) const {
     return {spec.microbatches, spec.microbatches, 0};
   }
+  // Microbatches whose gradients one optimizer step applies (default: a batch, m; PipeDream 1, PACI a,
+  // WPipe N): what a learning rate scaled with the step batch scales by.
+  virtual int microbatches_per_step(const PipelineSpec& spec) const { return spec.microbatches; }
   // What the schedule promises about weight versions, per stage (default: synchronous, Δ = τ = 0, one copy).
   virtual WeightGuarantees guarantees(const PipelineSpec& spec) const {
     return WeightGuarantees(layout(spec.devices).stages);

@@ -29,6 +29,7 @@ class WPipe final : public Schedule {
   std::string label() const override { return "wpipe"; }
   PipelineLayout layout(int devices) const override { return PipelineLayout::interleaved(devices, 2); }
   OptimizerSync default_sync() const override { return OptimizerSync::kNone; }
+  int microbatches_per_step(const PipelineSpec& spec) const override { return spec.devices; }
 
   void check(const PipelineSpec& spec) const override {
     if (spec.microbatches % spec.devices != 0) {

@@ -225,8 +225,16 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
     study.seeds.push_back(static_cast<std::uint64_t>(seed));
   study.global_batches = int_list(reader, root["global_batches"], "global_batches", 1);
   if (root["learning_rate"]) {
-    reader.expect_map(root["learning_rate"], "learning_rate", {"warmup_fraction", "floor_ratio"});
+    reader.expect_map(root["learning_rate"], "learning_rate",
+                      {"warmup_fraction", "floor_ratio", "scale_with_step_batch"});
     const YAML::Node lr = root["learning_rate"];
+    if (lr["scale_with_step_batch"]) {
+      const std::string scaling = reader.get_choice(
+          lr["scale_with_step_batch"], "learning_rate.scale_with_step_batch", {"none", "sqrt", "linear"});
+      study.lr_scaling = scaling == "sqrt"     ? Study::LrScaling::kSqrt
+                         : scaling == "linear" ? Study::LrScaling::kLinear
+                                               : Study::LrScaling::kNone;
+    }
     if (lr["warmup_fraction"])
       study.warmup_fraction = reader.get_double(lr["warmup_fraction"], "learning_rate.warmup_fraction", 0.0);
     if (lr["floor_ratio"])

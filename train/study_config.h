@@ -53,6 +53,11 @@ struct Study {
   int validation_samples = 512;
   std::vector<std::uint64_t> seeds;
   std::vector<int> global_batches;
+  // How a schedule that steps on fewer samples than the global batch (PipeDream, PACI a < m, WPipe) scales
+  // the optimizers' learning rates, which are for a step of B samples: none, or by (step batch / B)^(1/2)
+  // (sqrt) or ^1 (linear).
+  enum class LrScaling { kNone, kSqrt, kLinear };
+  LrScaling lr_scaling = LrScaling::kNone;
   double warmup_fraction = 0.0;
   double floor_ratio = 0.1;
   std::vector<StudySchedule> schedules;

@@ -130,6 +130,13 @@ std::string format_study_table(const Study& study, const std::vector<GroupSummar
       "Target: {}. Points are taken after the optimizer step, on the same held-out samples for every run; "
       "times to target are interpolated between points and averaged over the seeds that reached it.\n\n",
       lead.label());
+  if (study.lr_scaling != Study::LrScaling::kNone) {
+    out += fmt::format(
+        "Learning rates are the optimizers' for a step of B samples, times (step batch / B)^{} for the "
+        "schedules "
+        "that step on fewer samples (PipeDream b, PACI a b, WPipe N b).\n\n",
+        study.lr_scaling == Study::LrScaling::kSqrt ? "1/2" : "1");
+  }
   out +=
       "| B | schedule | optimizer | correction | reached | samples | steps | predicted s | measured s | "
       "final val loss | loss spread | speed-up vs fastest flush |\n";

@@ -78,6 +78,8 @@ std::string StudyRun::hash(const Study& study) const {
       "adamw={:.9g};ns={};",
       static_cast<int>(o.kind), optimizer.learning_rate, o.momentum, o.beta1, o.beta2, o.epsilon,
       o.weight_decay, o.adamw_lr_ratio, o.newton_schulz_steps);
+  if (study.lr_scaling != Study::LrScaling::kNone)
+    text += fmt::format("lr_scale={:.17g};", learning_rate_scale(study, schedule));
   // Only Adan reads beta3: left out for the others, whose hashes (and resumable curves) stay as they were.
   if (o.kind == executor::OptimizerKind::kAdan) text += fmt::format("beta3={:.9g};", o.beta3);
   text += fmt::format("correction={};seed={}", executor::delay_correction_name(correction), seed);
@@ -125,6 +127,16 @@ std::int64_t run_samples(const Study& study, const StudyRun& run) {
   return batches * run.global_batch;
 }
 
+double learning_rate_scale(const Study& study, const StudySchedule& schedule) {
+  if (study.lr_scaling == Study::LrScaling::kNone) return 1.0;
+  PipelineSpec spec;
+  spec.devices = study.stages;
+  spec.microbatches = schedule.microbatches;
+  const int per_step = make_schedule(schedule.name, params_of(study, schedule))->microbatches_per_step(spec);
+  const double ratio = static_cast<double>(per_step) / schedule.microbatches;
+  return study.lr_scaling == Study::LrScaling::kSqrt ? std::sqrt(ratio) : ratio;
+}
+
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
   const int m = run.schedule.microbatches;
   const std::int64_t total_samples = run_samples(study, run);
@@ -154,7 +166,9 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   setup.shape.blocks = executor::blocks_for_stages(setup.shape, stages);  // as execute_schedule raises it
   setup.samples_per_microbatch = run.global_batch / m;
   setup.microbatches_per_batch = m;
-  setup.learning_rate = run.optimizer.learning_rate;
+  const double lr_scale = learning_rate_scale(study, run.schedule);
+  setup.learning_rate = static_cast<float>(run.optimizer.learning_rate * lr_scale);
+  // Muon's AdamW part keeps its ratio to the (scaled) learning rate.
   setup.optimizer = run.optimizer.config;
   setup.correction = run.correction;
   setup.seed = run.seed;

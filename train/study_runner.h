@@ -48,6 +48,10 @@ std::vector<StudyRun> study_runs(const Study& study);
 // Samples a run trains on: the budget rounded up to whole batches.
 std::int64_t run_samples(const Study& study, const StudyRun& run);
 
+// What the study's learning rates are multiplied by for this schedule: 1, or (step batch / B) to the power
+// 1/2 or 1 under learning_rate.scale_with_step_batch (the step batch from Schedule::microbatches_per_step).
+double learning_rate_scale(const Study& study, const StudySchedule& schedule);
+
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run);
 
 std::string curve_csv_header();

@@ -525,6 +525,37 @@ TEST(StudyRunner, ADelayMaskDelaysItsStagesOnly) {
   EXPECT_NE(points[4].val_loss, executor::evaluate(model, synchronous, setup, study.validation_samples).loss);
 }
 
+// A schedule that steps on fewer samples than B gets its learning rate scaled by its step batch over B:
+// PipeDream steps per microbatch (1 of m), PACI per a, WPipe per N; a flush and 2BW per batch.
+TEST(StudyConfig, LearningRatesScaleWithTheStepBatchWhenAsked) {
+  std::string text = replaced(kTinyStudy, "{warmup_fraction: 0.25, floor_ratio: 0.1}",
+                              "{warmup_fraction: 0.25, floor_ratio: 0.1, scale_with_step_batch: linear}");
+  text = replaced(text, "  - {name: pipedream-2bw, microbatches: 2}\n",
+                  "  - {name: pipedream-2bw, microbatches: 2}\n  - {name: pipedream, microbatches: 8}\n"
+                  "  - {name: paci, accumulation: 2, microbatches: 8}\n  - {name: wpipe, microbatches: 4}\n");
+  text = replaced(text, "global_batches: [16]", "global_batches: [32]");
+  const Study linear = parse_study(text, "s.yaml", false);
+  ASSERT_EQ(linear.schedules.size(), 5U);
+  const double expected[] = {1.0, 1.0, 1.0 / 8, 2.0 / 8,
+                             2.0 / 4};  // flush, 2bw, pipedream, paci, wpipe (N = 2)
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_DOUBLE_EQ(learning_rate_scale(linear, linear.schedules[i]), expected[i])
+        << linear.schedules[i].label();
+  const Study root = parse_study(
+      replaced(text, "scale_with_step_batch: linear", "scale_with_step_batch: sqrt"), "s.yaml", false);
+  EXPECT_DOUBLE_EQ(learning_rate_scale(root, root.schedules[2]), std::sqrt(1.0 / 8));
+  const Study none = parse_study(replaced(text, ", scale_with_step_batch: linear", ""), "s.yaml", false);
+  EXPECT_DOUBLE_EQ(learning_rate_scale(none, none.schedules[2]), 1.0);
+  // The scaled runs are other runs: their hashes differ; the table says the rates were scaled.
+  const StudyRun scaled = study_runs(linear)[3];
+  EXPECT_NE(scaled.hash(linear), scaled.hash(none));
+  EXPECT_NE(format_study_table(linear, {}).find("times (step batch / B)^1"), std::string::npos);
+  EXPECT_NE(
+      expect_input_error(replaced(text, "scale_with_step_batch: linear", "scale_with_step_batch: square"))
+          .find("expected one of 'none', 'sqrt', 'linear'"),
+      std::string::npos);
+}
+
 TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSchedules) {
   const auto with_mask = [](const std::string& schedule) {
     return replaced(kTinyStudy, "{name: 1f1b-flush, microbatches: 2}", schedule);
