@@ -31,8 +31,10 @@ std::string StudySchedule::request() const {
 }
 
 std::string StudySchedule::label() const {
-  return delay_mask.empty() ? fmt::format("{} m={}", request(), microbatches)
-                            : fmt::format("{} m={} delay={}", request(), microbatches, delay_mask);
+  std::string out = fmt::format("{} m={}", request(), microbatches);
+  if (!delay_mask.empty()) out += " delay=" + delay_mask;
+  if (baseline) out += " step-rate-baseline";
+  return out;
 }
 
 namespace {
@@ -170,8 +172,8 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   reader.expect_map(
       root, "",
       {"name", "task", "model", "target_setting", "stages", "sample_budget", "eval_every_samples",
-       "eval_every_steps", "validation_samples", "seeds", "global_batches", "learning_rate", "schedules",
-       "optimizers", "corrections", "targets", "quick"});
+       "eval_every_steps", "validation_samples", "seeds", "global_batches", "learning_rate",
+       "same_step_rate_flush", "schedules", "optimizers", "corrections", "targets", "quick"});
   if (quick && root["quick"]) {
     reader.expect_map(root["quick"], "quick", kQuickKeys);
     for (const auto& item : root["quick"]) root[item.first.as<std::string>()] = item.second;
@@ -255,6 +257,8 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
     reader.fail(optimizers, "optimizers", "a non-empty list");
   for (std::size_t i = 0; i < optimizers.size(); ++i)
     study.optimizers.push_back(read_optimizer(reader, optimizers[i], fmt::format("optimizers[{}]", i)));
+  if (root["same_step_rate_flush"])
+    study.same_step_rate_flush = reader.get_bool(root["same_step_rate_flush"], "same_step_rate_flush");
   if (root["corrections"]) {
     const YAML::Node corrections = root["corrections"];
     if (!corrections.IsSequence()) reader.fail(corrections, "corrections", "a list");

@@ -20,6 +20,7 @@ struct StudySchedule {
   // their forwards and backwards read the weights one step old, the step updates the newest (empty: none).
   std::vector<bool> one_step_delayed;
   std::string delay_mask;       // as the study gave it: "first-half", "all" or "1,1,0,0"; "" for none
+  bool baseline = false;        // added by same_step_rate_flush: labelled "step-rate-baseline"
   std::string label() const;    // "paci:accumulation=4 m=4", "1f1b-flush m=8 delay=first-half"
   std::string request() const;  // "paci:accumulation=4", as --schedules takes it
 };
@@ -63,6 +64,8 @@ struct Study {
   std::vector<StudySchedule> schedules;
   std::vector<StudyOptimizer> optimizers;
   std::vector<executor::DelayCorrection> corrections;  // applied to asynchronous schedules only
+  // Add a flush at each asynchronous schedule's step batch (study_runs): the same steps per sample.
+  bool same_step_rate_flush = false;
   std::vector<StudyTarget> targets;  // the losses in the order given, then the accuracies; the first leads
 };
 

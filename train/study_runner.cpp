@@ -16,6 +16,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "base/errors.h"
@@ -119,6 +120,26 @@ std::vector<StudyRun> study_runs(const Study& study) {
       }
     }
   }
+  if (!study.same_step_rate_flush) return runs;
+  // A flush at each asynchronous schedule's step batch (B' = B * per-step / m, m' = per-step): the same
+  // optimizer steps per sample, the comparison that tells staleness from step rate. Once per (B', m').
+  std::set<std::pair<int, int>> baselines;
+  for (int batch : study.global_batches) {
+    for (const StudySchedule& schedule : study.schedules) {
+      if (!is_asynchronous(study, schedule)) continue;
+      const int per_step = microbatches_per_step(study, schedule);
+      if (per_step >= schedule.microbatches) continue;
+      const int step_batch = batch / schedule.microbatches * per_step;
+      if (!baselines.insert({step_batch, per_step}).second) continue;
+      StudySchedule flush;
+      flush.name = "1f1b-flush";
+      flush.microbatches = per_step;
+      flush.baseline = true;
+      for (const StudyOptimizer& optimizer : study.optimizers)
+        for (std::uint64_t seed : study.seeds)
+          runs.push_back({step_batch, flush, optimizer, executor::DelayCorrection::kNone, seed});
+    }
+  }
   return runs;
 }
 
@@ -127,13 +148,16 @@ std::int64_t run_samples(const Study& study, const StudyRun& run) {
   return batches * run.global_batch;
 }
 
-double learning_rate_scale(const Study& study, const StudySchedule& schedule) {
-  if (study.lr_scaling == Study::LrScaling::kNone) return 1.0;
+int microbatches_per_step(const Study& study, const StudySchedule& schedule) {
   PipelineSpec spec;
   spec.devices = study.stages;
   spec.microbatches = schedule.microbatches;
-  const int per_step = make_schedule(schedule.name, params_of(study, schedule))->microbatches_per_step(spec);
-  const double ratio = static_cast<double>(per_step) / schedule.microbatches;
+  return make_schedule(schedule.name, params_of(study, schedule))->microbatches_per_step(spec);
+}
+
+double learning_rate_scale(const Study& study, const StudySchedule& schedule) {
+  if (study.lr_scaling == Study::LrScaling::kNone) return 1.0;
+  const double ratio = static_cast<double>(microbatches_per_step(study, schedule)) / schedule.microbatches;
   return study.lr_scaling == Study::LrScaling::kSqrt ? std::sqrt(ratio) : ratio;
 }
 

@@ -43,10 +43,14 @@ using StudyCurves = std::map<std::string, std::vector<CurvePoint>>;  // by run k
 bool is_asynchronous(const Study& study, const StudySchedule& schedule);
 
 // The runs in order. Corrections other than none apply to asynchronous schedules only (a synchronous
-// schedule has no delay to correct).
+// schedule has no delay to correct). With same_step_rate_flush, then a 1F1B-flush at each asynchronous
+// schedule's step batch (B · per-step / m, m = per-step; once per such batch), every optimizer and seed.
 std::vector<StudyRun> study_runs(const Study& study);
 // Samples a run trains on: the budget rounded up to whole batches.
 std::int64_t run_samples(const Study& study, const StudyRun& run);
+
+// Microbatches one optimizer step of the schedule applies (Schedule::microbatches_per_step) at the study's N.
+int microbatches_per_step(const Study& study, const StudySchedule& schedule);
 
 // What the study's learning rates are multiplied by for this schedule: 1, or (step batch / B) to the power
 // 1/2 or 1 under learning_rate.scale_with_step_batch (the step batch from Schedule::microbatches_per_step).

@@ -556,6 +556,28 @@ TEST(StudyConfig, LearningRatesScaleWithTheStepBatchWhenAsked) {
       std::string::npos);
 }
 
+// same_step_rate_flush adds a flush at each asynchronous schedule's step batch, once per batch size, and it
+// trains with that many samples per step.
+TEST(StudyRunner, AStepRateBaselineIsAFlushAtTheAsynchronousScheduleStepBatch) {
+  std::string text =
+      replaced(kTinyStudy, "  - {name: pipedream-2bw, microbatches: 2}\n",
+               "  - {name: pipedream-2bw, microbatches: 2}\n  - {name: pipedream, microbatches: 2}\n"
+               "  - {name: async-1f1b, microbatches: 2}\n");
+  text = replaced(text, "corrections: [none, error-feedback]",
+                  "corrections: [none]\nsame_step_rate_flush: true");
+  const Study study = parse_study(text, "s.yaml", false);
+  const std::vector<StudyRun> runs = study_runs(study);
+  // 4 schedules x 2 seeds, then one baseline (pipedream and async-1f1b share B' = 8, m' = 1; 2bw steps per
+  // batch and needs none) x 2 seeds.
+  ASSERT_EQ(runs.size(), 10U);
+  EXPECT_EQ(runs[8].key(), "B=8 1f1b-flush m=1 step-rate-baseline adamw none seed=1");
+  EXPECT_EQ(runs[9].global_batch, 8);
+  const std::vector<CurvePoint> points = train_study_run(study, runs[8]);
+  EXPECT_EQ(points.back().samples, 64);
+  EXPECT_EQ(points.back().steps, 8);  // a step per 8 samples, as PipeDream's at b = 8
+  EXPECT_FALSE(parse_study(kTinyStudy, "s.yaml", false).same_step_rate_flush);
+}
+
 TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSchedules) {
   const auto with_mask = [](const std::string& schedule) {
     return replaced(kTinyStudy, "{name: 1f1b-flush, microbatches: 2}", schedule);
