@@ -14,11 +14,8 @@
 #include "sim/steady_state.h"
 
 namespace pipesim {
-namespace {
 
-// The executed ops as the engine would have recorded them: start order, activation samples at each op's end
-// (what the executor measured), microbatches in flight from F's start to the end of its B or I.
-RunTrace trace_of(const ExecutedSchedule& run) {
+RunTrace executed_trace(const ExecutedSchedule& run) {
   RunTrace trace;
   trace.layout = run.layout;
   trace.total_microbatches = run.spec.microbatches * run.spec.batches;
@@ -70,33 +67,32 @@ RunTrace trace_of(const ExecutedSchedule& run) {
   return trace;
 }
 
-}  // namespace
-
-SimulationResult measured_result(const ExecutedSchedule& run) {
+SimulationResult whole_run_result(RunTrace trace, const PipelineSpec& spec, int microbatch_size,
+                                  const std::string& label) {
   SimulationResult result;
-  result.label = run.label + (run.mode == ExecuteMode::kReal ? " (executed, real)" : " (executed, replay)");
-  result.schedule_label = run.label;
-  result.schedule_name = run.label;
-  result.virtual_stages = run.layout.stages;
-  result.spec = run.spec;
-  result.batches_requested = run.spec.batches;
+  result.label = label;
+  result.schedule_label = label;
+  result.schedule_name = label;
+  result.virtual_stages = trace.layout.stages;
+  result.spec = spec;
+  result.batches_requested = spec.batches;
   result.simulations = 1;
-  result.microbatch_size = run.setup.samples_per_microbatch;
-  result.trace = trace_of(run);
-  result.activation_bytes_per_microbatch.assign(run.layout.devices, 0);
+  result.microbatch_size = microbatch_size;
+  result.trace = std::move(trace);
+  result.activation_bytes_per_microbatch.assign(result.trace.layout.devices, 0);
   // An executor cannot lengthen its run until it is steady, as the simulator does (sim/steady_state.h): with
   // N >> m an asynchronous run may still be filling when it ends, and a batch-start period taken there falls
-  // below the work. So the headline figures are over the whole run, as `pipesim validate` measures them:
+  // below the work. So the headline figures are over the whole run:
   // throughput = samples / makespan, period = makespan / batches, bubble = 1 - busy / (devices x makespan).
-  const int batches = run.spec.batches;
-  const int m = run.spec.microbatches;
+  const int batches = spec.batches;
+  const int m = spec.microbatches;
   const RunWindow window = RunWindow::of_batches(batches, 0, batches, m);
   result.metrics = compute_metrics(result.trace, {m, window, result.microbatch_size, 0});
   const TimeNs makespan_ns = result.trace.makespan_ns;
   double busy_ns = 0;
   for (const OpRecord& op : result.trace.ops) busy_ns += static_cast<double>(op.duration_ns());
   const double samples = static_cast<double>(m) * batches * result.microbatch_size;
-  const int devices = run.layout.devices;
+  const int devices = result.trace.layout.devices;
   if (makespan_ns > 0) {
     result.metrics.period_ns = makespan_ns / batches;
     result.metrics.throughput_samples_per_s = samples / (static_cast<double>(makespan_ns) / 1e9);
@@ -109,6 +105,15 @@ SimulationResult measured_result(const ExecutedSchedule& run) {
                     result.label, result.metrics.bubble_fraction, busy_ns, devices, makespan_ns));
   }
   result.drift = compute_drift(result.trace, {0, batches * m});
+  return result;
+}
+
+SimulationResult measured_result(const ExecutedSchedule& run) {
+  SimulationResult result = whole_run_result(
+      executed_trace(run), run.spec, run.setup.samples_per_microbatch,
+      run.label + (run.mode == ExecuteMode::kReal ? " (executed, real)" : " (executed, replay)"));
+  result.schedule_label = run.label;
+  result.schedule_name = run.label;
   result.guarantees = run.guarantees;
   std::vector<StageStaticMemory> memory(run.layout.stages);
   for (int s = 0; s < run.layout.stages; ++s) {

@@ -16,6 +16,17 @@
 
 namespace pipesim {
 
+// The executed ops as the engine would have recorded them: start order, times from the run's first op,
+// activation samples at each op's end (what the executor measured), microbatches in flight from F's start to
+// the end of its B or I.
+RunTrace executed_trace(const ExecutedSchedule& run);
+
+// A run's figures over the whole of its trace, for an executed run and for a simulation of the same run
+// alike (`pipesim validate` compares the two): throughput = samples / makespan, period = makespan / batches,
+// bubble = 1 - busy / (devices x makespan), drift over every microbatch. No memory beyond the trace's.
+SimulationResult whole_run_result(RunTrace trace, const PipelineSpec& spec, int microbatch_size,
+                                  const std::string& label);
+
 // Figures over the whole run (an executor cannot run on to a steady state): throughput = samples / makespan,
 // period = makespan / batches, bubble = 1 - busy / (devices x makespan), drift means over every microbatch.
 // Memory: every stage's real parameter count as weights and gradients, the optimizer's real state.

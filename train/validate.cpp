@@ -19,6 +19,7 @@
 #include "gpu_calibration/cpu_calibrate.h"
 #include "schedules/registry.h"
 #include "sim/engine/engine.h"
+#include "train/execution_report.h"
 
 namespace pipesim {
 namespace {
@@ -44,60 +45,28 @@ class MeasuredMemoryCosts final : public CostModel {
   std::vector<Bytes> weight_grad_activation_;
 };
 
-// What an op holds for the metrics, from the executor's ops and the engine's alike.
-struct OpView {
-  Action action;
-  int device = 0;
-  int weight_version = 0;
-  TimeNs start_ns = 0;
-  TimeNs end_ns = 0;
-};
-
-template <typename Op>
-std::vector<OpView> views_of(const std::vector<Op>& ops) {
-  std::vector<OpView> out;
-  for (const Op& op : ops) out.push_back({op.action, op.device, op.weight_version, op.start_ns, op.end_ns});
-  return out;
+// The metrics validate compares, from the one analysis of a whole run (train/execution_report.h) that the
+// executed run and the engine's prediction of it both go through.
+MeasuredMetrics metrics_of(const SimulationResult& run) {
+  MeasuredMetrics m;
+  m.makespan_ms = static_cast<double>(run.trace.makespan_ns) / 1e6;
+  m.throughput_samples_per_s = run.metrics.throughput_samples_per_s;
+  m.bubble = run.trace.ops.empty() ? 0 : run.metrics.bubble_fraction;
+  for (const StageDrift& stage : run.drift.stages) m.max_drift_per_stage.push_back(stage.drift_max);
+  for (int q : run.trace.peak_in_flight) m.peak_in_flight = std::max(m.peak_in_flight, q);
+  for (Bytes b : run.trace.peak_activation_bytes)
+    m.peak_activation_bytes = std::max(m.peak_activation_bytes, b);
+  return m;
 }
 
-DriftPerMicrobatch drift_per_microbatch(const std::vector<OpView>& ops) {
+DriftPerMicrobatch drift_per_microbatch(const SimulationResult& run) {
   DriftPerMicrobatch drift;
-  for (const OpView& op : ops) {
-    const auto key = std::pair{op.action.stage, op.action.microbatch};
-    if (op.action.kind == OpKind::F) drift[key] -= op.weight_version;
-    if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) drift[key] += op.weight_version;
+  for (int s = 0; s < static_cast<int>(run.drift.stages.size()); ++s) {
+    const std::vector<int>& per_microbatch = run.drift.stages[s].drift;
+    for (int j = 0; j < static_cast<int>(per_microbatch.size()); ++j)
+      if (per_microbatch[j] >= 0) drift[{s, j}] = per_microbatch[j];
   }
   return drift;
-}
-
-MeasuredMetrics metrics_of(std::vector<OpView> ops, int devices, int stages, double samples) {
-  MeasuredMetrics m;
-  if (ops.empty()) return m;
-  TimeNs first = ops.front().start_ns;
-  TimeNs last = ops.front().end_ns;
-  double busy_ns = 0;
-  for (const OpView& op : ops) {
-    first = std::min(first, op.start_ns);
-    last = std::max(last, op.end_ns);
-    busy_ns += static_cast<double>(op.end_ns - op.start_ns);
-  }
-  const double makespan_ns = static_cast<double>(last - first);
-  m.makespan_ms = makespan_ns / 1e6;
-  m.throughput_samples_per_s = makespan_ns > 0 ? samples / (makespan_ns / 1e9) : 0;
-  m.bubble = makespan_ns > 0 ? 1 - busy_ns / (devices * makespan_ns) : 0;
-  m.max_drift_per_stage.assign(stages, 0);
-  for (const auto& [key, d] : drift_per_microbatch(ops))
-    m.max_drift_per_stage[key.first] = std::max(m.max_drift_per_stage[key.first], d);
-  // In flight on a device: forwarded (F ended) but not backwarded (B or I ended), counted at op ends.
-  std::stable_sort(ops.begin(), ops.end(),
-                   [](const OpView& a, const OpView& b) { return a.end_ns < b.end_ns; });
-  std::vector<int> in_flight(devices, 0);
-  for (const OpView& op : ops) {
-    if (op.action.kind == OpKind::F) ++in_flight[op.device];
-    if (op.action.kind == OpKind::B || op.action.kind == OpKind::I) --in_flight[op.device];
-    m.peak_in_flight = std::max(m.peak_in_flight, in_flight[op.device]);
-  }
-  return m;
 }
 
 TimeNs median(std::vector<TimeNs> v) {
@@ -129,12 +98,6 @@ void measured_activation_bytes(const std::vector<executor::ExecutedOp>& ops_in_s
     activation[s] = median(f_bytes[s]);
     weight_grad[s] = median(w_bytes[s]);
   }
-}
-
-Bytes peak_activation_bytes(const std::vector<executor::ExecutedOp>& ops) {
-  Bytes peak = 0;
-  for (const auto& op : ops) peak = std::max(peak, op.live_activation_bytes);
-  return peak;
 }
 
 // Per stage: the microbatch gradients one of its U sums, from the schedule's run in the simulator (the
@@ -310,9 +273,16 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
     ExecutionPlan replay_plan = fresh_plan();
     run = executor::execute_replay(replay_plan, cpu_costs, *comm, setup);
   }
-  const double samples = static_cast<double>(spec.microbatches) * spec.batches * setup.samples_per_microbatch;
-  v.measured = metrics_of(views_of(run.ops), layout.devices, layout.stages, samples);
-  v.measured.peak_activation_bytes = peak_activation_bytes(run.ops);
+  ExecutedSchedule executed;
+  executed.label = v.schedule;
+  executed.mode = v.mode == "real" ? ExecuteMode::kReal : ExecuteMode::kReplay;
+  executed.spec = spec;
+  executed.virtual_stages = layout.stages;
+  executed.layout = layout;
+  executed.setup = setup;
+  executed.result = run;
+  const SimulationResult measured = measured_result(executed);
+  v.measured = metrics_of(measured);
 
   std::vector<Bytes> activation, weight_grad;
   measured_activation_bytes(run.ops, layout.devices, layout.stages, activation, weight_grad);
@@ -320,16 +290,15 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
     const MeasuredMemoryCosts costs(durations, *scenario_costs, activation, weight_grad);
     const std::unique_ptr<CommModel> comm = make_comm_model(scenario, layout);
     ExecutionPlan plan = fresh_plan();
-    const RunTrace trace = simulate(plan, costs, *comm);
-    out = metrics_of(views_of(trace.ops), layout.devices, layout.stages, samples);
-    for (Bytes b : trace.peak_activation_bytes)
-      out.peak_activation_bytes = std::max(out.peak_activation_bytes, b);
-    return drift_per_microbatch(views_of(trace.ops));
+    const SimulationResult predicted =
+        whole_run_result(simulate(plan, costs, *comm), spec, setup.samples_per_microbatch, v.schedule);
+    out = metrics_of(predicted);
+    return drift_per_microbatch(predicted);
   };
   const executor::ResampledCostModel fitted(run.ops, layout.stages, *scenario_costs);
   const auto predicted_drift = predict(fitted, v.fitted);
   predict(executor::MeasuredCostModel(run.ops, layout.stages, *scenario_costs), v.fitted_means);
-  const auto measured_drift = drift_per_microbatch(views_of(run.ops));
+  const auto measured_drift = drift_per_microbatch(measured);
   v.drift_exact = predicted_drift == measured_drift;
   v.drift_agreement = drift_agreement(predicted_drift, measured_drift);
   const CpuProfileCosts cpu(profile, setup, layout.stages,

@@ -26,10 +26,11 @@ namespace pipesim {
 struct MeasuredMetrics {
   double makespan_ms = 0;
   double throughput_samples_per_s = 0;
-  double bubble = 0;                     // 1 - busy time / (devices x makespan)
-  std::vector<int> max_drift_per_stage;  // largest Δ = v(B or I) - v(F) per stage
-  int peak_in_flight = 0;                // most microbatches forwarded but not yet backwarded on a device
-  Bytes peak_activation_bytes = 0;       // over devices
+  double bubble = 0;  // 1 - busy time / (devices x makespan)
+  std::vector<int>
+      max_drift_per_stage;  // largest Δ per stage (analysis/drift.h: gradient ops' version - F's)
+  int peak_in_flight = 0;   // most microbatches on a device from their F's start to their B's or I's end
+  Bytes peak_activation_bytes = 0;  // over devices
 };
 
 // Per (stage, op kind): the run's mean op time against the cost model's, so that the next error of the cost
