@@ -1,7 +1,7 @@
 #pragma once
 // The optimizers pipesim knows, one enum for the transformer cost model's state and step and for the
 // executor's update rule (executor/optim/), with one name table.
-#include "cost_models/name_table.h"
+#include "base/name_table.h"
 
 namespace pipesim {
 

@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/name_table.h"
 #include "cost_models/hardware_profile.h"
-#include "cost_models/name_table.h"
 #include "cost_models/optimizer_kind.h"
 #include "sim/cost_model.h"
 #include "sim/layout.h"
@@ -117,7 +117,7 @@ int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown 
 std::vector<int> split_layers(int layers, int stages, LayerSplit split);
 
 std::string layer_split_name(LayerSplit split);
-// Each choice's name as scenarios spell it (cost_models/name_table.h).
+// Each choice's name as scenarios spell it (base/name_table.h).
 const NameTable<AttentionKind>& attention_names();  // flash, eager
 const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
 const NameTable<Recompute>& recompute_names();      // none, selective, full

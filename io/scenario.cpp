@@ -130,7 +130,7 @@ void read_costs(const YamlReader& r, const YAML::Node& node, Scenario& s) {
                fmt::format("between max(F, B) = {:g} ms and F + B = {:g} ms on device {} (one slot of a "
                            "forward overlapped with a backward)",
                            ns_to_ms(std::max(c.forward_ns[d], backward_ns)),
-                           ns_to_ms(c.forward_ns[d] + backward_ns), d));
+                           ns_to_ms(c.forward_ns[d] + backward_ns), d + 1));
       }
     }
   }
@@ -281,24 +281,6 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
 
 }  // namespace
 
-OptimizerSync parse_sync(const std::string& text, const std::string& where) {
-  if (text == "barrier") return OptimizerSync::kBarrier;
-  if (text == "post-validation") return OptimizerSync::kPostValidation;
-  throw InputError(fmt::format("{}: expected 'barrier' or 'post-validation', got '{}'", where, text));
-}
-
-std::string sync_name(OptimizerSync sync) {
-  switch (sync) {
-    case OptimizerSync::kBarrier:
-      return "barrier";
-    case OptimizerSync::kPostValidation:
-      return "post-validation";
-    case OptimizerSync::kNone:
-      return "none (async)";
-  }
-  return "?";
-}
-
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides) {
   YAML::Node root = YamlReader::load(yaml_text, source);
@@ -342,8 +324,12 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
     const YAML::Node optimizer = root["optimizer"];
     r.expect_map(optimizer, "optimizer", {"sync", kOptimizerTypeKey, kOptimizerStateKey});
     if (optimizer["sync"]) {
-      s.sync = parse_sync(r.get_string(optimizer["sync"], "optimizer.sync"),
-                          r.where(optimizer["sync"], "optimizer.sync"));
+      // A scenario chooses between the synchronous ones; `none` is an asynchronous schedule's own.
+      const std::string given =
+          r.get_choice(optimizer["sync"], "optimizer.sync", {"barrier", "post-validation"},
+                       "'barrier' or 'post-validation'");
+      for (const auto& [name, sync] : sync_names())
+        if (name == given) s.sync = sync;
     }
   }
   if (root["schedules"]) read_schedules(r, root["schedules"], s);

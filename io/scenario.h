@@ -83,7 +83,4 @@ std::string pipeline_label(const Scenario& effective, const ScheduleRequest& req
 // The scenario `pipesim run` uses when none is given.
 std::string default_scenario_path();
 
-OptimizerSync parse_sync(const std::string& text, const std::string& where);
-std::string sync_name(OptimizerSync sync);
-
 }  // namespace pipesim

@@ -75,7 +75,7 @@ std::string schedules_json() {
     const std::unique_ptr<Schedule> schedule = make_schedule(info.name, ScheduleParams(info.name));
     list.push_back({{"name", info.name},
                     {"description", info.description},
-                    {"default_sync", sync_token(schedule->default_sync())},
+                    {"default_sync", name_in(sync_names(), schedule->default_sync())},
                     {"splits_backward", schedule->splits_backward()},
                     {"exportable", dynamic_cast<const StaticSchedule*>(schedule.get()) != nullptr}});
   }

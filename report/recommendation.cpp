@@ -108,7 +108,8 @@ std::string recommendation_text(const std::vector<SimulationResult>& results,
     }
     if (syncs.size() > 1) {
       std::string list;
-      for (OptimizerSync s : syncs) list += fmt::format("{}{}", list.empty() ? "" : ", ", sync_token(s));
+      for (OptimizerSync s : syncs)
+        list += fmt::format("{}{}", list.empty() ? "" : ", ", name_in(sync_names(), s));
       caveat += fmt::format("{} sync ({})", batches.size() > 1 ? " and" : "", list);
     }
     out += caveat + ": samples/s compares hardware use, not how training converges at each setting.\n";

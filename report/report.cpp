@@ -68,7 +68,7 @@ std::vector<std::string> csv_row(const SimulationResult& r) {
   const std::optional<bool> fits = fits_memory(r);
   const MemoryBreakdown breakdown = peak_memory_breakdown(r);
   return {csv_escape(r.label),
-          sync_token(r.spec.sync),
+          name_in(sync_names(), r.spec.sync),
           fmt::format("{}", r.spec.devices),
           fmt::format("{}", r.spec.microbatches),
           fmt::format("{}", r.microbatch_size),

@@ -22,11 +22,6 @@ auto max_over(const std::vector<T>& items, F f) -> decltype(f(items.front())) {
 
 }  // namespace
 
-std::string sync_token(OptimizerSync sync) {
-  // sync_name's "none (async)" is for people; the token is the enum's name.
-  return sync == OptimizerSync::kNone ? "none" : sync_name(sync);
-}
-
 double global_batch_samples(const SimulationResult& r) {
   return r.spec.microbatches * r.microbatch_size;
 }

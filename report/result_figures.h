@@ -8,9 +8,6 @@
 
 namespace pipesim {
 
-// The optimizer synchronisation as a token: "barrier", "post-validation" or "none" (asynchronous schedules).
-std::string sync_token(OptimizerSync sync);
-
 // Microbatches per batch (m), samples per microbatch (b; a mean when B does not split evenly) and B = m x b.
 double global_batch_samples(const SimulationResult& r);
 

@@ -130,7 +130,7 @@ Json result_record(const SimulationResult& r, const ReportOptions& options) {
   j["schedule"] = {{"name", r.schedule_name}, {"parameters", parameters}};
   j["label"] = r.label;
   j["pipeline"] = pipeline_json(r);
-  j["sync"] = sync_token(r.spec.sync);
+  j["sync"] = name_in(sync_names(), r.spec.sync);
   j["fits"] = or_null(fits_memory(r));
   if (!r.model_choices.empty()) j["model_choices"] = r.model_choices;
   j["metrics"] = metrics_json(r);

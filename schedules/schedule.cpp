@@ -5,6 +5,13 @@
 
 namespace pipesim {
 
+const NameTable<OptimizerSync>& sync_names() {
+  static const NameTable<OptimizerSync> names{{"barrier", OptimizerSync::kBarrier},
+                                              {"post-validation", OptimizerSync::kPostValidation},
+                                              {"none", OptimizerSync::kNone}};
+  return names;
+}
+
 DeviceActionLists StaticSchedule::all_actions(const PipelineSpec& spec, const CostModel& costs) const {
   return repeat_batches(layout(spec.devices), batch_actions(spec, costs), spec);
 }

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/name_table.h"
 #include "schedules/guarantees.h"
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
@@ -20,6 +21,8 @@ namespace pipesim {
 // post-validation: no barrier, so consecutive batches overlap.
 // none: asynchronous schedules, whose stages step on their own and never flush.
 enum class OptimizerSync { kBarrier, kPostValidation, kNone };
+// The names results and scenarios use (base/name_table.h): barrier, post-validation, none.
+const NameTable<OptimizerSync>& sync_names();
 
 struct PipelineSpec {
   int devices = 1;       // N
