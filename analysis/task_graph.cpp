@@ -132,8 +132,8 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
       throw ScheduleError(
           fmt::format("task graph: {} on device {} started at {} ns before its dependency {} "
                       "was ready at {} ns",
-                      describe(ops[to].action), ops[to].device, ops[to].start_ns, describe(ops[from].action),
-                      ops[from].end_ns + graph[*e].delay_ns));
+                      describe(ops[to].action), ops[to].device + 1, ops[to].start_ns,
+                      describe(ops[from].action), ops[from].end_ns + graph[*e].delay_ns));
     }
   }
 

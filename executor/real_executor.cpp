@@ -104,7 +104,7 @@ void run_worker(int device, ExecutionPlan& plan, const StagedModel& model, const
       waited_ns += monotonic_ns() - wait_start_ns;
       if (!news) {
         throw DeadlockError(
-            fmt::format("device {} waited {} ms for {} with no news (or another worker failed)", device,
+            fmt::format("device {} waited {} ms for {} with no news (or another worker failed)", device + 1,
                         stall_timeout_ms, next ? describe(*next) : "a ready op"));
       }
       continue;

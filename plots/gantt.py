@@ -30,7 +30,7 @@ def load_runs(path):
         run = runs.setdefault(schedule["label"], {"devices": [], "ops": [], "transfers": []})
         for device in range(schedule["devices"]):
             pid = schedule["first_pid"] + device
-            run["devices"].append((pid, f"device {device}"))
+            run["devices"].append((pid, f"device {device + 1}"))
             run_of[pid] = schedule["label"]
     for e in events:
         if e.get("ph") != "X" or e["pid"] not in run_of:

@@ -145,13 +145,13 @@ std::string render_timeline(const SimulationResult& result, const TimelineTextOp
   if (scale.columns > 0) out += fmt::format(", 1 column = {:g} ms", 1 / scale.columns_per_ns / 1e6);
   out += "\n";
   const int devices = trace.layout.devices;
-  const std::string name_width = fmt::format("{}", devices - 1);
+  const std::string name_width = fmt::format("{}", devices);
   std::vector<TimeNs> busy_ns(devices, 0);
   for (const OpRecord& op : trace.ops) busy_ns[op.device] += op.duration_ns();
   size_t indent = 0;
   for (int d = 0; d < devices; ++d) {
     const Row row = draw_device(trace, d, scale);
-    const std::string prefix = fmt::format("dev {:>{}} |", d, name_width.size());
+    const std::string prefix = fmt::format("dev {:>{}} |", d + 1, name_width.size());
     indent = prefix.size();
     const double busy = trace.makespan_ns > 0 ? 100.0 * busy_ns[d] / trace.makespan_ns : 0.0;
     out += prefix + (options.color ? colorize(row) : row.text) + fmt::format("| busy {:.0f}%\n", busy);

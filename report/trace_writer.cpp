@@ -80,7 +80,7 @@ class TraceBuilder {
     for (int d = 0; d < devices; ++d) {
       const int pid = pid_base_ + d;
       metadata(pid, kComputeTid, "process_name",
-               fmt::format("\"name\":{}", quoted(fmt::format("{}device {}", prefix, d))));
+               fmt::format("\"name\":{}", quoted(fmt::format("{}device {}", prefix, d + 1))));
       metadata(pid, kComputeTid, "process_sort_index", fmt::format("\"sort_index\":{}", pid));
       thread(pid, kComputeTid, "compute", 0);
       if (!result.graph.critical_path.empty()) thread(pid, kCriticalTid, "critical path", 10000);
@@ -191,7 +191,8 @@ class TraceBuilder {
       const std::string args = fmt::format(
           "\"microbatch\":{},\"src_stage\":{},\"dst_stage\":{},\"src_device\":{},\"dst_device\":{},\"bytes\":"
           "{},\"blocking\":{}",  // blocking: the send and recv slices held the devices' compute streams
-          t.microbatch, t.src_stage + 1, t.dst_stage + 1, t.src_device, t.dst_device, t.bytes, t.blocking);
+          t.microbatch, t.src_stage + 1, t.dst_stage + 1, t.src_device + 1, t.dst_device + 1, t.bytes,
+          t.blocking);
       // With free comm the transfer takes no time: no zero-length slices, only the flow.
       if (t.arrival_ns > t.send_ns) {
         event(

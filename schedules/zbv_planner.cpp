@@ -142,7 +142,7 @@ class Builder {
     const int mb = count_[d][kind * 2 + slot];
     const auto op = [&] {
       return fmt::format("{}{} of microbatch {} on device {}", "FIW"[kind],
-                         leg_of(kind, slot) == 0 ? " (first chunk)" : " (second chunk)", mb, d);
+                         leg_of(kind, slot) == 0 ? " (first chunk)" : " (second chunk)", mb, d + 1);
     };
     if (mb >= m_) throw Infeasible{fmt::format("a {} beyond the batch", op())};
     const TimeNs cost = duration(kind, slot, d, mb);
@@ -176,7 +176,7 @@ class Builder {
 
   void put_w(int d) {
     if (pending_w_[d].empty()) {
-      throw Infeasible{fmt::format("memory needs a W on device {} and none is pending", d)};
+      throw Infeasible{fmt::format("memory needs a W on device {} and none is pending", d + 1)};
     }
     const int slot = pending_w_[d].front();
     pending_w_[d].pop_front();

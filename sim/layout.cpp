@@ -62,12 +62,12 @@ PipelineLayout PipelineLayout::explicit_placement(int devices, const std::vector
     const int d = device_of_stage[stage];
     if (d < 0 || d >= devices) {
       throw InputError(
-          fmt::format("placement: stage {} is on device {}; devices are 0..{}", stage, d, devices - 1));
+          fmt::format("placement: stage {} is on device {}; devices are 1..{}", stage + 1, d + 1, devices));
     }
     layout.chunk_of_stage.push_back(held[d]++);
   }
   for (int d = 0; d < devices; ++d) {
-    if (held[d] == 0) throw InputError(fmt::format("placement: device {} holds no stage", d));
+    if (held[d] == 0) throw InputError(fmt::format("placement: device {} holds no stage", d + 1));
     layout.chunks_per_device = std::max(layout.chunks_per_device, held[d]);
   }
   return layout;

@@ -296,19 +296,19 @@ class Engine final : public LocalView {
     const std::optional<Action> partner = plan_.policies[d]->after_next();
     if (f.kind != OpKind::F) {
       throw ScheduleError(fmt::format("device {}: {} is fused with the next op, but only a forward overlaps",
-                                      d, describe(f)));
+                                      d + 1, describe(f)));
     }
     if (!partner || (partner->kind != OpKind::B && partner->kind != OpKind::I) || partner->fused_with_next) {
       throw ScheduleError(
           fmt::format("device {}: {} is fused with the next op, which must be a B or I of "
                       "another microbatch (it is {})",
-                      d, describe(f), partner ? describe(*partner) : "the end of the list"));
+                      d + 1, describe(f), partner ? describe(*partner) : "the end of the list"));
     }
     if (partner->stage == f.stage && partner->microbatch == f.microbatch) {
       throw ScheduleError(
           fmt::format("device {}: {} is fused with {}: a microbatch's backward cannot overlap "
                       "its own forward",
-                      d, describe(f), describe(*partner)));
+                      d + 1, describe(f), describe(*partner)));
     }
     validate(d, *partner);
     if (!is_ready(f) || !is_ready(*partner)) {
@@ -334,33 +334,33 @@ class Engine final : public LocalView {
 
   void validate(int d, const Action& a) const {
     if (a.stage < 0 || a.stage >= layout_.stages) {
-      throw ScheduleError(fmt::format("device {} asked for {}: the pipeline has stages 1..{}", d, describe(a),
-                                      layout_.stages));
+      throw ScheduleError(fmt::format("device {} asked for {}: the pipeline has stages 1..{}", d + 1,
+                                      describe(a), layout_.stages));
     }
     if (layout_.device(a.stage) != d) {
-      throw ScheduleError(fmt::format("device {} asked for {}, but that stage lives on device {}", d,
-                                      describe(a), layout_.device(a.stage)));
+      throw ScheduleError(fmt::format("device {} asked for {}, but that stage lives on device {}", d + 1,
+                                      describe(a), layout_.device(a.stage) + 1));
     }
     if (a.kind == OpKind::U) {
-      if (a.microbatch < 0) throw ScheduleError(fmt::format("device {} asked for {}", d, describe(a)));
+      if (a.microbatch < 0) throw ScheduleError(fmt::format("device {} asked for {}", d + 1, describe(a)));
       return;
     }
     if (a.microbatch < 0 || a.microbatch >= microbatches_) {
-      throw ScheduleError(
-          fmt::format("device {} asked for {}: microbatches are 0..{}", d, describe(a), microbatches_ - 1));
+      throw ScheduleError(fmt::format("device {} asked for {}: microbatches are 0..{}", d + 1, describe(a),
+                                      microbatches_ - 1));
     }
     if (!layout_.visits(a.stage, a.microbatch)) {
       throw ScheduleError(fmt::format(
           "device {} asked for {}: microbatch {} flows through pipeline {} of {}, "
           "stages {}..{}",
-          d, describe(a), a.microbatch, layout_.pipeline_of_microbatch(a.microbatch) + 1, layout_.pipelines,
-          layout_.pipeline_of_microbatch(a.microbatch) * layout_.stages_per_pipeline() + 1,
+          d + 1, describe(a), a.microbatch, layout_.pipeline_of_microbatch(a.microbatch) + 1,
+          layout_.pipelines, layout_.pipeline_of_microbatch(a.microbatch) * layout_.stages_per_pipeline() + 1,
           (layout_.pipeline_of_microbatch(a.microbatch) + 1) * layout_.stages_per_pipeline()));
     }
     const std::uint8_t done = state(a.stage, a.microbatch).done;
     const std::uint8_t writes = rule_of(a.kind).sets_done;
     if (done & writes) {
-      throw ScheduleError(fmt::format("device {} asked for {} a second time", d, describe(a)));
+      throw ScheduleError(fmt::format("device {} asked for {} a second time", d + 1, describe(a)));
     }
   }
 
@@ -561,7 +561,7 @@ class Engine final : public LocalView {
       throw ScheduleError(
           fmt::format("engine: {} on device {} started at {} ns before its dependencies "
                       "allow ({} ns)",
-                      describe(a), d, now_, ready));
+                      describe(a), d + 1, now_, ready));
     }
     const DagPoint point{ready + duration, now_ + duration, op, true};
     if (a.kind == OpKind::F) state(a.stage, a.microbatch).forward = point;
@@ -721,7 +721,7 @@ class Engine final : public LocalView {
     if (a.kind == OpKind::U) {
       std::string missing;
       for (int d = 0; d < layout_.devices; ++d) {
-        if (devices_[d].barrier_next_step <= a.microbatch) missing += fmt::format(" {}", d);
+        if (devices_[d].barrier_next_step <= a.microbatch) missing += fmt::format(" {}", d + 1);
       }
       if (!a.synchronized) {
         return fmt::format(
@@ -769,10 +769,10 @@ class Engine final : public LocalView {
       const DeviceState& dev = devices_[d];
       if (dev.finished) continue;
       if (dev.blocked_on) {
-        blocked += fmt::format("; device {} waits to run {}: needs {}", d, describe(*dev.blocked_on),
+        blocked += fmt::format("; device {} waits to run {}: needs {}", d + 1, describe(*dev.blocked_on),
                                missing_dependency(*dev.blocked_on));
       } else {
-        blocked += fmt::format("; device {} has ops left but none is ready", d);
+        blocked += fmt::format("; device {} has ops left but none is ready", d + 1);
       }
     }
     for (const DeferredTransfer& t : deferred_transfers_) {

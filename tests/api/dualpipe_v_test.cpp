@@ -100,7 +100,7 @@ TEST(DualPipeV, AnOverlappedSlotShorterThanFPlusBIsFaster) {
       ADD_FAILURE() << "no error for" << bad;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("costs.overlap_fb_ms"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("between max(F, B) = 4 ms and F + B = 6 ms on device 0"),
+      EXPECT_NE(std::string(e.what()).find("between max(F, B) = 4 ms and F + B = 6 ms on device 1"),
                 std::string::npos)
           << e.what();
     }

@@ -72,7 +72,7 @@ TEST(TaskGraph, ForwardMovedBeforeItsInputIsRejected) {
     ADD_FAILURE() << "no ScheduleError";
   } catch (const ScheduleError& e) {
     EXPECT_NE(
-        std::string(e.what()).find("F(stage 2, mb 0) on device 1 started at 500000 ns before its dependency "
+        std::string(e.what()).find("F(stage 2, mb 0) on device 2 started at 500000 ns before its dependency "
                                    "F(stage 1, mb 0) was ready at 1000000 ns"),
         std::string::npos)
         << e.what();

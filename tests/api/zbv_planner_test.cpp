@@ -324,7 +324,7 @@ TEST(ZbvPlanner, BelowTheReferencesMemoryOpsWaitAndTheLimitHolds) {
   g.limit = 3;
   EXPECT_NE(test::input_error_of([&] {
               zbv_greedy_best(uniform_problem(g));
-            }).find("F (second chunk) of microbatch 0 on device 3 would exceed the memory limit"),
+            }).find("F (second chunk) of microbatch 0 on device 4 would exceed the memory limit"),
             std::string::npos);
 }
 

@@ -30,8 +30,8 @@ TEST(ShowTimeline, OneFOneBTwoDevices) {
   // B0 [4,6], B1 [7,9]. Device 1: F0 [1,2] B0 [2,4] F1 [4,5] B1 [5,7].
   EXPECT_EQ(show("1f1b-flush", 2, 2, "1,2", 18),
             std::string("1f1b-flush: N=2, m=2, 1 batch(es), makespan 9 ms, 1 column = 0.5 ms\n"
-                        "dev 0 |F0F1....B0  ..B1  | busy 67%\n"
-                        "dev 1 |..F0B0  F1B1  ....| busy 67%\n"
+                        "dev 1 |F0F1....B0  ..B1  | busy 67%\n"
+                        "dev 2 |..F0B0  F1B1  ....| busy 67%\n"
                         "       |         |\n"
                         "       0         5 ms\n") +
                 kLegend);
@@ -42,8 +42,8 @@ TEST(ShowTimeline, SplitBackwardAndCommLatency) {
   // F1 [3.5,4.5] I1 [4.5,5.5] W0 W1 until 7.5. Device 0: F0 F1 until 2, I0 [4,5] W0 [5,6] I1 [6,7] W1 [7,8].
   EXPECT_EQ(show("zb-h1", 2, 2, "1,1,1", 30, false, 0.5),
             std::string("zb-h1: N=2, m=2, 1 batch(es), makespan 8 ms, 1 column = 0.5 ms\n"
-                        "dev 0 |F0F1....I0W0I1W1| busy 75%\n"
-                        "dev 1 |...F0I0F1I1W0W1.| busy 75%\n"
+                        "dev 1 |F0F1....I0W0I1W1| busy 75%\n"
+                        "dev 2 |...F0I0F1I1W0W1.| busy 75%\n"
                         "       |         |\n"
                         "       0         5 ms\n") +
                 kLegend);
@@ -51,11 +51,11 @@ TEST(ShowTimeline, SplitBackwardAndCommLatency) {
 
 TEST(ShowTimeline, LaterChunksInLowercaseAndColours) {
   const std::string text = show("interleaved-1f1b:chunks=2", 2, 2, "2,4", 40);
-  EXPECT_NE(text.find("dev 0 |F0F1f0f1....b0  ..b1  B0  B1  | busy 80%\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("dev 1 |..F0F1f0b0  f1b1  B0  B1  ....| busy 80%\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("dev 1 |F0F1f0f1....b0  ..b1  B0  B1  | busy 80%\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("dev 2 |..F0F1f0b0  f1b1  B0  B1  ....| busy 80%\n"), std::string::npos) << text;
   EXPECT_NE(text.find("lowercase (f3, b3): the device's later chunks\n"), std::string::npos);
   const std::string colored = show("1f1b-flush", 2, 2, "1,2", 18, true);
-  EXPECT_NE(colored.find("dev 0 |\x1b[30;46mF0F1\x1b[0m....\x1b[30;42mB0  \x1b[0m..\x1b[30;42mB1  \x1b[0m|"),
+  EXPECT_NE(colored.find("dev 1 |\x1b[30;46mF0F1\x1b[0m....\x1b[30;42mB0  \x1b[0m..\x1b[30;42mB1  \x1b[0m|"),
             std::string::npos)
       << colored;
 }

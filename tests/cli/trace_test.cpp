@@ -65,7 +65,7 @@ TEST(ChromeTrace, OneCompleteEventPerOpWithItsExactTimes) {
     ASSERT_NE(it, compute.end()) << describe(op.action) << " at " << op.start_ns << " ns";
     EXPECT_EQ(it->second, micros(op.duration_ns())) << describe(op.action);
   }
-  // Times are written exactly: F of microbatch 1 on device 0 starts at 1000001 ns.
+  // Times are written exactly: F of microbatch 1 on device 1 starts at 1000001 ns.
   EXPECT_NE(
       text.find(
           "\"name\":\"F1\",\"cat\":\"F\",\"ph\":\"X\",\"pid\":0,\"tid\":0,\"ts\":1000.001,\"dur\":1000.001"),
@@ -192,7 +192,7 @@ TEST(ChromeTrace, ProcessesThreadsAndCounters) {
   }
   ASSERT_EQ(process_names.size(), 4u);
   for (int d = 0; d < 4; ++d) {
-    EXPECT_EQ(process_names[d], fmt::format("device {}", d));
+    EXPECT_EQ(process_names[d], fmt::format("device {}", d + 1));
     EXPECT_EQ((thread_names[{d, 0}]), "compute");
   }
   EXPECT_EQ((thread_names[{0, 1000}]), "send");
@@ -238,8 +238,8 @@ TEST(ChromeTrace, SeveralRunsGetTheirOwnProcesses) {
     if (e["name"] == "process_name") process_names[e["pid"]] = e["args"]["name"];
   }
   ASSERT_EQ(process_names.size(), 8u);
-  EXPECT_EQ(process_names[0], "gpipe: device 0");
-  EXPECT_EQ(process_names[7], "zb-h1: device 3");
+  EXPECT_EQ(process_names[0], "gpipe: device 1");
+  EXPECT_EQ(process_names[7], "zb-h1: device 4");
 }
 
 TEST(ChromeTrace, TwoRunsGiveByteIdenticalTraces) {
