@@ -19,6 +19,7 @@
 #include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
+#include "tests/sim/plans.h"
 
 namespace pipesim::test {
 
@@ -81,23 +82,10 @@ inline TimeNs start_ns(const RunTrace& trace, OpKind kind, int stage, int microb
   return find_op(trace, kind, stage, microbatch).start_ns;
 }
 
-// One device's ops of one batch in execution order as "F3@4.5" (microbatch, start in ms); with several
-// stages on the device the stage is added, "F3s5@4.5" (1-based). U is written "U@t".
+// One device's ops of one batch in execution order as "F3@4.5" (tests/sim/plans.h's timeline).
 inline std::vector<std::string> device_timeline(const RunTrace& trace, int device, int batch,
                                                 int microbatches_per_batch) {
-  std::vector<std::string> out;
-  for (const OpRecord& op : trace.ops) {
-    if (op.device != device || batch_of(op.action, microbatches_per_batch) != batch) continue;
-    const std::string stage =
-        trace.layout.chunks_per_device > 1 ? fmt::format("s{}", op.action.stage + 1) : std::string();
-    if (op.action.kind == OpKind::U) {
-      out.push_back(fmt::format("U{}@{:g}", stage, ns_to_ms(op.start_ns)));
-    } else {
-      out.push_back(fmt::format("{}{}{}@{:g}", op_letter(op.action.kind), op.action.microbatch, stage,
-                                ns_to_ms(op.start_ns)));
-    }
-  }
-  return out;
+  return timeline(trace, device, batch, microbatches_per_batch);
 }
 
 // The most any device idles before its last op ends (optimizer steps left out): DualPipe's bubble figure.

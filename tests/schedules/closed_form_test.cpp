@@ -4,13 +4,10 @@
 
 #include <algorithm>
 
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
-
-using test::run_schedule;
-using test::uniform_scenario;
 
 constexpr double kForwardMs = 1.0;
 constexpr double kBackwardMs = 2.0;
@@ -28,34 +25,42 @@ std::vector<Shape> grid() {
   return shapes;
 }
 
+// Two batches of a schedule with uniform stages (per device: F = 1 ms, B = 2 ms, split over its chunks).
+RunTrace run_uniform(const Shape& s, const std::string& schedule, int chunks = 0) {
+  const double per_chunk = 1.0 / std::max(chunks, 1);
+  std::map<std::string, std::string> params;
+  if (chunks > 0) params["chunks"] = std::to_string(chunks);
+  return test::run_schedule_plan(schedule, s.stages, s.microbatches, /*batches=*/2,
+                                 test::UniformStageCosts::ms(kForwardMs * per_chunk, kBackwardMs * per_chunk),
+                                 params);
+}
+
 // Runs a flush schedule on one shape and checks what GPipe and 1F1B-flush share: one batch takes
 // (m+N-1)(F+B), the barrier keeps batches apart, so the bubble is (N-1)/(m+N-1).
-SimulationResult run_flush(const Shape& s, const std::string& schedule) {
-  const SimulationResult r =
-      run_schedule(uniform_scenario(s.stages, s.microbatches, kForwardMs, kBackwardMs), schedule);
-  EXPECT_NEAR(r.metrics.bubble_fraction, static_cast<double>(s.stages - 1) / (s.microbatches + s.stages - 1),
-              1e-9);
-  EXPECT_EQ(r.metrics.period_ns, ms_to_ns((s.microbatches + s.stages - 1) * (kForwardMs + kBackwardMs)));
-  return r;
+RunTrace run_flush(const Shape& s, const std::string& schedule) {
+  const RunTrace trace = run_uniform(s, schedule);
+  EXPECT_NEAR(test::whole_run_bubble(trace),
+              static_cast<double>(s.stages - 1) / (s.microbatches + s.stages - 1), 1e-9);
+  EXPECT_EQ(trace.makespan_ns, 2 * ms_to_ns((s.microbatches + s.stages - 1) * (kForwardMs + kBackwardMs)));
+  return trace;
 }
 
 TEST(ClosedForm, GPipeBubbleAndPeakInFlight) {
   for (const Shape& s : grid()) {
     SCOPED_TRACE(fmt::format("N={} m={}", s.stages, s.microbatches));
-    const SimulationResult r = run_flush(s, "gpipe");
+    const RunTrace trace = run_flush(s, "gpipe");
     // Every forward of the batch runs before any backward: m activations on every device.
-    for (int d = 0; d < s.stages; ++d) EXPECT_EQ(r.metrics.devices[d].peak_in_flight, s.microbatches) << d;
+    for (int d = 0; d < s.stages; ++d) EXPECT_EQ(trace.peak_in_flight[d], s.microbatches) << d;
   }
 }
 
 TEST(ClosedForm, OneFOneBFlushBubbleAndPeakInFlight) {
   for (const Shape& s : grid()) {
     SCOPED_TRACE(fmt::format("N={} m={}", s.stages, s.microbatches));
-    const SimulationResult r = run_flush(s, "1f1b-flush");
+    const RunTrace trace = run_flush(s, "1f1b-flush");
     // Stage i (1-based) holds its N-i warm-up forwards plus the one in progress: N-i+1, or m if fewer.
     for (int i = 1; i <= s.stages; ++i) {
-      EXPECT_EQ(r.metrics.devices[i - 1].peak_in_flight, std::min(s.stages - i + 1, s.microbatches))
-          << "stage " << i;
+      EXPECT_EQ(trace.peak_in_flight[i - 1], std::min(s.stages - i + 1, s.microbatches)) << "stage " << i;
     }
   }
 }
@@ -68,28 +73,26 @@ TEST(ClosedForm, InterleavedBubbleShrinksByChunks) {
     double previous = 1.0;
     for (int v : {1, 2, 4}) {
       SCOPED_TRACE(fmt::format("N={} m={} chunks={}", s.stages, s.microbatches, v));
-      const SimulationResult r =
-          run_schedule(uniform_scenario(s.stages, s.microbatches, kForwardMs, kBackwardMs),
-                       "interleaved-1f1b", {{"chunks", std::to_string(v)}});
+      const RunTrace trace = run_uniform(s, "interleaved-1f1b", v);
       const double f_plus_b = kForwardMs + kBackwardMs;
-      EXPECT_EQ(r.metrics.period_ns, ms_to_ns(s.microbatches * f_plus_b + (s.stages - 1) * f_plus_b / v));
-      EXPECT_NEAR(r.metrics.bubble_fraction,
-                  static_cast<double>(s.stages - 1) / (v * s.microbatches + s.stages - 1), 1e-9);
-      EXPECT_LT(r.metrics.bubble_fraction, previous);
-      previous = r.metrics.bubble_fraction;
+      EXPECT_EQ(trace.makespan_ns, 2 * ms_to_ns(s.microbatches * f_plus_b + (s.stages - 1) * f_plus_b / v));
+      const double bubble = test::whole_run_bubble(trace);
+      EXPECT_NEAR(bubble, static_cast<double>(s.stages - 1) / (v * s.microbatches + s.stages - 1), 1e-9);
+      EXPECT_LT(bubble, previous);
+      previous = bubble;
     }
   }
 }
 
 // With one chunk the interleaved schedule is exactly 1F1B-flush, op for op.
 TEST(ClosedForm, InterleavedWithOneChunkIsOneFOneB) {
-  const Scenario scenario = uniform_scenario(4, 8, kForwardMs, kBackwardMs);
-  const SimulationResult interleaved = run_schedule(scenario, "interleaved-1f1b", {{"chunks", "1"}});
-  const SimulationResult flush = run_schedule(scenario, "1f1b-flush");
-  ASSERT_EQ(interleaved.trace.ops.size(), flush.trace.ops.size());
-  for (size_t k = 0; k < flush.trace.ops.size(); ++k) {
-    EXPECT_EQ(interleaved.trace.ops[k].action, flush.trace.ops[k].action) << k;
-    EXPECT_EQ(interleaved.trace.ops[k].start_ns, flush.trace.ops[k].start_ns) << k;
+  const RunTrace interleaved = test::run_schedule_plan(
+      "interleaved-1f1b", 4, 8, 2, test::UniformStageCosts::ms(kForwardMs, kBackwardMs), {{"chunks", "1"}});
+  const RunTrace flush = run_uniform({4, 8}, "1f1b-flush");
+  ASSERT_EQ(interleaved.ops.size(), flush.ops.size());
+  for (size_t k = 0; k < flush.ops.size(); ++k) {
+    EXPECT_EQ(interleaved.ops[k].action, flush.ops[k].action) << k;
+    EXPECT_EQ(interleaved.ops[k].start_ns, flush.ops[k].start_ns) << k;
   }
 }
 

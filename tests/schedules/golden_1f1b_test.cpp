@@ -3,14 +3,16 @@
 // exist.
 #include <gtest/gtest.h>
 
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
 
-using test::device_timeline;
-using test::run_schedule;
-using test::uniform_scenario;
+using test::timeline;
+
+RunTrace two_batches() {
+  return test::run_schedule_plan("1f1b-flush", 4, 8, /*batches=*/2, test::UniformStageCosts::ms(1.0, 2.0));
+}
 
 // How the table was derived, stage 4 first: its F0 starts at 3 (after F0 on stages 1-3), B0 at 4-6. The
 // gradient walks back one B (2 ms) per stage: B0 at 6 (stage 3), 8 (stage 2), 10 (stage 1). From then on
@@ -30,18 +32,17 @@ const std::vector<std::vector<std::string>> kFirstBatch = {
 };
 
 TEST(Golden1F1B, N4M8FirstBatch) {
-  const SimulationResult r = run_schedule(uniform_scenario(4, 8, 1.0, 2.0, 0.0, /*batches=*/2), "1f1b-flush");
+  const RunTrace trace = two_batches();
   for (int d = 0; d < 4; ++d) {
-    EXPECT_EQ(device_timeline(r.trace, d, /*batch=*/0, 8), kFirstBatch[d]) << "device " << d;
+    EXPECT_EQ(timeline(trace, d, /*batch=*/0, 8), kFirstBatch[d]) << "device " << d;
   }
 }
 
 // Behind the barrier the second batch repeats the first, 33 ms later.
 TEST(Golden1F1B, SecondBatchRepeatsAfterTheBarrier) {
-  const SimulationResult r = run_schedule(uniform_scenario(4, 8, 1.0, 2.0, 0.0, /*batches=*/2), "1f1b-flush",
-                                          {}, test::fixed_batches());
+  const RunTrace trace = two_batches();
   for (int d = 0; d < 4; ++d) {
-    const std::vector<std::string> second = device_timeline(r.trace, d, /*batch=*/1, 8);
+    const std::vector<std::string> second = timeline(trace, d, /*batch=*/1, 8);
     ASSERT_EQ(second.size(), kFirstBatch[d].size());
     for (size_t k = 0; k < second.size(); ++k) {
       const std::string& first = kFirstBatch[d][k];
@@ -53,7 +54,7 @@ TEST(Golden1F1B, SecondBatchRepeatsAfterTheBarrier) {
       EXPECT_EQ(second[k], expected) << "device " << d << " op " << k;
     }
   }
-  EXPECT_EQ(r.trace.makespan_ns, ms_to_ns(66));
+  EXPECT_EQ(trace.makespan_ns, ms_to_ns(66));
 }
 
 }  // namespace

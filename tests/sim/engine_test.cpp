@@ -4,14 +4,35 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/test_util.h"
+#include "tests/sim/plans.h"
 
 namespace pipesim {
 namespace {
 
-using test::device_timeline;
-using test::run_schedule;
-using test::scenario_from_yaml;
+using test::timeline;
+
+// The start of an op, or -1 when it did not run.
+TimeNs start_of(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == kind && op.action.stage == stage && op.action.microbatch == microbatch)
+      return op.start_ns;
+  }
+  ADD_FAILURE() << op_letter(kind) << microbatch << " of stage " << stage + 1 << " did not run";
+  return -1;
+}
+
+// 1F1B-flush on N = 2, m = 2, written out for `batches` batches: stage 1 F F B B, stage 2 F B F B, then each
+// stage's U of the batch ("U!" behind a barrier).
+ExecutionPlan one_f_one_b_plan(int batches, bool barrier) {
+  std::string first, second;
+  for (int k = 0; k < batches; ++k) {
+    const int a = 2 * k, b = 2 * k + 1;
+    const std::string u = fmt::format(" U{}{} ", k, barrier ? "!" : "");
+    first += fmt::format("F{} F{} B{} B{}", a, b, a, b) + u;
+    second += fmt::format("F{} B{} F{} B{}", a, a, b, b) + u;
+  }
+  return test::plan_of_lists(PipelineLayout::linear(2), {first, second}, 2 * batches);
+}
 
 // A run-time rule (like PACI's): run the oldest backward if it is ready, else the next forward if its input
 // is there, else wait. Unlike a static list it chooses, so it sees what is ready at the instant it picks.
@@ -43,13 +64,11 @@ TEST(Engine, SameInstantArrivalIsSeenByTheChoice) {
   plan.layout = layout;
   plan.total_microbatches = microbatches;
   for (int d = 0; d < 2; ++d) plan.policies.push_back(std::make_unique<BackwardFirstPolicy>(d, microbatches));
-  const ExplicitCostModel costs = test::uniform_costs(layout, 1.0, 2.0);
-  FixedLatencyComm comm({0, 0});
-  const RunTrace trace = simulate(plan, costs, comm);
-  EXPECT_EQ(device_timeline(trace, 0, 0, microbatches),
+  const RunTrace trace = test::run_plan(plan, test::UniformStageCosts::ms(1.0, 2.0));
+  EXPECT_EQ(timeline(trace, 0),
             (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "F3@3", "B0@4", "F4@6", "B1@7", "F5@9", "B2@10",
                                       "B3@13", "B4@16", "B5@19"}));
-  EXPECT_EQ(device_timeline(trace, 1, 0, microbatches),
+  EXPECT_EQ(timeline(trace, 1),
             (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "F2@7", "B2@8", "F3@10", "B3@11",
                                       "F4@13", "B4@14", "F5@16", "B5@17"}));
 }
@@ -57,18 +76,17 @@ TEST(Engine, SameInstantArrivalIsSeenByTheChoice) {
 // 1F1B-flush, N=2, m=2, F=1, B=2, U=0.5 ms. One batch: stage 1 F0@0 F1@1 B0@4 B1@7 (ends 9); stage 2 F0@1
 // B0@2 F1@4 B1@5 (ends 7). Both U start at the barrier at 9 and end at 9.5, so the next batch starts at 9.5.
 TEST(Engine, OptimizerStepDelaysTheNextBatch) {
-  const Scenario scenario = scenario_from_yaml(
-      "pipeline: {stages: 2, microbatches: 2, batches: 4}\n"
-      "costs: {forward_ms: 1, backward_ms: 2, optimizer_ms: 0.5}\n");
-  const SimulationResult r = run_schedule(scenario, "1f1b-flush");
-  EXPECT_EQ(device_timeline(r.trace, 0, 0, 2),
-            (std::vector<std::string>{"F0@0", "F1@1", "B0@4", "B1@7", "U@9"}));
-  EXPECT_EQ(device_timeline(r.trace, 1, 0, 2),
-            (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "U@9"}));
-  EXPECT_EQ(test::start_ns(r.trace, OpKind::F, 0, 2), ms_to_ns(9.5));
-  EXPECT_EQ(r.metrics.period_ns, ms_to_ns(9.5));
+  ExecutionPlan plan = one_f_one_b_plan(4, /*barrier=*/true);
+  const RunTrace trace = test::run_plan(plan, test::UniformStageCosts::ms(1, 2, 0, 0.5));
+  EXPECT_EQ(timeline(trace, 0, 0, 2), (std::vector<std::string>{"F0@0", "F1@1", "B0@4", "B1@7", "U@9"}));
+  EXPECT_EQ(timeline(trace, 1, 0, 2), (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "U@9"}));
+  // Every batch repeats the first 9.5 ms later.
+  for (int k = 1; k < 4; ++k) EXPECT_EQ(start_of(trace, OpKind::F, 0, 2 * k), k * ms_to_ns(9.5)) << k;
   // Ops of batch k read the weights after k steps.
-  for (const OpRecord& op : r.trace.ops) EXPECT_EQ(op.weight_version, test::batch_of(op.action, 2));
+  for (const OpRecord& op : trace.ops) {
+    const int batch = op.action.kind == OpKind::U ? op.action.microbatch : op.action.microbatch / 2;
+    EXPECT_EQ(op.weight_version, batch);
+  }
 }
 
 // Why the optimizer cost is the heterogeneous part: in 1F1B-flush stage 1's last B depends on every other
@@ -80,34 +98,29 @@ TEST(Engine, OptimizerStepDelaysTheNextBatch) {
 //   post-validation: stage 2's U runs 7-10 right after its last B, stage 1's at 9. Batch 1: stage 1 F2@9
 //     F3@10; stage 2 F2@10 B2@11 F3@13 B3@14, U 16-19; stage 1 B2@13 B3@16, U at 18. Starts 0, 9, 18, 27
 //     -> period 9.
-const char* const kUnevenOptimizer =
-    "pipeline: {stages: 2, microbatches: 2, batches: 4}\n"
-    "costs: {forward_ms: 1, backward_ms: 2, optimizer_ms: [0, 3]}\n";
+test::UniformStageCosts uneven_optimizer() {
+  return test::UniformStageCosts::ms(1, 2).optimizer_ms_per_stage({0, 3});
+}
 
 TEST(Engine, BarrierStartsEveryUTogether) {
-  const SimulationResult r = run_schedule(scenario_from_yaml(kUnevenOptimizer), "1f1b-flush");
-  for (int step = 0; step < 4; ++step) {
-    EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 0, step), test::start_ns(r.trace, OpKind::U, 1, step))
-        << step;
-  }
-  EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 1, 0), ms_to_ns(9));
-  EXPECT_EQ(test::start_ns(r.trace, OpKind::U, 1, 1), ms_to_ns(20));
-  EXPECT_EQ(test::start_ns(r.trace, OpKind::F, 0, 4), ms_to_ns(20));
-  EXPECT_EQ(test::start_ns(r.trace, OpKind::F, 0, 6), ms_to_ns(31));
-  EXPECT_EQ(r.metrics.period_ns, ms_to_ns(11));
+  ExecutionPlan plan = one_f_one_b_plan(4, /*barrier=*/true);
+  const RunTrace trace = test::run_plan(plan, uneven_optimizer());
+  for (int step = 0; step < 4; ++step)
+    EXPECT_EQ(start_of(trace, OpKind::U, 0, step), start_of(trace, OpKind::U, 1, step)) << step;
+  EXPECT_EQ(start_of(trace, OpKind::U, 1, 0), ms_to_ns(9));
+  EXPECT_EQ(start_of(trace, OpKind::U, 1, 1), ms_to_ns(20));
+  EXPECT_EQ(start_of(trace, OpKind::F, 0, 4), ms_to_ns(20));
+  EXPECT_EQ(start_of(trace, OpKind::F, 0, 6), ms_to_ns(31));
 }
 
 TEST(Engine, PostValidationOverlapsBatches) {
-  const SimulationResult r = run_schedule(scenario_from_yaml(kUnevenOptimizer), "1f1b-flush");
-  const SimulationResult p =
-      run_schedule(scenario_from_yaml(std::string(kUnevenOptimizer) + "optimizer: {sync: post-validation}\n"),
-                   "1f1b-flush");
-  EXPECT_EQ(test::start_ns(p.trace, OpKind::U, 1, 0), ms_to_ns(7));
-  EXPECT_EQ(test::start_ns(p.trace, OpKind::U, 0, 0), ms_to_ns(9));
-  EXPECT_EQ(test::start_ns(p.trace, OpKind::F, 1, 2), ms_to_ns(10));
-  EXPECT_EQ(test::start_ns(p.trace, OpKind::F, 0, 4), ms_to_ns(18));
-  EXPECT_EQ(p.metrics.period_ns, ms_to_ns(9));
-  EXPECT_LT(p.metrics.period_ns, r.metrics.period_ns);
+  ExecutionPlan plan = one_f_one_b_plan(4, /*barrier=*/false);
+  const RunTrace p = test::run_plan(plan, uneven_optimizer());
+  EXPECT_EQ(start_of(p, OpKind::U, 1, 0), ms_to_ns(7));
+  EXPECT_EQ(start_of(p, OpKind::U, 0, 0), ms_to_ns(9));
+  EXPECT_EQ(start_of(p, OpKind::F, 1, 2), ms_to_ns(10));
+  EXPECT_EQ(start_of(p, OpKind::F, 0, 4), ms_to_ns(18));
+  EXPECT_EQ(start_of(p, OpKind::F, 0, 6), ms_to_ns(27));  // a period of 9 against the barrier's 11
 }
 
 }  // namespace
