@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, checks formatting, builds, and runs every test: the Release build's ctest (unit
-# tests, the CLI's invariant check, the Python module, the fuzz regressions, the quick learning studies), then
-# the same unit tests and a `pipesim check` grid under ASan + UBSan (scripts/sanitize.sh) and 30 s of
-# libFuzzer on each input reader (scripts/fuzz.sh). `--no-sanitizers` stops after ctest (a quicker loop while
-# developing; CI runs everything). Each phase prints its time.
+# Installs what is missing, checks formatting, builds, and runs every test: the Release build's ctest (the
+# CLI's invariant check, the Python module, the fuzz regressions, the quick learning studies, the README's
+# outputs), then the unit tests and a `pipesim check` grid under ASan + UBSan (scripts/sanitize.sh) and 30 s
+# of libFuzzer on each input reader (scripts/fuzz.sh). `--no-sanitizers` builds the unit tests in Release and
+# stops after ctest (a quicker loop while developing; CI runs everything). Each phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The test command builds with warnings as errors (CMake option PIPESIM_WERROR, passed on by scripts/build.sh
@@ -31,6 +31,14 @@ phase() {
   "$@"
   echo "run_tests: $name took $((SECONDS - start)) s" >&2
 }
+# With the sanitizers the unit tests run once, in the instrumented build (scripts/sanitize.sh): the Release
+# build leaves their executables out and its ctest runs the rest (the CLI's checks, the Python module, the
+# fuzz regressions, the learning studies, the README's outputs). --no-sanitizers builds and runs them here.
+if [ "$sanitizers" -eq 1 ]; then
+  export PIPESIM_UNIT_TESTS=OFF
+else
+  export PIPESIM_UNIT_TESTS=ON
+fi
 phase setup scripts/setup.sh
 phase format scripts/check_format.sh
 phase build scripts/build.sh
