@@ -28,7 +28,7 @@ void BM_ExecutorGemm(benchmark::State& state) {
   state.counters["GFLOP_per_s"] =
       benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   const HardwareProfile profile =
-      load_hardware_profile(std::string(PIPESIM_SOURCE_DIR) + "/gpu_calibration/profiles/cpu-vm.yaml");
+      load_hardware_profile(std::string(PIPESIM_SOURCE_DIR) + "/share/profiles/cpu-vm.yaml");
   state.counters["profile_GFLOP_per_s"] = profile.gemm_table("fp32").tflops_at(n, n, n) * 1e3;
 }
 BENCHMARK(BM_ExecutorGemm)->ArgName("n")->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);

@@ -13,7 +13,7 @@ namespace {
 
 Scenario bench_scenario() {
   // Pin the shape so that edits to the scenario file cannot change what is measured.
-  return load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m256.yaml",
+  return load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb/28.3B-N32-m256.yaml",
                        {"pipeline.stages=32", "pipeline.microbatches=256", "pipeline.batches=4"});
 }
 

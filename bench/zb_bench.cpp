@@ -18,7 +18,7 @@ namespace {
 // The run's own resolution of zb-2p on the paper's 28.3B setting at N=32, m=96 (costs, comm, memory).
 ResolvedRun zb_paper_run() {
   const Scenario scenario =
-      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/28.3B-N32-m96.yaml",
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb/28.3B-N32-m96.yaml",
                     {"pipeline.stages=32", "pipeline.microbatches=96", "pipeline.batches=4"});
   return resolve(scenario, ScheduleRequest{"zb-2p", ScheduleParams(scenario.source)});
 }

@@ -85,7 +85,7 @@ void run_fit(const CalibrateArgs& args) {
   if (args.profile.empty()) {
     throw InputError(
         "pipesim calibrate --fit needs --profile: the profile of the hardware the times were "
-        "measured on (a name in gpu_calibration/profiles or a path)");
+        "measured on (a name in share/profiles or a path)");
   }
   const std::string profile_path = resolve_profile_path(args.profile);
   const std::string text = read_text_file(profile_path, "hardware profile");

@@ -137,7 +137,7 @@ void run(const CostsArgs& args) {
     if (!args.profile_given) {
       throw InputError(
           "--layer-times needs --profile: the profile of the device the layer times were measured on, e.g. "
-          "--profile gpu_calibration/profiles/nvidia-h200.yaml");
+          "--profile share/profiles/nvidia-h200.yaml");
     }
     const HardwareProfile profile = load_hardware_profile(resolve_profile_path(args.profile));
     const LayerTimesFile measured = load_layer_times(args.layer_times_path);
@@ -182,8 +182,9 @@ void add_costs_command(CLI::App& app) {
          "--profile", args->profile,
          "hardware profile for --fit-report (default a100-sxm4-80gb) or --layer-times (name or path)")
       ->each([args](const std::string&) { args->profile_given = true; });
-  cmd->add_option("--data", args->data_dir,
-                  "directory of the zb_*.csv reference data (default: data/zero_bubble in the source tree)");
+  cmd->add_option(
+      "--data", args->data_dir,
+      "directory of the zb_*.csv reference data (default: share/data/zero_bubble in the source tree)");
   cmd->callback([args] { run(*args); });
 }
 

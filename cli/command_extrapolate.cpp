@@ -26,7 +26,7 @@ void add_extrapolate_command(CLI::App& app) {
   cmd->add_option("--markdown", *markdown_path, "write the report as Markdown to this file");
   cmd->add_option("--profile", options->profile, "hardware profile (name or path; default a100-sxm4-80gb)");
   cmd->add_option("--data", options->data_dir,
-                  "directory of the zb_*.csv reference data (default: data/zero_bubble)");
+                  "directory of the zb_*.csv reference data (default: share/data/zero_bubble)");
   cmd->add_option("--models", *models, "comma-separated subset of the models, e.g. 1.5B,28.3B");
   cmd->add_option("--batches", options->batches, "batches simulated per run")->check(CLI::Range(2, 1000));
   cmd->add_flag("--blocking-comm", options->blocking_comm,

@@ -133,7 +133,7 @@ std::shared_ptr<const Dataset> load_dataset(const std::string& name, int context
   }
   if (name == "snippet") {
     // The passage's last paragraph is held out.
-    const std::string path = find_data_path("executor/data/snippet.txt", "the snippet corpus");
+    const std::string path = find_data_path("corpus/snippet.txt", "the snippet corpus");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(fmt::format("cannot read {} (part of the repository)", path));
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -103,7 +103,7 @@ std::size_t sample_index(std::uint64_t seed, int step, int index_in_batch, int r
 
 // The corpora by name, read from their Debian packages: "fashion_mnist" (images), "austen" (Jane Austen's
 // novels, "persuasion" held out for validation), "fortunes" (the last file held out), "snippet" (the
-// public-domain passage in executor/data/, for tests and quick runs). Text corpora need `context`, target.
+// public-domain passage in share/corpus/, for tests and quick runs). Text corpora need `context`, target.
 std::shared_ptr<const Dataset> load_dataset(const std::string& name, int context, TextTarget target);
 inline const std::vector<std::string>& dataset_names() {
   static const std::vector<std::string> names{"teacher", "fashion_mnist", "austen", "fortunes", "snippet"};

@@ -1,4 +1,4 @@
-// libFuzzer target: the hardware profile reader (gpu_calibration/profiles/*.yaml). InputError is the expected
+// libFuzzer target: the hardware profile reader (share/profiles/*.yaml). InputError is the expected
 // answer to bad input; anything else is a finding.
 #include <cstddef>
 #include <cstdint>

@@ -9,11 +9,11 @@ measured profile:
 
 Together with the two element-wise constants of the transformer model (passes over the stored activations, in
 cost_models/transformer_costs.h) the five parameters are chosen to minimize the largest relative error of F, I and W
-over the rows of data/zero_bubble/zb_profiled_times.csv, each row compared with a middle stage (k layers, no embedding or
+over the rows of share/data/zero_bubble/zb_profiled_times.csv, each row compared with a middle stage (k layers, no embedding or
 loss) of the model. This script mirrors that part of cost_models/transformer_costs.cpp for the search only; the
 residuals that count are the C++ model's, on the written grid: `pipesim costs --fit-report` and tests/report/a100_fit_test.cpp.
 
-Usage: gpu_calibration/fit_a100.py [--data DIR] [-o gpu_calibration/profiles/a100-sxm4-80gb.yaml]
+Usage: gpu_calibration/fit_a100.py [--data DIR] [-o share/profiles/a100-sxm4-80gb.yaml]
 """
 import argparse
 import csv
@@ -101,7 +101,7 @@ def write_profile(path, params, error):
     notes = (f"Not a measurement. Datasheet peaks and HBM bandwidth; GEMM efficiency "
              f"e_max*tiles/(tiles+{tiles_half})*k/(k+{k_half}) with e_max={e_max:.2f}, tiles=m*n/128^2, fitted "
              f"with the transformer model's element-wise passes F={passes_f}, I={passes_i} to "
-             f"data/zero_bubble/zb_profiled_times.csv (largest |error| {100 * error:.1f}% in this script's search; "
+             f"share/data/zero_bubble/zb_profiled_times.csv (largest |error| {100 * error:.1f}% in this script's search; "
              f"see pipesim costs --fit-report). Link fitted to that file's comm_ms (Megatron p2p over NVLink/RoCE). "
              f"Launch overhead assumed ({LAUNCH_US} us).")
     lines = [
@@ -130,8 +130,8 @@ def write_profile(path, params, error):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "data", "zero_bubble"))
-    parser.add_argument("-o", "--output", default=os.path.join(HERE, "profiles", "a100-sxm4-80gb.yaml"))
+    parser.add_argument("--data", default=os.path.join(HERE, "..", "share", "data", "zero_bubble"))
+    parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "share", "profiles", "a100-sxm4-80gb.yaml"))
     args = parser.parse_args()
     models = {}
     for row in read_rows(os.path.join(args.data, "zb_models.csv")):

@@ -18,7 +18,7 @@ Profiles (the file stem is the name a scenario gives in `hardware: {profile: NAM
 memory_capacity_gb is in GiB (2^30 bytes). The H100 and H200 profiles give the total CUDA reports (nvidia-smi's
 MiB / 1024); the RTX profile's 96 is its data-sheet figure and predates that convention (its file is kept as is).
 
-Usage: gpu_calibration/spec_profile.py [NAME ...] [-o FILE]   (no NAME: all of them, into profiles/NAME.yaml)
+Usage: gpu_calibration/spec_profile.py [NAME ...] [-o FILE]   (no NAME: all of them, into share/profiles/NAME.yaml)
 """
 import argparse
 import dataclasses
@@ -202,7 +202,7 @@ SPECS = {spec.name: spec for spec in (
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"one or more of: {', '.join(SPECS)} (default: all)")
-    parser.add_argument("-o", "--output", help="the file to write (one NAME only; default profiles/NAME.yaml)")
+    parser.add_argument("-o", "--output", help="the file to write (one NAME only; default share/profiles/NAME.yaml)")
     args = parser.parse_args(argv)
     names = args.names or list(SPECS)
     unknown = [n for n in names if n not in SPECS]
@@ -211,7 +211,7 @@ def main(argv=None):
     if args.output and len(names) != 1:
         parser.error("-o needs exactly one NAME")
     for name in names:
-        write_profile(SPECS[name], args.output or os.path.join(HERE, "profiles", name + ".yaml"))
+        write_profile(SPECS[name], args.output or os.path.join(HERE, "..", "share", "profiles", name + ".yaml"))
 
 
 if __name__ == "__main__":

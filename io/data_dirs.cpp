@@ -50,7 +50,7 @@ std::vector<DataDirCandidate> data_dir_candidates() {
   }
   if (const std::string dir = beside_binary(); !dir.empty()) candidates.push_back({dir, "beside the binary"});
   candidates.push_back({PIPESIM_INSTALL_DATA_DIR, "install prefix"});
-  candidates.push_back({PIPESIM_SOURCE_DIR, "source tree"});
+  candidates.push_back({std::string(PIPESIM_SOURCE_DIR) + "/share", "source tree"});
   return candidates;
 }
 
@@ -64,8 +64,18 @@ std::string find_data_path(const std::string& relative, const std::string& what)
   }
   throw InputError(fmt::format(
       "{} ({}) not found; looked in:{}\n(pass --data-dir DIR or set PIPESIM_DATA_DIR to a directory holding "
-      "scenarios/, gpu_calibration/profiles/ and data/zero_bubble/)",
+      "scenarios/, studies/, profiles/, data/ and corpus/, as share/ does)",
       what, relative, looked));
+}
+
+std::string input_or_data_path(const std::string& path) {
+  std::error_code error;
+  if (path.empty() || fs::path(path).is_absolute() || fs::exists(path, error)) return path;
+  for (const DataDirCandidate& candidate : data_dir_candidates()) {
+    const fs::path shipped = fs::path(candidate.directory) / path;
+    if (fs::exists(shipped, error)) return shipped.string();
+  }
+  return path;
 }
 
 }  // namespace pipesim

@@ -269,7 +269,7 @@ HardwareProfile load_hardware_profile(const std::string& path) {
 }
 
 std::string profiles_directory() {
-  return find_data_path("gpu_calibration/profiles", "the shipped hardware profiles");
+  return find_data_path("profiles", "the shipped hardware profiles");
 }
 
 std::string resolve_profile_path(const std::string& name_or_path) {

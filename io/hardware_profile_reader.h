@@ -15,7 +15,7 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
                                        ProfileFitUse fit_use);
 HardwareProfile load_hardware_profile(const std::string& path);
 
-// A name in gpu_calibration/profiles/ on the data search path (io/data_dirs.h), without .yaml, or a path to a
+// A name in share/profiles/ on the data search path (io/data_dirs.h), without .yaml, or a path to a
 // profile file. Throws InputError listing the shipped profiles when neither exists.
 std::string resolve_profile_path(const std::string& name_or_path);
 std::string profiles_directory();

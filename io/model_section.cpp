@@ -79,8 +79,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
 
 HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "hardware", {"profile", "memory_capacity_gb", "reserve_gb"});
-  if (!node["profile"])
-    r.fail(node, "hardware.profile", "a profile name in gpu_calibration/profiles/ or a path");
+  if (!node["profile"]) r.fail(node, "hardware.profile", "a profile name in share/profiles/ or a path");
   const std::string value = r.get_string(node["profile"], "hardware.profile");
   namespace fs = std::filesystem;
   const fs::path beside = fs::path(r.source()).parent_path() / value;

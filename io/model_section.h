@@ -16,7 +16,7 @@ inline constexpr const char* kOptimizerTypeKey = "type";
 inline constexpr const char* kOptimizerStateKey = "state_bytes_per_param";
 
 // `root` is the whole scenario; the profile is looked up next to the scenario file, as a path, or by name in
-// gpu_calibration/profiles/.
+// share/profiles/.
 TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root);
 // `even`, `zb` or `balanced` at `key` (pipeline.layer_split, or a schedule entry's own pipeline:).
 LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key);

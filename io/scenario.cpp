@@ -337,7 +337,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   return s;
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& path_as_given, const std::vector<std::string>& overrides) {
+  const std::string path = input_or_data_path(path_as_given);
   return parse_scenario(read_text_file(path, "scenario file"), path, overrides);
 }
 

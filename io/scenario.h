@@ -66,7 +66,9 @@ struct Scenario {
   ExecutorSection executor;  // `executor:`: what `pipesim execute` trains
 };
 
-// `overrides` are "dotted.key=value" strings (--set); the value is parsed as YAML.
+// `overrides` are "dotted.key=value" strings (--set); the value is parsed as YAML. A relative path that is
+// not there is looked up under the data directories (io/data_dirs.h: share/ in the source tree), so
+// `scenarios/default.yaml` is the shipped scenario from any directory.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});

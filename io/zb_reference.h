@@ -1,6 +1,7 @@
 #pragma once
-// The Zero Bubble paper's published figures (data/zero_bubble/zb_*.csv): its four models, the per-stage times
-// it profiled on A100s, and the throughput and memory it measured. pipesim's predictions are put beside them.
+// The Zero Bubble paper's published figures (share/data/zero_bubble/zb_*.csv): its four models, the per-stage
+// times it profiled on A100s, and the throughput and memory it measured. pipesim's predictions are put beside
+// them.
 #include <map>
 #include <string>
 #include <vector>
@@ -31,7 +32,7 @@ struct ZbMeasured {
   double memory_gb_1f1b = 0, memory_gb_zb2p = 0;
 };
 
-// data/zero_bubble, found on the data search path (io/data_dirs.h).
+// data/zero_bubble on the data search path (io/data_dirs.h; share/data/zero_bubble in the source tree).
 std::string default_reference_data_dir();
 
 // Each throws InputError naming the file, line and column for a malformed row.

@@ -15,11 +15,11 @@ scripts/sanitize_build.sh
 seeds=build-asan/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds"/{scenario_reader,pytorch_csv_reader,profile_reader,study_reader}
-cp studies/*.yaml "$seeds/study_reader/"
-for file in scenarios/*.yaml scenarios/*/*.yaml; do  # two directories hold files of the same name
-  cp "$file" "$seeds/scenario_reader/$(echo "${file#scenarios/}" | tr / -)"
+cp share/studies/*.yaml "$seeds/study_reader/"
+for file in share/scenarios/*.yaml share/scenarios/*/*.yaml; do  # two directories hold files of the same name
+  cp "$file" "$seeds/scenario_reader/$(echo "${file#share/scenarios/}" | tr / -)"
 done
-cp gpu_calibration/profiles/*.yaml "$seeds/profile_reader/"
+cp share/profiles/*.yaml "$seeds/profile_reader/"
 for schedule in gpipe 1f1b-flush zb-h1 zb-h2; do
   build-asan/pipesim export "$schedule" -N 4 -m 8 --costs 1,1,1 --csv "$seeds/pytorch_csv_reader/$schedule.csv"
 done

@@ -24,7 +24,7 @@ snap() {
   sed -i -E "/ in [0-9.]+ (s|ms)\$/d; /elapsed|seconds? (of|on) /d; s|$out|OUT|g" "$out/$name.out" "$out/$name.err"
 }
 
-for scenario in $(cd "$root" && find scenarios -name '*.yaml' | sort); do
+for scenario in $(cd "$root/share" && find scenarios -name "*.yaml" | sort); do  # shipped files by their name under share/
   id=$(echo "$scenario" | tr '/' '_')
   snap "run_$id" run "$scenario" -q --json "$out/run_$id.json" --csv "$out/run_$id.csv"
 done

@@ -10,7 +10,8 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 bin="$tmp/prefix/bin/pipesim"
 share="$tmp/prefix/share/pipesim"
-for f in scenarios/default.yaml gpu_calibration/profiles/a100-sxm4-80gb.yaml data/zero_bubble/zb_models.csv; do
+for f in scenarios/default.yaml profiles/a100-sxm4-80gb.yaml data/zero_bubble/zb_models.csv studies/paci-scaled.yaml \
+  corpus/snippet.txt; do
   test -e "$share/$f" || { echo "not installed: $share/$f"; exit 1; }
 done
 mkdir "$tmp/elsewhere"
@@ -41,4 +42,10 @@ grep -q env-copy "$tmp/out" || { echo "PIPESIM_DATA_DIR was not used:"; cat "$tm
 one_stage_scenario "$tmp/flag" flag-copy
 PIPESIM_DATA_DIR="$tmp/env" run_default --data-dir "$tmp/flag"
 grep -q flag-copy "$tmp/out" || { echo "--data-dir was not used:"; cat "$tmp/out"; exit 1; }
+# A shipped scenario by its name under share/, from a directory that has no scenarios/ of its own.
+"$bin" run scenarios/zb/1.5B-N8-m24.yaml --schedules zb-h1 >"$tmp/out" 2>&1 || {
+  echo "a shipped scenario by its relative name failed:"
+  cat "$tmp/out"
+  exit 1
+}
 echo "install test passed"

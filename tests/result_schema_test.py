@@ -67,10 +67,10 @@ schedules:
 
 documents = {
     "explicit": json.loads(pipesim("run", EXPLICIT, "--format", "json", "--memory-timeline")),
-    "paci-example": json.loads(pipesim("run", os.path.join(SOURCE, "scenarios/paci/example.yaml"), "--json", "-")),
-    "tiny-gpt": json.loads(pipesim("run", os.path.join(SOURCE, "scenarios/transformer/tiny-gpt-cpu.yaml"),
+    "paci-example": json.loads(pipesim("run", os.path.join(SOURCE, "share/scenarios/paci/example.yaml"), "--json", "-")),
+    "tiny-gpt": json.loads(pipesim("run", os.path.join(SOURCE, "share/scenarios/transformer/tiny-gpt-cpu.yaml"),
                                    "--format", "json")),
-    "zb-1.5B": json.loads(pipesim("run", os.path.join(SOURCE, "scenarios/zb/1.5B-N8-m24.yaml"),
+    "zb-1.5B": json.loads(pipesim("run", os.path.join(SOURCE, "share/scenarios/zb/1.5B-N8-m24.yaml"),
                                   "--schedules", "1f1b-flush,zb-h1,zb-2p:memory_limit=1.25", "--format", "json")),
     "default": json.loads(pipesim("run", "--schedules", "1f1b-flush,paci:accumulation=4", "--format", "json")),
 }

@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "base/text_file.h"
+#include "io/data_dirs.h"
 #include "io/yaml_reader.h"
 #include "schedules/registry.h"
 
@@ -297,8 +298,10 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   return study;
 }
 
-Study load_study(const std::string& path, bool quick) {
-  // Through the project's text reader, as every input: size limit, UTF-8, BOM and CR line ends normalised.
+Study load_study(const std::string& path_as_given, bool quick) {
+  // A shipped study by its name under share/ from anywhere (io/data_dirs.h); then through the project's text
+  // reader, as every input: size limit, UTF-8, BOM and CR line ends normalised.
+  const std::string path = input_or_data_path(path_as_given);
   return parse_study(read_text_file(path, "study file"), path, quick);
 }
 

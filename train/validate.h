@@ -65,7 +65,7 @@ struct ScheduleValidation {
 
 struct ValidationOptions {
   executor::TrainingSetup setup;
-  std::string profile = "cpu-vm";  // name in gpu_calibration/profiles/ or a path
+  std::string profile = "cpu-vm";  // name in share/profiles/ or a path
 };
 
 struct ValidationReport {

@@ -8,7 +8,7 @@ import unittest
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # ctest sets PIPESIM_BINARY to the command built beside the module.
 PIPESIM = os.environ.get("PIPESIM_BINARY", os.path.join(REPO, "build", "pipesim"))
-DEFAULT_SCENARIO = os.path.join(REPO, "scenarios", "default.yaml")
+DEFAULT_SCENARIO = os.path.join(REPO, "share", "scenarios", "default.yaml")
 ERROR_PREFIX = "pipesim: error: "
 
 

@@ -95,7 +95,7 @@ TEST(BalancedSplit, FewerUnitsThanStagesIsAnError) {
             std::string::npos);
 }
 
-const char* kDefault = "scenarios/default.yaml";
+const char* kDefault = "share/scenarios/default.yaml";
 
 TransformerSetup default_setup() {
   const Scenario s = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/" + kDefault);

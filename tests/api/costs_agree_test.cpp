@@ -87,8 +87,9 @@ TEST(CostsAgreeWithRun, TransformerWithGlobalBatchAndEntryPipelines) {
 TEST(CostsAgreeWithRun, DefaultScenarioWithGlobalBatchAndBalancedSplit) {
   // The PACI setting: global batch 128 over entries at m = 4..40 (b = 128/m, fractional for m = 24, 40), PACI
   // entries with their own m; a balanced split of the model's units.
-  expect_costs_agree_with_run(load_scenario(
-      std::string(PIPESIM_SOURCE_DIR) + "/scenarios/paci/gpt2-medium-8stage.yaml", {"pipeline.batches=2"}));
+  expect_costs_agree_with_run(
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/paci/gpt2-medium-8stage.yaml",
+                    {"pipeline.batches=2"}));
 }
 
 }  // namespace

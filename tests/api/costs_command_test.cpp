@@ -18,7 +18,7 @@ namespace pipesim {
 namespace {
 
 Scenario default_scenario() {
-  return load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml");
+  return load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/default.yaml");
 }
 
 // Every op of the run against the command's row for its stage (rows are unrounded, the engine rounds to ns).

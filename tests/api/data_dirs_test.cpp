@@ -17,6 +17,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Runs the scope in another working directory.
+struct InDirectory {
+  explicit InDirectory(const fs::path& directory) : before(fs::current_path()) {
+    fs::current_path(directory);
+  }
+  ~InDirectory() { fs::current_path(before); }
+  InDirectory(const InDirectory&) = delete;
+  InDirectory& operator=(const InDirectory&) = delete;
+  fs::path before;
+};
+
 class DataDirsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -44,8 +55,8 @@ TEST_F(DataDirsTest, FlagComesBeforeTheEnvironmentWhichComesBeforeTheSourceTree)
   EXPECT_EQ(find_data_path("scenarios/only_in_env.yaml", "x"),
             (root_ / "env" / "scenarios" / "only_in_env.yaml").string());
   // Neither has the profiles: the source tree (last on the path) does.
-  EXPECT_TRUE(fs::equivalent(find_data_path("gpu_calibration/profiles", "x"),
-                             fs::path(PIPESIM_SOURCE_DIR) / "gpu_calibration" / "profiles"));
+  EXPECT_TRUE(
+      fs::equivalent(find_data_path("profiles", "x"), fs::path(PIPESIM_SOURCE_DIR) / "share" / "profiles"));
   const std::vector<DataDirCandidate> candidates = data_dir_candidates();
   ASSERT_GE(candidates.size(), 3u);
   EXPECT_EQ(candidates[0].origin, "--data-dir");
@@ -73,8 +84,30 @@ TEST_F(DataDirsTest, DefaultScenarioFollowsTheSearchPath) {
   set_data_dir((root_ / "flag").string());
   EXPECT_EQ(default_scenario_path(), (root_ / "flag" / "scenarios" / "default.yaml").string());
   set_data_dir("");
-  EXPECT_TRUE(
-      fs::equivalent(default_scenario_path(), fs::path(PIPESIM_SOURCE_DIR) / "scenarios" / "default.yaml"));
+  EXPECT_TRUE(fs::equivalent(default_scenario_path(),
+                             fs::path(PIPESIM_SOURCE_DIR) / "share" / "scenarios" / "default.yaml"));
+}
+
+// A scenario or study named on the command line: the file itself when it is there, else the shipped file of
+// that relative name on the search path, else the name as given (for the reader's "cannot open" error).
+TEST_F(DataDirsTest, InputFilesComeFromTheCurrentDirectoryThenTheSearchPath) {
+  set_data_dir((root_ / "flag").string());
+  EXPECT_EQ(input_or_data_path("scenarios/only_in_flag.yaml"),
+            (root_ / "flag" / "scenarios" / "only_in_flag.yaml").string());
+  EXPECT_TRUE(fs::equivalent(input_or_data_path("studies/paci-scaled.yaml"),
+                             fs::path(PIPESIM_SOURCE_DIR) / "share" / "studies" / "paci-scaled.yaml"));
+  EXPECT_EQ(input_or_data_path("scenarios/no_such.yaml"), "scenarios/no_such.yaml");
+  const std::string absolute = (root_ / "env" / "scenarios" / "only_in_env.yaml").string();
+  EXPECT_EQ(input_or_data_path(absolute), absolute);
+  // A file of the same name in the current directory wins over the shipped one.
+  {
+    const InDirectory env(root_ / "env");
+    EXPECT_EQ(input_or_data_path("scenarios/in_both.yaml"), "scenarios/in_both.yaml");
+  }
+  // load_scenario reads the shipped default scenario by its name under share/.
+  set_data_dir("");
+  const InDirectory elsewhere(root_);
+  EXPECT_EQ(load_scenario("scenarios/default.yaml").name, "paci-gpt2-medium-8stage");
 }
 
 }  // namespace

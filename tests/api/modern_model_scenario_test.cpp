@@ -15,7 +15,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string quickstart() {
-  return std::string(PIPESIM_SOURCE_DIR) + "/scenarios/quickstart/llama2-7b-h100.yaml";
+  return std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/quickstart/llama2-7b-h100.yaml";
 }
 
 // Llama-2-7B (32 layers, h 4096, 32 heads, SwiGLU f 11008, vocab 32000, s 4096) at PP = 8, b = 1, 1F1B on the

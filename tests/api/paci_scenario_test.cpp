@@ -13,7 +13,8 @@
 namespace pipesim {
 namespace {
 
-const std::string kScenario = std::string(PIPESIM_SOURCE_DIR) + "/scenarios/paci/gpt2-medium-8stage.yaml";
+const std::string kScenario =
+    std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/paci/gpt2-medium-8stage.yaml";
 
 struct Results {
   std::map<int, std::map<int, SimulationResult>> flush;  // [B][m]

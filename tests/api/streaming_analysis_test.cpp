@@ -115,7 +115,7 @@ TEST(StreamingAnalysis, EqualsTheRecordedRunOnRandomConfigurations) {
 // whether the run was recorded or streamed, for every schedule of the default, a transformer and a PACI
 // scenario.
 TEST(StreamingAnalysis, ReportsAreTheSameTextAsTheRecordedRun) {
-  const std::string dir = std::string(PIPESIM_SOURCE_DIR) + "/scenarios/";
+  const std::string dir = std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/";
   for (const std::string& path :
        {dir + "default.yaml", dir + "transformer/tiny-gpt-cpu.yaml", dir + "paci/gpt2-medium-8stage.yaml"}) {
     const Scenario scenario = load_scenario(path, {});

@@ -57,7 +57,7 @@ TEST(ZbGreedy, ProfiledSettingsTwoPBeatsOnePBeatsH1) {
         std::vector<std::string> overrides{fmt::format("optimizer.sync={}", sync)};
         if (!shipped_weight_grad_bytes) overrides.emplace_back("costs.weight_grad_activation_bytes=0");
         const Scenario scenario =
-            load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file, overrides);
+            load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb/" + file, overrides);
         SCOPED_TRACE(fmt::format("{} {} shipped M_W: {}", file, sync, shipped_weight_grad_bytes));
         const SimulationOptions fast{.analyze_graph = false};
         const SimulationResult h1 = run_schedule(scenario, "zb-h1", {}, fast);
@@ -148,7 +148,7 @@ TEST(ZbGreedy, HandWorkedListsForTwoStages) {
 TEST(ZbGreedy, MoreMemoryNeverLosesToOneP) {
   for (const char* file : {"6.2B-N8-m24.yaml", "1.5B-N8-m32.yaml", "14.6B-N16-m48.yaml"}) {
     for (const char* sync : {"barrier", "post-validation"}) {
-      const Scenario scenario = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb/" + file,
+      const Scenario scenario = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb/" + file,
                                               {fmt::format("optimizer.sync={}", sync)});
       const SimulationOptions fast{.analyze_graph = false};
       const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);

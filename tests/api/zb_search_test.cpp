@@ -199,7 +199,7 @@ TEST(ZbScenarios, ShippedMemoryIsThePapersFormula) {
   const std::vector<ZbModel> models = load_zb_models(default_reference_data_dir());
   int checked = 0;
   for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/zb")) {
+       std::filesystem::directory_iterator(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb")) {
     const std::string file = entry.path().filename().string();
     SCOPED_TRACE(file);
     const Scenario scenario = load_scenario(entry.path().string());

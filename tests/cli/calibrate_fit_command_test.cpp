@@ -15,8 +15,8 @@ using test::TempDir;
 using ::testing::HasSubstr;
 
 const std::string kSource = PIPESIM_SOURCE_DIR;
-const std::string kLayerTimes = kSource + "/data/gpu/h200-layer-times.csv";
-const std::string kProfile = kSource + "/gpu_calibration/profiles/nvidia-h200.yaml";
+const std::string kLayerTimes = kSource + "/share/data/gpu/h200-layer-times.csv";
+const std::string kProfile = kSource + "/share/profiles/nvidia-h200.yaml";
 
 TEST(CalibrateFitCommand, WritesAFittedProfileThatReadsBackAndRefitsFromTheMeasurement) {
   TempDir dir;

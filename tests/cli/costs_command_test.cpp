@@ -11,7 +11,7 @@ namespace {
 TEST(CostsCommand, StatesTheProfileTermsItUses) {
   test::TempDir dir;
   const test::CommandResult r =
-      test::run_pipesim(fmt::format("costs {}/scenarios/default.yaml", PIPESIM_SOURCE_DIR), dir);
+      test::run_pipesim(fmt::format("costs {}/share/scenarios/default.yaml", PIPESIM_SOURCE_DIR), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(
       r.out.find("profile terms: GEMMs from one grid (no transposed measurements); memory-bound kernels at "

@@ -95,7 +95,7 @@ TEST(ValueRanges, ExtremeButAcceptedValuesRunWithoutOverflow) {
 TEST(ValueRanges, TransformerTimesDerivedBeyondTheBoundAreAnError) {
   // hidden 2^20 on one stage: F FLOPs s*b*h*(24h + 4s) per layer are ~1e20, far beyond 100 s on a CPU.
   const Scenario s =
-      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/scenarios/transformer/tiny-gpt-cpu.yaml",
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/transformer/tiny-gpt-cpu.yaml",
                     {"model.hidden=1048576", "model.heads=8"});
   const std::string message = input_error_of([&] { test::run_schedule(s, "gpipe"); });
   EXPECT_NE(message.find("model: stage 1's forward time is"), std::string::npos) << message;

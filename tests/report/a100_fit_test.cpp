@@ -1,6 +1,6 @@
 // The A100 profile and the transformer model reproduce the Zero Bubble paper's profiled per-stage times
-// (data/zero_bubble/zb_profiled_times.csv): every F, I and W within 10%. A model change that breaks the fit
-// fails here.
+// (share/data/zero_bubble/zb_profiled_times.csv): every F, I and W within 10%. A model change that breaks the
+// fit fails here.
 #include <gtest/gtest.h>
 
 #include <cmath>

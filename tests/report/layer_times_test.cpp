@@ -1,6 +1,6 @@
-// Measured layer times (data/gpu/h200-layer-times.csv, PyTorch on an H200) against the measured H200 profile:
-// the reader, and the check that the profile with its fitted terms predicts the layers it was fitted to and
-// a second, independent measurement of them (data/gpu/h200-layer-times-run2.csv).
+// Measured layer times (share/data/gpu/h200-layer-times.csv, PyTorch on an H200) against the measured H200
+// profile: the reader, and the check that the profile with its fitted terms predicts the layers it was fitted
+// to and a second, independent measurement of them (share/data/gpu/h200-layer-times-run2.csv).
 #include "io/layer_times.h"
 
 #include <gtest/gtest.h>
@@ -19,8 +19,8 @@ namespace {
 
 using test::TempDir;
 
-const std::string kData = std::string(PIPESIM_SOURCE_DIR) + "/data/gpu/";
-const std::string kProfile = std::string(PIPESIM_SOURCE_DIR) + "/gpu_calibration/profiles/nvidia-h200.yaml";
+const std::string kData = std::string(PIPESIM_SOURCE_DIR) + "/share/data/gpu/";
+const std::string kProfile = std::string(PIPESIM_SOURCE_DIR) + "/share/profiles/nvidia-h200.yaml";
 
 TEST(CsvTable, QuotedCellsHoldCommasAndErrorsNameTheLineAndColumn) {
   TempDir dir;

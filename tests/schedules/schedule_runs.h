@@ -12,7 +12,8 @@ namespace pipesim::test {
 // N devices, m microbatches per batch, exactly `batches` batches, the schedule's own optimizer sync unless
 // `sync` is given; no comm latency.
 inline RunTrace run_schedule_plan(const std::string& name, int devices, int microbatches, int batches,
-                                  const CostModel& costs, const std::map<std::string, std::string>& params = {},
+                                  const CostModel& costs,
+                                  const std::map<std::string, std::string>& params = {},
                                   std::optional<OptimizerSync> sync = std::nullopt) {
   ScheduleParams schedule_params("test");
   for (const auto& [key, value] : params) schedule_params.set(key, value);

@@ -24,7 +24,8 @@ class UniformStageCosts final : public CostModel {
  public:
   UniformStageCosts(TimeNs forward_ns, TimeNs input_ns, TimeNs weight_ns = 0, TimeNs optimizer_ns = 0)
       : forward_ns_(forward_ns), input_ns_(input_ns), weight_ns_(weight_ns), optimizer_ns_(optimizer_ns) {}
-  static UniformStageCosts ms(double forward_ms, double input_ms, double weight_ms = 0, double optimizer_ms = 0) {
+  static UniformStageCosts ms(double forward_ms, double input_ms, double weight_ms = 0,
+                              double optimizer_ms = 0) {
     return {ms_to_ns(forward_ms), ms_to_ns(input_ms), ms_to_ns(weight_ms), ms_to_ns(optimizer_ms)};
   }
   TimeNs duration(const Action& a) const override {

@@ -18,7 +18,7 @@
 namespace pipesim {
 namespace {
 
-const std::string kViolating = std::string(PIPESIM_SOURCE_DIR) + "/scenarios/paci/violating.yaml";
+const std::string kViolating = std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/paci/violating.yaml";
 
 CheckOptions quiet_options(int seeds) {
   CheckOptions o;

@@ -17,7 +17,7 @@ namespace {
 using test::TempDir;
 
 const std::string kSource = PIPESIM_SOURCE_DIR;
-const std::string kProfile = kSource + "/gpu_calibration/profiles/nvidia-h200.yaml";
+const std::string kProfile = kSource + "/share/profiles/nvidia-h200.yaml";
 
 HardwareProfile raw_h200() {
   return parse_hardware_profile(test::read_file(kProfile), kProfile, ProfileFitUse::kIgnore);
@@ -34,7 +34,7 @@ TEST(ProfileFit, RecoversTheTermsBehindLayerTimes) {
   const HardwareProfile raw = raw_h200();
   std::string kind;
   std::vector<FitObservation> observations =
-      load_fit_observations(kSource + "/data/gpu/h200-layer-times.csv", &kind);
+      load_fit_observations(kSource + "/share/data/gpu/h200-layer-times.csv", &kind);
   EXPECT_EQ(kind, "layer times");
   ASSERT_EQ(observations.size(), 39u);  // F, I and B of 13 layers
   ProfileFit truth;
@@ -115,11 +115,11 @@ TEST(ProfileFit, RefusesWhatItCannotFit) {
     return std::string("no error");
   };
   EXPECT_NE(error_of("a,b\n1,2\n").find("neither layer times"), std::string::npos);
-  const std::string explicit_costs = kSource + "/scenarios/zb/1.5B-N8-m24.yaml";
+  const std::string explicit_costs = kSource + "/share/scenarios/zb/1.5B-N8-m24.yaml";
   EXPECT_NE(error_of("scenario,schedule,step_time_ms\n" + explicit_costs + ",1f1b-flush,5\n")
                 .find("explicit costs"),
             std::string::npos);
-  const std::string quickstart = kSource + "/scenarios/quickstart/llama2-7b-h100.yaml";
+  const std::string quickstart = kSource + "/share/scenarios/quickstart/llama2-7b-h100.yaml";
   EXPECT_NE(error_of("scenario,schedule,step_time_ms\n" + quickstart + ",1f1b-flsh,5\n")
                 .find("did you mean '1f1b-flush'"),
             std::string::npos);
@@ -130,7 +130,8 @@ TEST(ProfileFit, RefusesWhatItCannotFit) {
   EXPECT_THROW(parse_fit_term("gemmm"), InputError);
   EXPECT_EQ(parse_fit_term("overhead"), FitTerm::kHostOverhead);
   // Fewer figures than terms.
-  std::vector<FitObservation> one = load_fit_observations(kSource + "/data/gpu/h200-layer-times.csv", &kind);
+  std::vector<FitObservation> one =
+      load_fit_observations(kSource + "/share/data/gpu/h200-layer-times.csv", &kind);
   one.resize(2);
   EXPECT_THROW(fit_profile(raw, one, kind, {}), InputError);
 }

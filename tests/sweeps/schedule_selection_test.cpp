@@ -97,7 +97,7 @@ TEST(ScheduleSelection, SetPipelineKeysWinOverAnEntrysOwnPipeline) {
 TEST(ScheduleSelection, SweepAxesApplyToEntriesWithTheirOwnPipeline) {
   // The repro: the default scenario's 1f1b-flush entries carry pipeline: {microbatches: 4, ...}.
   SweepConfig config;
-  config.scenario_path = std::string(PIPESIM_SOURCE_DIR) + "/scenarios/default.yaml";
+  config.scenario_path = std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/default.yaml";
   config.microbatches = {4, 8, 16};
   config.schedules = "1f1b-flush";
   config.jobs = 1;

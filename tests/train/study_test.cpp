@@ -137,7 +137,7 @@ TEST(StudyConfig, QuickReplacesItsKeysAndCorrectionsSkipSynchronousSchedules) {
 
 TEST(StudyConfig, ShippedStudiesReadInFullAndQuick) {
   for (const char* name : {"paci-scaled", "one-step-delay"}) {
-    const std::string path = std::string(PIPESIM_SOURCE_DIR) + "/studies/" + name + ".yaml";
+    const std::string path = std::string(PIPESIM_SOURCE_DIR) + "/share/studies/" + name + ".yaml";
     const Study full = load_study(path, false);
     const Study quick = load_study(path, true);
     EXPECT_EQ(full.stages, 8) << name;
@@ -604,7 +604,8 @@ TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSched
 // to what a run's hash covers or to the CSV's format must come with the studies run again).
 TEST(StudyResults, TheShippedCurvesResumeEveryRunOfTheirStudy) {
   for (const char* name : {"paci-scaled", "one-step-delay"}) {
-    const Study study = load_study(std::string(PIPESIM_SOURCE_DIR) + "/studies/" + name + ".yaml", false);
+    const Study study =
+        load_study(std::string(PIPESIM_SOURCE_DIR) + "/share/studies/" + name + ".yaml", false);
     std::vector<std::string> distrusted;
     const StudyCurves curves = read_complete_curves(
         read_text(std::string(PIPESIM_SOURCE_DIR) + "/docs/results/" + name + ".csv"), study, &distrusted);
@@ -616,7 +617,8 @@ TEST(StudyResults, TheShippedCurvesResumeEveryRunOfTheirStudy) {
 TEST(StudyRunner, AnOutDirectoryThatCannotBeMadeNamesItsPathAndWhy) {
   test::TempDir dir;
   const test::CommandResult r = test::run_pipesim(
-      fmt::format("train {}/studies/one-step-delay.yaml --quick --out /proc/nope", PIPESIM_SOURCE_DIR), dir);
+      fmt::format("train {}/share/studies/one-step-delay.yaml --quick --out /proc/nope", PIPESIM_SOURCE_DIR),
+      dir);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--out /proc/nope: cannot create the output directory"), std::string::npos) << r.err;
 }

@@ -150,7 +150,7 @@ TEST(ExecuteResources, EstimatesMatchAHandCountAndRunawaysAreRefused) {
   test::TempDir dir;
   for (const char* option : {"--width 4096", "--samples 1048576", "--set pipeline.microbatches=100000"}) {
     const test::CommandResult r = test::run_pipesim(
-        fmt::format("execute {}/scenarios/executor/validate-small.yaml --schedules 1f1b-flush {}",
+        fmt::format("execute {}/share/scenarios/executor/validate-small.yaml --schedules 1f1b-flush {}",
                     PIPESIM_SOURCE_DIR, option),
         dir);
     EXPECT_EQ(r.exit_code, 1) << option;

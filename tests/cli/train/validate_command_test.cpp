@@ -13,12 +13,12 @@ namespace {
 
 TEST(ValidateCommand, ReportsOpTimesTrustAndTheProfilesProvenance) {
   test::TempDir dir;
-  const test::CommandResult r = test::run_pipesim(
-      fmt::format(
-          "validate {}/scenarios/executor/validate-small.yaml --schedules 1f1b-flush,pipedream --runs 2 "
-          "--max-preempted 100 --json {}",
-          PIPESIM_SOURCE_DIR, dir.file("v.json")),
-      dir);
+  const test::CommandResult r =
+      test::run_pipesim(fmt::format("validate {}/share/scenarios/executor/validate-small.yaml --schedules "
+                                    "1f1b-flush,pipedream --runs 2 "
+                                    "--max-preempted 100 --json {}",
+                                    PIPESIM_SOURCE_DIR, dir.file("v.json")),
+                        dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The shipped cpu-vm profile predates the recorded vector extensions and the executor's kernels.
   EXPECT_NE(r.out.find("WARNING: another machine's profile"), std::string::npos) << r.out;
@@ -43,10 +43,10 @@ TEST(ValidateCommand, ReportsOpTimesTrustAndTheProfilesProvenance) {
 
 TEST(ValidateCommand, MaxPreemptedIsAPercentage) {
   test::TempDir dir;
-  const test::CommandResult r =
-      test::run_pipesim(fmt::format("validate {}/scenarios/executor/validate-small.yaml --max-preempted 101",
-                                    PIPESIM_SOURCE_DIR),
-                        dir);
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format("validate {}/share/scenarios/executor/validate-small.yaml --max-preempted 101",
+                  PIPESIM_SOURCE_DIR),
+      dir);
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
