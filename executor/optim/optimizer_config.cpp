@@ -1,43 +1,32 @@
 #include "executor/optim/optimizer_config.h"
 
-#include <array>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "base/name_table.h"
+
 namespace pipesim::executor {
 namespace {
 
-constexpr std::array kCorrectionNames{std::pair{DelayCorrection::kNone, "none"},
-                                      std::pair{DelayCorrection::kErrorFeedback, "error-feedback"},
-                                      std::pair{DelayCorrection::kWeightPrediction, "weight-prediction"}};
+const NameTable<DelayCorrection>& correction_names() {
+  static const NameTable<DelayCorrection> names{{"none", DelayCorrection::kNone},
+                                                {"error-feedback", DelayCorrection::kErrorFeedback},
+                                                {"weight-prediction", DelayCorrection::kWeightPrediction}};
+  return names;
+}
 
-template <typename Enum, std::size_t N>
-Enum parse_name(const std::array<std::pair<Enum, const char*>, N>& names, const std::string& text,
-                const char* what) {
+// The value `text` names in `table`; std::invalid_argument listing every name otherwise.
+template <typename Enum>
+Enum parse_in(const NameTable<Enum>& table, const std::string& text, const char* what) {
+  for (const auto& [name, value] : table) {
+    if (name == text) return value;
+  }
   std::string allowed;
-  for (const auto& [value, name] : names) {
-    if (text == name) return value;
-    allowed += allowed.empty() ? name : std::string(", ") + name;
-  }
+  for (const std::string& name : names_of(table)) allowed += (allowed.empty() ? "" : ", ") + name;
   throw std::invalid_argument(std::string("unknown ") + what + " '" + text + "' (allowed: " + allowed + ")");
-}
-
-template <typename Enum, std::size_t N>
-std::vector<std::string> names_in(const std::array<std::pair<Enum, const char*>, N>& names) {
-  std::vector<std::string> out;
-  for (const auto& entry : names) out.emplace_back(entry.second);
-  return out;
-}
-
-template <typename Enum, std::size_t N>
-std::string name_of(const std::array<std::pair<Enum, const char*>, N>& names, Enum value) {
-  for (const auto& [v, name] : names) {
-    if (v == value) return name;
-  }
-  return "?";
 }
 
 }  // namespace
@@ -53,10 +42,7 @@ float LrSchedule::at(float peak, std::int64_t applied_microbatches) const {
 }
 
 OptimizerKind parse_optimizer_kind(const std::string& name) {
-  for (const auto& [text, kind] : optimizer_names()) {
-    if (text == name) return kind;
-  }
-  throw std::invalid_argument("unknown optimizer '" + name + "' (allowed: sgd, adamw, nadam, muon)");
+  return parse_in(optimizer_names(), name, "optimizer");
 }
 std::string optimizer_kind_name(OptimizerKind kind) {
   return optimizer_name(kind);
@@ -65,13 +51,13 @@ std::vector<std::string> optimizer_kind_names() {
   return names_of(optimizer_names());
 }
 std::vector<std::string> delay_correction_names() {
-  return names_in(kCorrectionNames);
+  return names_of(correction_names());
 }
 DelayCorrection parse_delay_correction(const std::string& name) {
-  return parse_name(kCorrectionNames, name, "correction");
+  return parse_in(correction_names(), name, "correction");
 }
 std::string delay_correction_name(DelayCorrection correction) {
-  return name_of(kCorrectionNames, correction);
+  return name_in(correction_names(), correction);
 }
 
 }  // namespace pipesim::executor
