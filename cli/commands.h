@@ -20,6 +20,7 @@ void calibrate_cpu_into(const std::string& path, CpuCalibrationOptions options, 
 void add_extrapolate_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_import_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 // Executor builds only (cli/train/): cli/training.h registers them.

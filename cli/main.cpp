@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   pipesim::add_extrapolate_command(app);
   pipesim::add_check_command(app);
   pipesim::add_export_command(app);
+  pipesim::add_import_command(app);
   pipesim::add_show_command(app);
   pipesim::add_sweep_command(app);
   pipesim::add_training_commands(app);

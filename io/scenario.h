@@ -41,6 +41,8 @@ struct CommSpec {
 struct Scenario {
   std::string name;
   std::string source;  // the file it came from
+  // N, the pipeline's devices, as the YAML's pipeline.stages names them (one stage per device before a
+  // schedule's chunks; PipelineLayout::stages counts virtual stages, devices x chunks).
   int stages = 1;
   int microbatches = 1;
   int microbatch_size = 1;

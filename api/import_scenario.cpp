@@ -1,0 +1,72 @@
+#include "api/import_scenario.h"
+
+#include <fmt/format.h>
+
+#include "base/errors.h"
+#include "io/scenario.h"
+
+namespace pipesim {
+namespace {
+
+// A list of lines as comments under a heading; nothing when empty.
+std::string comment_block(const std::string& heading, const std::vector<std::string>& lines) {
+  if (lines.empty()) return "";
+  std::string out = "# " + heading + "\n";
+  for (const std::string& line : lines) out += "#   " + line + "\n";
+  return out;
+}
+
+// Names joined into comment lines of at most ~100 characters.
+std::vector<std::string> wrapped(const std::vector<std::string>& names) {
+  std::vector<std::string> lines(1);
+  for (const std::string& name : names) {
+    if (!lines.back().empty() && lines.back().size() + name.size() > 100) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : ", ") + name;
+  }
+  return names.empty() ? std::vector<std::string>{} : lines;
+}
+
+}  // namespace
+
+std::string scenario_from_hf(const HfModelImport& imported, const ImportSettings& settings) {
+  const TransformerModel& m = imported.model;
+  std::string text = fmt::format("# Written by `{}`", settings.origin);
+  if (!imported.model_type.empty() || !imported.architecture.empty()) {
+    text += fmt::format(" (model_type {}{}{})", imported.model_type.empty() ? "?" : imported.model_type,
+                        imported.architecture.empty() ? "" : ", ", imported.architecture);
+  }
+  text += ".\n";
+  text += comment_block("Read from the file:", imported.read);
+  text += comment_block("Assumed:", imported.assumed);
+  text += comment_block("NOT SUPPORTED (the figures do not account for these):", imported.unsupported);
+  text += comment_block("Ignored (they change no figure pipesim computes):", wrapped(imported.ignored));
+  text += comment_block("Unknown to pipesim, not read:", wrapped(imported.unknown));
+  text += "# The hardware, pipeline, optimizer and schedules below are the importer's choices (its options),\n"
+          "# not the file's: edit them.\n";
+  text += fmt::format("name: {}\n", settings.name);
+  text += "model:\n";
+  text += fmt::format("  layers: {}\n  hidden: {}\n  heads: {}\n", m.layers, m.hidden, m.heads);
+  if (m.kv_heads > 0) text += fmt::format("  kv_heads: {}\n", m.kv_heads);
+  if (m.ffn_hidden > 0) text += fmt::format("  ffn_hidden: {}\n", m.ffn_hidden);
+  text += fmt::format("  mlp: {}\n", name_in(mlp_names(), m.mlp));
+  text += fmt::format("  seq_len: {}\n  vocab: {}\n  tied_embeddings: {}\n  dtype: {}\n", m.seq_len, m.vocab,
+                      m.tied_embeddings, m.dtype);
+  if (m.dropout) text += "  dropout: true\n";
+  text += "  attention: flash\n  recompute: none\n";
+  text += fmt::format("hardware: {{profile: {}}}\n", settings.profile);
+  const int global_batch = settings.global_batch > 0 ? settings.global_batch : settings.microbatches;
+  text += fmt::format("pipeline: {{stages: {}, microbatches: {}, global_batch: {}}}\n", settings.stages,
+                      settings.microbatches, global_batch);
+  text += "optimizer: {type: adamw}\n";
+  text += "schedules: [gpipe, 1f1b-flush, zb-h1, zb-h2, pipedream-2bw]\n";
+  // What it writes must read back as the scenario it describes.
+  try {
+    const Scenario back = parse_scenario(text, settings.name + ".yaml");
+    (void)back;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("the imported scenario does not read back: {}", e.what()));
+  }
+  return text;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,175 @@
+// `pipesim import hf` (io/hf_config.h, api/import_scenario.h): real configs written out here, read into the
+// model they describe, every key accounted for, and a scenario that reads back as the same model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "api/import_scenario.h"
+#include "io/scenario.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+// Meta-Llama-3-8B's config.json as published (plus one key of our own).
+const char* const kLlama3_8B = R"({
+  "architectures": ["LlamaForCausalLM"],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "bos_token_id": 128000,
+  "eos_token_id": 128001,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.02,
+  "intermediate_size": 14336,
+  "max_position_embeddings": 8192,
+  "model_type": "llama",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "pretraining_tp": 1,
+  "rms_norm_eps": 1e-05,
+  "rope_scaling": null,
+  "rope_theta": 500000.0,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.40.0.dev0",
+  "use_cache": true,
+  "vocab_size": 128256,
+  "our_own_key": 7
+})";
+
+// GPT-2 (124M) as published: GPT-2's key names, no n_inner, dropout, tied embeddings by default.
+const char* const kGpt2 = R"({
+  "activation_function": "gelu_new",
+  "architectures": ["GPT2LMHeadModel"],
+  "attn_pdrop": 0.1,
+  "bos_token_id": 50256,
+  "embd_pdrop": 0.1,
+  "eos_token_id": 50256,
+  "initializer_range": 0.02,
+  "layer_norm_epsilon": 1e-05,
+  "model_type": "gpt2",
+  "n_ctx": 1024,
+  "n_embd": 768,
+  "n_head": 12,
+  "n_inner": null,
+  "n_layer": 12,
+  "n_positions": 1024,
+  "resid_pdrop": 0.1,
+  "summary_type": "cls_index",
+  "vocab_size": 50257
+})";
+
+bool has(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+TEST(ImportHf, Llama3IsAGroupedQueryModelWithAGatedMlp) {
+  const HfModelImport imported = read_hf_config(kLlama3_8B, "config.json");
+  const TransformerModel& m = imported.model;
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.ffn_hidden, 14336);
+  EXPECT_EQ(m.mlp, MlpKind::kSwiglu);
+  EXPECT_EQ(m.vocab, 128256);
+  EXPECT_EQ(m.seq_len, 8192);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_FALSE(m.dropout);
+  EXPECT_EQ(m.dtype, "bf16");
+  EXPECT_EQ(imported.model_type, "llama");
+  EXPECT_EQ(imported.architecture, "LlamaForCausalLM");
+  EXPECT_TRUE(has(imported.ignored, "rope_theta"));
+  EXPECT_TRUE(has(imported.ignored, "rms_norm_eps"));
+  EXPECT_EQ(imported.unknown, std::vector<std::string>{"our_own_key"});
+  EXPECT_TRUE(imported.unsupported.empty());
+  EXPECT_TRUE(has(imported.assumed, "longest context"));
+}
+
+TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
+  const HfModelImport imported = read_hf_config(kGpt2, "config.json", 512);
+  const TransformerModel& m = imported.model;
+  EXPECT_EQ(m.layers, 12);
+  EXPECT_EQ(m.hidden, 768);
+  EXPECT_EQ(m.heads, 12);
+  EXPECT_EQ(m.kv_heads, 0);
+  EXPECT_EQ(m.mlp, MlpKind::kGelu);
+  EXPECT_EQ(m.ffn_hidden, 0);  // 4h
+  EXPECT_EQ(m.ffn(), 4 * 768);
+  EXPECT_EQ(m.seq_len, 512);  // --seq-len over n_positions
+  EXPECT_TRUE(m.tied_embeddings);  // Hugging Face's default
+  EXPECT_TRUE(m.dropout);
+  EXPECT_TRUE(has(imported.assumed, "tied, Hugging Face's default"));
+  EXPECT_TRUE(has(imported.assumed, "4 x hidden"));
+  EXPECT_TRUE(imported.unknown.empty()) << imported.unknown.front();
+}
+
+// Keys whose values the transformer model cannot represent are listed with why; inactive ones are not.
+TEST(ImportHf, WhatCannotBeModelledIsListedNotDropped) {
+  const HfModelImport moe = read_hf_config(
+      R"({"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+          "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
+          "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2,
+          "sliding_window": null, "head_dim": 64})",
+      "mixtral.json");
+  EXPECT_TRUE(has(moe.unsupported, "num_local_experts: 8 (a mixture of experts"));
+  EXPECT_TRUE(has(moe.unsupported, "num_experts_per_tok: 2"));
+  EXPECT_TRUE(has(moe.unsupported, "head_dim: 64 (pipesim's heads are hidden / heads = 128 wide)"));
+  EXPECT_FALSE(has(moe.unsupported, "sliding_window"));
+  EXPECT_TRUE(has(moe.ignored, "sliding_window"));
+}
+
+TEST(ImportHf, BadFilesNameTheLineTheKeyAndWhatWasExpected) {
+  EXPECT_NE(test::input_error_of([] { read_hf_config("{\n  \"hidden_size\": 4096,\n  oops\n}", "c.json"); })
+                .find("c.json:3:3: not JSON"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] { read_hf_config(R"({"num_hidden_layers": 2})", "c.json"); })
+                .find("no 'hidden_size' or 'n_embd' or 'd_model' (the model's hidden)"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_hf_config(R"({"num_hidden_layers": 2, "hidden_size": "4096"})", "c.json");
+            }).find("key 'hidden_size': expected a positive integer (the model's hidden), got \"4096\""),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_hf_config(R"({"num_hidden_layers": 2, "hidden_size": 100, "num_attention_heads": 3,
+                                 "vocab_size": 10, "max_position_embeddings": 8})",
+                             "c.json");
+            }).find("3 heads do not divide the hidden size 100"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] { read_hf_config("[1, 2]", "c.json"); }).find("expected a JSON object"),
+            std::string::npos);
+}
+
+// The written scenario reads back as the imported model, with the settings' pipeline, and says what it
+// assumed.
+TEST(ImportHf, TheScenarioReadsBackAsTheModel) {
+  const HfModelImport imported = read_hf_config(kLlama3_8B, "config.json", 4096);
+  ImportSettings settings;
+  settings.name = "llama-3-8b";
+  settings.stages = 8;
+  settings.microbatches = 16;
+  settings.global_batch = 64;
+  settings.origin = "pipesim import hf config.json --seq-len 4096";
+  const std::string text = scenario_from_hf(imported, settings);
+  const Scenario s = parse_scenario(text, "llama.yaml");
+  ASSERT_TRUE(s.transformer.has_value());
+  const TransformerModel& m = s.transformer->model;
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.ffn_hidden, 14336);
+  EXPECT_EQ(m.mlp, MlpKind::kSwiglu);
+  EXPECT_EQ(m.seq_len, 4096);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(s.stages, 8);
+  EXPECT_EQ(s.microbatches, 16);
+  EXPECT_EQ(s.global_batch, 64);
+  EXPECT_NE(text.find("#   num_key_value_heads: 8 -> kv_heads"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Unknown to pipesim, not read:\n#   our_own_key"), std::string::npos) << text;
+  EXPECT_NE(text.find("the importer's choices"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace pipesim

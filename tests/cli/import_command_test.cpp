@@ -1,0 +1,46 @@
+// `pipesim import hf`: a config.json written here becomes a scenario file that `pipesim run` runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+// A small Llama-like model, so the run is quick.
+const char* const kConfig = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+  "num_hidden_layers": 8, "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 4,
+  "intermediate_size": 2816, "vocab_size": 32000, "max_position_embeddings": 2048, "hidden_act": "silu",
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "num_local_experts": 4})";
+
+TEST(ImportCommand, WritesAScenarioThatRuns) {
+  const test::TempDir dir;
+  std::filesystem::create_directories(dir.file("tiny-llama"));
+  const std::string config = dir.write("tiny-llama/config.json", kConfig);
+  const test::CommandResult imported =
+      test::run_pipesim(fmt::format("import hf '{}' -o '{}' --stages 4 -m 8 --seq-len 1024", config,
+                                    dir.file("tiny.yaml")),
+                        dir);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.err.find("wrote"), std::string::npos) << imported.err;
+  EXPECT_NE(imported.err.find("not supported: num_local_experts: 4"), std::string::npos) << imported.err;
+  const std::string text = test::read_file(dir.file("tiny.yaml"));
+  EXPECT_NE(text.find("name: tiny-llama\n"), std::string::npos) << text;
+  const test::CommandResult run =
+      test::run_pipesim(fmt::format("run '{}' --schedules 1f1b-flush", dir.file("tiny.yaml")), dir);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("1f1b-flush"), std::string::npos) << run.out;
+}
+
+TEST(ImportCommand, ABadConfigIsAnInputErrorNamingTheFile) {
+  const test::TempDir dir;
+  const std::string config = dir.write("config.json", "{\"num_hidden_layers\": 2,}");
+  const test::CommandResult r = test::run_pipesim(fmt::format("import hf '{}'", config), dir);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("config.json:1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not JSON"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pipesim
