@@ -28,7 +28,7 @@ std::vector<std::string> wrapped(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::string scenario_from_hf(const HfModelImport& imported, const ImportSettings& settings) {
+std::string scenario_from_import(const ModelImport& imported, const ImportSettings& settings) {
   const TransformerModel& m = imported.model;
   std::string text = fmt::format("# Written by `{}`", settings.origin);
   if (!imported.model_type.empty() || !imported.architecture.empty()) {
@@ -36,13 +36,17 @@ std::string scenario_from_hf(const HfModelImport& imported, const ImportSettings
                         imported.architecture.empty() ? "" : ", ", imported.architecture);
   }
   text += ".\n";
-  text += comment_block("Read from the file:", imported.read);
+  text += comment_block("Read:", imported.read);
   text += comment_block("Assumed:", imported.assumed);
   text += comment_block("NOT SUPPORTED (the figures do not account for these):", imported.unsupported);
   text += comment_block("Ignored (they change no figure pipesim computes):", wrapped(imported.ignored));
   text += comment_block("Unknown to pipesim, not read:", wrapped(imported.unknown));
-  text += "# The hardware, pipeline, optimizer and schedules below are the importer's choices (its options),\n"
-          "# not the file's: edit them.\n";
+  text += comment_block("Pipeline:", settings.pipeline_notes);
+  text += settings.pipeline_from_options
+              ? "# The hardware, pipeline, optimizer and schedules below are the importer's choices (its "
+                "options),\n"
+                "# not the file's: edit them.\n"
+              : "# The hardware and optimizer below are the importer's choices (its options): edit them.\n";
   text += fmt::format("name: {}\n", settings.name);
   text += "model:\n";
   text += fmt::format("  layers: {}\n  hidden: {}\n  heads: {}\n", m.layers, m.hidden, m.heads);
@@ -58,7 +62,7 @@ std::string scenario_from_hf(const HfModelImport& imported, const ImportSettings
   text += fmt::format("pipeline: {{stages: {}, microbatches: {}, global_batch: {}}}\n", settings.stages,
                       settings.microbatches, global_batch);
   text += "optimizer: {type: adamw}\n";
-  text += "schedules: [gpipe, 1f1b-flush, zb-h1, zb-h2, pipedream-2bw]\n";
+  text += fmt::format("schedules: {}\n", settings.schedules);
   // What it writes must read back as the scenario it describes.
   try {
     const Scenario back = parse_scenario(text, settings.name + ".yaml");

@@ -1,13 +1,18 @@
 // pipesim import hf CONFIG.json [-o FILE] [--seq-len S] [--profile P] [--stages N] [-m M] [--global-batch B]
 //   [--name NAME]
+// pipesim import megatron [-o FILE] [--data-parallel D] [--vocab V] [--profile P] [--name NAME] -- ARGS...
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "api/import_scenario.h"
+#include "base/errors.h"
 #include "base/text_file.h"
 #include "cli/commands.h"
+#include "io/hf_config.h"
+#include "io/megatron_args.h"
 
 namespace pipesim {
 namespace {
@@ -30,16 +35,89 @@ std::string default_name(const std::string& config_path) {
   return name;
 }
 
+struct ImportMegatronArgs {
+  std::vector<std::string> megatron_args;
+  std::string output = "-";
+  int data_parallel = 1;
+  int vocab = 0;
+  ImportSettings settings;
+};
+
+void add_import_megatron(CLI::App* import) {
+  auto args = std::make_shared<ImportMegatronArgs>();
+  CLI::App* megatron = import->add_subcommand(
+      "megatron",
+      "Megatron-LM's arguments (after --) as a scenario: the model, the pipeline stages, the "
+      "interleaving and m from the batch sizes; what pipesim cannot model yet (tensor or sequence "
+      "parallelism, the distributed optimizer, uneven stages) is listed in its comments");
+  megatron->add_option("ARGS", args->megatron_args, "pretrain_gpt.py's arguments, after --")->required();
+  megatron->add_option("-o,--output", args->output, "the scenario file to write (default: standard output)");
+  megatron
+      ->add_option("--data-parallel", args->data_parallel,
+                   "data-parallel replicas of the launch (world size / (tensor x pipeline)): the "
+                   "global batch is split over them")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  megatron
+      ->add_option("--vocab", args->vocab,
+                   "the tokenizer's vocabulary when the arguments give no --vocab-size")
+      ->check(CLI::Range(1, 1 << 24));
+  megatron->add_option("--profile", args->settings.profile, "hardware profile: a shipped name or a path")
+      ->capture_default_str();
+  megatron->add_option("--name", args->settings.name, "the scenario's name")->capture_default_str();
+  megatron->callback([args] {
+    const MegatronImport m = read_megatron_args(
+        args->megatron_args, args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt);
+    ImportSettings settings = args->settings;
+    if (settings.name.empty()) settings.name = "megatron-gpt";
+    settings.stages = m.pipeline_stages;
+    const int per_step = m.micro_batch * args->data_parallel;
+    const int global = m.global_batch > 0 ? m.global_batch : per_step;
+    if (global % per_step != 0) {
+      throw InputError(
+          fmt::format("--global-batch-size {} is not a multiple of --micro-batch-size {} x "
+                      "--data-parallel {}",
+                      global, m.micro_batch, args->data_parallel));
+    }
+    settings.microbatches = global / per_step;
+    settings.global_batch = global / args->data_parallel;
+    settings.pipeline_from_options = false;
+    settings.pipeline_notes.push_back(fmt::format(
+        "{} stages (--pipeline-model-parallel-size); one data-parallel replica of {}: {} sequences per step "
+        "in m = {} microbatches of {}{}",
+        m.pipeline_stages, args->data_parallel, settings.global_batch, settings.microbatches, m.micro_batch,
+        m.global_batch > 0 ? ""
+                           : " (no --global-batch-size: Megatron's default, one microbatch per replica)"));
+    const std::string megatron_schedule =
+        m.chunks > 1 ? fmt::format("{{name: interleaved-1f1b, chunks: {}}}", m.chunks) : "1f1b-flush";
+    settings.pipeline_notes.push_back(fmt::format(
+        "Megatron's schedule first ({}), then the Zero Bubble schedules to compare", megatron_schedule));
+    settings.schedules =
+        fmt::format("[{}{}, zb-h1, zb-h2, zb-v]", megatron_schedule, m.chunks > 1 ? ", 1f1b-flush" : "");
+    std::string joined;
+    for (const std::string& a : args->megatron_args) joined += " " + a;
+    settings.origin = fmt::format("pipesim import megatron --data-parallel {} --profile {} --{}",
+                                  args->data_parallel, settings.profile, joined);
+    const std::string scenario = scenario_from_import(m.imported, settings);
+    write_file(args->output, scenario);
+    for (const std::string& line : m.imported.unsupported) std::cerr << "not supported: " << line << "\n";
+    for (const std::string& line : m.imported.unknown) std::cerr << "unknown argument: " << line << "\n";
+  });
+}
+
 }  // namespace
 
 void add_import_command(CLI::App& app) {
   CLI::App* import = app.add_subcommand(
-      "import", "write a scenario from another tool's description of the model (see pipesim import hf --help)");
+      "import",
+      "write a scenario from another tool's description of the model: hf (config.json), megatron "
+      "(its arguments)");
   import->require_subcommand(1);
   auto args = std::make_shared<ImportHfArgs>();
   CLI::App* hf = import->add_subcommand(
-      "hf", "a Hugging Face config.json as the scenario's model: section, with the hardware and pipeline "
-            "given here; what the file has that pipesim does not model is listed in the scenario's comments");
+      "hf",
+      "a Hugging Face config.json as the scenario's model: section, with the hardware and pipeline "
+      "given here; what the file has that pipesim does not model is listed in the scenario's comments");
   hf->add_option("CONFIG", args->config_path, "the model's config.json")->required();
   hf->add_option("-o,--output", args->output, "the scenario file to write (default: standard output)");
   hf->add_option("--seq-len", args->seq_len,
@@ -60,31 +138,30 @@ void add_import_command(CLI::App& app) {
   hf->add_option("--name", args->settings.name, "the scenario's name (default: the config's directory)");
   hf->callback([args] {
     const std::string text = read_text_file(args->config_path, "Hugging Face config");
-    const HfModelImport imported =
-        read_hf_config(text, args->config_path,
-                       args->seq_len > 0 ? std::optional<int>(args->seq_len) : std::nullopt);
+    const ModelImport imported = read_hf_config(
+        text, args->config_path, args->seq_len > 0 ? std::optional<int>(args->seq_len) : std::nullopt);
     ImportSettings settings = args->settings;
     if (settings.name.empty()) settings.name = default_name(args->config_path);
-    settings.origin = fmt::format("pipesim import hf {}{} --profile {} --stages {} -m {}{} --name {}",
-                                  args->config_path,
-                                  args->seq_len > 0 ? fmt::format(" --seq-len {}", args->seq_len) : "",
-                                  settings.profile, settings.stages, settings.microbatches,
-                                  settings.global_batch > 0 ? fmt::format(" --global-batch {}", settings.global_batch)
-                                                            : "",
-                                  settings.name);
-    const std::string scenario = scenario_from_hf(imported, settings);
+    settings.origin =
+        fmt::format("pipesim import hf {}{} --profile {} --stages {} -m {}{} --name {}", args->config_path,
+                    args->seq_len > 0 ? fmt::format(" --seq-len {}", args->seq_len) : "", settings.profile,
+                    settings.stages, settings.microbatches,
+                    settings.global_batch > 0 ? fmt::format(" --global-batch {}", settings.global_batch) : "",
+                    settings.name);
+    const std::string scenario = scenario_from_import(imported, settings);
     write_file(args->output, scenario);
     if (args->output != "-") {
-      std::cerr << fmt::format("wrote {}: {} layers, hidden {}, {} heads{}, {}; {} key(s) not supported, {} "
-                               "unknown (listed in its comments)\n",
-                               args->output, imported.model.layers, imported.model.hidden, imported.model.heads,
-                               imported.model.kv_heads > 0 ? fmt::format(" ({} kv)", imported.model.kv_heads)
-                                                           : "",
-                               imported.model.mlp == MlpKind::kSwiglu ? "gated MLP" : "GELU MLP",
-                               imported.unsupported.size(), imported.unknown.size());
+      std::cerr << fmt::format(
+          "wrote {}: {} layers, hidden {}, {} heads{}, {}; {} key(s) not supported, {} "
+          "unknown (listed in its comments)\n",
+          args->output, imported.model.layers, imported.model.hidden, imported.model.heads,
+          imported.model.kv_heads > 0 ? fmt::format(" ({} kv)", imported.model.kv_heads) : "",
+          imported.model.mlp == MlpKind::kSwiglu ? "gated MLP" : "GELU MLP", imported.unsupported.size(),
+          imported.unknown.size());
     }
     for (const std::string& line : imported.unsupported) std::cerr << "not supported: " << line << "\n";
   });
+  add_import_megatron(import);
 }
 
 }  // namespace pipesim

@@ -17,18 +17,59 @@ using nlohmann::json;
 // Keys that change no figure pipesim computes: names, token ids, numerics of norms and positions, flags of
 // the Python implementation.
 const std::set<std::string>& ignored_keys() {
-  static const std::set<std::string> keys{
-      "_name_or_path", "transformers_version", "bos_token_id", "eos_token_id", "pad_token_id",
-      "sep_token_id", "decoder_start_token_id", "initializer_range", "rms_norm_eps", "layer_norm_eps",
-      "layer_norm_epsilon", "rope_theta", "rope_scaling", "rope_type", "rotary_emb_base", "use_cache",
-      "pretraining_tp", "attention_bias", "mlp_bias", "bias", "n_ctx", "scale_attn_weights",
-      "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "summary_type", "summary_use_proj",
-      "summary_activation", "summary_proj_to_labels", "summary_first_dropout", "task_specific_params",
-      "id2label", "label2id", "problem_type", "return_dict", "output_attentions", "output_hidden_states",
-      "torchscript", "use_return_dict", "is_encoder_decoder", "tokenizer_class", "auto_map",
-      "attn_implementation", "_attn_implementation", "max_window_layers", "qk_layernorm",
-      "final_logit_softcapping", "attn_logit_softcapping", "query_pre_attn_scalar", "embedding_multiplier",
-      "logits_scaling", "residual_multiplier", "attention_multiplier", "clip_qkv"};
+  static const std::set<std::string> keys{"_name_or_path",
+                                          "transformers_version",
+                                          "bos_token_id",
+                                          "eos_token_id",
+                                          "pad_token_id",
+                                          "sep_token_id",
+                                          "decoder_start_token_id",
+                                          "initializer_range",
+                                          "rms_norm_eps",
+                                          "layer_norm_eps",
+                                          "layer_norm_epsilon",
+                                          "rope_theta",
+                                          "rope_scaling",
+                                          "rope_type",
+                                          "rotary_emb_base",
+                                          "use_cache",
+                                          "pretraining_tp",
+                                          "attention_bias",
+                                          "mlp_bias",
+                                          "bias",
+                                          "n_ctx",
+                                          "scale_attn_weights",
+                                          "scale_attn_by_inverse_layer_idx",
+                                          "reorder_and_upcast_attn",
+                                          "summary_type",
+                                          "summary_use_proj",
+                                          "summary_activation",
+                                          "summary_proj_to_labels",
+                                          "summary_first_dropout",
+                                          "task_specific_params",
+                                          "id2label",
+                                          "label2id",
+                                          "problem_type",
+                                          "return_dict",
+                                          "output_attentions",
+                                          "output_hidden_states",
+                                          "torchscript",
+                                          "use_return_dict",
+                                          "is_encoder_decoder",
+                                          "tokenizer_class",
+                                          "auto_map",
+                                          "attn_implementation",
+                                          "_attn_implementation",
+                                          "max_window_layers",
+                                          "qk_layernorm",
+                                          "final_logit_softcapping",
+                                          "attn_logit_softcapping",
+                                          "query_pre_attn_scalar",
+                                          "embedding_multiplier",
+                                          "logits_scaling",
+                                          "residual_multiplier",
+                                          "attention_multiplier",
+                                          "clip_qkv"};
   return keys;
 }
 
@@ -57,9 +98,9 @@ const std::vector<Unsupported>& unsupported_keys() {
 // Model types whose MLP is gated (three matrices), whatever the activation's name.
 bool gated_model_type(const std::string& type) {
   static const std::set<std::string> gated{
-      "llama",  "mistral",   "mixtral", "qwen2",   "qwen2_moe", "qwen3",      "qwen3_moe",   "gemma",
-      "gemma2", "gemma3",    "olmo",    "olmo2",   "phi3",      "cohere",     "granite",     "internlm2",
-      "yi",     "deepseek",  "baichuan", "exaone", "gemma3_text", "deepseek_v2", "deepseek_v3"};
+      "llama",  "mistral",  "mixtral",  "qwen2",  "qwen2_moe",   "qwen3",       "qwen3_moe",  "gemma",
+      "gemma2", "gemma3",   "olmo",     "olmo2",  "phi3",        "cohere",      "granite",    "internlm2",
+      "yi",     "deepseek", "baichuan", "exaone", "gemma3_text", "deepseek_v2", "deepseek_v3"};
   return gated.count(type) > 0;
 }
 
@@ -94,7 +135,7 @@ std::pair<int, int> line_and_column(const std::string& text, std::size_t byte) {
 
 class ConfigReader {
  public:
-  ConfigReader(const json& config, const std::string& source, HfModelImport& out)
+  ConfigReader(const json& config, const std::string& source, ModelImport& out)
       : config_(config), source_(source), out_(out) {}
 
   // The first of `keys` present with a non-null value, or nullptr.
@@ -117,9 +158,10 @@ class ConfigReader {
     if (!value) {
       if (required) {
         std::vector<std::string> names(keys.begin(), keys.end());
-        throw InputError(fmt::format("{}: no '{}' (the model's {}): a Hugging Face config.json of a decoder "
-                                     "language model names it",
-                                     source_, fmt::join(names, "' or '"), field));
+        throw InputError(
+            fmt::format("{}: no '{}' (the model's {}): a Hugging Face config.json of a decoder "
+                        "language model names it",
+                        source_, fmt::join(names, "' or '"), field));
       }
       return std::nullopt;
     }
@@ -137,7 +179,8 @@ class ConfigReader {
     const json* value = find(keys, key);
     if (!value) return std::nullopt;
     if (!value->is_string())
-      throw InputError(fmt::format("{}: key '{}': expected a string, got {}", source_, key, short_text(*value)));
+      throw InputError(
+          fmt::format("{}: key '{}': expected a string, got {}", source_, key, short_text(*value)));
     return value->get<std::string>();
   }
 
@@ -147,7 +190,7 @@ class ConfigReader {
  private:
   const json& config_;
   const std::string& source_;
-  HfModelImport& out_;
+  ModelImport& out_;
   std::set<std::string> used_;
 };
 
@@ -160,7 +203,8 @@ std::string dtype_of(const std::string& torch_dtype) {
 
 }  // namespace
 
-HfModelImport read_hf_config(const std::string& json_text, const std::string& source, std::optional<int> seq_len) {
+ModelImport read_hf_config(const std::string& json_text, const std::string& source,
+                           std::optional<int> seq_len) {
   json root;
   try {
     root = json::parse(json_text);
@@ -170,9 +214,10 @@ HfModelImport read_hf_config(const std::string& json_text, const std::string& so
     if (const auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
     throw InputError(fmt::format("{}:{}:{}: not JSON: {}", source, line, column, what));
   }
-  if (!root.is_object()) throw InputError(fmt::format("{}: expected a JSON object (a config.json), got {}",
-                                                      source, short_text(root)));
-  HfModelImport out;
+  if (!root.is_object())
+    throw InputError(
+        fmt::format("{}: expected a JSON object (a config.json), got {}", source, short_text(root)));
+  ModelImport out;
   // Multimodal configs keep the language model in text_config.
   const json* config = &root;
   if (!root.contains("num_hidden_layers") && !root.contains("n_layer") && root.contains("text_config") &&
@@ -185,27 +230,29 @@ HfModelImport read_hf_config(const std::string& json_text, const std::string& so
   out.model_type = r.string_value({"model_type"}).value_or("");
   if (const auto it = config->find("architectures"); it != config->end()) {
     r.mark_used("architectures");
-    if (it->is_array() && !it->empty() && (*it)[0].is_string()) out.architecture = (*it)[0].get<std::string>();
+    if (it->is_array() && !it->empty() && (*it)[0].is_string())
+      out.architecture = (*it)[0].get<std::string>();
   }
   m.layers = *r.positive_int({"num_hidden_layers", "n_layer", "num_layers"}, "layers", true);
   m.hidden = *r.positive_int({"hidden_size", "n_embd", "d_model"}, "hidden", true);
   m.heads = *r.positive_int({"num_attention_heads", "n_head"}, "heads", true);
   m.vocab = *r.positive_int({"vocab_size"}, "vocab", true);
   if (m.hidden % m.heads != 0) {
-    throw InputError(fmt::format("{}: {} heads do not divide the hidden size {}: pipesim's attention has "
-                                 "heads of hidden / heads each",
-                                 source, m.heads, m.hidden));
+    throw InputError(
+        fmt::format("{}: {} heads do not divide the hidden size {}: pipesim's attention has "
+                    "heads of hidden / heads each",
+                    source, m.heads, m.hidden));
   }
   if (const auto kv = r.positive_int({"num_key_value_heads", "num_kv_heads"}, "kv_heads", false)) {
     if (m.heads % *kv != 0) {
-      throw InputError(fmt::format("{}: {} key/value heads do not divide the {} query heads", source, *kv,
-                                   m.heads));
+      throw InputError(
+          fmt::format("{}: {} key/value heads do not divide the {} query heads", source, *kv, m.heads));
     }
     m.kv_heads = *kv == m.heads ? 0 : *kv;
   }
   // The MLP: gated for a gated family or activation.
-  const std::string activation = r.string_value({"hidden_act", "activation_function", "hidden_activation"})
-                                     .value_or("");
+  const std::string activation =
+      r.string_value({"hidden_act", "activation_function", "hidden_activation"}).value_or("");
   const bool gated_activation = activation == "silu" || activation == "swish" || activation == "swiglu";
   if (gated_model_type(out.model_type) || gated_activation) {
     m.mlp = MlpKind::kSwiglu;
@@ -227,19 +274,23 @@ HfModelImport read_hf_config(const std::string& json_text, const std::string& so
   }
   if (seq_len) {
     m.seq_len = *seq_len;
-    r.positive_int({"max_position_embeddings", "n_positions"}, "the longest context (not used: --seq-len "
-                                                                "gives the training run's)", false);
+    r.positive_int({"max_position_embeddings", "n_positions"},
+                   "the longest context (not used: --seq-len "
+                   "gives the training run's)",
+                   false);
     out.read.push_back(fmt::format("--seq-len {} -> seq_len", *seq_len));
-  } else if (const auto s = r.positive_int({"max_position_embeddings", "n_positions", "seq_length"}, "seq_len",
-                                           false)) {
+  } else if (const auto s =
+                 r.positive_int({"max_position_embeddings", "n_positions", "seq_length"}, "seq_len", false)) {
     m.seq_len = *s;
-    out.assumed.push_back(fmt::format("seq_len {} is the model's longest context; a training run is often "
-                                      "shorter (pipesim import hf --seq-len S)",
-                                      *s));
+    out.assumed.push_back(
+        fmt::format("seq_len {} is the model's longest context; a training run is often "
+                    "shorter (pipesim import hf --seq-len S)",
+                    *s));
   } else {
-    throw InputError(fmt::format("{}: no max_position_embeddings or n_positions: give the sequence length "
-                                 "with --seq-len",
-                                 source));
+    throw InputError(
+        fmt::format("{}: no max_position_embeddings or n_positions: give the sequence length "
+                    "with --seq-len",
+                    source));
   }
   std::string key;
   if (const json* tied = r.find({"tie_word_embeddings"}, key)) {
@@ -255,8 +306,8 @@ HfModelImport read_hf_config(const std::string& json_text, const std::string& so
   if (const auto dtype = r.string_value({"torch_dtype", "dtype"})) {
     const std::string ours = dtype_of(*dtype);
     if (ours.empty()) {
-      out.unsupported.push_back(fmt::format("torch_dtype: {} (pipesim models bf16, fp16 and fp32; bf16 used)",
-                                            *dtype));
+      out.unsupported.push_back(
+          fmt::format("torch_dtype: {} (pipesim models bf16, fp16 and fp32; bf16 used)", *dtype));
     } else {
       m.dtype = ours;
       out.read.push_back(fmt::format("torch_dtype: {} -> dtype: {}", *dtype, ours));
@@ -266,18 +317,19 @@ HfModelImport read_hf_config(const std::string& json_text, const std::string& so
   }
   // Dropout anywhere means dropout in pipesim's layer (it stores its masks).
   for (const auto& [name, value] : config->items()) {
-    const bool dropout_key = name.find("dropout") != std::string::npos || name.find("pdrop") != std::string::npos;
+    const bool dropout_key =
+        name.find("dropout") != std::string::npos || name.find("pdrop") != std::string::npos;
     if (!dropout_key) continue;
     r.mark_used(name);
     const bool drops = value.is_number() && value.get<double>() > 0;
     m.dropout = m.dropout || drops;
-    out.read.push_back(fmt::format("{}: {} -> {}", name, short_text(value), drops ? "dropout: true" : "no dropout"));
+    out.read.push_back(
+        fmt::format("{}: {} -> {}", name, short_text(value), drops ? "dropout: true" : "no dropout"));
   }
   for (const auto& [name, value] : config->items()) {
     if (r.used(name)) continue;
-    const auto unsupported =
-        std::find_if(unsupported_keys().begin(), unsupported_keys().end(),
-                     [&name = name](const Unsupported& u) { return name == u.key; });
+    const auto unsupported = std::find_if(unsupported_keys().begin(), unsupported_keys().end(),
+                                          [&name = name](const Unsupported& u) { return name == u.key; });
     if (name == "head_dim") {
       if (value.is_number_integer() && value.get<long long>() == m.hidden / m.heads) {
         out.ignored.push_back(name);

@@ -15,24 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/transformer_costs.h"
+#include "io/model_import.h"
 
 namespace pipesim {
 
-struct HfModelImport {
-  TransformerModel model;
-  std::string model_type;    // "llama", "gpt2", ... ("" when the file has none)
-  std::string architecture;  // the first of `architectures`, e.g. "LlamaForCausalLM"
-  std::vector<std::string> read;         // "num_hidden_layers: 32 -> layers", one per value taken
-  std::vector<std::string> assumed;      // defaults the file left to Hugging Face or to pipesim, and why
-  std::vector<std::string> ignored;      // keys that change no figure pipesim computes
-  std::vector<std::string> unsupported;  // "key: value (why the figures do not account for it)"
-  std::vector<std::string> unknown;      // keys pipesim does not know
-};
-
 // Throws InputError naming `source`, the line and column of a JSON syntax error, or the key and what was
 // expected. `seq_len` overrides the model's maximum context.
-HfModelImport read_hf_config(const std::string& json_text, const std::string& source,
-                             std::optional<int> seq_len = std::nullopt);
+ModelImport read_hf_config(const std::string& json_text, const std::string& source,
+                           std::optional<int> seq_len = std::nullopt);
 
 }  // namespace pipesim

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/import_scenario.h"
+#include "io/hf_config.h"
 #include "io/scenario.h"
 #include "tests/test_util.h"
 
@@ -67,7 +68,7 @@ bool has(const std::vector<std::string>& lines, const std::string& text) {
 }
 
 TEST(ImportHf, Llama3IsAGroupedQueryModelWithAGatedMlp) {
-  const HfModelImport imported = read_hf_config(kLlama3_8B, "config.json");
+  const ModelImport imported = read_hf_config(kLlama3_8B, "config.json");
   const TransformerModel& m = imported.model;
   EXPECT_EQ(m.layers, 32);
   EXPECT_EQ(m.hidden, 4096);
@@ -90,7 +91,7 @@ TEST(ImportHf, Llama3IsAGroupedQueryModelWithAGatedMlp) {
 }
 
 TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
-  const HfModelImport imported = read_hf_config(kGpt2, "config.json", 512);
+  const ModelImport imported = read_hf_config(kGpt2, "config.json", 512);
   const TransformerModel& m = imported.model;
   EXPECT_EQ(m.layers, 12);
   EXPECT_EQ(m.hidden, 768);
@@ -99,7 +100,7 @@ TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
   EXPECT_EQ(m.mlp, MlpKind::kGelu);
   EXPECT_EQ(m.ffn_hidden, 0);  // 4h
   EXPECT_EQ(m.ffn(), 4 * 768);
-  EXPECT_EQ(m.seq_len, 512);  // --seq-len over n_positions
+  EXPECT_EQ(m.seq_len, 512);       // --seq-len over n_positions
   EXPECT_TRUE(m.tied_embeddings);  // Hugging Face's default
   EXPECT_TRUE(m.dropout);
   EXPECT_TRUE(has(imported.assumed, "tied, Hugging Face's default"));
@@ -109,7 +110,7 @@ TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
 
 // Keys whose values the transformer model cannot represent are listed with why; inactive ones are not.
 TEST(ImportHf, WhatCannotBeModelledIsListedNotDropped) {
-  const HfModelImport moe = read_hf_config(
+  const ModelImport moe = read_hf_config(
       R"({"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
           "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
           "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2,
@@ -123,11 +124,13 @@ TEST(ImportHf, WhatCannotBeModelledIsListedNotDropped) {
 }
 
 TEST(ImportHf, BadFilesNameTheLineTheKeyAndWhatWasExpected) {
-  EXPECT_NE(test::input_error_of([] { read_hf_config("{\n  \"hidden_size\": 4096,\n  oops\n}", "c.json"); })
-                .find("c.json:3:3: not JSON"),
+  EXPECT_NE(test::input_error_of([] {
+              read_hf_config("{\n  \"hidden_size\": 4096,\n  oops\n}", "c.json");
+            }).find("c.json:3:3: not JSON"),
             std::string::npos);
-  EXPECT_NE(test::input_error_of([] { read_hf_config(R"({"num_hidden_layers": 2})", "c.json"); })
-                .find("no 'hidden_size' or 'n_embd' or 'd_model' (the model's hidden)"),
+  EXPECT_NE(test::input_error_of([] {
+              read_hf_config(R"({"num_hidden_layers": 2})", "c.json");
+            }).find("no 'hidden_size' or 'n_embd' or 'd_model' (the model's hidden)"),
             std::string::npos);
   EXPECT_NE(test::input_error_of([] {
               read_hf_config(R"({"num_hidden_layers": 2, "hidden_size": "4096"})", "c.json");
@@ -146,14 +149,14 @@ TEST(ImportHf, BadFilesNameTheLineTheKeyAndWhatWasExpected) {
 // The written scenario reads back as the imported model, with the settings' pipeline, and says what it
 // assumed.
 TEST(ImportHf, TheScenarioReadsBackAsTheModel) {
-  const HfModelImport imported = read_hf_config(kLlama3_8B, "config.json", 4096);
+  const ModelImport imported = read_hf_config(kLlama3_8B, "config.json", 4096);
   ImportSettings settings;
   settings.name = "llama-3-8b";
   settings.stages = 8;
   settings.microbatches = 16;
   settings.global_batch = 64;
   settings.origin = "pipesim import hf config.json --seq-len 4096";
-  const std::string text = scenario_from_hf(imported, settings);
+  const std::string text = scenario_from_import(imported, settings);
   const Scenario s = parse_scenario(text, "llama.yaml");
   ASSERT_TRUE(s.transformer.has_value());
   const TransformerModel& m = s.transformer->model;

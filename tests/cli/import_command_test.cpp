@@ -18,10 +18,9 @@ TEST(ImportCommand, WritesAScenarioThatRuns) {
   const test::TempDir dir;
   std::filesystem::create_directories(dir.file("tiny-llama"));
   const std::string config = dir.write("tiny-llama/config.json", kConfig);
-  const test::CommandResult imported =
-      test::run_pipesim(fmt::format("import hf '{}' -o '{}' --stages 4 -m 8 --seq-len 1024", config,
-                                    dir.file("tiny.yaml")),
-                        dir);
+  const test::CommandResult imported = test::run_pipesim(
+      fmt::format("import hf '{}' -o '{}' --stages 4 -m 8 --seq-len 1024", config, dir.file("tiny.yaml")),
+      dir);
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_NE(imported.err.find("wrote"), std::string::npos) << imported.err;
   EXPECT_NE(imported.err.find("not supported: num_local_experts: 4"), std::string::npos) << imported.err;
@@ -40,6 +39,31 @@ TEST(ImportCommand, ABadConfigIsAnInputErrorNamingTheFile) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("config.json:1:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not JSON"), std::string::npos) << r.err;
+}
+
+// GPT-3 175B's Megatron arguments on 8 data-parallel replicas: a scenario of 16 stages, 3 chunks and 192
+// microbatches that runs, with tensor parallelism reported as not modelled.
+TEST(ImportCommand, MegatronArgumentsBecomeAScenarioThatRuns) {
+  const test::TempDir dir;
+  const test::CommandResult imported = test::run_pipesim(
+      fmt::format("import megatron --data-parallel 8 -o '{}' -- --num-layers 96 --hidden-size 12288 "
+                  "--num-attention-heads 96 --seq-length 2048 --micro-batch-size 1 --global-batch-size 1536 "
+                  "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 "
+                  "--num-layers-per-virtual-pipeline-stage 2 --sequence-parallel --bf16 --vocab-size 50257",
+                  dir.file("gpt3.yaml")),
+      dir);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.err.find("not supported: --tensor-model-parallel-size 8"), std::string::npos)
+      << imported.err;
+  const std::string text = test::read_file(dir.file("gpt3.yaml"));
+  EXPECT_NE(text.find("pipeline: {stages: 16, microbatches: 192, global_batch: 192}"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("schedules: [{name: interleaved-1f1b, chunks: 3}, 1f1b-flush"), std::string::npos)
+      << text;
+  const test::CommandResult run = test::run_pipesim(
+      fmt::format("run '{}' --schedules interleaved-1f1b:chunks=3,1f1b-flush", dir.file("gpt3.yaml")), dir);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("interleaved-1f1b(chunks=3)"), std::string::npos) << run.out;
 }
 
 }  // namespace

@@ -1,0 +1,293 @@
+#include "io/megatron_args.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "base/errors.h"
+
+namespace pipesim {
+namespace {
+
+// Megatron's arguments that take no value (store_true), so that the next token is not taken for one.
+const std::set<std::string>& flag_arguments() {
+  static const std::set<std::string> flags{
+      "group-query-attention", "swiglu", "untie-embeddings-and-output-weights", "bf16", "fp16",
+      "sequence-parallel", "use-distributed-optimizer", "use-flash-attn", "recompute-activations",
+      "use-mcore-models", "overlap-grad-reduce", "overlap-param-gather", "disable-bias-linear",
+      "no-masked-softmax-fusion", "use-rotary-position-embeddings", "no-position-embedding", "log-throughput",
+      "log-params-norm", "log-num-zeros-in-grad", "no-gradient-accumulation-fusion", "qk-layernorm",
+      "mock-data", "no-load-optim", "no-load-rng", "attention-softmax-in-fp32",
+      "accumulate-allreduce-grads-in-fp32", "tp-comm-overlap", "no-bias-swiglu-fusion",
+      "no-bias-dropout-fusion", "no-rope-fusion", "use-checkpoint-args", "no-async-tensor-model-parallel-allreduce",
+      "apply-layernorm-1p", "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
+      "use-legacy-models", "squared-relu", "moe-grouped-gemm", "empty-unused-memory-level",
+      "log-timers-to-tensorboard", "log-validation-ppl-to-tensorboard", "no-save-optim", "no-save-rng"};
+  return flags;
+}
+
+// Training, data and bookkeeping arguments: no figure pipesim computes depends on them.
+const std::set<std::string>& ignored_arguments() {
+  static const std::set<std::string> ignored{
+      "lr", "min-lr", "lr-decay-style", "lr-decay-iters", "lr-decay-samples", "lr-warmup-fraction",
+      "lr-warmup-iters", "lr-warmup-samples", "train-iters", "train-samples", "weight-decay", "clip-grad",
+      "adam-beta1", "adam-beta2", "adam-eps", "init-method-std", "data-path", "split", "tokenizer-type",
+      "tokenizer-model", "vocab-file", "merge-file", "save", "load", "save-interval", "eval-interval",
+      "eval-iters", "log-interval", "seed", "distributed-backend", "norm-epsilon", "rotary-base",
+      "position-embedding-type", "normalization", "tensorboard-dir", "wandb-project", "wandb-exp-name",
+      "transformer-impl", "attention-backend", "data-cache-path", "num-workers", "exit-interval",
+      "timing-log-level", "ckpt-format", "rotary-percent", "use-mcore-models", "overlap-grad-reduce",
+      "overlap-param-gather", "disable-bias-linear", "no-masked-softmax-fusion", "use-rotary-position-embeddings",
+      "no-position-embedding", "log-throughput", "log-params-norm", "log-num-zeros-in-grad",
+      "no-gradient-accumulation-fusion", "qk-layernorm", "mock-data", "no-load-optim", "no-load-rng",
+      "attention-softmax-in-fp32", "accumulate-allreduce-grads-in-fp32", "no-bias-swiglu-fusion",
+      "no-bias-dropout-fusion", "no-rope-fusion", "use-checkpoint-args", "apply-layernorm-1p",
+      "use-legacy-models", "log-timers-to-tensorboard", "log-validation-ppl-to-tensorboard", "no-save-optim",
+      "no-save-rng", "empty-unused-memory-level", "no-async-tensor-model-parallel-allreduce"};
+  return ignored;
+}
+
+struct Argument {
+  std::string value;  // "" for a flag
+  bool flag = false;
+};
+
+class ArgumentReader {
+ public:
+  ArgumentReader(const std::vector<std::string>& tokens, ModelImport& out) : out_(out) {
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const std::string& token = tokens[i];
+      if (token.rfind("--", 0) != 0 || token.size() == 2) {
+        throw InputError(fmt::format("Megatron argument {} ('{}'): expected --name or --name value{}", i + 1,
+                                     token,
+                                     token.rfind('-', 0) == 0 ? " (pipesim's own options, such as -o, go before --)"
+                                                              : ""));
+      }
+      std::string name = token.substr(2);
+      Argument argument;
+      if (const auto eq = name.find('='); eq != std::string::npos) {
+        argument.value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      } else if (flag_arguments().count(name) == 0 && i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
+        argument.value = tokens[++i];
+      } else {
+        argument.flag = true;
+      }
+      for (char& c : name) c = c == '_' ? '-' : c;  // Megatron's argparse takes --a_b as --a-b too
+      order_.push_back(name);
+      arguments_[name] = argument;
+    }
+  }
+
+  bool has(const std::string& name) {
+    used_.insert(name);
+    return arguments_.count(name) > 0;
+  }
+
+  std::optional<int> positive_int(const std::string& name, const char* field) {
+    if (!has(name)) return std::nullopt;
+    const std::string& text = arguments_[name].value;
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < 1) {
+      throw InputError(fmt::format("--{} '{}': expected a positive integer ({})", name, text, field));
+    }
+    if (field[0] != '\0') out_.read.push_back(fmt::format("--{} {} -> {}", name, value, field));
+    return value;
+  }
+
+  int required_int(const std::string& name, const char* field) {
+    const auto value = positive_int(name, field);
+    if (!value) throw InputError(fmt::format("no --{} (the model's {}): Megatron requires it", name, field));
+    return *value;
+  }
+
+  std::optional<double> fraction(const std::string& name) {
+    if (!has(name)) return std::nullopt;
+    const std::string& text = arguments_[name].value;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(value >= 0 && value <= 1))
+      throw InputError(fmt::format("--{} '{}': expected a probability in [0, 1]", name, text));
+    return value;
+  }
+
+  std::string text(const std::string& name) {
+    used_.insert(name);
+    return arguments_.count(name) ? arguments_[name].value : "";
+  }
+
+  // Arguments not read: sorted into ignored, unsupported (with why) and unknown.
+  void account_for_the_rest(const std::map<std::string, std::string>& unsupported_why) {
+    for (const std::string& name : order_) {
+      if (used_.count(name)) continue;
+      used_.insert(name);
+      const Argument& a = arguments_[name];
+      const std::string shown = a.flag ? "--" + name : fmt::format("--{} {}", name, a.value);
+      // A size of 1 (or 0) turns the feature off.
+      const bool off = a.value == "1" || a.value == "0";
+      if (const auto it = unsupported_why.find(name); it != unsupported_why.end() && !off) {
+        out_.unsupported.push_back(fmt::format("{} ({})", shown, it->second));
+      } else if (ignored_arguments().count(name) || unsupported_why.count(name)) {
+        out_.ignored.push_back(shown);
+      } else {
+        out_.unknown.push_back(shown);
+      }
+    }
+  }
+
+ private:
+  ModelImport& out_;
+  std::vector<std::string> order_;
+  std::map<std::string, Argument> arguments_;
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+MegatronImport read_megatron_args(const std::vector<std::string>& args, std::optional<int> vocab) {
+  MegatronImport result;
+  ModelImport& out = result.imported;
+  out.model_type = "megatron-gpt";
+  ArgumentReader r(args, out);
+  TransformerModel& m = out.model;
+  m.layers = r.required_int("num-layers", "layers");
+  m.hidden = r.required_int("hidden-size", "hidden");
+  m.heads = r.required_int("num-attention-heads", "heads");
+  if (m.hidden % m.heads != 0)
+    throw InputError(fmt::format("--num-attention-heads {} does not divide --hidden-size {}", m.heads, m.hidden));
+  if (const auto s = r.positive_int("seq-length", "seq_len")) {
+    m.seq_len = *s;
+    r.has("max-position-embeddings");
+  } else if (const auto p = r.positive_int("max-position-embeddings", "seq_len")) {
+    m.seq_len = *p;
+    out.assumed.push_back("no --seq-length: the sequence is --max-position-embeddings long");
+  } else {
+    throw InputError("no --seq-length (tokens per sequence): Megatron requires it");
+  }
+  // Parallel sizes come first: the vocabulary's padding depends on the tensor-parallel size.
+  result.tensor_parallel = r.positive_int("tensor-model-parallel-size", "").value_or(1);
+  result.pipeline_stages = r.positive_int("pipeline-model-parallel-size", "stages").value_or(1);
+  const int divisible_by = r.positive_int("make-vocab-size-divisible-by", "").value_or(128);
+  int raw_vocab = 0;
+  if (const auto v = r.positive_int("vocab-size", "")) {
+    raw_vocab = *v;
+  } else if (vocab) {
+    raw_vocab = *vocab;
+    out.assumed.push_back(fmt::format("vocabulary {} from pipesim's --vocab (Megatron reads it from the "
+                                      "tokenizer)",
+                                      *vocab));
+  } else {
+    throw InputError("no --vocab-size: Megatron reads the vocabulary from the tokenizer's files; give its size "
+                     "with pipesim's --vocab (e.g. 50257 for GPT-2's, 128256 for Llama 3's)");
+  }
+  const int multiple = divisible_by * result.tensor_parallel;
+  m.vocab = (raw_vocab + multiple - 1) / multiple * multiple;
+  out.read.push_back(fmt::format("vocabulary {} padded to {} (a multiple of {} x {}, as Megatron pads it) "
+                                 "-> vocab",
+                                 raw_vocab, m.vocab, divisible_by, result.tensor_parallel));
+  if (r.has("group-query-attention")) {
+    const int groups = r.positive_int("num-query-groups", "kv_heads").value_or(1);
+    if (m.heads % groups != 0)
+      throw InputError(fmt::format("--num-query-groups {} does not divide --num-attention-heads {}", groups,
+                                   m.heads));
+    m.kv_heads = groups == m.heads ? 0 : groups;
+  } else if (r.has("num-query-groups")) {
+    out.assumed.push_back("--num-query-groups without --group-query-attention: Megatron ignores it (multi-head)");
+  }
+  if (r.has("swiglu")) {
+    m.mlp = MlpKind::kSwiglu;
+    out.read.push_back("--swiglu -> mlp: swiglu");
+  } else {
+    m.mlp = MlpKind::kGelu;
+    out.assumed.push_back("no --swiglu: a GELU MLP (two matrices), Megatron's default");
+  }
+  if (const auto f = r.positive_int("ffn-hidden-size", "ffn_hidden")) {
+    m.ffn_hidden = *f;
+  } else {
+    m.ffn_hidden = m.mlp == MlpKind::kSwiglu ? static_cast<int>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
+    out.assumed.push_back(fmt::format("no --ffn-hidden-size: {} (Megatron's default, {})", m.ffn_hidden,
+                                      m.mlp == MlpKind::kSwiglu ? "int(4h x 2/3 / 64) x 64" : "4h"));
+  }
+  m.tied_embeddings = !r.has("untie-embeddings-and-output-weights");
+  out.read.push_back(m.tied_embeddings ? "embeddings shared with the output layer (Megatron's default)"
+                                       : "--untie-embeddings-and-output-weights -> tied_embeddings: false");
+  if (r.has("bf16")) {
+    m.dtype = "bf16";
+    out.read.push_back("--bf16 -> dtype: bf16");
+  } else if (r.has("fp16")) {
+    m.dtype = "fp16";
+    out.read.push_back("--fp16 -> dtype: fp16");
+  } else {
+    m.dtype = "fp32";
+    out.assumed.push_back("neither --bf16 nor --fp16: fp32, Megatron's default");
+  }
+  const double attention_dropout = r.fraction("attention-dropout").value_or(0.1);
+  const double hidden_dropout = r.fraction("hidden-dropout").value_or(0.1);
+  m.dropout = attention_dropout > 0 || hidden_dropout > 0;
+  out.read.push_back(fmt::format("dropout {} (attention) and {} (hidden){} -> dropout: {}", attention_dropout,
+                                 hidden_dropout, r.text("attention-dropout").empty() ? ", Megatron's defaults" : "",
+                                 m.dropout));
+  m.attention = AttentionKind::kFlash;
+  out.assumed.push_back(r.has("use-flash-attn") ? "--use-flash-attn -> attention: flash"
+                                                : "attention: flash (Transformer Engine's fused attention)");
+  const std::string granularity = r.text("recompute-granularity");
+  if (granularity == "full") {
+    m.recompute = Recompute::kFull;
+  } else if (granularity == "selective" || r.has("recompute-activations")) {
+    m.recompute = Recompute::kSelective;
+  } else if (!granularity.empty()) {
+    throw InputError(fmt::format("--recompute-granularity '{}': expected full or selective", granularity));
+  }
+  if (m.recompute != Recompute::kNone) {
+    out.read.push_back(fmt::format("recompute granularity -> recompute: {}", name_in(recompute_names(), m.recompute)));
+  }
+  if (const auto method = r.text("recompute-method"); !method.empty() && method != "uniform") {
+    out.unsupported.push_back(fmt::format("--recompute-method {} (pipesim recomputes every layer alike)", method));
+  }
+  r.has("recompute-num-layers");
+  result.micro_batch = r.positive_int("micro-batch-size", "samples per microbatch (b)").value_or(1);
+  if (const auto g = r.positive_int("global-batch-size", "global batch over all replicas")) result.global_batch = *g;
+  if (const auto v = r.positive_int("virtual-pipeline-model-parallel-size", "interleaved chunks")) {
+    result.chunks = *v;
+  } else if (const auto k = r.positive_int("num-layers-per-virtual-pipeline-stage", "")) {
+    if (m.layers % (result.pipeline_stages * *k) != 0) {
+      throw InputError(fmt::format("--num-layers-per-virtual-pipeline-stage {}: {} layers do not split into "
+                                   "chunks of {} on {} stages",
+                                   *k, m.layers, *k, result.pipeline_stages));
+    }
+    result.chunks = m.layers / (result.pipeline_stages * *k);
+    out.read.push_back(fmt::format("--num-layers-per-virtual-pipeline-stage {} -> {} interleaved chunks", *k,
+                                   result.chunks));
+  }
+  if (const auto kv = r.positive_int("kv-channels", ""); kv && *kv != m.hidden / m.heads) {
+    out.unsupported.push_back(fmt::format("--kv-channels {} (pipesim's heads are hidden / heads = {} wide)", *kv,
+                                          m.hidden / m.heads));
+  }
+  std::map<std::string, std::string> unsupported{
+      {"sequence-parallel", "sequence parallelism splits the tensor-parallel layers' activations: not modelled"},
+      {"use-distributed-optimizer", "the optimizer state is counted whole on every replica, not sharded"},
+      {"context-parallel-size", "context parallelism is not modelled"},
+      {"expert-model-parallel-size", "experts are not modelled"},
+      {"num-experts", "a mixture of experts: pipesim models one dense MLP per layer"},
+      {"moe-router-topk", "a mixture of experts: pipesim models one dense MLP per layer"},
+      {"decoder-first-pipeline-num-layers", "the figures split the layers evenly over the stages"},
+      {"decoder-last-pipeline-num-layers", "the figures split the layers evenly over the stages"},
+      {"pipeline-model-parallel-layout", "the figures split the layers evenly over the stages"},
+      {"account-for-embedding-in-pipeline-split", "the figures split the layers evenly over the stages"},
+      {"account-for-loss-in-pipeline-split", "the figures split the layers evenly over the stages"},
+      {"tp-comm-overlap", "tensor parallelism is not modelled"}};
+  if (result.tensor_parallel > 1) {
+    out.unsupported.push_back(fmt::format(
+        "--tensor-model-parallel-size {} (each stage is modelled on one GPU: Megatron splits its GEMMs {} ways "
+        "and adds two all-reduces per layer in each direction; the figures are for tensor parallelism 1)",
+        result.tensor_parallel, result.tensor_parallel));
+  }
+  r.account_for_the_rest(unsupported);
+  return result;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,117 @@
+// `pipesim import megatron` (io/megatron_args.h): GPT-3 175B's published Megatron-LM setting as an argument
+// list, read into the model and pipeline it describes, every argument accounted for.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "api/import_scenario.h"
+#include "io/megatron_args.h"
+#include "io/scenario.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+// GPT-3 175B as Megatron-LM's examples train it: TP 8, PP 16, interleaved, sequence parallel, the distributed
+// optimizer, plus training and data arguments.
+const std::vector<std::string> kGpt3_175B = {
+    "--num-layers", "96", "--hidden-size", "12288", "--num-attention-heads", "96", "--seq-length", "2048",
+    "--max-position-embeddings", "2048", "--micro-batch-size", "1", "--global-batch-size", "1536",
+    "--tensor-model-parallel-size", "8", "--pipeline-model-parallel-size", "16",
+    "--num-layers-per-virtual-pipeline-stage", "2", "--sequence-parallel", "--use-distributed-optimizer",
+    "--bf16", "--vocab-size", "50257", "--lr", "6.0e-5", "--data-path", "/data/gpt3_text_document",
+    "--attention-dropout=0.0", "--hidden-dropout", "0.0", "--our-own-flag"};
+
+bool has(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
+  const MegatronImport m = read_megatron_args(kGpt3_175B);
+  const TransformerModel& t = m.imported.model;
+  EXPECT_EQ(t.layers, 96);
+  EXPECT_EQ(t.hidden, 12288);
+  EXPECT_EQ(t.heads, 96);
+  EXPECT_EQ(t.kv_heads, 0);
+  EXPECT_EQ(t.seq_len, 2048);
+  EXPECT_EQ(t.vocab, 51200);  // 50257 padded to a multiple of 128 x 8
+  EXPECT_EQ(t.ffn_hidden, 4 * 12288);
+  EXPECT_EQ(t.mlp, MlpKind::kGelu);
+  EXPECT_TRUE(t.tied_embeddings);
+  EXPECT_FALSE(t.dropout);
+  EXPECT_EQ(t.dtype, "bf16");
+  EXPECT_EQ(m.pipeline_stages, 16);
+  EXPECT_EQ(m.chunks, 3);  // 96 / (16 x 2)
+  EXPECT_EQ(m.micro_batch, 1);
+  EXPECT_EQ(m.global_batch, 1536);
+  EXPECT_EQ(m.tensor_parallel, 8);
+  const ModelImport& i = m.imported;
+  EXPECT_TRUE(has(i.unsupported, "--tensor-model-parallel-size 8 (each stage is modelled on one GPU"));
+  EXPECT_TRUE(has(i.unsupported, "--sequence-parallel (sequence parallelism"));
+  EXPECT_TRUE(has(i.unsupported, "--use-distributed-optimizer (the optimizer state is counted whole"));
+  EXPECT_TRUE(has(i.ignored, "--lr 6.0e-5"));
+  EXPECT_TRUE(has(i.ignored, "--data-path /data/gpt3_text_document"));
+  EXPECT_EQ(i.unknown, std::vector<std::string>{"--our-own-flag"});
+}
+
+// Llama-style arguments: SwiGLU with Megatron's default width, grouped queries, untied, defaults stated.
+TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
+  const MegatronImport m = read_megatron_args(
+      {"--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32", "--group-query-attention",
+       "--num-query-groups", "8", "--swiglu", "--seq-length", "4096", "--untie-embeddings-and-output-weights",
+       "--pipeline-model-parallel-size", "4", "--virtual-pipeline-model-parallel-size", "2",
+       "--recompute-granularity", "selective", "--context-parallel-size", "1", "--fp16"},
+      128256);
+  const TransformerModel& t = m.imported.model;
+  EXPECT_EQ(t.mlp, MlpKind::kSwiglu);
+  EXPECT_EQ(t.ffn_hidden, 10880);  // int(4 x 4096 x 2/3 / 64) x 64
+  EXPECT_EQ(t.kv_heads, 8);
+  EXPECT_FALSE(t.tied_embeddings);
+  EXPECT_TRUE(t.dropout);  // Megatron's default 0.1
+  EXPECT_EQ(t.recompute, Recompute::kSelective);
+  EXPECT_EQ(t.dtype, "fp16");
+  EXPECT_EQ(t.vocab, 128256);  // already a multiple of 128
+  EXPECT_EQ(m.chunks, 2);
+  EXPECT_TRUE(has(m.imported.ignored, "--context-parallel-size 1"));  // a size of 1 is no feature
+  EXPECT_TRUE(m.imported.unsupported.empty()) << m.imported.unsupported.front();
+}
+
+TEST(ImportMegatron, BadArgumentsSayWhatWasExpected) {
+  EXPECT_NE(test::input_error_of([] { read_megatron_args({"--hidden-size", "8"}); }).find("no --num-layers"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_megatron_args({"--num-layers", "x2", "--hidden-size", "8", "--num-attention-heads", "2"});
+            }).find("--num-layers 'x2': expected a positive integer"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_megatron_args({"--num-layers", "2", "--hidden-size", "8", "--num-attention-heads", "2",
+                                  "--seq-length", "16"});
+            }).find("no --vocab-size"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] { read_megatron_args({"num-layers", "2"}); }).find("expected --name"),
+            std::string::npos);
+}
+
+// The scenario the GPT-3 arguments make reads back with Megatron's interleaved schedule first.
+TEST(ImportMegatron, TheScenarioReadsBackWithTheInterleavedScheduleFirst) {
+  const MegatronImport m = read_megatron_args(kGpt3_175B);
+  ImportSettings settings;
+  settings.name = "gpt3-175b";
+  settings.stages = m.pipeline_stages;
+  settings.microbatches = 1536 / 8;
+  settings.global_batch = 1536 / 8;
+  settings.schedules = "[{name: interleaved-1f1b, chunks: 3}, 1f1b-flush]";
+  settings.pipeline_from_options = false;
+  settings.origin = "pipesim import megatron --data-parallel 8 -- ...";
+  const Scenario s = parse_scenario(scenario_from_import(m.imported, settings), "gpt3.yaml");
+  EXPECT_EQ(s.stages, 16);
+  EXPECT_EQ(s.microbatches, 192);
+  ASSERT_EQ(s.schedules.size(), 2u);
+  EXPECT_EQ(s.schedules[0].name, "interleaved-1f1b");
+  ASSERT_TRUE(s.transformer.has_value());
+  EXPECT_EQ(s.transformer->model.vocab, 51200);
+}
+
+}  // namespace
+}  // namespace pipesim
