@@ -56,11 +56,13 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   text += fmt::format("  seq_len: {}\n  vocab: {}\n  tied_embeddings: {}\n  dtype: {}\n", m.seq_len, m.vocab,
                       m.tied_embeddings, m.dtype);
   if (m.dropout) text += "  dropout: true\n";
-  text += "  attention: flash\n  recompute: none\n";
+  text += fmt::format("  attention: {}\n  recompute: {}\n", name_in(attention_names(), m.attention),
+                      name_in(recompute_names(), m.recompute));
   text += fmt::format("hardware: {{profile: {}}}\n", settings.profile);
   const int global_batch = settings.global_batch > 0 ? settings.global_batch : settings.microbatches;
-  text += fmt::format("pipeline: {{stages: {}, microbatches: {}, global_batch: {}}}\n", settings.stages,
-                      settings.microbatches, global_batch);
+  text += fmt::format("pipeline: {{stages: {}, microbatches: {}, global_batch: {}{}}}\n", settings.stages,
+                      settings.microbatches, global_batch,
+                      settings.layer_split.empty() ? "" : ", layer_split: " + settings.layer_split);
   text += "optimizer: {type: adamw}\n";
   text += fmt::format("schedules: {}\n", settings.schedules);
   // What it writes must read back as the scenario it describes.

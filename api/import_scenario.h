@@ -18,6 +18,7 @@ struct ImportSettings {
   std::string schedules = "[gpipe, 1f1b-flush, zb-h1, zb-h2, pipedream-2bw]";  // the YAML list
   std::vector<std::string> pipeline_notes;  // how the pipeline and schedules were chosen, for the comments
   bool pipeline_from_options = true;        // the hardware and pipeline come from the importer's options
+  std::string layer_split;                  // "" (the default, even), zb or balanced
 };
 
 // The scenario's YAML text: the imported model with comments listing what was read, what was assumed and

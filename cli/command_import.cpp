@@ -1,5 +1,6 @@
 // pipesim import hf CONFIG.json [-o FILE] [--seq-len S] [--profile P] [--stages N] [-m M] [--global-batch B]
 //   [--name NAME]
+// pipesim import torchtitan JOB.toml [--hf-config config.json] [-o FILE] [--profile P] [--name NAME]
 // pipesim import megatron [-o FILE] [--data-parallel D] [--vocab V] [--profile P] [--name NAME] -- ARGS...
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "cli/commands.h"
 #include "io/hf_config.h"
 #include "io/megatron_args.h"
+#include "io/torchtitan_config.h"
 
 namespace pipesim {
 namespace {
@@ -105,6 +107,63 @@ void add_import_megatron(CLI::App* import) {
   });
 }
 
+struct ImportTorchtitanArgs {
+  std::string job_path;
+  std::string hf_config;
+  std::string output = "-";
+  ImportSettings settings;
+};
+
+void add_import_torchtitan(CLI::App* import) {
+  auto args = std::make_shared<ImportTorchtitanArgs>();
+  CLI::App* titan = import->add_subcommand(
+      "torchtitan",
+      "a torchtitan job file (TOML) as a scenario: the model (its llama3 flavor, or --hf-config), "
+      "the stages, schedule, stages per rank, m, the sequence length and activation checkpointing; "
+      "tensor, context, expert parallelism and FSDP are listed as not supported");
+  titan->add_option("JOB", args->job_path, "the job's .toml file")->required();
+  titan->add_option(
+      "--hf-config", args->hf_config,
+      "the model's Hugging Face config.json, for a model that is not one of torchtitan's llama3 "
+      "flavors");
+  titan->add_option("-o,--output", args->output, "the scenario file to write (default: standard output)");
+  titan->add_option("--profile", args->settings.profile, "hardware profile: a shipped name or a path")
+      ->capture_default_str();
+  titan->add_option("--name", args->settings.name, "the scenario's name (default: the job file's name)");
+  titan->callback([args] {
+    std::optional<ModelImport> model;
+    if (!args->hf_config.empty())
+      model = read_hf_config(read_text_file(args->hf_config, "Hugging Face config"), args->hf_config);
+    const TorchtitanImport t =
+        read_torchtitan_config(read_text_file(args->job_path, "torchtitan job file"), args->job_path, model);
+    ImportSettings settings = args->settings;
+    if (settings.name.empty()) settings.name = std::filesystem::path(args->job_path).stem().string();
+    settings.stages = t.pipeline_stages;
+    settings.microbatches = t.microbatches;
+    settings.global_batch = t.local_batch;
+    settings.layer_split = t.zb_split ? "zb" : "";
+    settings.pipeline_from_options = false;
+    const std::string schedule = t.chunks > 1 && t.schedule != "zb-v" && t.schedule != "dualpipe-v" &&
+                                         t.schedule != "v-half" && t.schedule != "v-min"
+                                     ? fmt::format("{{name: {}, chunks: {}}}", t.schedule, t.chunks)
+                                     : t.schedule;
+    settings.schedules =
+        fmt::format("[{}{}]", schedule, t.schedule == "1f1b-flush" ? ", zb-h1, zb-v" : ", 1f1b-flush");
+    settings.pipeline_notes.push_back(
+        fmt::format("{} stages, one pipeline replica: {} sequences per step (training.local_batch_size) in m "
+                    "= {} microbatches",
+                    t.pipeline_stages, t.local_batch, t.microbatches));
+    settings.pipeline_notes.push_back(
+        fmt::format("the job's schedule first ({}), then one to compare", schedule));
+    settings.origin =
+        fmt::format("pipesim import torchtitan {}{} --profile {}", args->job_path,
+                    args->hf_config.empty() ? "" : " --hf-config " + args->hf_config, settings.profile);
+    write_file(args->output, scenario_from_import(t.imported, settings));
+    for (const std::string& line : t.imported.unsupported) std::cerr << "not supported: " << line << "\n";
+    for (const std::string& line : t.imported.unknown) std::cerr << "unknown key: " << line << "\n";
+  });
+}
+
 }  // namespace
 
 void add_import_command(CLI::App& app) {
@@ -162,6 +221,7 @@ void add_import_command(CLI::App& app) {
     for (const std::string& line : imported.unsupported) std::cerr << "not supported: " << line << "\n";
   });
   add_import_megatron(import);
+  add_import_torchtitan(import);
 }
 
 }  // namespace pipesim

@@ -12,42 +12,115 @@
 namespace pipesim {
 namespace {
 
-// Megatron's arguments that take no value (store_true), so that the next token is not taken for one.
-const std::set<std::string>& flag_arguments() {
-  static const std::set<std::string> flags{
-      "group-query-attention", "swiglu", "untie-embeddings-and-output-weights", "bf16", "fp16",
-      "sequence-parallel", "use-distributed-optimizer", "use-flash-attn", "recompute-activations",
-      "use-mcore-models", "overlap-grad-reduce", "overlap-param-gather", "disable-bias-linear",
-      "no-masked-softmax-fusion", "use-rotary-position-embeddings", "no-position-embedding", "log-throughput",
-      "log-params-norm", "log-num-zeros-in-grad", "no-gradient-accumulation-fusion", "qk-layernorm",
-      "mock-data", "no-load-optim", "no-load-rng", "attention-softmax-in-fp32",
-      "accumulate-allreduce-grads-in-fp32", "tp-comm-overlap", "no-bias-swiglu-fusion",
-      "no-bias-dropout-fusion", "no-rope-fusion", "use-checkpoint-args", "no-async-tensor-model-parallel-allreduce",
-      "apply-layernorm-1p", "account-for-embedding-in-pipeline-split", "account-for-loss-in-pipeline-split",
-      "use-legacy-models", "squared-relu", "moe-grouped-gemm", "empty-unused-memory-level",
-      "log-timers-to-tensorboard", "log-validation-ppl-to-tensorboard", "no-save-optim", "no-save-rng"};
+// Flags (store_true) and valued arguments of training, data and bookkeeping: no figure pipesim computes
+// depends on them.
+const std::set<std::string>& ignored_flags() {
+  static const std::set<std::string> flags{"use-mcore-models",
+                                           "overlap-grad-reduce",
+                                           "overlap-param-gather",
+                                           "disable-bias-linear",
+                                           "no-masked-softmax-fusion",
+                                           "use-rotary-position-embeddings",
+                                           "no-position-embedding",
+                                           "log-throughput",
+                                           "log-params-norm",
+                                           "log-num-zeros-in-grad",
+                                           "no-gradient-accumulation-fusion",
+                                           "qk-layernorm",
+                                           "mock-data",
+                                           "no-load-optim",
+                                           "no-load-rng",
+                                           "attention-softmax-in-fp32",
+                                           "accumulate-allreduce-grads-in-fp32",
+                                           "no-bias-swiglu-fusion",
+                                           "no-bias-dropout-fusion",
+                                           "no-rope-fusion",
+                                           "use-checkpoint-args",
+                                           "no-async-tensor-model-parallel-allreduce",
+                                           "apply-layernorm-1p",
+                                           "use-legacy-models",
+                                           "log-timers-to-tensorboard",
+                                           "log-validation-ppl-to-tensorboard",
+                                           "no-save-optim",
+                                           "no-save-rng"};
+  return flags;
+}
+const std::set<std::string>& ignored_values() {
+  static const std::set<std::string> values{"lr",
+                                            "min-lr",
+                                            "lr-decay-style",
+                                            "lr-decay-iters",
+                                            "lr-decay-samples",
+                                            "lr-warmup-fraction",
+                                            "lr-warmup-iters",
+                                            "lr-warmup-samples",
+                                            "train-iters",
+                                            "train-samples",
+                                            "weight-decay",
+                                            "clip-grad",
+                                            "adam-beta1",
+                                            "adam-beta2",
+                                            "adam-eps",
+                                            "init-method-std",
+                                            "data-path",
+                                            "split",
+                                            "tokenizer-type",
+                                            "tokenizer-model",
+                                            "vocab-file",
+                                            "merge-file",
+                                            "save",
+                                            "load",
+                                            "save-interval",
+                                            "eval-interval",
+                                            "eval-iters",
+                                            "log-interval",
+                                            "seed",
+                                            "distributed-backend",
+                                            "norm-epsilon",
+                                            "rotary-base",
+                                            "position-embedding-type",
+                                            "normalization",
+                                            "tensorboard-dir",
+                                            "wandb-project",
+                                            "wandb-exp-name",
+                                            "transformer-impl",
+                                            "attention-backend",
+                                            "data-cache-path",
+                                            "num-workers",
+                                            "exit-interval",
+                                            "timing-log-level",
+                                            "ckpt-format",
+                                            "rotary-percent",
+                                            "empty-unused-memory-level"};
+  return values;
+}
+
+// Flags pipesim reads or reports as not supported.
+const std::set<std::string>& read_flags() {
+  static const std::set<std::string> flags{"group-query-attention",
+                                           "swiglu",
+                                           "untie-embeddings-and-output-weights",
+                                           "bf16",
+                                           "fp16",
+                                           "sequence-parallel",
+                                           "use-distributed-optimizer",
+                                           "use-flash-attn",
+                                           "recompute-activations",
+                                           "tp-comm-overlap",
+                                           "account-for-embedding-in-pipeline-split",
+                                           "account-for-loss-in-pipeline-split",
+                                           "moe-grouped-gemm",
+                                           "squared-relu"};
   return flags;
 }
 
-// Training, data and bookkeeping arguments: no figure pipesim computes depends on them.
-const std::set<std::string>& ignored_arguments() {
-  static const std::set<std::string> ignored{
-      "lr", "min-lr", "lr-decay-style", "lr-decay-iters", "lr-decay-samples", "lr-warmup-fraction",
-      "lr-warmup-iters", "lr-warmup-samples", "train-iters", "train-samples", "weight-decay", "clip-grad",
-      "adam-beta1", "adam-beta2", "adam-eps", "init-method-std", "data-path", "split", "tokenizer-type",
-      "tokenizer-model", "vocab-file", "merge-file", "save", "load", "save-interval", "eval-interval",
-      "eval-iters", "log-interval", "seed", "distributed-backend", "norm-epsilon", "rotary-base",
-      "position-embedding-type", "normalization", "tensorboard-dir", "wandb-project", "wandb-exp-name",
-      "transformer-impl", "attention-backend", "data-cache-path", "num-workers", "exit-interval",
-      "timing-log-level", "ckpt-format", "rotary-percent", "use-mcore-models", "overlap-grad-reduce",
-      "overlap-param-gather", "disable-bias-linear", "no-masked-softmax-fusion", "use-rotary-position-embeddings",
-      "no-position-embedding", "log-throughput", "log-params-norm", "log-num-zeros-in-grad",
-      "no-gradient-accumulation-fusion", "qk-layernorm", "mock-data", "no-load-optim", "no-load-rng",
-      "attention-softmax-in-fp32", "accumulate-allreduce-grads-in-fp32", "no-bias-swiglu-fusion",
-      "no-bias-dropout-fusion", "no-rope-fusion", "use-checkpoint-args", "apply-layernorm-1p",
-      "use-legacy-models", "log-timers-to-tensorboard", "log-validation-ppl-to-tensorboard", "no-save-optim",
-      "no-save-rng", "empty-unused-memory-level", "no-async-tensor-model-parallel-allreduce"};
-  return ignored;
+// Arguments that take no value, so that the next token is not taken for one.
+bool is_flag(const std::string& name) {
+  return read_flags().count(name) > 0 || ignored_flags().count(name) > 0;
+}
+
+bool is_ignored(const std::string& name) {
+  return ignored_flags().count(name) > 0 || ignored_values().count(name) > 0;
 }
 
 struct Argument {
@@ -61,17 +134,16 @@ class ArgumentReader {
     for (std::size_t i = 0; i < tokens.size(); ++i) {
       const std::string& token = tokens[i];
       if (token.rfind("--", 0) != 0 || token.size() == 2) {
-        throw InputError(fmt::format("Megatron argument {} ('{}'): expected --name or --name value{}", i + 1,
-                                     token,
-                                     token.rfind('-', 0) == 0 ? " (pipesim's own options, such as -o, go before --)"
-                                                              : ""));
+        throw InputError(fmt::format(
+            "Megatron argument {} ('{}'): expected --name or --name value{}", i + 1, token,
+            token.rfind('-', 0) == 0 ? " (pipesim's own options, such as -o, go before --)" : ""));
       }
       std::string name = token.substr(2);
       Argument argument;
       if (const auto eq = name.find('='); eq != std::string::npos) {
         argument.value = name.substr(eq + 1);
         name = name.substr(0, eq);
-      } else if (flag_arguments().count(name) == 0 && i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
+      } else if (!is_flag(name) && i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
         argument.value = tokens[++i];
       } else {
         argument.flag = true;
@@ -131,7 +203,7 @@ class ArgumentReader {
       const bool off = a.value == "1" || a.value == "0";
       if (const auto it = unsupported_why.find(name); it != unsupported_why.end() && !off) {
         out_.unsupported.push_back(fmt::format("{} ({})", shown, it->second));
-      } else if (ignored_arguments().count(name) || unsupported_why.count(name)) {
+      } else if (is_ignored(name) || unsupported_why.count(name)) {
         out_.ignored.push_back(shown);
       } else {
         out_.unknown.push_back(shown);
@@ -158,7 +230,8 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   m.hidden = r.required_int("hidden-size", "hidden");
   m.heads = r.required_int("num-attention-heads", "heads");
   if (m.hidden % m.heads != 0)
-    throw InputError(fmt::format("--num-attention-heads {} does not divide --hidden-size {}", m.heads, m.hidden));
+    throw InputError(
+        fmt::format("--num-attention-heads {} does not divide --hidden-size {}", m.heads, m.hidden));
   if (const auto s = r.positive_int("seq-length", "seq_len")) {
     m.seq_len = *s;
     r.has("max-position-embeddings");
@@ -177,26 +250,30 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     raw_vocab = *v;
   } else if (vocab) {
     raw_vocab = *vocab;
-    out.assumed.push_back(fmt::format("vocabulary {} from pipesim's --vocab (Megatron reads it from the "
-                                      "tokenizer)",
-                                      *vocab));
+    out.assumed.push_back(
+        fmt::format("vocabulary {} from pipesim's --vocab (Megatron reads it from the "
+                    "tokenizer)",
+                    *vocab));
   } else {
-    throw InputError("no --vocab-size: Megatron reads the vocabulary from the tokenizer's files; give its size "
-                     "with pipesim's --vocab (e.g. 50257 for GPT-2's, 128256 for Llama 3's)");
+    throw InputError(
+        "no --vocab-size: Megatron reads the vocabulary from the tokenizer's files; give its size "
+        "with pipesim's --vocab (e.g. 50257 for GPT-2's, 128256 for Llama 3's)");
   }
   const int multiple = divisible_by * result.tensor_parallel;
   m.vocab = (raw_vocab + multiple - 1) / multiple * multiple;
-  out.read.push_back(fmt::format("vocabulary {} padded to {} (a multiple of {} x {}, as Megatron pads it) "
-                                 "-> vocab",
-                                 raw_vocab, m.vocab, divisible_by, result.tensor_parallel));
+  out.read.push_back(
+      fmt::format("vocabulary {} padded to {} (a multiple of {} x {}, as Megatron pads it) "
+                  "-> vocab",
+                  raw_vocab, m.vocab, divisible_by, result.tensor_parallel));
   if (r.has("group-query-attention")) {
     const int groups = r.positive_int("num-query-groups", "kv_heads").value_or(1);
     if (m.heads % groups != 0)
-      throw InputError(fmt::format("--num-query-groups {} does not divide --num-attention-heads {}", groups,
-                                   m.heads));
+      throw InputError(
+          fmt::format("--num-query-groups {} does not divide --num-attention-heads {}", groups, m.heads));
     m.kv_heads = groups == m.heads ? 0 : groups;
   } else if (r.has("num-query-groups")) {
-    out.assumed.push_back("--num-query-groups without --group-query-attention: Megatron ignores it (multi-head)");
+    out.assumed.push_back(
+        "--num-query-groups without --group-query-attention: Megatron ignores it (multi-head)");
   }
   if (r.has("swiglu")) {
     m.mlp = MlpKind::kSwiglu;
@@ -208,7 +285,8 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   if (const auto f = r.positive_int("ffn-hidden-size", "ffn_hidden")) {
     m.ffn_hidden = *f;
   } else {
-    m.ffn_hidden = m.mlp == MlpKind::kSwiglu ? static_cast<int>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
+    m.ffn_hidden =
+        m.mlp == MlpKind::kSwiglu ? static_cast<int>(4.0 * m.hidden * 2 / 3 / 64) * 64 : 4 * m.hidden;
     out.assumed.push_back(fmt::format("no --ffn-hidden-size: {} (Megatron's default, {})", m.ffn_hidden,
                                       m.mlp == MlpKind::kSwiglu ? "int(4h x 2/3 / 64) x 64" : "4h"));
   }
@@ -228,9 +306,9 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   const double attention_dropout = r.fraction("attention-dropout").value_or(0.1);
   const double hidden_dropout = r.fraction("hidden-dropout").value_or(0.1);
   m.dropout = attention_dropout > 0 || hidden_dropout > 0;
-  out.read.push_back(fmt::format("dropout {} (attention) and {} (hidden){} -> dropout: {}", attention_dropout,
-                                 hidden_dropout, r.text("attention-dropout").empty() ? ", Megatron's defaults" : "",
-                                 m.dropout));
+  out.read.push_back(fmt::format(
+      "dropout {} (attention) and {} (hidden){} -> dropout: {}", attention_dropout, hidden_dropout,
+      r.text("attention-dropout").empty() ? ", Megatron's defaults" : "", m.dropout));
   m.attention = AttentionKind::kFlash;
   out.assumed.push_back(r.has("use-flash-attn") ? "--use-flash-attn -> attention: flash"
                                                 : "attention: flash (Transformer Engine's fused attention)");
@@ -243,32 +321,37 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     throw InputError(fmt::format("--recompute-granularity '{}': expected full or selective", granularity));
   }
   if (m.recompute != Recompute::kNone) {
-    out.read.push_back(fmt::format("recompute granularity -> recompute: {}", name_in(recompute_names(), m.recompute)));
+    out.read.push_back(
+        fmt::format("recompute granularity -> recompute: {}", name_in(recompute_names(), m.recompute)));
   }
   if (const auto method = r.text("recompute-method"); !method.empty() && method != "uniform") {
-    out.unsupported.push_back(fmt::format("--recompute-method {} (pipesim recomputes every layer alike)", method));
+    out.unsupported.push_back(
+        fmt::format("--recompute-method {} (pipesim recomputes every layer alike)", method));
   }
   r.has("recompute-num-layers");
   result.micro_batch = r.positive_int("micro-batch-size", "samples per microbatch (b)").value_or(1);
-  if (const auto g = r.positive_int("global-batch-size", "global batch over all replicas")) result.global_batch = *g;
+  if (const auto g = r.positive_int("global-batch-size", "global batch over all replicas"))
+    result.global_batch = *g;
   if (const auto v = r.positive_int("virtual-pipeline-model-parallel-size", "interleaved chunks")) {
     result.chunks = *v;
   } else if (const auto k = r.positive_int("num-layers-per-virtual-pipeline-stage", "")) {
     if (m.layers % (result.pipeline_stages * *k) != 0) {
-      throw InputError(fmt::format("--num-layers-per-virtual-pipeline-stage {}: {} layers do not split into "
-                                   "chunks of {} on {} stages",
-                                   *k, m.layers, *k, result.pipeline_stages));
+      throw InputError(
+          fmt::format("--num-layers-per-virtual-pipeline-stage {}: {} layers do not split into "
+                      "chunks of {} on {} stages",
+                      *k, m.layers, *k, result.pipeline_stages));
     }
     result.chunks = m.layers / (result.pipeline_stages * *k);
     out.read.push_back(fmt::format("--num-layers-per-virtual-pipeline-stage {} -> {} interleaved chunks", *k,
                                    result.chunks));
   }
   if (const auto kv = r.positive_int("kv-channels", ""); kv && *kv != m.hidden / m.heads) {
-    out.unsupported.push_back(fmt::format("--kv-channels {} (pipesim's heads are hidden / heads = {} wide)", *kv,
-                                          m.hidden / m.heads));
+    out.unsupported.push_back(fmt::format("--kv-channels {} (pipesim's heads are hidden / heads = {} wide)",
+                                          *kv, m.hidden / m.heads));
   }
   std::map<std::string, std::string> unsupported{
-      {"sequence-parallel", "sequence parallelism splits the tensor-parallel layers' activations: not modelled"},
+      {"sequence-parallel",
+       "sequence parallelism splits the tensor-parallel layers' activations: not modelled"},
       {"use-distributed-optimizer", "the optimizer state is counted whole on every replica, not sharded"},
       {"context-parallel-size", "context parallelism is not modelled"},
       {"expert-model-parallel-size", "experts are not modelled"},
@@ -282,7 +365,8 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
       {"tp-comm-overlap", "tensor parallelism is not modelled"}};
   if (result.tensor_parallel > 1) {
     out.unsupported.push_back(fmt::format(
-        "--tensor-model-parallel-size {} (each stage is modelled on one GPU: Megatron splits its GEMMs {} ways "
+        "--tensor-model-parallel-size {} (each stage is modelled on one GPU: Megatron splits its GEMMs {} "
+        "ways "
         "and adds two all-reduces per layer in each direction; the figures are for tensor parallelism 1)",
         result.tensor_parallel, result.tensor_parallel));
   }

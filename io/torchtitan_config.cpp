@@ -1,0 +1,311 @@
+#include "io/torchtitan_config.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/errors.h"
+#include "schedules/registry.h"
+
+namespace pipesim {
+namespace {
+
+// torchtitan's Llama 3 flavors (torchtitan/models/llama3): dim, layers, heads, kv heads, FFN multiplier and
+// rounding. Vocabulary: the Llama 3 tokenizer's 128256; the output layer is not tied.
+struct Flavor {
+  int dim, layers, heads, kv_heads;
+  double ffn_multiplier;
+  int multiple_of;
+};
+const std::map<std::string, Flavor>& llama3_flavors() {
+  static const std::map<std::string, Flavor> flavors{{"8B", {4096, 32, 32, 8, 1.3, 1024}},
+                                                     {"70B", {8192, 80, 64, 8, 1.3, 4096}},
+                                                     {"405B", {16384, 126, 128, 8, 1.2, 4096}}};
+  return flavors;
+}
+
+// torchtitan's FeedForward width: 4h, then 2/3 of it, times the multiplier, rounded up to multiple_of.
+int llama_ffn(int dim, double multiplier, int multiple_of) {
+  int hidden = 4 * dim;
+  hidden = static_cast<int>(2 * hidden / 3);
+  hidden = static_cast<int>(multiplier * hidden);
+  return multiple_of * ((hidden + multiple_of - 1) / multiple_of);
+}
+
+// Keys of the training loop that change no figure pipesim computes, by section.
+const std::set<std::string>& ignored_sections() {
+  static const std::set<std::string> sections{
+      "job",  "profiling",  "metrics",      "optimizer",       "lr_scheduler", "checkpoint",
+      "comm", "validation", "experimental", "fault_tolerance", "compile",      "memory_estimation"};
+  return sections;
+}
+
+// [training] keys of the loop, not of a step's shape.
+const std::set<std::string>& ignored_training_keys() {
+  static const std::set<std::string> keys{"training.steps",
+                                          "training.max_norm",
+                                          "training.dataset",
+                                          "training.dataset_path",
+                                          "training.gc_freq",
+                                          "training.seed",
+                                          "training.deterministic",
+                                          "training.mixed_precision_reduce",
+                                          "training.enable_cpu_offload",
+                                          "training.warmup_steps"};
+  return keys;
+}
+
+class TomlReader {
+ public:
+  TomlReader(const toml::table& root, const std::string& source, ModelImport& out)
+      : root_(root), source_(source), out_(out) {}
+
+  const toml::node* node(const std::string& section, const std::string& key) {
+    used_.insert(section + "." + key);
+    const toml::table* table = root_[section].as_table();
+    return table ? table->get(key) : nullptr;
+  }
+
+  std::string where(const toml::node* n, const std::string& key) const {
+    const auto& at = n->source().begin;
+    return fmt::format("{}:{}:{}: key '{}'", source_, at.line, at.column, key);
+  }
+
+  std::optional<long long> integer(const std::string& section, const std::string& key) {
+    const toml::node* n = node(section, key);
+    if (!n) return std::nullopt;
+    const auto value = n->value<int64_t>();
+    if (!value || !n->is_integer())
+      throw InputError(fmt::format("{}: expected an integer", where(n, section + "." + key)));
+    return *value;
+  }
+
+  std::optional<int> positive(const std::string& section, const std::string& key, const char* field) {
+    const auto value = integer(section, key);
+    if (!value) return std::nullopt;
+    if (*value < 1 || *value > (1 << 30))
+      throw InputError(fmt::format("{}: expected a positive integer, got {}",
+                                   where(node(section, key), section + "." + key), *value));
+    if (field[0] != '\0') out_.read.push_back(fmt::format("{}.{} = {} -> {}", section, key, *value, field));
+    return static_cast<int>(*value);
+  }
+
+  std::optional<std::string> text(const std::string& section, const std::string& key) {
+    const toml::node* n = node(section, key);
+    if (!n) return std::nullopt;
+    const auto value = n->value<std::string>();
+    if (!value) throw InputError(fmt::format("{}: expected a string", where(n, section + "." + key)));
+    return *value;
+  }
+
+  // Every key not read: ignored (the training loop's sections), unsupported (with why, when active) or
+  // unknown.
+  void account_for_the_rest(const std::map<std::string, std::string>& unsupported_why) {
+    for (auto&& [section_key, section] : root_) {
+      const std::string section_name(section_key.str());
+      const toml::table* table = section.as_table();
+      if (!table) {
+        out_.unknown.push_back(section_name);
+        continue;
+      }
+      for (auto&& [key, value] : *table) {
+        const std::string name = section_name + "." + std::string(key.str());
+        if (used_.count(name)) continue;
+        std::string shown = name;
+        if (value.is_value()) {
+          std::ostringstream text;
+          value.visit([&text](auto&& v) { text << v; });
+          shown += " = " + text.str();
+        }
+        const auto why = unsupported_why.find(name);
+        const auto number = value.value<int64_t>();
+        const bool off = (number && (*number == 1 || *number == 0 || *number == -1)) ||
+                         (value.is_boolean() && !*value.value<bool>());
+        if (why != unsupported_why.end() && !off) {
+          out_.unsupported.push_back(fmt::format("{} ({})", shown, why->second));
+        } else if (ignored_sections().count(section_name) || why != unsupported_why.end() ||
+                   ignored_training_keys().count(name)) {
+          out_.ignored.push_back(shown);
+        } else {
+          out_.unknown.push_back(shown);
+        }
+      }
+    }
+  }
+
+ private:
+  const toml::table& root_;
+  const std::string& source_;
+  ModelImport& out_;
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std::string& source,
+                                        const std::optional<ModelImport>& model) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source);
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("{}:{}:{}: not TOML: {}", source, e.source().begin.line,
+                                 e.source().begin.column, e.description()));
+  }
+  TorchtitanImport result;
+  ModelImport& out = result.imported;
+  TomlReader r(root, source, out);
+  const std::string name = r.text("model", "name").value_or("");
+  const std::string flavor = r.text("model", "flavor").value_or("");
+  r.node("model", "tokenizer_path");
+  r.node("model", "hf_assets_path");
+  if (model) {
+    const std::vector<std::string> read_from_file = out.read;
+    out = *model;
+    out.read.insert(out.read.end(), read_from_file.begin(), read_from_file.end());
+    out.assumed.push_back(
+        fmt::format("the model from the Hugging Face config given, not [model] {} {}", name, flavor));
+  } else {
+    if (name != "llama3") {
+      throw InputError(
+          fmt::format("{}: [model] name '{}': pipesim knows torchtitan's llama3 flavors; for another "
+                      "model give its Hugging Face config.json (--hf-config)",
+                      source, name));
+    }
+    const auto it = llama3_flavors().find(flavor);
+    if (it == llama3_flavors().end()) {
+      throw InputError(fmt::format("{}: [model] flavor '{}': expected 8B, 70B or 405B (or give --hf-config)",
+                                   source, flavor));
+    }
+    const Flavor& f = it->second;
+    TransformerModel& m = out.model;
+    m.layers = f.layers;
+    m.hidden = f.dim;
+    m.heads = f.heads;
+    m.kv_heads = f.kv_heads;
+    m.mlp = MlpKind::kSwiglu;
+    m.ffn_hidden = llama_ffn(f.dim, f.ffn_multiplier, f.multiple_of);
+    m.vocab = 128256;
+    m.tied_embeddings = false;
+    out.model_type = "llama3";
+    out.architecture = "torchtitan llama3 " + flavor;
+    out.read.push_back(
+        fmt::format("[model] llama3 {} -> {} layers, hidden {}, {} heads ({} kv), SwiGLU of {} "
+                    "(torchtitan's FFN rule), vocabulary 128256, untied",
+                    flavor, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden));
+  }
+  TransformerModel& m = out.model;
+  if (const auto s = r.positive("training", "seq_len", "seq_len"))
+    m.seq_len = *s;
+  else {
+    m.seq_len = 2048;
+    out.assumed.push_back("no training.seq_len: 2048, torchtitan's default");
+  }
+  const std::string precision = r.text("training", "mixed_precision_param").value_or("bfloat16");
+  m.dtype = precision == "float32" ? "fp32" : "bf16";
+  out.read.push_back(fmt::format("training.mixed_precision_param {} -> dtype: {}", precision, m.dtype));
+  m.dropout = false;
+  result.local_batch =
+      r.positive("training", "local_batch_size", "sequences per step and pipeline replica (B)").value_or(0);
+  if (result.local_batch == 0) {
+    result.local_batch =
+        r.positive("training", "batch_size", "sequences per step and pipeline replica (B)").value_or(8);
+  }
+  r.node("training", "global_batch_size");
+  result.pipeline_stages = r.positive("parallelism", "pipeline_parallel_degree", "stages").value_or(1);
+  const std::string schedule_class = r.text("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
+  try {
+    result.schedule = canonical_schedule_name(schedule_class);
+    make_schedule(result.schedule, ScheduleParams(source));
+  } catch (const InputError& e) {
+    throw InputError(
+        fmt::format("{}: parallelism.pipeline_parallel_schedule '{}': {}", source, schedule_class, e.what()));
+  }
+  out.read.push_back(
+      fmt::format("parallelism.pipeline_parallel_schedule {} -> {}", schedule_class, result.schedule));
+  const int default_chunks = make_schedule(result.schedule, ScheduleParams(source))
+                                 ->layout(result.pipeline_stages)
+                                 .chunks_per_device;
+  result.chunks = default_chunks;
+  if (const auto per_stage = r.positive("parallelism", "pipeline_parallel_layers_per_stage", "")) {
+    const int virtual_stages = (m.layers + *per_stage - 1) / *per_stage;
+    if (virtual_stages % result.pipeline_stages != 0) {
+      throw InputError(
+          fmt::format("{}: {} layers in stages of {} make {} stages, not a multiple of the {} ranks", source,
+                      m.layers, *per_stage, virtual_stages, result.pipeline_stages));
+    }
+    result.chunks = virtual_stages / result.pipeline_stages;
+    out.read.push_back(
+        fmt::format("parallelism.pipeline_parallel_layers_per_stage {} -> {} stage(s) per rank", *per_stage,
+                    result.chunks));
+  } else if (default_chunks > 1) {
+    out.assumed.push_back(
+        fmt::format("{} stages per rank, torchtitan's choice for a looped schedule", default_chunks));
+  }
+  const int first_less =
+      static_cast<int>(r.integer("parallelism", "pipeline_parallel_first_stage_less_layers").value_or(1));
+  const int last_less =
+      static_cast<int>(r.integer("parallelism", "pipeline_parallel_last_stage_less_layers").value_or(1));
+  if (result.pipeline_stages > 1 && first_less == 1 && last_less == 1 && result.chunks == 1) {
+    result.zb_split = true;
+    out.read.push_back("first/last_stage_less_layers 1 and 1 (torchtitan's defaults) -> layer_split: zb");
+  } else if (result.pipeline_stages > 1 && (first_less != 0 || last_less != 0)) {
+    out.unsupported.push_back(
+        fmt::format("parallelism.pipeline_parallel_first/last_stage_less_layers = {}/{} (the figures split "
+                    "the layers evenly)",
+                    first_less, last_less));
+  }
+  if (const auto mb =
+          r.positive("parallelism", "pipeline_parallel_microbatch_size", "samples per microbatch (b)")) {
+    if (result.local_batch % *mb != 0) {
+      throw InputError(
+          fmt::format("{}: training.local_batch_size {} is not a multiple of "
+                      "parallelism.pipeline_parallel_microbatch_size {}",
+                      source, result.local_batch, *mb));
+    }
+    result.microbatches = result.local_batch / *mb;
+  } else if (const auto count = r.positive("parallelism", "pipeline_parallel_microbatches", "m")) {
+    result.microbatches = *count;
+  } else {
+    result.microbatches = result.local_batch;
+    out.assumed.push_back("microbatches of 1 sequence (pipeline_parallel_microbatch_size's default)");
+  }
+  const std::string ac = r.text("activation_checkpoint", "mode").value_or("selective");
+  const std::string ac_option = r.text("activation_checkpoint", "selective_ac_option").value_or("2");
+  if (ac == "full") {
+    m.recompute = Recompute::kFull;
+  } else if (ac == "selective") {
+    m.recompute = Recompute::kSelective;
+    if (ac_option != "op") {
+      out.unsupported.push_back(
+          fmt::format("activation_checkpoint.selective_ac_option = {} (every {}th layer recomputed whole; "
+                      "modelled as selective: "
+                      "the attention core of every layer)",
+                      ac_option, ac_option));
+    }
+  } else if (ac != "none") {
+    throw InputError(
+        fmt::format("{}: activation_checkpoint.mode '{}': expected none, selective or full", source, ac));
+  }
+  out.read.push_back(fmt::format("activation_checkpoint.mode {} -> recompute: {}", ac,
+                                 name_in(recompute_names(), m.recompute)));
+  const std::map<std::string, std::string> unsupported{
+      {"parallelism.tensor_parallel_degree", "tensor parallelism is not modelled: each stage on one GPU"},
+      {"parallelism.context_parallel_degree", "context parallelism is not modelled"},
+      {"parallelism.expert_parallel_degree", "experts are not modelled"},
+      {"parallelism.data_parallel_shard_degree",
+       "FSDP shards parameters, gradients and optimizer state: pipesim counts them whole per GPU"},
+      {"parallelism.data_parallel_replicate_degree",
+       "data parallelism is not modelled: one pipeline replica"},
+      {"parallelism.enable_async_tensor_parallel", "tensor parallelism is not modelled"},
+      {"float8.enable_fsdp_float8_all_gather", "float8 is not modelled"},
+      {"parallelism.pipeline_parallel_schedule_csv",
+       "a CSV schedule: import it with the scenario's csv: entry"}};
+  r.account_for_the_rest(unsupported);
+  return result;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,150 @@
+// `pipesim import torchtitan` (io/torchtitan_config.h): torchtitan's Llama 3 8B job file as its repository
+// ships it, then with pipeline parallelism, read into the model and pipeline it describes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "api/import_scenario.h"
+#include "io/hf_config.h"
+#include "io/scenario.h"
+#include "io/torchtitan_config.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+// torchtitan's train_configs/llama3_8b.toml (abridged to the sections that carry figures and a few that do
+// not), with pipeline parallelism on 4 ranks, Interleaved1F1B and tensor parallelism 2.
+const char* const kLlama3_8B = R"([job]
+dump_folder = "./outputs"
+description = "Llama 3 8B training"
+
+[metrics]
+log_freq = 10
+enable_tensorboard = true
+
+[model]
+name = "llama3"
+flavor = "8B"
+hf_assets_path = "./assets/hf/Llama-3.1-8B"
+
+[optimizer]
+name = "AdamW"
+lr = 3e-4
+
+[training]
+local_batch_size = 8
+seq_len = 8192
+max_norm = 1.0
+steps = 1000
+dataset = "c4"
+
+[parallelism]
+data_parallel_replicate_degree = 1
+data_parallel_shard_degree = -1
+tensor_parallel_degree = 2
+pipeline_parallel_degree = 4
+pipeline_parallel_schedule = "Interleaved1F1B"
+pipeline_parallel_microbatch_size = 1
+context_parallel_degree = 1
+
+[activation_checkpoint]
+mode = "selective"
+selective_ac_option = "op"
+
+[compile]
+enable = false
+)";
+
+bool has(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
+  const TorchtitanImport t = read_torchtitan_config(kLlama3_8B, "llama3_8b.toml");
+  const TransformerModel& m = t.imported.model;
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.ffn_hidden, 14336);  // torchtitan's rule: 4h x 2/3 x 1.3 rounded up to 1024
+  EXPECT_EQ(m.vocab, 128256);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.seq_len, 8192);
+  EXPECT_EQ(m.recompute, Recompute::kSelective);
+  EXPECT_EQ(m.dtype, "bf16");
+  EXPECT_EQ(t.pipeline_stages, 4);
+  EXPECT_EQ(t.schedule, "interleaved-1f1b");
+  EXPECT_EQ(t.chunks, 2);  // torchtitan's two stages per rank for a looped schedule
+  EXPECT_EQ(t.microbatches, 8);
+  EXPECT_EQ(t.local_batch, 8);
+  EXPECT_FALSE(t.zb_split);  // first/last-stage-less-layers do not apply to chunks
+  EXPECT_TRUE(has(t.imported.unsupported, "parallelism.tensor_parallel_degree = 2 (tensor parallelism"));
+  EXPECT_TRUE(has(t.imported.ignored, "parallelism.context_parallel_degree = 1"));
+  EXPECT_TRUE(has(t.imported.ignored, "optimizer.lr"));
+  EXPECT_TRUE(has(t.imported.ignored, "training.dataset"));
+  EXPECT_TRUE(t.imported.unknown.empty()) << t.imported.unknown.front();
+}
+
+// The 70B and 405B flavors' MLP widths are torchtitan's (and Llama 3's) 28672 and 53248; one stage per rank
+// with torchtitan's default first/last-stage-less-layers is pipesim's zb split.
+TEST(ImportTorchtitan, FlavorsAndTheZeroBubbleSplit) {
+  const std::string job =
+      "[model]\nname = \"llama3\"\nflavor = \"{}\"\n[parallelism]\npipeline_parallel_degree = 8\n"
+      "pipeline_parallel_schedule = \"1F1B\"\n[training]\nlocal_batch_size = 16\n"
+      "[activation_checkpoint]\nmode = \"full\"\n";
+  const TorchtitanImport t70 = read_torchtitan_config(fmt::format(fmt::runtime(job), "70B"), "70b.toml");
+  EXPECT_EQ(t70.imported.model.ffn_hidden, 28672);
+  EXPECT_EQ(t70.imported.model.layers, 80);
+  EXPECT_EQ(t70.imported.model.recompute, Recompute::kFull);
+  EXPECT_EQ(t70.schedule, "1f1b-flush");
+  EXPECT_TRUE(t70.zb_split);
+  EXPECT_EQ(t70.microbatches, 16);
+  const TorchtitanImport t405 = read_torchtitan_config(fmt::format(fmt::runtime(job), "405B"), "405b.toml");
+  EXPECT_EQ(t405.imported.model.ffn_hidden, 53248);
+  EXPECT_EQ(t405.imported.model.layers, 126);
+}
+
+TEST(ImportTorchtitan, BadFilesNameTheLineAndTheKey) {
+  EXPECT_NE(
+      test::input_error_of([] { read_torchtitan_config("[model]\nname = \n", "j.toml"); }).find("j.toml:2:"),
+      std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_torchtitan_config("[model]\nname = \"llama3\"\nflavor = \"9B\"\n", "j.toml");
+            }).find("flavor '9B': expected 8B, 70B or 405B"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_torchtitan_config(
+                  "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nseq_len = \"long\"\n", "j.toml");
+            }).find("j.toml:5:11: key 'training.seq_len': expected an integer"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([] {
+              read_torchtitan_config(
+                  "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\n"
+                  "pipeline_parallel_schedule = \"Interleaved1F1X\"\n",
+                  "j.toml");
+            }).find("pipeline_parallel_schedule 'Interleaved1F1X'"),
+            std::string::npos);
+}
+
+// The job's scenario reads back with its schedule first and torchtitan's batch.
+TEST(ImportTorchtitan, TheScenarioReadsBack) {
+  const TorchtitanImport t = read_torchtitan_config(kLlama3_8B, "llama3_8b.toml");
+  ImportSettings settings;
+  settings.name = "llama3_8b";
+  settings.stages = t.pipeline_stages;
+  settings.microbatches = t.microbatches;
+  settings.global_batch = t.local_batch;
+  settings.schedules = "[{name: interleaved-1f1b, chunks: 2}, 1f1b-flush]";
+  settings.pipeline_from_options = false;
+  settings.origin = "pipesim import torchtitan llama3_8b.toml";
+  const Scenario s = parse_scenario(scenario_from_import(t.imported, settings), "llama3_8b.yaml");
+  EXPECT_EQ(s.stages, 4);
+  EXPECT_EQ(s.microbatches, 8);
+  ASSERT_TRUE(s.transformer.has_value());
+  EXPECT_EQ(s.transformer->model.recompute, Recompute::kSelective);
+}
+
+}  // namespace
+}  // namespace pipesim
