@@ -14,13 +14,39 @@ namespace {
 
 // GPT-3 175B as Megatron-LM's examples train it: TP 8, PP 16, interleaved, sequence parallel, the distributed
 // optimizer, plus training and data arguments.
-const std::vector<std::string> kGpt3_175B = {
-    "--num-layers", "96", "--hidden-size", "12288", "--num-attention-heads", "96", "--seq-length", "2048",
-    "--max-position-embeddings", "2048", "--micro-batch-size", "1", "--global-batch-size", "1536",
-    "--tensor-model-parallel-size", "8", "--pipeline-model-parallel-size", "16",
-    "--num-layers-per-virtual-pipeline-stage", "2", "--sequence-parallel", "--use-distributed-optimizer",
-    "--bf16", "--vocab-size", "50257", "--lr", "6.0e-5", "--data-path", "/data/gpt3_text_document",
-    "--attention-dropout=0.0", "--hidden-dropout", "0.0", "--our-own-flag"};
+const std::vector<std::string> kGpt3_175B = {"--num-layers",
+                                             "96",
+                                             "--hidden-size",
+                                             "12288",
+                                             "--num-attention-heads",
+                                             "96",
+                                             "--seq-length",
+                                             "2048",
+                                             "--max-position-embeddings",
+                                             "2048",
+                                             "--micro-batch-size",
+                                             "1",
+                                             "--global-batch-size",
+                                             "1536",
+                                             "--tensor-model-parallel-size",
+                                             "8",
+                                             "--pipeline-model-parallel-size",
+                                             "16",
+                                             "--num-layers-per-virtual-pipeline-stage",
+                                             "2",
+                                             "--sequence-parallel",
+                                             "--use-distributed-optimizer",
+                                             "--bf16",
+                                             "--vocab-size",
+                                             "50257",
+                                             "--lr",
+                                             "6.0e-5",
+                                             "--data-path",
+                                             "/data/gpt3_text_document",
+                                             "--attention-dropout=0.0",
+                                             "--hidden-dropout",
+                                             "0.0",
+                                             "--our-own-flag"};
 
 bool has(const std::vector<std::string>& lines, const std::string& text) {
   return std::any_of(lines.begin(), lines.end(),
@@ -57,12 +83,29 @@ TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
 
 // Llama-style arguments: SwiGLU with Megatron's default width, grouped queries, untied, defaults stated.
 TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
-  const MegatronImport m = read_megatron_args(
-      {"--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32", "--group-query-attention",
-       "--num-query-groups", "8", "--swiglu", "--seq-length", "4096", "--untie-embeddings-and-output-weights",
-       "--pipeline-model-parallel-size", "4", "--virtual-pipeline-model-parallel-size", "2",
-       "--recompute-granularity", "selective", "--context-parallel-size", "1", "--fp16"},
-      128256);
+  const MegatronImport m = read_megatron_args({"--num-layers",
+                                               "32",
+                                               "--hidden-size",
+                                               "4096",
+                                               "--num-attention-heads",
+                                               "32",
+                                               "--group-query-attention",
+                                               "--num-query-groups",
+                                               "8",
+                                               "--swiglu",
+                                               "--seq-length",
+                                               "4096",
+                                               "--untie-embeddings-and-output-weights",
+                                               "--pipeline-model-parallel-size",
+                                               "4",
+                                               "--virtual-pipeline-model-parallel-size",
+                                               "2",
+                                               "--recompute-granularity",
+                                               "selective",
+                                               "--context-parallel-size",
+                                               "1",
+                                               "--fp16"},
+                                              128256);
   const TransformerModel& t = m.imported.model;
   EXPECT_EQ(t.mlp, MlpKind::kSwiglu);
   EXPECT_EQ(t.ffn_hidden, 10880);  // int(4 x 4096 x 2/3 / 64) x 64
@@ -78,7 +121,9 @@ TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
 }
 
 TEST(ImportMegatron, BadArgumentsSayWhatWasExpected) {
-  EXPECT_NE(test::input_error_of([] { read_megatron_args({"--hidden-size", "8"}); }).find("no --num-layers"),
+  EXPECT_NE(test::input_error_of([] {
+              read_megatron_args({"--hidden-size", "8"});
+            }).find("no --num-layers"),
             std::string::npos);
   EXPECT_NE(test::input_error_of([] {
               read_megatron_args({"--num-layers", "x2", "--hidden-size", "8", "--num-attention-heads", "2"});
@@ -89,7 +134,9 @@ TEST(ImportMegatron, BadArgumentsSayWhatWasExpected) {
                                   "--seq-length", "16"});
             }).find("no --vocab-size"),
             std::string::npos);
-  EXPECT_NE(test::input_error_of([] { read_megatron_args({"num-layers", "2"}); }).find("expected --name"),
+  EXPECT_NE(test::input_error_of([] {
+              read_megatron_args({"num-layers", "2"});
+            }).find("expected --name"),
             std::string::npos);
 }
 

@@ -2,16 +2,14 @@
 // bidirectional layout, runs for every allowed m, the refusals, and the paper's bubble (D-2)/(2N+D-2).
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
 #include "schedules/zb_handcrafted.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
-
-using test::run_schedule;
-using test::scenario_from_yaml;
 
 // Device r holds stage r of the down copy (even microbatches) and stage 2D-1-r, the up copy's D-1-r (odd).
 TEST(Chimera, OrderEqualsTheAuthorsRuntime) {
@@ -32,22 +30,19 @@ TEST(Chimera, OrderEqualsTheAuthorsRuntime) {
             "4F1,4F3,3F0,3B0,3F2,3B2,4B1,4F5,4B3,4F7,3F4,3B4,3F6,3B6,4B5,4B7\n");
 }
 
-Scenario uniform(int devices, int microbatches) {
-  return scenario_from_yaml(fmt::format(
-      "pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-      "costs: {{forward_ms: 1, backward_ms: 1, comm_ms: 0, activation_bytes: 10, parameter_bytes: 1000}}\n"
-      "optimizer: {{sync: barrier}}\n",
-      devices, microbatches));
+// One batch, F = B = 1 ms per op, no comm, a barrier.
+RunTrace run_chimera(int devices, int microbatches) {
+  return test::run_schedule_plan("chimera", devices, microbatches, /*batches=*/1,
+                                 test::UniformStageCosts::ms(1, 1), {}, OptimizerSync::kBarrier);
 }
 
 TEST(Chimera, RunsEveryMultipleOfNAndRefusesTheRest) {
   for (int n : {2, 3, 4, 6, 8}) {
     for (int m = 1; m <= 3 * n + 1; ++m) {
       SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-      const Scenario scenario = uniform(n, m);
       if (n % 2 != 0 || m % n != 0) {
         try {
-          run_schedule(scenario, "chimera");
+          run_chimera(n, m);
           ADD_FAILURE() << "no error";
         } catch (const InputError& e) {
           EXPECT_NE(std::string(e.what()).find(n % 2 != 0 ? "even number of devices" : "multiple of N"),
@@ -56,12 +51,12 @@ TEST(Chimera, RunsEveryMultipleOfNAndRefusesTheRest) {
         }
         continue;
       }
-      const SimulationResult r = run_schedule(scenario, "chimera", {}, test::fixed_batches());
-      EXPECT_EQ(r.trace.ops.size(),
+      const RunTrace trace = run_chimera(n, m);
+      EXPECT_EQ(trace.ops.size(),
                 static_cast<size_t>(2 * n * m + 2 * n));  // F and B per stage, U per stage
-      for (const OpRecord& op : r.trace.ops) {
+      for (const OpRecord& op : trace.ops) {
         if (op.action.kind == OpKind::U) continue;
-        EXPECT_TRUE(r.trace.layout.visits(op.action.stage, op.action.microbatch));
+        EXPECT_TRUE(trace.layout.visits(op.action.stage, op.action.microbatch));
       }
     }
   }
@@ -72,10 +67,10 @@ TEST(Chimera, RunsEveryMultipleOfNAndRefusesTheRest) {
 TEST(Chimera, BubbleEqualsThePapersRatio) {
   for (int d : {2, 4, 6, 8, 16}) {
     SCOPED_TRACE(fmt::format("D={}", d));
-    const SimulationResult r = run_schedule(uniform(d, d), "chimera", {}, test::fixed_batches());
+    const RunTrace trace = run_chimera(d, d);
     TimeNs makespan_ns = 0;
     std::vector<TimeNs> busy_ns(d, 0);
-    for (const OpRecord& op : r.trace.ops) {
+    for (const OpRecord& op : trace.ops) {
       if (op.action.kind == OpKind::U) continue;
       makespan_ns = std::max(makespan_ns, op.end_ns);
       busy_ns[op.device] += op.end_ns - op.start_ns;
