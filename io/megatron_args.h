@@ -5,7 +5,8 @@
 // Model: --num-layers, --hidden-size, --ffn-hidden-size (Megatron's default: 4h, or with --swiglu
 // int(4h * 2/3 / 64) * 64), --num-attention-heads, --group-query-attention with --num-query-groups,
 // --seq-length, --vocab-size (padded as Megatron pads it: up to a multiple of --make-vocab-size-divisible-by,
-// default 128, times the tensor-parallel size), --swiglu, --untie-embeddings-and-output-weights, --bf16/--fp16,
+// default 128, times the tensor-parallel size), --swiglu, --untie-embeddings-and-output-weights,
+// --bf16/--fp16,
 // --attention-dropout/--hidden-dropout (Megatron's default 0.1 each), --recompute-granularity.
 // Pipeline: --pipeline-model-parallel-size (stages), --virtual-pipeline-model-parallel-size or
 // --num-layers-per-virtual-pipeline-stage (interleaved chunks), --micro-batch-size and --global-batch-size
@@ -32,6 +33,7 @@ struct MegatronImport {
 
 // Throws InputError naming the argument and what was expected. `vocab` stands in for a tokenizer's vocabulary
 // when the arguments give no --vocab-size.
-MegatronImport read_megatron_args(const std::vector<std::string>& args, std::optional<int> vocab = std::nullopt);
+MegatronImport read_megatron_args(const std::vector<std::string>& args,
+                                  std::optional<int> vocab = std::nullopt);
 
 }  // namespace pipesim

@@ -8,9 +8,9 @@
 // [parallelism] pipeline_parallel_degree (stages), pipeline_parallel_schedule (PyTorch's class name: 1F1B,
 // Interleaved1F1B, ZBVZeroBubble, ...), pipeline_parallel_layers_per_stage (stages per rank, else 1 for a
 // single-stage schedule and 2 for a looped one, as torchtitan chooses), pipeline_parallel_microbatch_size
-// (b; m = local_batch_size / b; the older pipeline_parallel_microbatches gives m), first/last_stage_less_layers
-// (1 and 1, torchtitan's defaults, is pipesim's `zb` split for one stage per rank).
-// [activation_checkpoint] mode: none, full, selective (op: the attention core, pipesim's selective).
+// (b; m = local_batch_size / b; the older pipeline_parallel_microbatches gives m),
+// first/last_stage_less_layers (1 and 1, torchtitan's defaults, is pipesim's `zb` split for one stage per
+// rank). [activation_checkpoint] mode: none, full, selective (op: the attention core, pipesim's selective).
 // Tensor, context and expert parallelism and FSDP sharding are listed as not supported; keys of the training
 // loop (optimizer, learning rate, checkpoints, metrics) as ignored; anything else as unknown.
 #include <optional>
@@ -23,11 +23,11 @@ namespace pipesim {
 struct TorchtitanImport {
   ModelImport imported;
   int pipeline_stages = 1;
-  std::string schedule;  // the registered schedule, e.g. "interleaved-1f1b"
-  int chunks = 1;        // stages per rank
-  int microbatches = 1;  // m per pipeline replica
-  int local_batch = 1;   // sequences per pipeline replica and step (B)
-  bool zb_split = false; // first and last stage one layer fewer (layer_split: zb)
+  std::string schedule;   // the registered schedule, e.g. "interleaved-1f1b"
+  int chunks = 1;         // stages per rank
+  int microbatches = 1;   // m per pipeline replica
+  int local_batch = 1;    // sequences per pipeline replica and step (B)
+  bool zb_split = false;  // first and last stage one layer fewer (layer_split: zb)
 };
 
 // Throws InputError with the file, line and column of a TOML error, or the key and what was expected.
