@@ -30,6 +30,10 @@ std::vector<std::string> wrapped(const std::vector<std::string>& names) {
 
 std::string scenario_from_import(const ModelImport& imported, const ImportSettings& settings) {
   const TransformerModel& m = imported.model;
+  if (settings.stages > m.layers) {
+    throw InputError(fmt::format("{} pipeline stages for {} layers: every stage needs at least one layer",
+                                 settings.stages, m.layers));
+  }
   std::string text = fmt::format("# Written by `{}`", settings.origin);
   if (!imported.model_type.empty() || !imported.architecture.empty()) {
     text += fmt::format(" (model_type {}{}{})", imported.model_type.empty() ? "?" : imported.model_type,

@@ -37,6 +37,21 @@ std::string default_name(const std::string& config_path) {
   return name;
 }
 
+// The options every importer shares: the file to write, the hardware profile, the scenario's name.
+void add_shared_options(CLI::App* cmd, std::string& output, ImportSettings& settings,
+                        const char* name_default) {
+  cmd->add_option("-o,--output", output, "the scenario file to write (default: standard output)");
+  cmd->add_option("--profile", settings.profile, "hardware profile: a shipped name or a path")
+      ->capture_default_str();
+  cmd->add_option("--name", settings.name, fmt::format("the scenario's name (default: {})", name_default));
+}
+
+// What the figures cannot account for, said on standard error as well as in the scenario's comments.
+void report_gaps(const ModelImport& imported) {
+  for (const std::string& line : imported.unsupported) std::cerr << "not supported: " << line << "\n";
+  for (const std::string& line : imported.unknown) std::cerr << "unknown: " << line << "\n";
+}
+
 struct ImportMegatronArgs {
   std::vector<std::string> megatron_args;
   std::string output = "-";
@@ -53,7 +68,7 @@ void add_import_megatron(CLI::App* import) {
       "interleaving and m from the batch sizes; what pipesim cannot model yet (tensor or sequence "
       "parallelism, the distributed optimizer, uneven stages) is listed in its comments");
   megatron->add_option("ARGS", args->megatron_args, "pretrain_gpt.py's arguments, after --")->required();
-  megatron->add_option("-o,--output", args->output, "the scenario file to write (default: standard output)");
+  add_shared_options(megatron, args->output, args->settings, "megatron-gpt");
   megatron
       ->add_option("--data-parallel", args->data_parallel,
                    "data-parallel replicas of the launch (world size / (tensor x pipeline)): the "
@@ -64,9 +79,6 @@ void add_import_megatron(CLI::App* import) {
       ->add_option("--vocab", args->vocab,
                    "the tokenizer's vocabulary when the arguments give no --vocab-size")
       ->check(CLI::Range(1, 1 << 24));
-  megatron->add_option("--profile", args->settings.profile, "hardware profile: a shipped name or a path")
-      ->capture_default_str();
-  megatron->add_option("--name", args->settings.name, "the scenario's name")->capture_default_str();
   megatron->callback([args] {
     const MegatronImport m = read_megatron_args(
         args->megatron_args, args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt);
@@ -102,8 +114,7 @@ void add_import_megatron(CLI::App* import) {
                                   args->data_parallel, settings.profile, joined);
     const std::string scenario = scenario_from_import(m.imported, settings);
     write_file(args->output, scenario);
-    for (const std::string& line : m.imported.unsupported) std::cerr << "not supported: " << line << "\n";
-    for (const std::string& line : m.imported.unknown) std::cerr << "unknown argument: " << line << "\n";
+    report_gaps(m.imported);
   });
 }
 
@@ -126,10 +137,7 @@ void add_import_torchtitan(CLI::App* import) {
       "--hf-config", args->hf_config,
       "the model's Hugging Face config.json, for a model that is not one of torchtitan's llama3 "
       "flavors");
-  titan->add_option("-o,--output", args->output, "the scenario file to write (default: standard output)");
-  titan->add_option("--profile", args->settings.profile, "hardware profile: a shipped name or a path")
-      ->capture_default_str();
-  titan->add_option("--name", args->settings.name, "the scenario's name (default: the job file's name)");
+  add_shared_options(titan, args->output, args->settings, "the job file's name");
   titan->callback([args] {
     std::optional<ModelImport> model;
     if (!args->hf_config.empty())
@@ -159,8 +167,7 @@ void add_import_torchtitan(CLI::App* import) {
         fmt::format("pipesim import torchtitan {}{} --profile {}", args->job_path,
                     args->hf_config.empty() ? "" : " --hf-config " + args->hf_config, settings.profile);
     write_file(args->output, scenario_from_import(t.imported, settings));
-    for (const std::string& line : t.imported.unsupported) std::cerr << "not supported: " << line << "\n";
-    for (const std::string& line : t.imported.unknown) std::cerr << "unknown key: " << line << "\n";
+    report_gaps(t.imported);
   });
 }
 
@@ -178,13 +185,11 @@ void add_import_command(CLI::App& app) {
       "a Hugging Face config.json as the scenario's model: section, with the hardware and pipeline "
       "given here; what the file has that pipesim does not model is listed in the scenario's comments");
   hf->add_option("CONFIG", args->config_path, "the model's config.json")->required();
-  hf->add_option("-o,--output", args->output, "the scenario file to write (default: standard output)");
+  add_shared_options(hf, args->output, args->settings, "the config's directory");
   hf->add_option("--seq-len", args->seq_len,
                  "tokens per sequence in training (default: the model's longest context, "
                  "max_position_embeddings)")
       ->check(CLI::Range(1, 1 << 24));
-  hf->add_option("--profile", args->settings.profile, "hardware profile: a shipped name or a path")
-      ->capture_default_str();
   hf->add_option("--stages,-N", args->settings.stages, "pipeline stages (devices)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
@@ -194,7 +199,6 @@ void add_import_command(CLI::App& app) {
   hf->add_option("--global-batch", args->settings.global_batch,
                  "sequences per optimizer step (default: one per microbatch)")
       ->check(CLI::Range(1, 1 << 24));
-  hf->add_option("--name", args->settings.name, "the scenario's name (default: the config's directory)");
   hf->callback([args] {
     const std::string text = read_text_file(args->config_path, "Hugging Face config");
     const ModelImport imported = read_hf_config(
@@ -218,7 +222,7 @@ void add_import_command(CLI::App& app) {
           imported.model.mlp == MlpKind::kSwiglu ? "gated MLP" : "GELU MLP", imported.unsupported.size(),
           imported.unknown.size());
     }
-    for (const std::string& line : imported.unsupported) std::cerr << "not supported: " << line << "\n";
+    report_gaps(imported);
   });
   add_import_megatron(import);
   add_import_torchtitan(import);

@@ -91,7 +91,9 @@ const std::set<std::string>& ignored_values() {
                                             "timing-log-level",
                                             "ckpt-format",
                                             "rotary-percent",
-                                            "empty-unused-memory-level"};
+                                            "empty-unused-memory-level",
+                                            "max-position-embeddings",
+                                            "recompute-num-layers"};
   return values;
 }
 
@@ -234,7 +236,6 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
         fmt::format("--num-attention-heads {} does not divide --hidden-size {}", m.heads, m.hidden));
   if (const auto s = r.positive_int("seq-length", "seq_len")) {
     m.seq_len = *s;
-    r.has("max-position-embeddings");
   } else if (const auto p = r.positive_int("max-position-embeddings", "seq_len")) {
     m.seq_len = *p;
     out.assumed.push_back("no --seq-length: the sequence is --max-position-embeddings long");
@@ -328,7 +329,6 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.unsupported.push_back(
         fmt::format("--recompute-method {} (pipesim recomputes every layer alike)", method));
   }
-  r.has("recompute-num-layers");
   result.micro_batch = r.positive_int("micro-batch-size", "samples per microbatch (b)").value_or(1);
   if (const auto g = r.positive_int("global-batch-size", "global batch over all replicas"))
     result.global_batch = *g;

@@ -44,9 +44,13 @@ const std::set<std::string>& ignored_sections() {
   return sections;
 }
 
-// [training] keys of the loop, not of a step's shape.
-const std::set<std::string>& ignored_training_keys() {
-  static const std::set<std::string> keys{"training.steps",
+// Keys of the loop, of file locations and of all data-parallel ranks together (one pipeline replica is
+// modelled): no figure depends on them.
+const std::set<std::string>& ignored_keys() {
+  static const std::set<std::string> keys{"training.global_batch_size",
+                                          "model.tokenizer_path",
+                                          "model.hf_assets_path",
+                                          "training.steps",
                                           "training.max_norm",
                                           "training.dataset",
                                           "training.dataset_path",
@@ -128,7 +132,7 @@ class TomlReader {
         if (why != unsupported_why.end() && !off) {
           out_.unsupported.push_back(fmt::format("{} ({})", shown, why->second));
         } else if (ignored_sections().count(section_name) || why != unsupported_why.end() ||
-                   ignored_training_keys().count(name)) {
+                   ignored_keys().count(name)) {
           out_.ignored.push_back(shown);
         } else {
           out_.unknown.push_back(shown);
@@ -160,8 +164,6 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
   TomlReader r(root, source, out);
   const std::string name = r.text("model", "name").value_or("");
   const std::string flavor = r.text("model", "flavor").value_or("");
-  r.node("model", "tokenizer_path");
-  r.node("model", "hf_assets_path");
   if (model) {
     const std::vector<std::string> read_from_file = out.read;
     out = *model;
@@ -214,7 +216,6 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
     result.local_batch =
         r.positive("training", "batch_size", "sequences per step and pipeline replica (B)").value_or(8);
   }
-  r.node("training", "global_batch_size");
   result.pipeline_stages = r.positive("parallelism", "pipeline_parallel_degree", "stages").value_or(1);
   const std::string schedule_class = r.text("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
   try {

@@ -172,6 +172,11 @@ TEST(ImportHf, TheScenarioReadsBackAsTheModel) {
   EXPECT_NE(text.find("#   num_key_value_heads: 8 -> kv_heads"), std::string::npos) << text;
   EXPECT_NE(text.find("# Unknown to pipesim, not read:\n#   our_own_key"), std::string::npos) << text;
   EXPECT_NE(text.find("the importer's choices"), std::string::npos) << text;
+  settings.stages = 33;
+  EXPECT_NE(test::input_error_of([&] {
+              scenario_from_import(imported, settings);
+            }).find("33 pipeline stages for 32 layers"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
   EXPECT_TRUE(has(i.unsupported, "--sequence-parallel (sequence parallelism"));
   EXPECT_TRUE(has(i.unsupported, "--use-distributed-optimizer (the optimizer state is counted whole"));
   EXPECT_TRUE(has(i.ignored, "--lr 6.0e-5"));
+  EXPECT_TRUE(has(i.ignored, "--max-position-embeddings 2048"));  // listed, not consumed silently
   EXPECT_TRUE(has(i.ignored, "--data-path /data/gpt3_text_document"));
   EXPECT_EQ(i.unknown, std::vector<std::string>{"--our-own-flag"});
 }

@@ -83,6 +83,7 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   EXPECT_TRUE(has(t.imported.unsupported, "parallelism.tensor_parallel_degree = 2 (tensor parallelism"));
   EXPECT_TRUE(has(t.imported.ignored, "parallelism.context_parallel_degree = 1"));
   EXPECT_TRUE(has(t.imported.ignored, "optimizer.lr"));
+  EXPECT_TRUE(has(t.imported.ignored, "model.hf_assets_path"));  // listed, not consumed silently
   EXPECT_TRUE(has(t.imported.ignored, "training.dataset"));
   EXPECT_TRUE(t.imported.unknown.empty()) << t.imported.unknown.front();
 }
