@@ -82,6 +82,19 @@ void read_delay_mask(const YamlReader& reader, const YAML::Node& node, const std
   }
 }
 
+std::vector<executor::DelayCorrection> read_corrections(const YamlReader& reader, const YAML::Node& node,
+                                                        const std::string& key) {
+  if (!node.IsSequence() || node.size() == 0)
+    reader.fail(node, key, "a non-empty list of delay corrections (none, error-feedback, weight-prediction)");
+  std::vector<executor::DelayCorrection> out;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string item_key = fmt::format("{}[{}]", key, i);
+    out.push_back(executor::parse_delay_correction(
+        reader.get_choice(node[i], item_key, executor::delay_correction_names())));
+  }
+  return out;
+}
+
 StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, const std::string& key,
                             int devices) {
   if (!node.IsMap()) reader.fail(node, key, "a map {name: ..., microbatches: m, <schedule parameter>: ...}");
@@ -93,7 +106,7 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
       out.name = reader.get_string(item.second, item_key);
     } else if (k == "microbatches") {
       out.microbatches = reader.get_int(item.second, item_key, 1);
-    } else if (k == "delay_mask") {
+    } else if (k == "delay_mask" || k == "lr_sweep" || k == "corrections") {
       continue;  // read below, once the schedule and its parameters are known
     } else {
       if (!item.second.IsScalar()) reader.fail(item.second, item_key, "a scalar schedule parameter");
@@ -110,10 +123,22 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
                       "a registered schedule (`pipesim schedules` lists them) or csv:PATH");
   }
   if (node["delay_mask"]) read_delay_mask(reader, node["delay_mask"], key + ".delay_mask", devices, out);
+  if (out.name.rfind("csv:", 0) == 0) {
+    out.lr_sweep = true;
+  } else {
+    ScheduleParams params(reader.source());
+    for (const auto& [k, v] : out.params) params.set(k, v);
+    out.lr_sweep = make_schedule(out.name, params)->default_sync() != OptimizerSync::kNone;
+  }
+  if (node["lr_sweep"]) out.lr_sweep = reader.get_bool(node["lr_sweep"], key + ".lr_sweep");
+  if (node["corrections"])
+    out.corrections = read_corrections(reader, node["corrections"], key + ".corrections");
   return out;
 }
 
-StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, const std::string& key) {
+// One entry of `optimizers`: one optimizer, or one per rate when `lr` is a list (a sweep).
+std::vector<StudyOptimizer> read_optimizer(const YamlReader& reader, const YAML::Node& node,
+                                           const std::string& key) {
   reader.expect_map(
       node, key,
       {"name", "label", "lr", "momentum", "beta1", "beta2", "beta3", "epsilon", "weight_decay", "adamw_lr"});
@@ -121,15 +146,14 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
   for (const char* required : {"name", "lr"}) {
     if (!node[required]) {
       reader.fail(node, key + "." + required,
-                  std::string(required) == "lr" ? "a learning rate (lr: 0.01)"
+                  std::string(required) == "lr" ? "a learning rate (lr: 0.01) or a list of them (a sweep)"
                                                 : "the optimizer's name (sgd, adamw, muon)");
     }
   }
   const std::string name = reader.get_choice(node["name"], key + ".name", executor::optimizer_kind_names());
   out.config.kind = executor::parse_optimizer_kind(name);
-  out.label = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
-  out.learning_rate = static_cast<float>(reader.get_double(node["lr"], key + ".lr", 0.0));
-  if (!(out.learning_rate > 0)) reader.fail(node["lr"], key + ".lr", "a learning rate above 0");
+  out.family = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
+  out.label = out.family;
   // Each optimizer's published defaults where they differ from AdamW's (beta1 0.9, beta2 0.95).
   if (out.config.kind == executor::OptimizerKind::kMuon) out.config.momentum = 0.95F;
   if (out.config.kind == executor::OptimizerKind::kLion) out.config.beta2 = 0.99F;
@@ -146,13 +170,35 @@ StudyOptimizer read_optimizer(const YamlReader& reader, const YAML::Node& node, 
   optional_float("beta3", out.config.beta3, 0.0);
   optional_float("epsilon", out.config.epsilon, 0.0);
   optional_float("weight_decay", out.config.weight_decay, 0.0);
+  double adamw_lr = 0;  // Muon's rate for its AdamW part: absolute, the same at every swept rate
   if (node["adamw_lr"]) {
     if (out.config.kind != executor::OptimizerKind::kMuon)
       reader.fail(node["adamw_lr"], key + ".adamw_lr", "muon only");
-    out.config.adamw_lr_ratio =
-        static_cast<float>(reader.get_double(node["adamw_lr"], key + ".adamw_lr", 0.0) / out.learning_rate);
+    adamw_lr = reader.get_double(node["adamw_lr"], key + ".adamw_lr", 0.0);
   }
-  return out;
+  const YAML::Node lr = node["lr"];
+  const bool sweep = lr.IsSequence();
+  if (sweep && lr.size() < 2)
+    reader.fail(lr, key + ".lr", "a learning rate, or a list of at least two (a sweep)");
+  std::vector<StudyOptimizer> rates;
+  for (std::size_t i = 0; i < (sweep ? lr.size() : 1); ++i) {
+    const YAML::Node item = sweep ? lr[i] : lr;
+    const std::string item_key = sweep ? fmt::format("{}.lr[{}]", key, i) : key + ".lr";
+    StudyOptimizer rate = out;
+    rate.learning_rate = static_cast<float>(reader.get_double(item, item_key, 0.0));
+    if (!(rate.learning_rate > 0)) reader.fail(item, item_key, "a learning rate above 0");
+    for (const StudyOptimizer& earlier : rates) {
+      if (earlier.learning_rate == rate.learning_rate)
+        reader.fail(item, item_key, "a rate not listed before");
+    }
+    if (sweep) {
+      rate.swept = true;
+      rate.label = fmt::format("{} lr={}", out.family, item.as<std::string>());
+    }
+    if (adamw_lr > 0) rate.config.adamw_lr_ratio = static_cast<float>(adamw_lr / rate.learning_rate);
+    rates.push_back(rate);
+  }
+  return rates;
 }
 
 // The keys a `quick:` section may replace.
@@ -256,19 +302,19 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   const YAML::Node optimizers = root["optimizers"];
   if (!optimizers.IsSequence() || optimizers.size() == 0)
     reader.fail(optimizers, "optimizers", "a non-empty list");
-  for (std::size_t i = 0; i < optimizers.size(); ++i)
-    study.optimizers.push_back(read_optimizer(reader, optimizers[i], fmt::format("optimizers[{}]", i)));
-  if (root["same_step_rate_flush"])
-    study.same_step_rate_flush = reader.get_bool(root["same_step_rate_flush"], "same_step_rate_flush");
-  if (root["corrections"]) {
-    const YAML::Node corrections = root["corrections"];
-    if (!corrections.IsSequence()) reader.fail(corrections, "corrections", "a list");
-    for (std::size_t i = 0; i < corrections.size(); ++i) {
-      const std::string key = fmt::format("corrections[{}]", i);
-      study.corrections.push_back(executor::parse_delay_correction(
-          reader.get_choice(corrections[i], key, executor::delay_correction_names())));
+  for (std::size_t i = 0; i < optimizers.size(); ++i) {
+    for (StudyOptimizer& o : read_optimizer(reader, optimizers[i], fmt::format("optimizers[{}]", i))) {
+      for (const StudyOptimizer& earlier : study.optimizers) {
+        if (earlier.label == o.label)
+          reader.fail(optimizers[i], fmt::format("optimizers[{}]", i),
+                      fmt::format("a label not used before ('{}' is; give this entry a `label:`)", o.label));
+      }
+      study.optimizers.push_back(std::move(o));
     }
   }
+  if (root["same_step_rate_flush"])
+    study.same_step_rate_flush = reader.get_bool(root["same_step_rate_flush"], "same_step_rate_flush");
+  if (root["corrections"]) study.corrections = read_corrections(reader, root["corrections"], "corrections");
   if (study.corrections.empty()) study.corrections.push_back(executor::DelayCorrection::kNone);
   const YAML::Node targets = root["targets"];
   reader.expect_map(targets, "targets", {"loss", "accuracy"});

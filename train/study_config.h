@@ -19,14 +19,23 @@ struct StudySchedule {
   // Stages (of the schedule's layout) that take a one-step-delayed gradient under a synchronous schedule:
   // their forwards and backwards read the weights one step old, the step updates the newest (empty: none).
   std::vector<bool> one_step_delayed;
-  std::string delay_mask;       // as the study gave it: "first-half", "all" or "1,1,0,0"; "" for none
-  bool baseline = false;        // added by same_step_rate_flush: labelled "step-rate-baseline"
+  std::string delay_mask;  // as the study gave it: "first-half", "all" or "1,1,0,0"; "" for none
+  bool baseline = false;   // added by same_step_rate_flush: labelled "step-rate-baseline"
+  // Whether it trains at every rate of an optimizer whose `lr` is a list (a sweep). The others train at the
+  // rate the swept schedules did best with (the paper's protocol: every schedule at the flush's best rate).
+  // Default: synchronous schedules sweep, asynchronous ones do not.
+  bool lr_sweep = false;
+  // The delay corrections it trains with when the entry names its own (`corrections: [...]`), else empty
+  // (the study's list).
+  std::vector<executor::DelayCorrection> corrections;
   std::string label() const;    // "paci:accumulation=4 m=4", "1f1b-flush m=8 delay=first-half"
   std::string request() const;  // "paci:accumulation=4", as --schedules takes it
 };
 
 struct StudyOptimizer {
-  std::string label;  // the study's name for it, e.g. "adamw" or "muon"
+  std::string label;   // the study's name for it, e.g. "adamw", with " lr=R" when its rate is swept
+  std::string family;  // the label without the rate: the entry of `optimizers` it came from
+  bool swept = false;  // one rate of an entry whose `lr` is a list
   float learning_rate = 1e-3F;
   executor::OptimizerConfig config;
 };

@@ -64,10 +64,13 @@ double loss_spread(const std::vector<const std::vector<CurvePoint>*>& seed_curve
   return std::sqrt(sum_variance / static_cast<double>(points));
 }
 
-std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves& curves) {
+namespace {
+
+std::vector<GroupSummary> summarize_runs(const Study& study, const StudyCurves& curves,
+                                         const std::vector<StudyRun>& runs) {
   std::vector<GroupSummary> groups;
   std::map<std::string, std::vector<const std::vector<CurvePoint>*>> seed_curves;
-  for (const StudyRun& run : study_runs(study)) {
+  for (const StudyRun& run : runs) {
     const auto found = curves.find(run.key());
     if (found == curves.end()) continue;
     if (!seed_curves.contains(run.group())) {
@@ -78,6 +81,8 @@ std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves&
       g.optimizer = run.optimizer.label;
       g.correction = executor::delay_correction_name(run.correction);
       g.synchronous = !is_asynchronous(study, run.schedule);
+      g.learning_rate = run.optimizer.learning_rate;
+      g.swept = run.optimizer.swept && run.schedule.lr_sweep;
       groups.push_back(g);
     }
     seed_curves[run.group()].push_back(&found->second);
@@ -122,6 +127,58 @@ std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves&
     }
   }
   return groups;
+}
+
+}  // namespace
+
+std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves& curves) {
+  return summarize_runs(study, curves, comparison_runs(study, curves));
+}
+
+std::vector<GroupSummary> summarize_lr_sweep(const Study& study, const StudyCurves& curves) {
+  std::vector<StudyRun> swept;
+  for (const StudyRun& run : study_runs(study, curves)) {
+    if (run.optimizer.swept && run.schedule.lr_sweep) swept.push_back(run);
+  }
+  std::vector<GroupSummary> groups = summarize_runs(study, curves, swept);
+  // The best rate of each schedule (lowest mean final validation loss), and the one chosen for the others.
+  const auto chosen = chosen_learning_rates(study, curves);
+  for (GroupSummary& g : groups) {
+    const std::string family = g.optimizer.substr(0, g.optimizer.rfind(" lr="));
+    for (const GroupSummary& other : groups) {
+      const std::string other_family = other.optimizer.substr(0, other.optimizer.rfind(" lr="));
+      if (other.global_batch == g.global_batch && other.schedule == g.schedule && other_family == family &&
+          other.correction == g.correction && other.final_val_loss < g.final_val_loss)
+        g.best_for_schedule = false;
+    }
+    const auto found = chosen.find({g.global_batch, family});
+    g.chosen = found != chosen.end() && study.optimizers[found->second].label == g.optimizer;
+  }
+  return groups;
+}
+
+std::string format_lr_sweep_table(const Study& study, const std::vector<GroupSummary>& groups) {
+  if (groups.empty()) return "";
+  const StudyTarget& lead = study.targets.front();
+  std::string out = fmt::format(
+      "Learning-rate sweep: the swept schedules at every rate; `best` marks each schedule's lowest mean "
+      "final "
+      "validation loss, `chosen` the rate whose swept runs end lowest on average, which every other schedule "
+      "trains at (the comparison above).\n\n| B | schedule | optimizer | lr | seeds | final val loss | loss "
+      "spread | samples to {} | |\n|---|---|---|---|---|---|---|---|---|\n",
+      lead.label());
+  for (const GroupSummary& g : groups) {
+    const TargetSummary& t = g.targets.front();
+    std::string marks;
+    if (g.best_for_schedule) marks = "best";
+    if (g.chosen) marks += marks.empty() ? "chosen" : ", chosen";
+    out += fmt::format("| {} | {} | {} | {:g} | {} | {:.4f} | {:.4f} | {} | {} |\n", g.global_batch,
+                       g.schedule, g.optimizer, g.learning_rate, g.seeds, g.final_val_loss, g.loss_spread,
+                       t.reached == g.seeds ? value(t.samples_to_target, "{:.0f}")
+                                            : fmt::format("{}/{} reached", t.reached, g.seeds),
+                       marks);
+  }
+  return out;
 }
 
 std::string format_study_table(const Study& study, const std::vector<GroupSummary>& groups) {

@@ -44,13 +44,22 @@ struct GroupSummary {
   std::vector<TargetSummary> targets;  // one per study target, in the study's order (the first leads)
   double final_val_loss = 0;           // mean over seeds
   double loss_spread = 0;  // root mean square over the evaluation points of the standard deviation over seeds
+  double learning_rate = 0;       // the optimizer's, as the study gives it (before any step-batch scaling)
+  bool swept = false;             // a swept schedule at one rate of a sweep
+  bool best_for_schedule = true;  // summarize_lr_sweep: this schedule's lowest mean final loss over rates
+  bool chosen = false;            // summarize_lr_sweep: the rate the other schedules train at
 };
 
 // Sample standard deviation (n - 1) per point over the seeds' curves, root mean square over the points;
 // 0 for a single seed. Curves are cut to the shortest.
 double loss_spread(const std::vector<const std::vector<CurvePoint>*>& seed_curves);
 
+// The comparison: every group at its optimizer's chosen rate (a sweep's other rates left to the sweep table).
 std::vector<GroupSummary> summarize_study(const Study& study, const StudyCurves& curves);
+// The swept schedules at every rate of a sweep, with each schedule's best rate and the chosen one marked.
+std::vector<GroupSummary> summarize_lr_sweep(const Study& study, const StudyCurves& curves);
+// Markdown; empty without a sweep.
+std::string format_lr_sweep_table(const Study& study, const std::vector<GroupSummary>& groups);
 
 // Markdown: the leading target's table, then (with several targets) the predicted time to each.
 std::string format_study_table(const Study& study, const std::vector<GroupSummary>& groups);

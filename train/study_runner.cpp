@@ -106,23 +106,59 @@ bool is_asynchronous(const Study& study, const StudySchedule& schedule) {
   return make_schedule(schedule.name, params_of(study, schedule))->default_sync() == OptimizerSync::kNone;
 }
 
-std::vector<StudyRun> study_runs(const Study& study) {
+namespace {
+
+const std::vector<executor::DelayCorrection>& corrections_of(const Study& study,
+                                                             const StudySchedule& schedule) {
+  return schedule.corrections.empty() ? study.corrections : schedule.corrections;
+}
+
+// How the runs of a sweep's other schedules are listed: at the chosen rate (deferred until there is one), or
+// at every rate (the keys a CSV may hold).
+enum class RatePick { kChosen, kEvery };
+
+std::vector<StudyRun> collect_runs(const Study& study, const StudyCurves& curves, RatePick pick) {
+  const auto chosen = pick == RatePick::kChosen ? chosen_learning_rates(study, curves)
+                                                : std::map<std::pair<int, std::string>, std::size_t>{};
   std::vector<StudyRun> runs;
+  // The runs of one schedule that does not sweep, at each optimizer's rate (or every rate).
+  const auto add_unswept = [&](int batch, const StudySchedule& schedule, executor::DelayCorrection correction,
+                               std::size_t o) {
+    const StudyOptimizer& optimizer = study.optimizers[o];
+    bool deferred = false;
+    if (optimizer.swept && pick == RatePick::kChosen) {
+      const auto found = chosen.find({batch, optimizer.family});
+      const bool first_rate = o == 0 || study.optimizers[o - 1].family != optimizer.family;
+      if (found == chosen.end()) {
+        if (!first_rate) return;  // one placeholder per family, at its first rate
+        deferred = true;
+      } else if (found->second != o) {
+        return;
+      }
+    }
+    for (std::uint64_t seed : study.seeds)
+      runs.push_back({batch, schedule, optimizer, correction, seed, deferred});
+  };
   for (int batch : study.global_batches) {
     for (const StudySchedule& schedule : study.schedules) {
       const bool async = is_asynchronous(study, schedule);
-      for (const StudyOptimizer& optimizer : study.optimizers) {
-        for (executor::DelayCorrection correction : study.corrections) {
+      for (std::size_t o = 0; o < study.optimizers.size(); ++o) {
+        for (executor::DelayCorrection correction : corrections_of(study, schedule)) {
           if (!async && correction != executor::DelayCorrection::kNone) continue;
+          if (study.optimizers[o].swept && !schedule.lr_sweep) {
+            add_unswept(batch, schedule, correction, o);
+            continue;
+          }
           for (std::uint64_t seed : study.seeds)
-            runs.push_back({batch, schedule, optimizer, correction, seed});
+            runs.push_back({batch, schedule, study.optimizers[o], correction, seed});
         }
       }
     }
   }
   if (!study.same_step_rate_flush) return runs;
   // A flush at each asynchronous schedule's step batch (B' = B * per-step / m, m' = per-step): the same
-  // optimizer steps per sample, the comparison that tells staleness from step rate. Once per (B', m').
+  // optimizer steps per sample, the comparison that tells staleness from step rate. Once per (B', m'); at a
+  // swept optimizer's chosen rate for B (the baseline does not sweep).
   std::set<std::pair<int, int>> baselines;
   for (int batch : study.global_batches) {
     for (const StudySchedule& schedule : study.schedules) {
@@ -135,12 +171,85 @@ std::vector<StudyRun> study_runs(const Study& study) {
       flush.name = "1f1b-flush";
       flush.microbatches = per_step;
       flush.baseline = true;
-      for (const StudyOptimizer& optimizer : study.optimizers)
-        for (std::uint64_t seed : study.seeds)
-          runs.push_back({step_batch, flush, optimizer, executor::DelayCorrection::kNone, seed});
+      const std::size_t before = runs.size();
+      for (std::size_t o = 0; o < study.optimizers.size(); ++o)
+        add_unswept(batch, flush, executor::DelayCorrection::kNone, o);
+      for (std::size_t i = before; i < runs.size(); ++i) runs[i].global_batch = step_batch;
     }
   }
   return runs;
+}
+
+}  // namespace
+
+std::map<std::pair<int, std::string>, std::size_t> chosen_learning_rates(const Study& study,
+                                                                         const StudyCurves& curves) {
+  // Per (B, family) and rate: the sum of the swept runs' final validation losses, their count, and whether
+  // any is missing.
+  struct Tally {
+    double final_loss_sum = 0;
+    int runs = 0;
+    bool missing = false;
+  };
+  std::map<std::pair<int, std::string>, std::map<std::size_t, Tally>> tallies;
+  for (int batch : study.global_batches) {
+    for (const StudySchedule& schedule : study.schedules) {
+      if (!schedule.lr_sweep) continue;
+      for (std::size_t o = 0; o < study.optimizers.size(); ++o) {
+        const StudyOptimizer& optimizer = study.optimizers[o];
+        if (!optimizer.swept) continue;
+        Tally& tally = tallies[{batch, optimizer.family}][o];
+        for (std::uint64_t seed : study.seeds) {
+          const StudyRun run{batch, schedule, optimizer, executor::DelayCorrection::kNone, seed};
+          const auto found = curves.find(run.key());
+          if (found == curves.end() || found->second.empty()) {
+            tally.missing = true;
+          } else {
+            tally.final_loss_sum += found->second.back().val_loss;
+            ++tally.runs;
+          }
+        }
+      }
+    }
+  }
+  std::map<std::pair<int, std::string>, std::size_t> chosen;
+  for (const auto& [group, rates] : tallies) {
+    std::optional<std::size_t> best;
+    double best_loss = std::numeric_limits<double>::infinity();
+    bool complete = true;
+    for (const auto& [o, tally] : rates) {
+      complete = complete && !tally.missing && tally.runs > 0;
+      const double mean = tally.runs > 0 ? tally.final_loss_sum / tally.runs : 0;
+      if (tally.runs > 0 && mean < best_loss) {  // ties: the first rate listed
+        best_loss = mean;
+        best = o;
+      }
+    }
+    if (complete && best) chosen[group] = *best;
+  }
+  return chosen;
+}
+
+std::vector<StudyRun> study_runs(const Study& study, const StudyCurves& curves) {
+  return collect_runs(study, curves, RatePick::kChosen);
+}
+
+std::vector<StudyRun> study_runs_at_every_rate(const Study& study) {
+  return collect_runs(study, {}, RatePick::kEvery);
+}
+
+std::vector<StudyRun> comparison_runs(const Study& study, const StudyCurves& curves) {
+  const auto chosen = chosen_learning_rates(study, curves);
+  std::vector<StudyRun> shown;
+  for (const StudyRun& run : study_runs(study, curves)) {
+    if (run.deferred) continue;
+    if (run.optimizer.swept && run.schedule.lr_sweep) {  // a swept schedule: at the chosen rate only
+      const auto found = chosen.find({run.global_batch, run.optimizer.family});
+      if (found != chosen.end() && study.optimizers[found->second].label != run.optimizer.label) continue;
+    }
+    shown.push_back(run);
+  }
+  return shown;
 }
 
 std::int64_t run_samples(const Study& study, const StudyRun& run) {
@@ -324,7 +433,7 @@ StudyCurves read_complete_curves(const std::string& csv_text, const Study& study
                                  std::vector<std::string>* distrusted) {
   std::map<std::string, std::int64_t> expected_samples;
   std::map<std::string, std::string> expected_hash;
-  for (const StudyRun& run : study_runs(study)) {
+  for (const StudyRun& run : study_runs_at_every_rate(study)) {
     expected_samples[run.key()] = run_samples(study, run);
     expected_hash[run.key()] = run.hash(study);
   }
@@ -388,9 +497,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
     throw InputError(fmt::format(
         "{}: the study's curves must be a regular file (it is resumed and rewritten)", csv_path_as_given));
   }
-  const std::vector<StudyRun> runs = study_runs(study);
   StudyProgress result;
-  result.runs_total = static_cast<int>(runs.size());
   std::string existing;
   if (std::ifstream in(csv_path); in) {
     std::stringstream text;
@@ -398,7 +505,11 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
     existing = text.str();
   }
   curves = read_complete_curves(existing, study, &result.distrusted);
-  result.runs_resumed = static_cast<int>(curves.size());
+  // The runs as the curves so far decide them (a sweep's other schedules wait for its runs); their number
+  // does not change as the sweep ends.
+  std::vector<StudyRun> runs = study_runs(study, curves);
+  result.runs_total = static_cast<int>(runs.size());
+  for (const StudyRun& run : runs) result.runs_resumed += curves.contains(run.key()) ? 1 : 0;
   // Rewrite the file with the complete runs only, in study order, then append. The new file is written beside
   // the old one and renamed over it: a kill during the rewrite leaves the old file whole.
   {
@@ -407,7 +518,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
       std::ofstream out(temporary, std::ios::trunc);
       if (!out) throw InputError(fmt::format("{}: cannot write the study's curves", temporary));
       out << curve_csv_header();
-      for (const StudyRun& run : runs) {
+      for (const StudyRun& run : study_runs_at_every_rate(study)) {
         if (curves.contains(run.key())) out << curve_csv_rows(study, run, curves.at(run.key()));
       }
       out.flush();
@@ -424,40 +535,46 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
           fmt::format("{}: cannot replace the study's curves: {}", csv_path, std::strerror(error)));
     }
   }
-  std::vector<const StudyRun*> pending;
-  for (const StudyRun& run : runs) {
-    if (!curves.contains(run.key())) pending.push_back(&run);
-  }
   // Counted over all runs, resumed ones included; the ETA from the runs trained now (total work: pending).
   int done = result.runs_resumed;
-  ProgressBar progress(runs.size(), "runs", show_progress, static_cast<double>(pending.size()));
+  ProgressBar progress(runs.size(), "runs", show_progress,
+                       static_cast<double>(result.runs_total - result.runs_resumed));
   // Runs are independent and deterministic: `jobs` threads take them in study order, and each run's rows are
-  // appended whole, under the lock, as it ends (so a resumed study sees only complete runs).
-  std::mutex mutex;
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  const auto work = [&] {
-    for (std::size_t i = next++; i < pending.size(); i = next++) {
-      try {
-        std::vector<CurvePoint> points = train_study_run(study, *pending[i]);
-        const std::lock_guard lock(mutex);
-        std::ofstream out(csv_path, std::ios::app);
-        out << curve_csv_rows(study, *pending[i], points) << std::flush;
-        if (!out) throw InputError(fmt::format("{}: cannot append the study's curves", csv_path));
-        curves[pending[i]->key()] = std::move(points);
-        ++result.runs_executed;
-        ++done;
-        progress.update(static_cast<std::size_t>(done), result.runs_executed);
-      } catch (...) {  // the lock above is released by now
-        const std::lock_guard lock(mutex);
-        if (!failure) failure = std::current_exception();
-        next = pending.size();  // the other threads finish the run they hold and stop
-        return;
-      }
+  // appended whole, under the lock, as it ends (so a resumed study sees only complete runs). A sweep's other
+  // schedules train in a second round, once its runs have chosen their rate.
+  for (;;) {
+    std::vector<const StudyRun*> pending;
+    for (const StudyRun& run : runs) {
+      if (!run.deferred && !curves.contains(run.key())) pending.push_back(&run);
     }
-  };
-  run_workers(worker_count(std::max(1, jobs), pending.size(), "--jobs"), work);
-  if (failure) std::rethrow_exception(failure);
+    if (pending.empty()) break;
+    std::mutex mutex;
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    const auto work = [&] {
+      for (std::size_t i = next++; i < pending.size(); i = next++) {
+        try {
+          std::vector<CurvePoint> points = train_study_run(study, *pending[i]);
+          const std::lock_guard lock(mutex);
+          std::ofstream out(csv_path, std::ios::app);
+          out << curve_csv_rows(study, *pending[i], points) << std::flush;
+          if (!out) throw InputError(fmt::format("{}: cannot append the study's curves", csv_path));
+          curves[pending[i]->key()] = std::move(points);
+          ++result.runs_executed;
+          ++done;
+          progress.update(static_cast<std::size_t>(done), result.runs_executed);
+        } catch (...) {  // the lock above is released by now
+          const std::lock_guard lock(mutex);
+          if (!failure) failure = std::current_exception();
+          next = pending.size();  // the other threads finish the run they hold and stop
+          return;
+        }
+      }
+    };
+    run_workers(worker_count(std::max(1, jobs), pending.size(), "--jobs"), work);
+    if (failure) std::rethrow_exception(failure);
+    runs = study_runs(study, curves);
+  }
   return result;
 }
 

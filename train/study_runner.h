@@ -18,6 +18,9 @@ struct StudyRun {
   StudyOptimizer optimizer;
   executor::DelayCorrection correction = executor::DelayCorrection::kNone;
   std::uint64_t seed = 1;
+  // Its optimizer's rate waits for a sweep: the swept schedules' runs are not all in yet, and `optimizer`
+  // is the sweep's first rate, a placeholder (study_runs).
+  bool deferred = false;
   std::string key() const;  // unique within a study, the CSV's first column
   // Hex digest of everything that changes this run's curve (the study's task, model, budget, evaluation,
   // validation set, learning-rate schedule and target setting; the run's B, schedule, optimizer settings,
@@ -45,7 +48,21 @@ bool is_asynchronous(const Study& study, const StudySchedule& schedule);
 // The runs in order. Corrections other than none apply to asynchronous schedules only (a synchronous
 // schedule has no delay to correct). With same_step_rate_flush, then a 1F1B-flush at each asynchronous
 // schedule's step batch (B · per-step / m, m = per-step; once per such batch), every optimizer and seed.
-std::vector<StudyRun> study_runs(const Study& study);
+// An optimizer whose rate is swept trains the schedules with lr_sweep at every rate and the others at the
+// rate chosen from `curves` (chosen_learning_rates); until it can be chosen those runs are `deferred`.
+std::vector<StudyRun> study_runs(const Study& study, const StudyCurves& curves = {});
+// Every run a study's CSV may hold: the runs of a sweep's other schedules at every rate, none deferred.
+std::vector<StudyRun> study_runs_at_every_rate(const Study& study);
+
+// The runs a study compares: none deferred, a swept schedule at its optimizer's chosen rate only (every rate
+// while none is chosen).
+std::vector<StudyRun> comparison_runs(const Study& study, const StudyCurves& curves);
+
+// The rate a swept optimizer trains the schedules without lr_sweep at, per (global batch, optimizer family):
+// the index in study.optimizers of the rate whose swept runs (every swept schedule and seed, correction
+// none) end at the lowest mean validation loss. Absent until those runs are all in `curves`.
+std::map<std::pair<int, std::string>, std::size_t> chosen_learning_rates(const Study& study,
+                                                                         const StudyCurves& curves);
 // Samples a run trains on: the budget rounded up to whole batches.
 std::int64_t run_samples(const Study& study, const StudyRun& run);
 

@@ -9,6 +9,7 @@
 #include "base/errors.h"
 #include "cli/commands.h"
 #include "report/progress_bar.h"
+#include "train/study_gaps.h"
 #include "train/study_report.h"
 #include "train/study_runner.h"
 
@@ -41,7 +42,16 @@ void train(const TrainArgs& args) {
   // What the curves file held that could not be resumed, and was therefore trained again.
   for (const std::string& why : progress.distrusted)
     std::cerr << fmt::format("{}: retrained: {}\n", csv_path, why);
-  const std::string table = format_study_table(study, summarize_study(study, curves));
+  std::string table = format_study_table(study, summarize_study(study, curves));
+  const std::string sweep = format_lr_sweep_table(study, summarize_lr_sweep(study, curves));
+  if (!sweep.empty()) table += "\n" + sweep;
+  // Paired per-seed gaps to the flush, and the flushes' noise floor: a table here, every point in
+  // NAME-gaps.csv (plots/study.py draws them against the optimizer steps).
+  const std::vector<PairedGap> gaps = paired_gaps(study, curves);
+  if (!gaps.empty()) {
+    table += "\n" + format_paired_gap_table(gaps);
+    write_file(stem + "-gaps.csv", paired_gap_csv(gaps));
+  }
   write_file(stem + "-table.md", table);
   std::cout << fmt::format("{}: {} runs ({} resumed from {}, {} trained)\n\n", study.name,
                            progress.runs_total, progress.runs_resumed, csv_path, progress.runs_executed)

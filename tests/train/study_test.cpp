@@ -136,7 +136,7 @@ TEST(StudyConfig, QuickReplacesItsKeysAndCorrectionsSkipSynchronousSchedules) {
 }
 
 TEST(StudyConfig, ShippedStudiesReadInFullAndQuick) {
-  for (const char* name : {"paci-scaled", "one-step-delay"}) {
+  for (const char* name : {"paci-scaled", "one-step-delay", "paci-long"}) {
     const std::string path = std::string(PIPESIM_SOURCE_DIR) + "/share/studies/" + name + ".yaml";
     const Study full = load_study(path, false);
     const Study quick = load_study(path, true);
@@ -578,6 +578,124 @@ TEST(StudyRunner, AStepRateBaselineIsAFlushAtTheAsynchronousScheduleStepBatch) {
   EXPECT_FALSE(parse_study(kTinyStudy, "s.yaml", false).same_step_rate_flush);
 }
 
+// The tiny study with its flush's rate swept over two values and 2BW at the rate the flush does best with.
+std::string swept_study() {
+  return replaced(kTinyStudy, "  - {name: adamw, lr: 0.01}", "  - {name: adamw, lr: [0.01, 0.02]}");
+}
+
+TEST(StudyConfig, ARateListIsASweepOfTheSynchronousSchedulesByDefault) {
+  const Study study = parse_study(swept_study(), "s.yaml", false);
+  ASSERT_EQ(study.optimizers.size(), 2U);
+  EXPECT_EQ(study.optimizers[0].label, "adamw lr=0.01");
+  EXPECT_EQ(study.optimizers[1].label, "adamw lr=0.02");
+  EXPECT_FLOAT_EQ(study.optimizers[1].learning_rate, 0.02F);
+  for (const StudyOptimizer& o : study.optimizers) {
+    EXPECT_EQ(o.family, "adamw");
+    EXPECT_TRUE(o.swept);
+  }
+  EXPECT_TRUE(study.schedules[0].lr_sweep);   // 1F1B-flush: synchronous
+  EXPECT_FALSE(study.schedules[1].lr_sweep);  // 2BW: asynchronous
+  // A single rate is no sweep and keeps its label (and the keys of curves trained before sweeps existed).
+  const Study single = parse_study(kTinyStudy, "s.yaml", false);
+  EXPECT_EQ(single.optimizers.at(0).label, "adamw");
+  EXPECT_FALSE(single.optimizers.at(0).swept);
+  // An entry may say otherwise, and name its own corrections.
+  const Study own =
+      parse_study(replaced(swept_study(), "  - {name: pipedream-2bw, microbatches: 2}",
+                           "  - {name: pipedream-2bw, microbatches: 2, lr_sweep: true, corrections: [none]}"),
+                  "s.yaml", false);
+  EXPECT_TRUE(own.schedules[1].lr_sweep);
+  EXPECT_EQ(own.schedules[1].corrections,
+            std::vector<executor::DelayCorrection>{executor::DelayCorrection::kNone});
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "lr: 0.01", "lr: [0.01]"))
+                .find("s.yaml:13: key 'optimizers[0].lr'"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "lr: 0.01", "lr: [0.01, 0.01]"))
+                .find("a rate not listed before"),
+            std::string::npos);
+  EXPECT_NE(
+      expect_input_error(replaced(kTinyStudy, "lr: 0.01", "lr: [0.01, 0]")).find("a learning rate above 0"),
+      std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "  - {name: adamw, lr: 0.01}",
+                                        "  - {name: adamw, lr: 0.01}\n  - {name: adamw, lr: 0.02}"))
+                .find("a label not used before ('adamw' is"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "microbatches: 2}\n  - {name: pipedream-2bw",
+                                        "microbatches: 2, corrections: [later]}\n  - {name: pipedream-2bw"))
+                .find("schedules[0].corrections[0]"),
+            std::string::npos);
+}
+
+TEST(StudyRunner, ASweepsOtherSchedulesWaitForItAndTrainAtTheRateItsRunsEndLowest) {
+  const Study study = parse_study(swept_study(), "s.yaml", false);
+  // Nothing trained: the flush at both rates x 2 seeds, then 2BW deferred at a placeholder rate (the
+  // first), 2 corrections x 2 seeds: as many runs as there will be.
+  std::vector<StudyRun> runs = study_runs(study);
+  ASSERT_EQ(runs.size(), 8U);
+  EXPECT_EQ(runs[0].key(), "B=16 1f1b-flush m=2 adamw lr=0.01 none seed=1");
+  EXPECT_EQ(runs[3].key(), "B=16 1f1b-flush m=2 adamw lr=0.02 none seed=2");
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(runs[i].deferred, i >= 4) << i;
+  // Three of the four swept runs in: still no choice.
+  StudyCurves curves;
+  curves[runs[0].key()] = curve({{6, 0}, {5, 1}, {4.0, 2}});
+  curves[runs[1].key()] = curve({{6, 0}, {5, 1}, {3.0, 2}});
+  curves[runs[2].key()] = curve({{6, 0}, {5, 1}, {3.6, 2}});
+  EXPECT_TRUE(chosen_learning_rates(study, curves).empty());
+  // lr 0.01 ends at (4 + 3) / 2 = 3.5 on average, lr 0.02 at (3.6 + 3.2) / 2 = 3.4: 0.02 is chosen even
+  // though lr 0.01's seed 2 is the lowest single run.
+  curves[runs[3].key()] = curve({{6, 0}, {5, 1}, {3.2, 2}});
+  const auto chosen = chosen_learning_rates(study, curves);
+  ASSERT_EQ(chosen.size(), 1U);
+  EXPECT_EQ(chosen.at({16, "adamw"}), 1U);
+  runs = study_runs(study, curves);
+  ASSERT_EQ(runs.size(), 8U);
+  EXPECT_EQ(runs[4].key(), "B=16 pipedream-2bw m=2 adamw lr=0.02 none seed=1");
+  EXPECT_EQ(runs[7].key(), "B=16 pipedream-2bw m=2 adamw lr=0.02 error-feedback seed=2");
+  for (const StudyRun& run : runs) EXPECT_FALSE(run.deferred);
+  // A CSV may hold 2BW at either rate (a choice that changed when a swept run was retrained).
+  EXPECT_EQ(study_runs_at_every_rate(study).size(), 12U);
+  // The comparison shows the flush at the chosen rate only; the sweep table both, marked.
+  for (std::size_t i = 4; i < 8; ++i) curves[runs[i].key()] = curve({{6, 0}, {5, 1}, {4.5, 2}});
+  const std::vector<GroupSummary> groups = summarize_study(study, curves);
+  ASSERT_EQ(groups.size(), 3U);
+  EXPECT_EQ(groups[0].optimizer, "adamw lr=0.02");
+  const std::vector<GroupSummary> sweep = summarize_lr_sweep(study, curves);
+  ASSERT_EQ(sweep.size(), 2U);
+  EXPECT_FALSE(sweep[0].best_for_schedule);
+  EXPECT_FALSE(sweep[0].chosen);
+  EXPECT_TRUE(sweep[1].best_for_schedule);
+  EXPECT_TRUE(sweep[1].chosen);
+  EXPECT_DOUBLE_EQ(sweep[1].final_val_loss, 3.4);
+  const std::string table = format_lr_sweep_table(study, sweep);
+  EXPECT_NE(table.find("| 16 | 1f1b-flush m=2 | adamw lr=0.02 | 0.02 | 2 | 3.4000 |"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("| best, chosen |"), std::string::npos) << table;
+  EXPECT_EQ(format_lr_sweep_table(parse_study(kTinyStudy, "s.yaml", false), {}), "");
+}
+
+TEST(StudyRunner, ASweptStudyTrainsItsSweepThenTheRestAndResumes) {
+  const Study study = parse_study(swept_study(), "s.yaml", false);
+  const std::string path = testing::TempDir() + "/study_swept.csv";
+  std::filesystem::remove(path);
+  StudyCurves curves;
+  const StudyProgress first = run_study(study, path, curves, false, 2);
+  EXPECT_EQ(first.runs_total, 8);
+  EXPECT_EQ(first.runs_executed, 8);
+  const auto chosen = chosen_learning_rates(study, curves);
+  ASSERT_EQ(chosen.size(), 1U);
+  const std::string rate = study.optimizers[chosen.at({16, "adamw"})].label;
+  for (const StudyRun& run : study_runs(study, curves)) {
+    EXPECT_TRUE(curves.contains(run.key())) << run.key();
+    if (!run.schedule.lr_sweep) {
+      EXPECT_EQ(run.optimizer.label, rate);
+    }
+  }
+  StudyCurves again;
+  const StudyProgress second = run_study(study, path, again, false);
+  EXPECT_EQ(second.runs_resumed, 8);
+  EXPECT_EQ(second.runs_executed, 0);
+}
+
 TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSchedules) {
   const auto with_mask = [](const std::string& schedule) {
     return replaced(kTinyStudy, "{name: 1f1b-flush, microbatches: 2}", schedule);
@@ -609,7 +727,10 @@ TEST(StudyResults, TheShippedCurvesResumeEveryRunOfTheirStudy) {
     std::vector<std::string> distrusted;
     const StudyCurves curves = read_complete_curves(
         read_text(std::string(PIPESIM_SOURCE_DIR) + "/docs/results/" + name + ".csv"), study, &distrusted);
-    EXPECT_EQ(curves.size(), study_runs(study).size()) << name;
+    for (const StudyRun& run : study_runs(study, curves)) {
+      EXPECT_FALSE(run.deferred) << name << ": " << run.key();
+      EXPECT_TRUE(curves.contains(run.key())) << name << ": " << run.key();
+    }
     EXPECT_TRUE(distrusted.empty()) << name << ": " << (distrusted.empty() ? "" : distrusted.front());
   }
 }
