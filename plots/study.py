@@ -15,6 +15,7 @@ import argparse
 import csv
 import math
 import os
+import re
 from collections import OrderedDict, defaultdict
 
 from plotting import plt, save
@@ -126,6 +127,12 @@ def plot_gaps(path, output):
     save(fig, f"{output}-gaps.png")
 
 
+def depth(schedule):
+    """A schedule label's own N (" N=16"), or None: the study's."""
+    found = re.search(r" N=(\d+)", schedule)
+    return int(found.group(1)) if found else None
+
+
 def label(key):
     _, schedule, optimizer, correction = key
     text = f"{schedule} {optimizer}"
@@ -169,7 +176,7 @@ def main():
             ax.set_title(f"global batch {b}")
             ax.legend(fontsize=6)
         save(fig, f"{args.output}-{suffix}.png")
-    # Speed-up over the fastest synchronous group at the same batch and optimizer, for a range of targets.
+    # Speed-up over the fastest synchronous group at the same batch, optimizer and N, for a range of targets.
     fig, axes = plt.subplots(1, len(batches), figsize=(6.5 * len(batches), 4.5), squeeze=False)
     for ax, b in zip(axes[0], batches):
         losses = [p[1] for k, c in curves.items() if k[0] == b for p in c]
@@ -181,7 +188,8 @@ def main():
             speedups = []
             for t in targets:
                 flush = [time_to(fc, t) for fk, fc in curves.items()
-                         if fk[0] == b and fk[2] == k[2] and fk[1].split(":")[0].split(" ")[0] in SYNCHRONOUS]
+                         if fk[0] == b and fk[2] == k[2] and depth(fk[1]) == depth(k[1])
+                         and fk[1].split(":")[0].split(" ")[0] in SYNCHRONOUS]
                 flush = [x for x in flush if not math.isnan(x)]
                 speedups.append(min(flush) / time_to(c, t) if flush else math.nan)
             ax.plot(targets, speedups, marker=".", label=label(k), linewidth=1)

@@ -31,8 +31,18 @@ std::string StudySchedule::request() const {
   return out;
 }
 
+int stages_of(const Study& study, const StudySchedule& schedule) {
+  return schedule.stages > 0 ? schedule.stages : study.stages;
+}
+
+bool trains_with(const StudySchedule& schedule, const StudyOptimizer& optimizer) {
+  return schedule.optimizers.empty() || std::find(schedule.optimizers.begin(), schedule.optimizers.end(),
+                                                  optimizer.family) != schedule.optimizers.end();
+}
+
 std::string StudySchedule::label() const {
   std::string out = fmt::format("{} m={}", request(), microbatches);
+  if (stages > 0) out += fmt::format(" N={}", stages);
   if (!delay_mask.empty()) out += " delay=" + delay_mask;
   if (baseline) out += " step-rate-baseline";
   return out;
@@ -106,6 +116,14 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
       out.name = reader.get_string(item.second, item_key);
     } else if (k == "microbatches") {
       out.microbatches = reader.get_int(item.second, item_key, 1);
+    } else if (k == "stages") {
+      out.stages = reader.get_int(item.second, item_key, 1);
+      devices = out.stages;
+    } else if (k == "optimizers") {
+      if (!item.second.IsSequence() || item.second.size() == 0)
+        reader.fail(item.second, item_key, "a non-empty list of the study's optimizer labels");
+      for (std::size_t i = 0; i < item.second.size(); ++i)
+        out.optimizers.push_back(reader.get_string(item.second[i], fmt::format("{}[{}]", item_key, i)));
     } else if (k == "delay_mask" || k == "lr_sweep" || k == "corrections") {
       continue;  // read below, once the schedule and its parameters are known
     } else {
@@ -310,6 +328,17 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
                       fmt::format("a label not used before ('{}' is; give this entry a `label:`)", o.label));
       }
       study.optimizers.push_back(std::move(o));
+    }
+  }
+  // A schedule's own optimizer list names the study's optimizers (their labels, without a swept " lr=").
+  std::vector<std::string> families;
+  for (const StudyOptimizer& o : study.optimizers) {
+    if (std::find(families.begin(), families.end(), o.family) == families.end()) families.push_back(o.family);
+  }
+  for (std::size_t i = 0; i < study.schedules.size(); ++i) {
+    for (std::size_t j = 0; j < study.schedules[i].optimizers.size(); ++j) {
+      reader.get_choice(schedules[i]["optimizers"][j], fmt::format("schedules[{}].optimizers[{}]", i, j),
+                        families, "the label of one of the study's optimizers");
     }
   }
   if (root["same_step_rate_flush"])

@@ -16,6 +16,11 @@ struct StudySchedule {
   std::string name;                           // a registered schedule
   std::map<std::string, std::string> params;  // e.g. accumulation=4
   int microbatches = 1;                       // m
+  int stages =
+      0;  // N when the entry names its own (`stages: 4`; the model grows to N units if it must), else 0
+  // The optimizers (their labels without " lr=...") it trains with when the entry names them, else empty:
+  // all.
+  std::vector<std::string> optimizers;
   // Stages (of the schedule's layout) that take a one-step-delayed gradient under a synchronous schedule:
   // their forwards and backwards read the weights one step old, the step updates the newest (empty: none).
   std::vector<bool> one_step_delayed;
@@ -77,6 +82,12 @@ struct Study {
   bool same_step_rate_flush = false;
   std::vector<StudyTarget> targets;  // the losses in the order given, then the accuracies; the first leads
 };
+
+// The pipeline depth a schedule entry trains at: its own `stages`, else the study's.
+int stages_of(const Study& study, const StudySchedule& schedule);
+// Whether the entry trains with that optimizer (its `optimizers:` list names the optimizer's family, or it
+// has no list).
+bool trains_with(const StudySchedule& schedule, const StudyOptimizer& optimizer);
 
 // Reads and checks a study; `quick` applies its `quick:` section (smaller budget, fewer seeds...). Errors
 // name the file, line and key.

@@ -96,14 +96,30 @@ std::vector<PairedGap> paired_gaps(const Study& study, const StudyCurves& curves
     }
     groups[it->second].by_seed[run.seed] = &found->second;
   }
-  const auto same_setting = [](const Group& a, const Group& b) {
-    return a.first.global_batch == b.first.global_batch && a.first.optimizer.label == b.first.optimizer.label;
+  const auto same_setting = [&study](const Group& a, const Group& b) {
+    return a.first.global_batch == b.first.global_batch &&
+           a.first.optimizer.label == b.first.optimizer.label &&
+           stages_of(study, a.first.schedule) == stages_of(study, b.first.schedule);
   };
   std::vector<PairedGap> gaps;
   for (const Group& g : groups) {
     if (g.plain_flush || g.first.schedule.baseline) continue;
     const Group* reference = nullptr;
+    // A schedule that steps on fewer microbatches than its batch pairs with its step-rate baseline when the
+    // study has one: the same samples per step and the same microbatches in the same order.
+    const int per_step = microbatches_per_step(study, g.first.schedule);
+    const int m = g.first.schedule.microbatches;
     for (const Group& f : groups) {
+      if (f.first.schedule.baseline && per_step < m && f.first.schedule.microbatches == per_step &&
+          f.first.global_batch == g.first.global_batch / m * per_step &&
+          f.first.optimizer.label == g.first.optimizer.label &&
+          stages_of(study, f.first.schedule) == stages_of(study, g.first.schedule)) {
+        reference = &f;
+      }
+    }
+    const bool has_baseline = reference != nullptr;
+    for (const Group& f : groups) {
+      if (has_baseline) break;
       if (!f.plain_flush || !same_setting(f, g)) continue;
       if (reference == nullptr) reference = &f;
       if (f.first.schedule.microbatches == g.first.schedule.microbatches) {
@@ -133,7 +149,8 @@ std::string format_paired_gap_table(const std::vector<PairedGap>& gaps) {
       "Paired gaps: validation loss minus that of the flush it is paired with, seed by seed (the same seed "
       "draws the same weights and samples), in nats; mean ± sample standard deviation over the seeds. The "
       "noise floor is the gap between two flushes that compute the same thing with another m.\n\n"
-      "| B | schedule | optimizer | correction | paired with | seeds | gap at 1/4 | gap at 1/2 | final gap |\n"
+      "| B | schedule | optimizer | correction | paired with | seeds | gap at 1/4 | gap at 1/2 | final gap "
+      "|\n"
       "|---|---|---|---|---|---|---|---|---|\n";
   for (const PairedGap& g : gaps) {
     // The gap at the point nearest a fraction of the run, mean ± sd over seeds.
@@ -163,8 +180,8 @@ std::string paired_gap_csv(const std::vector<PairedGap>& gaps) {
     for (std::size_t s = 0; s < g.seeds.size(); ++s) {
       for (std::size_t i = 0; i < g.samples.size(); ++i) {
         out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9g}\n", g.global_batch, g.schedule, g.optimizer,
-                           g.correction, g.reference_schedule, g.noise_floor ? 1 : 0, g.seeds[s], g.samples[i],
-                           g.reference_steps[i], g.gap_by_seed[s][i]);
+                           g.correction, g.reference_schedule, g.noise_floor ? 1 : 0, g.seeds[s],
+                           g.samples[i], g.reference_steps[i], g.gap_by_seed[s][i]);
       }
     }
   }

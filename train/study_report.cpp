@@ -81,6 +81,7 @@ std::vector<GroupSummary> summarize_runs(const Study& study, const StudyCurves& 
       g.optimizer = run.optimizer.label;
       g.correction = executor::delay_correction_name(run.correction);
       g.synchronous = !is_asynchronous(study, run.schedule);
+      g.stages = stages_of(study, run.schedule);
       g.learning_rate = run.optimizer.learning_rate;
       g.swept = run.optimizer.swept && run.schedule.lr_sweep;
       groups.push_back(g);
@@ -117,7 +118,9 @@ std::vector<GroupSummary> summarize_runs(const Study& study, const StudyCurves& 
     for (GroupSummary& g : groups) {
       double fastest = kNaN;
       for (const GroupSummary& f : groups) {
-        if (!f.synchronous || f.global_batch != g.global_batch || f.optimizer != g.optimizer) continue;
+        if (!f.synchronous || f.global_batch != g.global_batch || f.optimizer != g.optimizer ||
+            f.stages != g.stages)
+          continue;
         const TargetSummary& ft = f.targets[i];
         if (ft.reached == f.seeds && !(ft.predicted_s_to_target >= fastest))
           fastest = ft.predicted_s_to_target;

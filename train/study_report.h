@@ -28,7 +28,7 @@ struct TargetSummary {
   double steps_to_target = 0;        // optimizer steps
   double predicted_s_to_target = 0;  // the simulator's clock on the target setting
   double measured_s_to_target = 0;   // the executor's compute time
-  // The fastest synchronous group's predicted time to the target at the same global batch and optimizer
+  // The fastest synchronous group's predicted time to the target at the same global batch, optimizer and N
   // over this group's (NaN unless both reached with every seed).
   double speedup_over_fastest_flush = 0;
 };
@@ -40,6 +40,7 @@ struct GroupSummary {
   std::string optimizer;
   std::string correction;
   bool synchronous = false;
+  int stages = 0;  // N
   int seeds = 0;
   std::vector<TargetSummary> targets;  // one per study target, in the study's order (the first leads)
   double final_val_loss = 0;           // mean over seeds

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "base/errors.h"
 #include "base/task_pool.h"
@@ -71,6 +72,8 @@ std::string StudyRun::hash(const Study& study) const {
                       study.stages, study.sample_budget, study.eval_every_samples, study.eval_every_steps,
                       study.validation_samples, study.warmup_fraction, study.floor_ratio);
   text += fmt::format("B={};schedule={};m={};", global_batch, schedule.request(), schedule.microbatches);
+  // Only with its own depth: without one the hash is as before.
+  if (schedule.stages > 0) text += fmt::format("N={};", schedule.stages);
   // Only with a delay mask: without one the hash (and the curves it lets a study resume) is as before.
   if (!schedule.delay_mask.empty()) text += fmt::format("delay={};", schedule.delay_mask);
   const executor::OptimizerConfig& o = optimizer.config;
@@ -143,6 +146,7 @@ std::vector<StudyRun> collect_runs(const Study& study, const StudyCurves& curves
     for (const StudySchedule& schedule : study.schedules) {
       const bool async = is_asynchronous(study, schedule);
       for (std::size_t o = 0; o < study.optimizers.size(); ++o) {
+        if (!trains_with(schedule, study.optimizers[o])) continue;
         for (executor::DelayCorrection correction : corrections_of(study, schedule)) {
           if (!async && correction != executor::DelayCorrection::kNone) continue;
           if (study.optimizers[o].swept && !schedule.lr_sweep) {
@@ -159,21 +163,25 @@ std::vector<StudyRun> collect_runs(const Study& study, const StudyCurves& curves
   // A flush at each asynchronous schedule's step batch (B' = B * per-step / m, m' = per-step): the same
   // optimizer steps per sample, the comparison that tells staleness from step rate. Once per (B', m'); at a
   // swept optimizer's chosen rate for B (the baseline does not sweep).
-  std::set<std::pair<int, int>> baselines;
+  std::set<std::tuple<int, int, int>> baselines;  // (B', m', N)
   for (int batch : study.global_batches) {
     for (const StudySchedule& schedule : study.schedules) {
       if (!is_asynchronous(study, schedule)) continue;
       const int per_step = microbatches_per_step(study, schedule);
       if (per_step >= schedule.microbatches) continue;
       const int step_batch = batch / schedule.microbatches * per_step;
-      if (!baselines.insert({step_batch, per_step}).second) continue;
+      if (!baselines.insert({step_batch, per_step, stages_of(study, schedule)}).second) continue;
       StudySchedule flush;
       flush.name = "1f1b-flush";
       flush.microbatches = per_step;
+      flush.stages = schedule.stages;
+      flush.optimizers = schedule.optimizers;
       flush.baseline = true;
       const std::size_t before = runs.size();
-      for (std::size_t o = 0; o < study.optimizers.size(); ++o)
-        add_unswept(batch, flush, executor::DelayCorrection::kNone, o);
+      for (std::size_t o = 0; o < study.optimizers.size(); ++o) {
+        if (trains_with(flush, study.optimizers[o]))
+          add_unswept(batch, flush, executor::DelayCorrection::kNone, o);
+      }
       for (std::size_t i = before; i < runs.size(); ++i) runs[i].global_batch = step_batch;
     }
   }
@@ -197,7 +205,7 @@ std::map<std::pair<int, std::string>, std::size_t> chosen_learning_rates(const S
       if (!schedule.lr_sweep) continue;
       for (std::size_t o = 0; o < study.optimizers.size(); ++o) {
         const StudyOptimizer& optimizer = study.optimizers[o];
-        if (!optimizer.swept) continue;
+        if (!optimizer.swept || !trains_with(schedule, optimizer)) continue;
         Tally& tally = tallies[{batch, optimizer.family}][o];
         for (std::uint64_t seed : study.seeds) {
           const StudyRun run{batch, schedule, optimizer, executor::DelayCorrection::kNone, seed};
@@ -259,7 +267,7 @@ std::int64_t run_samples(const Study& study, const StudyRun& run) {
 
 int microbatches_per_step(const Study& study, const StudySchedule& schedule) {
   PipelineSpec spec;
-  spec.devices = study.stages;
+  spec.devices = stages_of(study, schedule);
   spec.microbatches = schedule.microbatches;
   return make_schedule(schedule.name, params_of(study, schedule))->microbatches_per_step(spec);
 }
@@ -274,14 +282,15 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   const int m = run.schedule.microbatches;
   const std::int64_t total_samples = run_samples(study, run);
   std::vector<std::string> overrides = study.target_overrides;
-  overrides.push_back(fmt::format("pipeline.stages={}", study.stages));
+  const int devices = stages_of(study, run.schedule);
+  overrides.push_back(fmt::format("pipeline.stages={}", devices));
   overrides.push_back(fmt::format("pipeline.microbatches={}", m));
   overrides.push_back(fmt::format("pipeline.global_batch={}", run.global_batch));
   overrides.push_back(fmt::format("pipeline.batches={}", total_samples / run.global_batch));
   Scenario scenario = load_scenario(resolve(study), overrides);
   scenario.schedules.clear();
   const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
-  const int stages = make_schedule(request.name, request.params)->layout(study.stages).stages;
+  const int stages = make_schedule(request.name, request.params)->layout(devices).stages;
 
   ExecuteOptions options;
   options.one_step_delayed = run.schedule.one_step_delayed;

@@ -74,16 +74,42 @@ TEST(StudyGaps, EachGroupPairsWithTheFlushAtItsMSeedBySeed) {
   EXPECT_EQ(floor.reference_schedule, "1f1b-flush m=4");
   EXPECT_NEAR(floor.final_mean, (0.0 - 0.1) / 2, 1e-12);  // 2.0 - 2.0 and 2.2 - 2.3
   const std::string table = format_paired_gap_table(gaps);
-  EXPECT_NE(table.find("| 16 | paci:accumulation=4 m=4 | adamw | none | 1f1b-flush m=4 | 2 | "), std::string::npos)
+  EXPECT_NE(table.find("| 16 | paci:accumulation=4 m=4 | adamw | none | 1f1b-flush m=4 | 2 | "),
+            std::string::npos)
       << table;
   EXPECT_NE(table.find("+0.3000 ± 0.1414 (4 steps) |"), std::string::npos) << table;
   EXPECT_NE(table.find("1f1b-flush m=4 (noise floor)"), std::string::npos) << table;
   const std::string csv = paired_gap_csv(gaps);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "global_batch,schedule,optimizer,correction,paired_with,noise_floor,seed,samples,reference_steps,gap");
-  EXPECT_NE(csv.find("16,paci:accumulation=4 m=4,adamw,none,1f1b-flush m=4,0,2,64,4,0.2"), std::string::npos) << csv;
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "global_batch,schedule,optimizer,correction,paired_with,noise_floor,seed,samples,reference_steps,gap");
+  EXPECT_NE(csv.find("16,paci:accumulation=4 m=4,adamw,none,1f1b-flush m=4,0,2,64,4,0.2"), std::string::npos)
+      << csv;
   // 3 pairs x 2 seeds x 3 points, and the header.
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 19);
+}
+
+TEST(StudyGaps, APerMicrobatchStepperPairsWithItsStepRateBaseline) {
+  std::string text = kStudy;
+  text.replace(text.find("  - {name: paci"),
+               std::string("  - {name: paci, accumulation: 4, microbatches: 4}\n").size(),
+               "  - {name: pipedream, microbatches: 4}\n");
+  text += "same_step_rate_flush: true\n";
+  const Study study = parse_study(text, "s.yaml", false);
+  const std::vector<StudyRun> runs = study_runs(study);
+  ASSERT_EQ(runs.size(), 10U);  // flush m=2, m=4, pipedream m=4, 2bw m=8, then the baseline at B = 4, m = 1
+  EXPECT_EQ(runs[8].key(), "B=4 1f1b-flush m=1 step-rate-baseline adamw none seed=1");
+  StudyCurves curves;
+  for (const StudyRun& run : runs) curves[run.key()] = losses(4, 3, 2);
+  curves[runs[4].key()] = losses(4, 3.5, 2.5);  // pipedream seed 1
+  curves[runs[8].key()] = losses(4, 3.0, 2.1);  // its baseline: +0.4 at the end, a step per 4 samples
+  for (CurvePoint& p : curves[runs[8].key()]) p.steps = p.samples / 4;
+  const std::vector<PairedGap> gaps = paired_gaps(study, curves);
+  ASSERT_FALSE(gaps.empty());
+  EXPECT_EQ(gaps[0].schedule, "pipedream m=4");
+  EXPECT_EQ(gaps[0].reference_schedule, "1f1b-flush m=1 step-rate-baseline");
+  EXPECT_NEAR(gaps[0].gap_by_seed[0].back(), 0.4, 1e-12);
+  EXPECT_EQ(gaps[0].reference_steps.back(), 16);  // the baseline's steps: 64 samples of B = 4
 }
 
 TEST(StudyGaps, NothingToPairGivesNoTable) {

@@ -696,6 +696,51 @@ TEST(StudyRunner, ASweptStudyTrainsItsSweepThenTheRestAndResumes) {
   EXPECT_EQ(second.runs_executed, 0);
 }
 
+TEST(StudyConfig, AnEntryMayNameItsOwnDepthAndOptimizers) {
+  std::string text =
+      replaced(kTinyStudy, "  - {name: adamw, lr: 0.01}",
+               "  - {name: adamw, lr: 0.01}\n  - {name: adamw, label: adamw-b1-0.5, lr: 0.01, beta1: 0.5}");
+  text = replaced(text, "  - {name: pipedream-2bw, microbatches: 2}",
+                  "  - {name: pipedream-2bw, microbatches: 2, optimizers: [adamw-b1-0.5]}\n"
+                  "  - {name: pipedream, microbatches: 4, stages: 4, corrections: [none]}");
+  text = replaced(text, "corrections: [none, error-feedback]",
+                  "corrections: [none, error-feedback]\nsame_step_rate_flush: true");
+  const Study study = parse_study(text, "s.yaml", false);
+  EXPECT_EQ(stages_of(study, study.schedules[0]), 2);
+  EXPECT_EQ(stages_of(study, study.schedules[2]), 4);
+  const std::vector<StudyRun> runs = study_runs(study);
+  std::vector<std::string> groups;
+  for (const StudyRun& run : runs) {
+    if (run.seed == 1) groups.push_back(run.group());
+  }
+  // The flush with both optimizers; 2BW with the one it names (both corrections); PipeDream at N = 4 with
+  // both; its step-rate baseline at N = 4 too.
+  EXPECT_EQ(groups, (std::vector<std::string>{
+                        "B=16 1f1b-flush m=2 adamw none",
+                        "B=16 1f1b-flush m=2 adamw-b1-0.5 none",
+                        "B=16 pipedream-2bw m=2 adamw-b1-0.5 none",
+                        "B=16 pipedream-2bw m=2 adamw-b1-0.5 error-feedback",
+                        "B=16 pipedream m=4 N=4 adamw none",
+                        "B=16 pipedream m=4 N=4 adamw-b1-0.5 none",
+                        "B=4 1f1b-flush m=1 N=4 step-rate-baseline adamw none",
+                        "B=4 1f1b-flush m=1 N=4 step-rate-baseline adamw-b1-0.5 none",
+                    }));
+  EXPECT_EQ(microbatches_per_step(study, study.schedules[2]), 1);
+  // Its own depth changes its hash; the others' hashes do not move.
+  StudyRun deeper = runs.at(8);
+  const std::string hash = deeper.hash(study);
+  deeper.schedule.stages = 8;
+  EXPECT_NE(deeper.hash(study), hash);
+  // A PipeDream run at N = 4 trains: four stages' worth of units, a point per step of B = 4 samples.
+  const std::vector<CurvePoint> points = train_study_run(study, runs.at(8));
+  EXPECT_EQ(points.back().samples, 64);
+  EXPECT_NE(expect_input_error(replaced(text, "optimizers: [adamw-b1-0.5]", "optimizers: [adamw-b1]"))
+                .find("schedules[1].optimizers[0]"),
+            std::string::npos);
+  EXPECT_NE(expect_input_error(replaced(text, "stages: 4,", "stages: 0,")).find("schedules[2].stages"),
+            std::string::npos);
+}
+
 TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSchedules) {
   const auto with_mask = [](const std::string& schedule) {
     return replaced(kTinyStudy, "{name: 1f1b-flush, microbatches: 2}", schedule);
