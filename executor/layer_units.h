@@ -46,6 +46,8 @@ class LayerUnit {
                                    UnitCache<T>& cache) const = 0;
   // Adds dL/d(params) to grads. Reads no weights, only what backward_input left.
   virtual void backward_weight(const UnitCache<T>& cache, std::span<T> grads) const = 0;
+  // What the unit computes, for dumps (README "Numerics dumps" states each kind's formula).
+  virtual const char* kind() const = 0;
   // The unit's tensors in its flat parameters (for the optimizers). A unit that does not say is treated as
   // one vector: AdamW everywhere, no weight decay.
   virtual std::vector<ParameterBlock> parameter_blocks() const {
@@ -76,6 +78,7 @@ void initialize_layer_norm(std::span<T> gamma_beta, std::uint64_t seed, std::uin
 template <typename T>
 class LinearUnit final : public LayerUnit<T> {
  public:
+  const char* kind() const override { return "linear"; }
   // role: what the weight matrix is to the optimizers (the input projection, a hidden matrix, the head).
   LinearUnit(int in, int out, ParameterRole role = ParameterRole::kMatrix)
       : in_(in), out_(out), role_(role) {}
@@ -99,8 +102,9 @@ class LinearUnit final : public LayerUnit<T> {
     affine_weight_grad(cache.saved[0], cache.saved[1], grads.data(), grads.data() + weight_count());
   }
   std::vector<ParameterBlock> parameter_blocks() const override {
-    return {{.offset = 0, .rows = in_, .cols = out_, .role = role_},
-            {.offset = weight_count(), .rows = 1, .cols = out_, .role = ParameterRole::kVector}};
+    return {
+        {.offset = 0, .rows = in_, .cols = out_, .role = role_, .name = "weight"},
+        {.offset = weight_count(), .rows = 1, .cols = out_, .role = ParameterRole::kVector, .name = "bias"}};
   }
 
  private:
@@ -178,12 +182,13 @@ class PreNormResidualUnit : public LayerUnit<T> {
   }
   std::vector<ParameterBlock> parameter_blocks() const override {
     using enum ParameterRole;
-    return {{.offset = 0, .rows = 1, .cols = d_, .role = kVector},
-            {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector},
-            {.offset = offset_w_in(), .rows = d_, .cols = inner_, .role = kMatrix},
-            {.offset = offset_b_in(), .rows = 1, .cols = inner_, .role = kVector},
-            {.offset = offset_w_out(), .rows = middle_, .cols = d_, .role = kMatrix},
-            {.offset = offset_b_out(), .rows = 1, .cols = d_, .role = kVector}};
+    return {
+        {.offset = 0, .rows = 1, .cols = d_, .role = kVector, .name = "ln.gamma"},
+        {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector, .name = "ln.beta"},
+        {.offset = offset_w_in(), .rows = d_, .cols = inner_, .role = kMatrix, .name = "w_in"},
+        {.offset = offset_b_in(), .rows = 1, .cols = inner_, .role = kVector, .name = "b_in"},
+        {.offset = offset_w_out(), .rows = middle_, .cols = d_, .role = kMatrix, .name = "w_out"},
+        {.offset = offset_b_out(), .rows = 1, .cols = d_, .role = kVector, .name = "b_out"}};
   }
 
  protected:
@@ -208,6 +213,7 @@ class PreNormResidualUnit : public LayerUnit<T> {
 template <typename T>
 class ResidualMlpUnit final : public PreNormResidualUnit<T> {
  public:
+  const char* kind() const override { return "residual_mlp"; }
   ResidualMlpUnit(int width, int hidden) : PreNormResidualUnit<T>(width, hidden, hidden), h_(hidden) {}
 
  protected:

@@ -92,6 +92,10 @@ class StageModel {
     first_unit_ = first;
   }
   std::size_t parameter_count() const { return parameter_count_; }
+  int first_unit() const { return first_unit_; }
+  int unit_count() const { return static_cast<int>(units_.size()); }
+  // Where the stage's u-th unit starts in its flat parameters.
+  std::size_t unit_offset(int u) const { return offsets_[u]; }
   std::vector<ParameterBlock> parameter_blocks() const {
     std::vector<ParameterBlock> blocks;
     for (std::size_t u = 0; u < units_.size(); ++u)

@@ -29,6 +29,9 @@ enum class EmbeddingLayout : std::uint8_t {
 template <typename T>
 class EmbeddingUnit final : public LayerUnit<T> {
  public:
+  const char* kind() const override {
+    return layout_ == EmbeddingLayout::kTokenRows ? "token_position_embedding" : "concatenated_embedding";
+  }
   EmbeddingUnit(int vocab, int width, int context, EmbeddingLayout layout)
       : vocab_(vocab), d_(width), context_(context), layout_(layout) {}
   int input_width() const override { return context_; }
@@ -48,10 +51,13 @@ class EmbeddingUnit final : public LayerUnit<T> {
   // Both tables are embeddings: Muon leaves them to its AdamW part.
   std::vector<ParameterBlock> parameter_blocks() const override {
     std::vector<ParameterBlock> blocks{
-        {.offset = 0, .rows = vocab_, .cols = d_, .role = ParameterRole::kEmbedding}};
+        {.offset = 0, .rows = vocab_, .cols = d_, .role = ParameterRole::kEmbedding, .name = "token_table"}};
     if (layout_ == EmbeddingLayout::kTokenRows) {
-      blocks.push_back(
-          {.offset = token_table_size(), .rows = context_, .cols = d_, .role = ParameterRole::kEmbedding});
+      blocks.push_back({.offset = token_table_size(),
+                        .rows = context_,
+                        .cols = d_,
+                        .role = ParameterRole::kEmbedding,
+                        .name = "position_table"});
     }
     return blocks;
   }
@@ -111,6 +117,7 @@ class EmbeddingUnit final : public LayerUnit<T> {
 template <typename T>
 class CausalSelfAttentionUnit final : public PreNormResidualUnit<T> {
  public:
+  const char* kind() const override { return "causal_self_attention"; }
   CausalSelfAttentionUnit(int width, int heads, int context)
       : PreNormResidualUnit<T>(width, 3 * width, width), d_(width), heads_(heads), context_(context) {
     if (heads < 1 || width % heads != 0) throw std::invalid_argument("width must be a multiple of heads");
@@ -217,6 +224,7 @@ class CausalSelfAttentionUnit final : public PreNormResidualUnit<T> {
 template <typename T>
 class NormHeadUnit final : public LayerUnit<T> {
  public:
+  const char* kind() const override { return "layer_norm_head"; }
   NormHeadUnit(int width, int classes) : d_(width), classes_(classes) {}
   int input_width() const override { return d_; }
   int output_width() const override { return classes_; }
@@ -253,10 +261,11 @@ class NormHeadUnit final : public LayerUnit<T> {
   }
   std::vector<ParameterBlock> parameter_blocks() const override {
     using enum ParameterRole;
-    return {{.offset = 0, .rows = 1, .cols = d_, .role = kVector},
-            {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector},
-            {.offset = offset_w(), .rows = d_, .cols = classes_, .role = kHead},
-            {.offset = offset_b(), .rows = 1, .cols = classes_, .role = kVector}};
+    return {
+        {.offset = 0, .rows = 1, .cols = d_, .role = kVector, .name = "ln.gamma"},
+        {.offset = static_cast<std::size_t>(d_), .rows = 1, .cols = d_, .role = kVector, .name = "ln.beta"},
+        {.offset = offset_w(), .rows = d_, .cols = classes_, .role = kHead, .name = "weight"},
+        {.offset = offset_b(), .rows = 1, .cols = classes_, .role = kVector, .name = "bias"}};
   }
 
  private:

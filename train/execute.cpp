@@ -135,6 +135,15 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
         executor::evaluate(model, stage_parameters, setup, options.validation_samples);
     run.evaluations.push_back({batch, e.loss, e.accuracy});
   };
+  const NumericsDumpOptions& dump = options.dump;
+  if (dump.any() && options.mode != ExecuteMode::kReplay)
+    throw InputError("the numerics dumps (--dump-init, --dump-batches) need replay mode");
+  if (!dump.weights_at_steps.empty() && dump.init_dir.empty())
+    throw InputError("--dump-weights-at writes beside the initial weights: give --dump-init DIR as well");
+  if (!dump.init_dir.empty()) {
+    write_numerics_init(dump.init_dir, setup, model, run.label, run.spec.batches, dump.weights_at_steps);
+  }
+  if (!dump.batches_dir.empty()) write_numerics_batches(dump.batches_dir, setup, run.spec.batches);
   if (options.mode == ExecuteMode::kReplay) {
     const std::unique_ptr<CommModel> comm = resolved.make_comm();
     // Held-out evaluations of every eval_every_batches-th batch and of the last, each once every stage has
@@ -143,9 +152,21 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
     const int m = run.spec.microbatches;
     const int every = options.eval_every_batches;
     int batches_applied = 0;
+    std::vector<int> last_step(layout.stages, 0);  // optimizer steps each stage took (with --dump-weights-at)
     const executor::ReplayObserver observer = [&](const OpRecord& op,
                                                   const executor::WorkerNumerics& numerics) {
       if (options.observer) options.observer(op, numerics);
+      if (op.action.kind == OpKind::U && !dump.weights_at_steps.empty()) {
+        // The stage's weights after its K-th step, as that step leaves them.
+        const int stage = op.action.stage;
+        const int steps = numerics.optimizer_steps(stage);
+        if (std::find(dump.weights_at_steps.begin(), dump.weights_at_steps.end(), steps) !=
+                dump.weights_at_steps.end() &&
+            stage < layout.stages_per_pipeline()) {
+          write_numerics_stage_weights(dump.init_dir, steps, model, stage, numerics.parameters(stage));
+        }
+        last_step[stage] = std::max(last_step[stage], steps);
+      }
       if (every < 0 || op.action.kind != OpKind::U) return;
       std::int64_t applied = numerics.applied_microbatches(0);
       for (int s = 1; s < layout.stages_per_pipeline(); ++s)
@@ -170,6 +191,14 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
       run.result = executor::execute_replay(plan, measured, *comm2, setup, observer);
     } else {
       run.result = executor::execute_replay(plan, *costs, *comm, setup, observer);
+    }
+    for (int step : dump.weights_at_steps) {
+      for (int s = 0; s < layout.stages_per_pipeline(); ++s) {
+        if (step > last_step[s]) {
+          throw InputError(fmt::format("--dump-weights-at {}: stage {} took {} optimizer steps in this run",
+                                       step, s + 1, last_step[s]));
+        }
+      }
     }
   } else if (options.transport == ExecuteTransport::kMpi) {
 #ifdef PIPESIM_HAS_MPI

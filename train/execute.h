@@ -9,6 +9,7 @@
 #include "io/scenario.h"
 #include "schedules/guarantees.h"
 #include "schedules/schedule.h"
+#include "train/numerics_dump.h"
 
 namespace pipesim {
 
@@ -33,6 +34,9 @@ struct ExecuteOptions {
   // Stages that take a one-step-delayed gradient (a study's delay mask; synchronous schedules only): empty
   // for none, else one flag per stage of the schedule's layout.
   std::vector<bool> one_step_delayed;
+  // Replay mode: the initial weights, the microbatches and the weights after chosen steps as .npy files
+  // (train/numerics_dump.h).
+  NumericsDumpOptions dump;
 };
 
 // A held-out evaluation along a run: after the forward of batch `batch`'s last microbatch on the last stage,

@@ -169,16 +169,10 @@ std::vector<StudyOptimizer> read_optimizer(const YamlReader& reader, const YAML:
     }
   }
   const std::string name = reader.get_choice(node["name"], key + ".name", executor::optimizer_kind_names());
-  out.config.kind = executor::parse_optimizer_kind(name);
+  // Each optimizer's published defaults where they differ from AdamW's (beta1 0.9, beta2 0.95).
+  out.config = executor::optimizer_with_defaults(executor::parse_optimizer_kind(name));
   out.family = node["label"] ? reader.get_string(node["label"], key + ".label") : name;
   out.label = out.family;
-  // Each optimizer's published defaults where they differ from AdamW's (beta1 0.9, beta2 0.95).
-  if (out.config.kind == executor::OptimizerKind::kMuon) out.config.momentum = 0.95F;
-  if (out.config.kind == executor::OptimizerKind::kLion) out.config.beta2 = 0.99F;
-  if (out.config.kind == executor::OptimizerKind::kAdan) {
-    out.config.beta1 = 0.98F;
-    out.config.beta2 = 0.92F;
-  }
   auto optional_float = [&](const char* k, float& into, double min_value) {
     if (node[k]) into = static_cast<float>(reader.get_double(node[k], key + "." + k, min_value));
   };

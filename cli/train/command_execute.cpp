@@ -36,6 +36,9 @@ struct ExecuteArgs {
   int eval_every = 0;
   int validation_samples = 256;
   std::vector<std::string> overrides;
+  NumericsDumpOptions dump;
+  std::string optimizer = "sgd";
+  double weight_decay = 0;
   ExecutorSection flags;  // the model options given on the command line, over the scenario's `executor:`
 };
 
@@ -50,9 +53,12 @@ void execute(const ExecuteArgs& args) {
   ExecutorSection section = scenario.executor;
   section.overlay(args.flags);
   options.setup = executor::training_setup_for(section, {});
+  options.setup.optimizer = executor::optimizer_with_defaults(executor::parse_optimizer_kind(args.optimizer));
+  options.setup.optimizer.weight_decay = static_cast<float>(args.weight_decay);
   options.measured_clock = args.clock == "measured";
   options.eval_every_batches = args.eval_every;
   options.validation_samples = args.validation_samples;
+  options.dump = args.dump;
   if (args.transport == "mpi" && options.mode != ExecuteMode::kReal)
     throw InputError("--transport mpi runs real mode only: add --mode real");
 #ifdef PIPESIM_HAS_MPI
@@ -74,7 +80,13 @@ void execute(const ExecuteArgs& args) {
   std::string curves = training_curve_csv_header();
   table << fmt::format("{:<32} {:>6} {:>12} {:>12} {:>8} {:>10} {:>10} {:>10}\n", "schedule", "mode",
                        "makespan_ms", "samples/s", "bubble %", "loss_first", "loss_last", "val_loss");
-  for (const ScheduleRequest& request : select_schedules(scenario, args.schedules)) {
+  const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
+  if (args.dump.any() && requests.size() != 1) {
+    throw InputError(fmt::format(
+        "the numerics dumps describe one run: choose one schedule with --schedules (the scenario gives {})",
+        requests.size()));
+  }
+  for (const ScheduleRequest& request : requests) {
     const ExecutedSchedule run = execute_schedule(scenario, request, options);
     if (!writes_outputs) continue;  // an mpi rank other than 0: its part of the run went to rank 0
     nlohmann::json summary = execution_summary(run);
@@ -148,6 +160,26 @@ void add_execute_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=8");
+  cmd->add_option(
+      "--dump-init", args->dump.init_dir,
+      "replay mode, one schedule: write DIR/manifest.json (the model's units, tensors, shapes and "
+      "conventions, the update rule, every step's learning rate) and the initial weights as .npy "
+      "(DIR/init/unitNN.NAME.npy)");
+  cmd->add_option("--dump-batches", args->dump.batches_dir,
+                  "replay mode, one schedule: write every microbatch the run trains on (DIR/stepKKKK-mbJJ-"
+                  "inputs.npy and -labels.npy, index in DIR/batches.json)");
+  cmd->add_option("--dump-weights-at", args->dump.weights_at_steps,
+                  "with --dump-init: write each stage's weights after its K-th optimizer step to "
+                  "DIR/weights-step-K/ (repeatable)")
+      ->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--optimizer", args->optimizer,
+                  "the update rule: sgd (plain, the default), adamw, nadam, muon, lion or adan, at --lr with "
+                  "each optimizer's published betas")
+      ->check(CLI::IsMember(executor::optimizer_kind_names()))
+      ->capture_default_str();
+  cmd->add_option("--weight-decay", args->weight_decay, "decoupled weight decay on matrices (0: none)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   add_executor_flags(cmd, args->flags);
   cmd->callback([args] { execute(*args); });
 }

@@ -41,6 +41,18 @@ float LrSchedule::at(float peak, std::int64_t applied_microbatches) const {
   return static_cast<float>(peak * (floor_ratio + (1.0 - floor_ratio) * cosine));
 }
 
+OptimizerConfig optimizer_with_defaults(OptimizerKind kind) {
+  OptimizerConfig config;
+  config.kind = kind;
+  if (kind == OptimizerKind::kMuon) config.momentum = 0.95F;
+  if (kind == OptimizerKind::kLion) config.beta2 = 0.99F;
+  if (kind == OptimizerKind::kAdan) {
+    config.beta1 = 0.98F;
+    config.beta2 = 0.92F;
+  }
+  return config;
+}
+
 OptimizerKind parse_optimizer_kind(const std::string& name) {
   return parse_in(optimizer_names(), name, "optimizer");
 }

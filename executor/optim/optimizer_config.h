@@ -45,6 +45,9 @@ OptimizerKind parse_optimizer_kind(const std::string& name);  // throws std::inv
 std::string optimizer_kind_name(OptimizerKind kind);
 DelayCorrection parse_delay_correction(const std::string& name);  // throws std::invalid_argument
 std::string delay_correction_name(DelayCorrection correction);
+// The optimizer with its authors' defaults where they differ from the struct's (AdamW's beta1 0.9, beta2
+// 0.95): Muon's momentum 0.95, Lion's beta2 0.99, Adan's betas 0.98 and 0.92.
+OptimizerConfig optimizer_with_defaults(OptimizerKind kind);
 std::vector<std::string> optimizer_kind_names();    // sgd, adamw, nadam, muon
 std::vector<std::string> delay_correction_names();  // none, error-feedback, weight-prediction
 

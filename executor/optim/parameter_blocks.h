@@ -21,6 +21,7 @@ struct ParameterBlock {
   int rows = 1;
   int cols = 0;
   ParameterRole role = ParameterRole::kVector;
+  const char* name = "values";  // within its unit, for dumps: "weight", "ln.gamma", "w_in" ...
   std::size_t size() const { return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols); }
   bool is_matrix() const { return role != ParameterRole::kVector; }
 };
