@@ -9,7 +9,8 @@ schedules trained at. Input: the CSV that pipesim train writes, e.g.
 
     pipesim train studies/one-step-delay.yaml --out results
     plots/study.py results/one-step-delay.csv -o results/one-step-delay
-    (writes results/one-step-delay-samples.png, -time.png, -speedup.png and, with gaps, -gaps.png)
+    (writes results/one-step-delay-samples.png, -time.png, -speedup.png and, with gaps, -gaps.png and
+    -gap-vs-delay.png: the final gap against the schedules' largest drift and staleness)
 """
 import argparse
 import csv
@@ -79,12 +80,12 @@ def without_other_rates(groups):
 
 
 def read_gaps(path):
-    """{(B, schedule, optimizer, correction, paired_with, noise_floor): {seed: [(steps, gap)]}}."""
+    """{(B, schedule, optimizer, correction, paired_with, noise_floor, delta_max, tau_max): {seed: [(steps, gap)]}}."""
     gaps = OrderedDict()
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             key = (int(r["global_batch"]), r["schedule"], r["optimizer"], r["correction"], r["paired_with"],
-                   r["noise_floor"] == "1")
+                   r["noise_floor"] == "1", int(r["delta_max"]), int(r["tau_max"]))
             gaps.setdefault(key, defaultdict(list))[r["seed"]].append((int(r["reference_steps"]), float(r["gap"])))
     return gaps
 
@@ -125,6 +126,22 @@ def plot_gaps(path, output):
         ax.set_title(f"global batch {b}: paired per-seed gap (band: seeds' range)")
         ax.legend(fontsize=6)
     save(fig, f"{output}-gaps.png")
+    # The final paired gap (mean ± sd over seeds) against the schedule's largest drift and staleness.
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), squeeze=False)
+    for ax, column, name in ((axes[0][0], 6, "largest weight-version drift Δ_max"),
+                             (axes[0][1], 7, "largest gradient staleness τ_max")):
+        for k, seeds in gaps.items():
+            finals = [c[-1][1] for c in seeds.values()]
+            mean = sum(finals) / len(finals)
+            sd = math.sqrt(sum((x - mean) ** 2 for x in finals) / (len(finals) - 1)) if len(finals) > 1 else 0
+            text = f"B={k[0]} {k[1]} {k[2]}" + ("" if k[3] == "none" else f" +{k[3]}")
+            ax.errorbar([k[column]], [mean], yerr=[sd], fmt="o" if not k[5] else "s", capsize=3,
+                        label=text + (" (noise floor)" if k[5] else ""))
+        ax.axhline(0.0, color="black", linewidth=0.6)
+        ax.set_xlabel(name + " (the simulator's)")
+        ax.set_ylabel("final validation loss gap to the paired flush (nats)")
+        ax.legend(fontsize=5)
+    save(fig, f"{output}-gap-vs-delay.png")
 
 
 def depth(schedule):

@@ -18,7 +18,8 @@ namespace pipesim {
 
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "the .npy files are written little-endian as stored");
+static_assert(std::endian::native == std::endian::little,
+              "the .npy files are written little-endian as stored");
 
 // Bytes to a file, written beside it and renamed over it (a kill never leaves half a file under the name).
 void write_bytes(const std::string& path, const std::string& bytes) {
@@ -96,7 +97,9 @@ void for_each_tensor(const executor::StagedModel& model, int stage, std::span<co
   }
 }
 
-std::string tensor_file(int unit, const char* name) { return fmt::format("unit{:02d}.{}.npy", unit, name); }
+std::string tensor_file(int unit, const char* name) {
+  return fmt::format("unit{:02d}.{}.npy", unit, name);
+}
 
 std::vector<int> tensor_shape(const executor::ParameterBlock& b) {
   return b.rows == 1 ? std::vector<int>{b.cols} : std::vector<int>{b.rows, b.cols};
@@ -120,25 +123,24 @@ void write_numerics_init(const std::string& dir, const executor::TrainingSetup& 
   for (int stage = 0; stage < static_cast<int>(model.stages.size()); ++stage) {
     std::span<const float> init(model.initial_parameters[stage]);
     int current = -1;
-    for_each_tensor(model, stage, init,
-                    [&](int unit, const executor::LayerUnit<float>& layer, const executor::ParameterBlock& b,
-                        std::span<const float> values) {
-                      if (unit != current) {
-                        units.push_back({{"index", unit},
-                                         {"kind", layer.kind()},
-                                         {"stage", stage + 1},
-                                         {"input_width", layer.input_width()},
-                                         {"output_width", layer.output_width()},
-                                         {"tensors", nlohmann::json::array()}});
-                        current = unit;
-                      }
-                      const std::string file = tensor_file(unit, b.name);
-                      units.back()["tensors"].push_back({{"name", b.name},
-                                                         {"shape", tensor_shape(b)},
-                                                         {"role", role_name(b.role)},
-                                                         {"file", file}});
-                      write_npy(dir + "/init/" + file, values, tensor_shape(b));
-                    });
+    for_each_tensor(
+        model, stage, init,
+        [&](int unit, const executor::LayerUnit<float>& layer, const executor::ParameterBlock& b,
+            std::span<const float> values) {
+          if (unit != current) {
+            units.push_back({{"index", unit},
+                             {"kind", layer.kind()},
+                             {"stage", stage + 1},
+                             {"input_width", layer.input_width()},
+                             {"output_width", layer.output_width()},
+                             {"tensors", nlohmann::json::array()}});
+            current = unit;
+          }
+          const std::string file = tensor_file(unit, b.name);
+          units.back()["tensors"].push_back(
+              {{"name", b.name}, {"shape", tensor_shape(b)}, {"role", role_name(b.role)}, {"file", file}});
+          write_npy(dir + "/init/" + file, values, tensor_shape(b));
+        });
   }
   const int m = setup.microbatches_per_batch;
   nlohmann::json rates = nlohmann::json::array();
@@ -161,8 +163,9 @@ void write_numerics_init(const std::string& dir, const executor::TrainingSetup& 
       {"conventions",
        {{"dtype", "float32 little-endian (.npy '<f4'); labels int32 ('<i4')"},
         {"matrix", "rows = fan-in, cols = fan-out: y = x W + b"},
-        {"layer_norm", fmt::format("(x - mean) / sqrt(var + {:g}) * gamma + beta, biased variance over the row",
-                                   executor::kLayerNormEpsilon)},
+        {"layer_norm",
+         fmt::format("(x - mean) / sqrt(var + {:g}) * gamma + beta, biased variance over the row",
+                     executor::kLayerNormEpsilon)},
         {"gelu", "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))"},
         {"residual_mlp", "y = x + gelu(LN(x) w_in + b_in) w_out + b_out"},
         {"causal_self_attention",
@@ -173,7 +176,8 @@ void write_numerics_init(const std::string& dir, const executor::TrainingSetup& 
         {"concatenated_embedding", "row = the context's token_table rows side by side"},
         {"loss", "mean softmax cross-entropy over a microbatch's rows (tokens for the GPT)"},
         {"update",
-         "a stage's step takes the mean of the gradients of the microbatches it applies (summed in microbatch "
+         "a stage's step takes the mean of the gradients of the microbatches it applies (summed in "
+         "microbatch "
          "order), the optimizer's direction u, then W -= lr u (decoupled weight decay on matrices, "
          "embeddings and the head is inside u: u += weight_decay W)"}}},
       {"training",
@@ -213,9 +217,12 @@ void write_numerics_batches(const std::string& dir, const executor::TrainingSetu
     for (int j = 0; j < setup.microbatches_per_batch; ++j) {
       const executor::Microbatch<float> mb = executor::training_microbatch(setup, k, j);
       const std::string stem = fmt::format("step{:04d}-mb{:02d}", k, j);
-      write_npy(fmt::format("{}/{}-inputs.npy", dir, stem), mb.inputs.values, {mb.inputs.rows, mb.inputs.cols});
+      write_npy(fmt::format("{}/{}-inputs.npy", dir, stem), mb.inputs.values,
+                {mb.inputs.rows, mb.inputs.cols});
       write_npy(fmt::format("{}/{}-labels.npy", dir, stem), mb.labels, {static_cast<int>(mb.labels.size())});
-      files.push_back({{"step", k}, {"microbatch", j}, {"inputs", stem + "-inputs.npy"},
+      files.push_back({{"step", k},
+                       {"microbatch", j},
+                       {"inputs", stem + "-inputs.npy"},
                        {"labels", stem + "-labels.npy"}});
     }
   }
@@ -228,13 +235,13 @@ void write_numerics_batches(const std::string& dir, const executor::TrainingSetu
   write_bytes(dir + "/batches.json", index.dump(2) + "\n");
 }
 
-void write_numerics_stage_weights(const std::string& dir, int step, const executor::StagedModel& model, int stage,
-                                  std::span<const float> parameters) {
+void write_numerics_stage_weights(const std::string& dir, int step, const executor::StagedModel& model,
+                                  int stage, std::span<const float> parameters) {
   for_each_tensor(model, stage, parameters,
                   [&](int unit, const executor::LayerUnit<float>&, const executor::ParameterBlock& b,
                       std::span<const float> values) {
-                    write_npy(fmt::format("{}/weights-step-{}/{}", dir, step, tensor_file(unit, b.name)), values,
-                              tensor_shape(b));
+                    write_npy(fmt::format("{}/weights-step-{}/{}", dir, step, tensor_file(unit, b.name)),
+                              values, tensor_shape(b));
                   });
 }
 

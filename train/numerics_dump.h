@@ -2,8 +2,9 @@
 // Numerics anyone can check (`pipesim execute --dump-init DIR --dump-batches DIR --dump-weights-at STEP`):
 // the model's initial weights, the microbatches a run trains on and the weights after chosen optimizer steps,
 // as little-endian .npy files with a manifest (manifest.json: the model, its units in order with their
-// tensors, names, shapes and roles, the conventions the numerics follow, the update rule and the learning rate
-// of every step), so that an independent implementation can start from the same weights and data and compare.
+// tensors, names, shapes and roles, the conventions the numerics follow, the update rule and the learning
+// rate of every step), so that an independent implementation can start from the same weights and data and
+// compare.
 #include <span>
 #include <string>
 #include <vector>
@@ -31,7 +32,7 @@ void write_numerics_init(const std::string& dir, const executor::TrainingSetup& 
 // Microbatch j of step k as the run trains it: stepKKKK-mbJJ-inputs.npy and -labels.npy, and batches.json.
 void write_numerics_batches(const std::string& dir, const executor::TrainingSetup& setup, int batches);
 // Stage `stage`'s weights after its `step`-th optimizer step: weights-step-K/unitNN.NAME.npy for its units.
-void write_numerics_stage_weights(const std::string& dir, int step, const executor::StagedModel& model, int stage,
-                                  std::span<const float> parameters);
+void write_numerics_stage_weights(const std::string& dir, int step, const executor::StagedModel& model,
+                                  int stage, std::span<const float> parameters);
 
 }  // namespace pipesim

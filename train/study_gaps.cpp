@@ -28,8 +28,12 @@ double sample_sd(const std::vector<double>& values) {
   return std::sqrt(squares / static_cast<double>(values.size() - 1));
 }
 
-std::optional<PairedGap> pair(const Group& group, const Group& reference, bool noise_floor) {
+std::optional<PairedGap> pair(const Study& study, const Group& group, const Group& reference,
+                              bool noise_floor) {
   PairedGap gap;
+  const DelayFigures delays = largest_delays(study, group.first);
+  gap.delta_max = delays.drift_max;
+  gap.tau_max = delays.staleness_max;
   gap.global_batch = group.first.global_batch;
   gap.schedule = group.first.schedule.label();
   gap.optimizer = group.first.optimizer.label;
@@ -128,7 +132,7 @@ std::vector<PairedGap> paired_gaps(const Study& study, const StudyCurves& curves
       }
     }
     if (reference == nullptr) continue;
-    if (std::optional<PairedGap> gap = pair(g, *reference, false)) gaps.push_back(std::move(*gap));
+    if (std::optional<PairedGap> gap = pair(study, g, *reference, false)) gaps.push_back(std::move(*gap));
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
     for (std::size_t j = i + 1; j < groups.size(); ++j) {
@@ -137,7 +141,7 @@ std::vector<PairedGap> paired_gaps(const Study& study, const StudyCurves& curves
       if (!a.plain_flush || !b.plain_flush || !same_setting(a, b) ||
           a.first.schedule.microbatches == b.first.schedule.microbatches)
         continue;
-      if (std::optional<PairedGap> gap = pair(a, b, true)) gaps.push_back(std::move(*gap));
+      if (std::optional<PairedGap> gap = pair(study, a, b, true)) gaps.push_back(std::move(*gap));
     }
   }
   return gaps;
@@ -148,10 +152,15 @@ std::string format_paired_gap_table(const std::vector<PairedGap>& gaps) {
   std::string out =
       "Paired gaps: validation loss minus that of the flush it is paired with, seed by seed (the same seed "
       "draws the same weights and samples), in nats; mean ± sample standard deviation over the seeds. The "
-      "noise floor is the gap between two flushes that compute the same thing with another m.\n\n"
-      "| B | schedule | optimizer | correction | paired with | seeds | gap at 1/4 | gap at 1/2 | final gap "
-      "|\n"
-      "|---|---|---|---|---|---|---|---|---|\n";
+      "noise floor is the gap between two flushes that compute the same thing with another m. Δ_max and "
+      "τ_max "
+      "are the schedule's largest weight-version drift (versions between a microbatch's forward and its "
+      "gradient) and gradient staleness (steps between the weights a gradient was computed on and those it "
+      "updates), the simulator's on the target setting (1 and 1 for a delay mask).\n\n"
+      "| B | schedule | optimizer | correction | paired with | Δ_max | τ_max | seeds | gap at 1/4 | gap at "
+      "1/2 | "
+      "final gap |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const PairedGap& g : gaps) {
     // The gap at the point nearest a fraction of the run, mean ± sd over seeds.
     const auto at = [&g](double fraction) {
@@ -166,22 +175,25 @@ std::string format_paired_gap_table(const std::vector<PairedGap>& gaps) {
       return fmt::format("{:+.4f} ± {:.4f} ({} steps)", sum / static_cast<double>(values.size()),
                          sample_sd(values), g.reference_steps[i]);
     };
-    out += fmt::format("| {} | {} | {} | {} | {}{} | {} | {} | {} | {} |\n", g.global_batch, g.schedule,
-                       g.optimizer, g.correction, g.reference_schedule, g.noise_floor ? " (noise floor)" : "",
-                       g.seeds.size(), at(0.25), at(0.5), at(1.0));
+    out += fmt::format("| {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} | {} |\n", g.global_batch,
+                       g.schedule, g.optimizer, g.correction, g.reference_schedule,
+                       g.noise_floor ? " (noise floor)" : "", g.delta_max, g.tau_max, g.seeds.size(),
+                       at(0.25), at(0.5), at(1.0));
   }
   return out;
 }
 
 std::string paired_gap_csv(const std::vector<PairedGap>& gaps) {
   std::string out =
-      "global_batch,schedule,optimizer,correction,paired_with,noise_floor,seed,samples,reference_steps,gap\n";
+      "global_batch,schedule,optimizer,correction,paired_with,noise_floor,delta_max,tau_max,seed,samples,"
+      "reference_steps,gap\n";
   for (const PairedGap& g : gaps) {
     for (std::size_t s = 0; s < g.seeds.size(); ++s) {
       for (std::size_t i = 0; i < g.samples.size(); ++i) {
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9g}\n", g.global_batch, g.schedule, g.optimizer,
-                           g.correction, g.reference_schedule, g.noise_floor ? 1 : 0, g.seeds[s],
-                           g.samples[i], g.reference_steps[i], g.gap_by_seed[s][i]);
+        out +=
+            fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.9g}\n", g.global_batch, g.schedule, g.optimizer,
+                        g.correction, g.reference_schedule, g.noise_floor ? 1 : 0, g.delta_max, g.tau_max,
+                        g.seeds[s], g.samples[i], g.reference_steps[i], g.gap_by_seed[s][i]);
       }
     }
   }

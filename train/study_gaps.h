@@ -12,14 +12,16 @@ namespace pipesim {
 
 struct PairedGap {
   int global_batch = 0;
-  std::string schedule;                       // label
-  std::string optimizer;                      // label
-  std::string correction;                     // name
-  std::string reference_schedule;             // the flush it is paired with (label)
-  bool noise_floor = false;                   // two flushes: the gap of computing the same thing another way
-  std::vector<std::uint64_t> seeds;           // seeds both groups ran
-  std::vector<std::int64_t> samples;          // the points both curves have
-  std::vector<std::int64_t> reference_steps;  // the flush's optimizer steps at those points
+  std::string schedule;               // label
+  std::string optimizer;              // label
+  std::string correction;             // name
+  std::string reference_schedule;     // the flush it is paired with (label)
+  bool noise_floor = false;           // two flushes: the gap of computing the same thing another way
+  int delta_max = 0;                  // the schedule's largest weight-version drift Δ (largest_delays)
+  int tau_max = 0;                    // and its largest gradient staleness τ
+  std::vector<std::uint64_t> seeds;   // seeds both groups ran
+  std::vector<std::int64_t> samples;  // the points both curves have
+  std::vector<std::int64_t> reference_steps;     // the flush's optimizer steps at those points
   std::vector<std::vector<double>> gap_by_seed;  // [seed][point]: val loss minus the flush's, nats
   double final_mean = 0;                         // the last point's gap, mean over seeds
   double final_sd = 0;                           // its sample standard deviation (0 for one seed)

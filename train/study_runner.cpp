@@ -20,6 +20,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "api/simulation.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
 #include "base/text_file.h"
@@ -278,16 +279,34 @@ double learning_rate_scale(const Study& study, const StudySchedule& schedule) {
   return study.lr_scaling == Study::LrScaling::kSqrt ? std::sqrt(ratio) : ratio;
 }
 
+Scenario target_scenario(const Study& study, const StudyRun& run, std::int64_t batches) {
+  std::vector<std::string> overrides = study.target_overrides;
+  overrides.push_back(fmt::format("pipeline.stages={}", stages_of(study, run.schedule)));
+  overrides.push_back(fmt::format("pipeline.microbatches={}", run.schedule.microbatches));
+  overrides.push_back(fmt::format("pipeline.global_batch={}", run.global_batch));
+  overrides.push_back(fmt::format("pipeline.batches={}", batches));
+  return load_scenario(resolve(study), overrides);
+}
+
+DelayFigures largest_delays(const Study& study, const StudyRun& run) {
+  if (!run.schedule.delay_mask.empty()) return {1, 1};  // the masked stages read the weights one step old
+  // A few batches show every stage's largest drift and staleness (they repeat from the second batch on).
+  const Scenario scenario = target_scenario(study, run, 8);
+  const SimulationResult result =
+      simulate_schedule(scenario, {run.schedule.name, params_of(study, run.schedule)});
+  DelayFigures largest;
+  for (const StageDrift& stage : result.drift.stages) {
+    largest.drift_max = std::max(largest.drift_max, stage.drift_max);
+    largest.staleness_max = std::max(largest.staleness_max, stage.staleness_max);
+  }
+  return largest;
+}
+
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
   const int m = run.schedule.microbatches;
   const std::int64_t total_samples = run_samples(study, run);
-  std::vector<std::string> overrides = study.target_overrides;
   const int devices = stages_of(study, run.schedule);
-  overrides.push_back(fmt::format("pipeline.stages={}", devices));
-  overrides.push_back(fmt::format("pipeline.microbatches={}", m));
-  overrides.push_back(fmt::format("pipeline.global_batch={}", run.global_batch));
-  overrides.push_back(fmt::format("pipeline.batches={}", total_samples / run.global_batch));
-  Scenario scenario = load_scenario(resolve(study), overrides);
+  Scenario scenario = target_scenario(study, run, total_samples / run.global_batch);
   scenario.schedules.clear();
   const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
   const int stages = make_schedule(request.name, request.params)->layout(devices).stages;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "io/scenario.h"
 #include "train/study_config.h"
 
 namespace pipesim {
@@ -72,6 +73,17 @@ int microbatches_per_step(const Study& study, const StudySchedule& schedule);
 // What the study's learning rates are multiplied by for this schedule: 1, or (step batch / B) to the power
 // 1/2 or 1 under learning_rate.scale_with_step_batch (the step batch from Schedule::microbatches_per_step).
 double learning_rate_scale(const Study& study, const StudySchedule& schedule);
+
+// The study's target setting for the run: its N, m, B and `batches` batches (the time axis's scenario).
+Scenario target_scenario(const Study& study, const StudyRun& run, std::int64_t batches);
+// The largest weight-version drift Δ (versions between a microbatch's forward and its gradient) and gradient
+// staleness τ (steps between the version a gradient was computed on and the one it updates) any stage of the
+// run's schedule sees: the simulator's, on the target setting; 1 and 1 for a delay mask.
+struct DelayFigures {
+  int drift_max = 0;
+  int staleness_max = 0;
+};
+DelayFigures largest_delays(const Study& study, const StudyRun& run);
 
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run);
 

@@ -1,6 +1,6 @@
-// The numerics dumps: the .npy format byte by byte, and a run's dumped weights after its K-th step equal plain
-// sequential training's for K steps (the same numbers an independent implementation must reproduce), with the
-// manifest naming every tensor and the refusals of a dump that cannot be made.
+// The numerics dumps: the .npy format byte by byte, and a run's dumped weights after its K-th step equal
+// plain sequential training's for K steps (the same numbers an independent implementation must reproduce),
+// with the manifest naming every tensor and the refusals of a dump that cannot be made.
 #include "train/numerics_dump.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +30,8 @@ std::string read_binary(const std::string& path) {
 // The values of a float32 .npy file written by write_npy (header checked by the format test).
 std::vector<float> read_npy_floats(const std::string& path) {
   const std::string bytes = read_binary(path);
-  const std::size_t header = 10 + static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
+  const std::size_t header =
+      10 + static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
   std::vector<float> values((bytes.size() - header) / 4);
   std::memcpy(values.data(), bytes.data() + header, values.size() * 4);
   return values;
@@ -42,10 +43,12 @@ TEST(NumericsDump, NpyFilesHaveNumpysVersionOneHeaderAndLittleEndianValues) {
   write_npy(dir + "/a.npy", values, {2, 3});
   const std::string bytes = read_binary(dir + "/a.npy");
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const std::size_t header_length = static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
+  const std::size_t header_length =
+      static_cast<unsigned char>(bytes[8]) + 256 * static_cast<unsigned char>(bytes[9]);
   EXPECT_EQ((10 + header_length) % 64, 0U);  // the data starts aligned
   const std::string header = bytes.substr(10, header_length);
-  EXPECT_EQ(header.substr(0, header.find('}') + 1), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }");
+  EXPECT_EQ(header.substr(0, header.find('}') + 1),
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }");
   EXPECT_EQ(header.back(), '\n');
   EXPECT_EQ(bytes.size(), 10 + header_length + 6 * 4);
   EXPECT_EQ(read_npy_floats(dir + "/a.npy"), values);
@@ -121,15 +124,18 @@ TEST(NumericsDump, ADumpThatCannotBeMadeIsRefused) {
     execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, options);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--dump-weights-at 4: stage 1 took 3 optimizer steps"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("--dump-weights-at 4: stage 1 took 3 optimizer steps"),
+              std::string::npos)
         << e.what();
   }
   options = dump_options(dir);
   options.dump.init_dir.clear();
-  EXPECT_THROW(execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, options), InputError);
+  EXPECT_THROW(execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, options),
+               InputError);
   options = dump_options(dir);
   options.mode = ExecuteMode::kReal;
-  EXPECT_THROW(execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, options), InputError);
+  EXPECT_THROW(execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, options),
+               InputError);
 }
 
 }  // namespace

@@ -73,8 +73,15 @@ TEST(StudyGaps, EachGroupPairsWithTheFlushAtItsMSeedBySeed) {
   EXPECT_EQ(floor.schedule, "1f1b-flush m=2");
   EXPECT_EQ(floor.reference_schedule, "1f1b-flush m=4");
   EXPECT_NEAR(floor.final_mean, (0.0 - 0.1) / 2, 1e-12);  // 2.0 - 2.0 and 2.2 - 2.3
+  // PACI a = 4 at N = 2: Δ_1 <= ceil((N - 1) / a) = 1; 2BW reads a stashed version in both passes (Δ 0)
+  // one step old (τ 1); a flush: 0 and 0.
+  EXPECT_EQ(paci.delta_max, 1);
+  EXPECT_EQ(two_bw.delta_max, 0);
+  EXPECT_EQ(two_bw.tau_max, 1);
+  EXPECT_EQ(floor.delta_max, 0);
+  EXPECT_EQ(floor.tau_max, 0);
   const std::string table = format_paired_gap_table(gaps);
-  EXPECT_NE(table.find("| 16 | paci:accumulation=4 m=4 | adamw | none | 1f1b-flush m=4 | 2 | "),
+  EXPECT_NE(table.find("| 16 | paci:accumulation=4 m=4 | adamw | none | 1f1b-flush m=4 | 1 | 1 | 2 | "),
             std::string::npos)
       << table;
   EXPECT_NE(table.find("+0.3000 ± 0.1414 (4 steps) |"), std::string::npos) << table;
@@ -82,8 +89,10 @@ TEST(StudyGaps, EachGroupPairsWithTheFlushAtItsMSeedBySeed) {
   const std::string csv = paired_gap_csv(gaps);
   EXPECT_EQ(
       csv.substr(0, csv.find('\n')),
-      "global_batch,schedule,optimizer,correction,paired_with,noise_floor,seed,samples,reference_steps,gap");
-  EXPECT_NE(csv.find("16,paci:accumulation=4 m=4,adamw,none,1f1b-flush m=4,0,2,64,4,0.2"), std::string::npos)
+      "global_batch,schedule,optimizer,correction,paired_with,noise_floor,delta_max,tau_max,seed,samples,"
+      "reference_steps,gap");
+  EXPECT_NE(csv.find("16,paci:accumulation=4 m=4,adamw,none,1f1b-flush m=4,0,1,1,2,64,4,0.2"),
+            std::string::npos)
       << csv;
   // 3 pairs x 2 seeds x 3 points, and the header.
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 19);
