@@ -3,6 +3,7 @@
 // printed). plots/study.py draws the curves.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -37,8 +38,10 @@ void train(const TrainArgs& args) {
   const std::string csv_path = stem + ".csv";
   StudyCurves curves;
   // The bar redraws one line with '\r': on a terminal only, so that logs stay readable.
+  const auto started = std::chrono::steady_clock::now();
   const StudyProgress progress =
       run_study(study, csv_path, curves, ProgressBar::stderr_is_terminal() && !args.quiet, args.jobs);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // What the curves file held that could not be resumed, and was therefore trained again.
   for (const std::string& why : progress.distrusted)
     std::cerr << fmt::format("{}: retrained: {}\n", csv_path, why);
@@ -53,8 +56,11 @@ void train(const TrainArgs& args) {
     write_file(stem + "-gaps.csv", paired_gap_csv(gaps));
   }
   write_file(stem + "-table.md", table);
-  std::cout << fmt::format("{}: {} runs ({} resumed from {}, {} trained)\n\n", study.name,
-                           progress.runs_total, progress.runs_resumed, csv_path, progress.runs_executed)
+  // The wall time of this invocation: the runs trained now (resumed runs cost a read).
+  std::cout << fmt::format(
+                   "{}: {} runs ({} resumed from {}, {} trained in {:.1f} s of wall time with -j{})\n\n",
+                   study.name, progress.runs_total, progress.runs_resumed, csv_path, progress.runs_executed,
+                   wall_s, args.jobs)
             << table;
 }
 
