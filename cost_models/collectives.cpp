@@ -1,0 +1,42 @@
+#include "cost_models/collectives.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace pipesim {
+
+namespace {
+
+// One step of a ring: α plus a p-th of the buffer over the link.
+double ring_step_seconds(double bytes, int ranks, const LinkSpec& link) {
+  if (!(link.bandwidth_gb_per_s > 0)) throw std::invalid_argument("a collective's link needs a bandwidth above 0");
+  return link.latency_us * 1e-6 + bytes / ranks / (link.bandwidth_gb_per_s * 1e9);
+}
+
+void check(double bytes, int ranks) {
+  if (ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
+  if (!(bytes >= 0)) throw std::invalid_argument("a collective moves a non-negative number of bytes");
+}
+
+}  // namespace
+
+double all_reduce_seconds(double bytes, int ranks, const LinkSpec& link, CollectiveAlgorithm algorithm) {
+  check(bytes, ranks);
+  if (ranks == 1) return 0;
+  if (algorithm == CollectiveAlgorithm::kTree) {
+    const double depth = std::ceil(std::log2(static_cast<double>(ranks)));
+    return 2 * depth * link.latency_us * 1e-6 + 2 * bytes / (link.bandwidth_gb_per_s * 1e9);
+  }
+  return 2.0 * (ranks - 1) * ring_step_seconds(bytes, ranks, link);
+}
+
+double reduce_scatter_seconds(double bytes, int ranks, const LinkSpec& link) {
+  check(bytes, ranks);
+  return ranks == 1 ? 0 : (ranks - 1) * ring_step_seconds(bytes, ranks, link);
+}
+
+double all_gather_seconds(double bytes, int ranks, const LinkSpec& link) {
+  return reduce_scatter_seconds(bytes, ranks, link);
+}
+
+}  // namespace pipesim
