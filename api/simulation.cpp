@@ -126,9 +126,22 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     const TransformerSetup& t = *scenario.transformer;
     result.model_flops_per_sample = model_flops_per_sample(t.model);
     const auto peak = t.profile.peak_tflops.find(t.model.dtype);
-    if (peak != t.profile.peak_tflops.end()) result.peak_flops_per_device = peak->second * 1e12;
-    result.model_choices =
-        fmt::format("{}; hardware profile {}", model_choices_text(t.model), t.profile.name);
+    // A pipeline device is a tensor-parallel group of t GPUs: its peak is theirs (MFU stays per GPU).
+    if (peak != t.profile.peak_tflops.end())
+      result.peak_flops_per_device = peak->second * 1e12 * t.parallel.tensor;
+    result.model_choices = fmt::format("{}", model_choices_text(t.model));
+    const ParallelConfig& p = t.parallel;
+    if (p.any()) {
+      result.model_choices += fmt::format(
+          "; job: tensor parallel {}{}, data parallel {}{}, {} GPUs ({} per node, ranks {}); a device is a "
+          "pipeline rank of {} GPU{}: samples/s and tokens/s are one pipeline replica's (the job's: x {}), "
+          "memory per GPU, MFU per GPU",
+          p.tensor, p.sequence_parallel ? " with sequence parallelism" : "", p.data,
+          p.zero > 0 ? fmt::format(" with ZeRO-{}", p.zero) : "", p.tensor * p.data * result.spec.devices,
+          p.gpus_per_node, p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.tensor,
+          p.tensor > 1 ? "s" : "", p.data);
+    }
+    result.model_choices += fmt::format("; hardware profile {}", t.profile.name);
     if (t.profile.memory_capacity_gb > 0) {
       result.model_choices +=
           fmt::format(", {:.2f} GiB usable per device", t.profile.usable_memory_bytes() / kBytesPerGiB);

@@ -9,7 +9,8 @@ namespace {
 
 // One step of a ring: α plus a p-th of the buffer over the link.
 double ring_step_seconds(double bytes, int ranks, const LinkSpec& link) {
-  if (!(link.bandwidth_gb_per_s > 0)) throw std::invalid_argument("a collective's link needs a bandwidth above 0");
+  if (!(link.bandwidth_gb_per_s > 0))
+    throw std::invalid_argument("a collective's link needs a bandwidth above 0");
   return link.latency_us * 1e-6 + bytes / ranks / (link.bandwidth_gb_per_s * 1e9);
 }
 

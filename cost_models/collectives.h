@@ -1,7 +1,8 @@
 #pragma once
 // Times of the collectives a 3D-parallel job issues, under the latency-bandwidth (α-β) model: a message of n
 // bytes over a link takes α + n / β. `bytes` is always the whole buffer (an all-reduce's input, the gathered
-// result of an all-gather, the input of a reduce-scatter), p the ranks of the group, all on links like `link`.
+// result of an all-gather, the input of a reduce-scatter), p the ranks of the group, all on links like
+// `link`.
 //   ring all-reduce:      2 (p - 1) (α + n / (p β))      reduce-scatter then all-gather, each p - 1 steps
 //   ring reduce-scatter:  (p - 1) (α + n / (p β))        ring all-gather: the same
 //   tree all-reduce:      2 ⌈log2 p⌉ α + 2 n / β         reduce to a root and broadcast back, pipelined

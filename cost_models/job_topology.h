@@ -3,8 +3,8 @@
 // pipeline (p) parallelism, and whether a group of ranks that differ along one dimension fits in one node
 // (its collectives then run on the intra-node link) or spans nodes (the inter-node link). Ranks are numbered
 // innermost dimension first, as Megatron-LM orders its groups ("tp-cp-ep-dp-pp" by default: tensor
-// innermost, so a tensor group is t consecutive ranks and lands in one node when t divides the GPUs per node);
-// the other order puts pipeline before data.
+// innermost, so a tensor group is t consecutive ranks and lands in one node when t divides the GPUs per
+// node); the other order puts pipeline before data.
 #include <array>
 #include <string>
 

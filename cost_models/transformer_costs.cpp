@@ -8,6 +8,8 @@
 #include "base/errors.h"
 #include "base/value_ranges.h"
 #include "cost_models/balanced_split.h"
+#include "cost_models/collectives.h"
+#include "cost_models/job_topology.h"
 
 namespace pipesim {
 namespace {
@@ -84,16 +86,18 @@ void append(std::vector<Gemm>& to, const std::vector<Gemm>& from) {
 // The GEMMs of a layer's attention half: QKV (k key/value heads: h + 2kd wide), the attention's batched
 // GEMMs (per query head), the projection. Flash attention's backward recomputes the scores (one more
 // batched GEMM); recomputation reruns in I what it dropped.
-LayerShapes attention_shapes(const TransformerModel& t, double b) {
-  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads,
-               qkv = h + 2.0 * t.key_value_heads() * d;
+// With tensor parallelism over `tp` ranks, one rank's share: QKV column-parallel (output / tp), the
+// projection row-parallel (input / tp), heads / tp.
+LayerShapes attention_shapes(const TransformerModel& t, double b, int tp = 1) {
+  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads / tp,
+               qkv = (h + 2.0 * t.key_value_heads() * d) / tp, h_split = h / tp;
   LayerShapes shapes;
-  const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, h}};
+  const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, h_split}};
   const double flash = t.attention == AttentionKind::kFlash ? flash_work_share(t) : 0;
   const std::vector<Gemm> core = {{s, s, d, batch, flash}, {s, d, s, batch, flash}};
   shapes.forward = projections;
   append(shapes.forward, core);
-  shapes.backward_input = {{tokens, h, qkv},        {tokens, h, h},          {s, s, d, batch, flash},
+  shapes.backward_input = {{tokens, h, qkv},        {tokens, h_split, h},    {s, s, d, batch, flash},
                            {s, d, s, batch, flash}, {s, d, s, batch, flash}, {s, d, s, batch, flash}};
   if (t.attention == AttentionKind::kFlash) {
     shapes.backward_input.push_back({s, s, d, batch, flash});
@@ -101,13 +105,15 @@ LayerShapes attention_shapes(const TransformerModel& t, double b) {
     append(shapes.backward_input, core);
   }
   if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
-  shapes.backward_weight = {{h, qkv, tokens}, {h, h, tokens}};
+  shapes.backward_weight = {{h, qkv, tokens}, {h_split, h, tokens}};
   return shapes;
 }
 
-// The GEMMs of a layer's MLP half: up (gate and up fused for SwiGLU) and down.
-LayerShapes mlp_shapes(const TransformerModel& t, double b) {
-  const double h = t.hidden, tokens = t.seq_len * b, f = t.ffn(), up = t.mlp == MlpKind::kSwiglu ? 2 * f : f;
+// The GEMMs of a layer's MLP half: up (gate and up fused for SwiGLU; column-parallel) and down
+// (row-parallel).
+LayerShapes mlp_shapes(const TransformerModel& t, double b, int tp = 1) {
+  const double h = t.hidden, tokens = t.seq_len * b, f = static_cast<double>(t.ffn()) / tp,
+               up = t.mlp == MlpKind::kSwiglu ? 2 * f : f;
   LayerShapes shapes{{{tokens, up, h}, {tokens, h, f}},
                      {{tokens, h, up}, {tokens, f, h}},
                      {{h, up, tokens}, {f, h, tokens}}};
@@ -116,9 +122,9 @@ LayerShapes mlp_shapes(const TransformerModel& t, double b) {
 }
 
 // The GEMMs of one layer: both halves.
-LayerShapes layer_shapes(const TransformerModel& t, double b) {
-  LayerShapes shapes = attention_shapes(t, b);
-  const LayerShapes mlp = mlp_shapes(t, b);
+LayerShapes layer_shapes(const TransformerModel& t, double b, int tp = 1) {
+  LayerShapes shapes = attention_shapes(t, b, tp);
+  const LayerShapes mlp = mlp_shapes(t, b, tp);
   append(shapes.forward, mlp.forward);
   append(shapes.backward_input, mlp.backward_input);
   append(shapes.backward_weight, mlp.backward_weight);
@@ -144,12 +150,15 @@ struct HalfBytes {
   double full = 0;
 };
 
-HalfBytes attention_bytes(const TransformerModel& t, double b) {
+// One tensor-parallel rank's share (tp ranks): what the split GEMMs produce (Q, K, V, the context, the
+// scores, the MLP's inner activations) / tp; the rest (norm inputs, the QKV and up inputs, dropout masks)
+// whole on every rank, or / tp too with sequence parallelism (sp).
+HalfBytes attention_bytes(const TransformerModel& t, double b, int tp = 1, bool sp = false) {
   const double s = t.seq_len, h = t.hidden, a = t.heads, tokens = s * b, scale = scale_16bit(t);
-  const double kd = t.key_value_heads() * h / a;
-  const double base = tokens * (8 * h + 4 * kd + (t.dropout ? h : 0)) * scale;
-  const double eager_scores = tokens * a * s * (t.dropout ? 5 : 2) * scale;
-  const double flash_statistics = 4 * tokens * a;
+  const double kd = t.key_value_heads() * h / a, replicated = sp ? 1.0 / tp : 1.0;
+  const double base = tokens * ((4 * h + (t.dropout ? h : 0)) * replicated + (4 * h + 4 * kd) / tp) * scale;
+  const double eager_scores = tokens * a * s * (t.dropout ? 5 : 2) * scale / tp;
+  const double flash_statistics = 4 * tokens * a / tp;
   const double without_recompute =
       base + (t.attention == AttentionKind::kEager ? eager_scores : flash_statistics);
   HalfBytes bytes{without_recompute, without_recompute};
@@ -157,13 +166,15 @@ HalfBytes attention_bytes(const TransformerModel& t, double b) {
     // The scores are rebuilt from Q and K; the dropout masks come back from the saved RNG state.
     bytes.stored = base;
   }
-  if (t.recompute == Recompute::kFull) bytes.stored = 2 * tokens * h * scale;
+  if (t.recompute == Recompute::kFull) bytes.stored = 2 * tokens * h * scale * replicated;
   return bytes;
 }
 
-HalfBytes mlp_bytes(const TransformerModel& t, double b) {
+HalfBytes mlp_bytes(const TransformerModel& t, double b, int tp = 1, bool sp = false) {
   const double h = t.hidden, f = t.ffn(), tokens = t.seq_len * b, scale = scale_16bit(t);
-  const double per_token = 4 * h + (t.mlp == MlpKind::kSwiglu ? 6 * f : 4 * f) + (t.dropout ? h : 0);
+  const double replicated = sp ? 1.0 / tp : 1.0;
+  const double per_token =
+      (4 * h + (t.dropout ? h : 0)) * replicated + (t.mlp == MlpKind::kSwiglu ? 6 * f : 4 * f) / tp;
   const double without_recompute = tokens * per_token * scale;
   return {t.recompute == Recompute::kFull ? 0.0 : without_recompute, without_recompute};
 }
@@ -251,27 +262,64 @@ struct Device {
         elementwise_efficiency(setup.profile.fit.elementwise_efficiency) {}
 };
 
-// Gather the token rows and write the embeddings; the backward scatters their gradients (a W op).
+// The link a parallel group's collectives run on: the profile's intra-node link when every group along the
+// dimension lies inside a node, else its inter-node link.
+const LinkSpec& group_link(const TransformerSetup& setup, ParallelDimension dimension, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const ParallelDegrees degrees{.tensor = p.tensor, .data = p.data, .pipeline = std::max(1, stages)};
+  const RankOrder order =
+      p.pipeline_before_data ? RankOrder::kTensorContextPipelineData : RankOrder::kTensorContextDataPipeline;
+  const char* name = dimension == ParallelDimension::kTensor ? "tensor" : "data";
+  if (group_within_node(dimension, degrees, order, p.gpus_per_node)) {
+    if (!setup.profile.link) {
+      throw InputError(
+          fmt::format("parallel.{} > 1: hardware profile '{}' has no link (between GPUs of a node)", name,
+                      setup.profile.name));
+    }
+    return *setup.profile.link;
+  }
+  if (!setup.profile.inter_node_link) {
+    throw InputError(fmt::format(
+        "parallel.{}: its groups span nodes of {} GPUs ({} order), and hardware profile '{}' has no "
+        "inter_node_link",
+        name, p.gpus_per_node, rank_order_name(order), setup.profile.name));
+  }
+  return *setup.profile.inter_node_link;
+}
+
+// One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
+double tensor_all_reduce_seconds(const TransformerSetup& setup, double bytes) {
+  if (setup.parallel.tensor <= 1) return 0;
+  return all_reduce_seconds(bytes, setup.parallel.tensor, group_link(setup, ParallelDimension::kTensor, 1));
+}
+
+// Gather the token rows and write the embeddings; the backward scatters their gradients (a W op). Vocabulary-
+// parallel: each rank holds vocab / t rows, and the forward all-reduces the embeddings.
 UnitCosts embedding_unit(const TransformerSetup& setup, const Device& d, double b) {
-  const double traffic = 2 * setup.model.seq_len * b * setup.model.hidden * d.bytes;
+  const double activations = setup.model.seq_len * b * setup.model.hidden * d.bytes,
+               traffic = 2 * activations;
   UnitCosts u;
   u.kind = UnitKind::kEmbedding;
-  u.forward_s = traffic / d.bandwidth + 2 * d.launch;
+  u.forward_s = traffic / d.bandwidth + 2 * d.launch + tensor_all_reduce_seconds(setup, activations);
   u.backward_weight_s = traffic / d.bandwidth + 2 * d.launch;
-  u.other_params = static_cast<double>(setup.model.vocab) * setup.model.hidden;
+  u.other_params = static_cast<double>(setup.model.vocab) * setup.model.hidden / setup.parallel.tensor;
   return u;
 }
 
-// The output layer and the cross-entropy over fp32 logits.
+// The output layer and the cross-entropy over fp32 logits. Vocabulary-parallel: each rank computes vocab / t
+// logits; the loss all-reduces two fp32 statistics per token, the input gradient all-reduces tokens x h.
 UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) {
+  const int tp = setup.parallel.tensor;
   const double tokens = static_cast<double>(setup.model.seq_len) * b, h = setup.model.hidden,
-               vocab = setup.model.vocab;
+               vocab = static_cast<double>(setup.model.vocab) / tp;
   UnitCosts u;
   u.kind = UnitKind::kOutput;
   u.forward_s = d.forward.seconds(tokens, vocab, h) +
-                kLossForwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch;
+                kLossForwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch +
+                tensor_all_reduce_seconds(setup, 2 * 4 * tokens);
   u.backward_input_s = d.gemm.seconds(tokens, h, vocab) +
-                       kLossBackwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch;
+                       kLossBackwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch +
+                       tensor_all_reduce_seconds(setup, tokens * h * d.bytes);
   u.backward_weight_s = d.weight.seconds(h, vocab, tokens) + 2 * d.launch;
   // The output layer's input (for its weight gradient) and the fp32 softmax of the logits.
   u.activation_bytes = tokens * h * d.bytes + 4 * tokens * vocab;
@@ -282,10 +330,13 @@ UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) 
   return u;
 }
 
-// Parameters, their bytes, the optimizer's state and step time, and the transfer to the next stage.
+// Parameters, their bytes, the optimizer's state and step time (with ZeRO's shards and the data-parallel
+// gradient reduction), and the transfer to the next stage. Per GPU: the params given are one tensor-parallel
+// rank's.
 void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, const Device& d, double b,
                                   int stages, double matrix_params, double other_params,
                                   double newton_schulz_s) {
+  const ParallelConfig& p = setup.parallel;
   c.parameters = matrix_params + other_params;
   c.parameter_bytes = c.parameters * d.bytes;
   c.gradient_bytes = c.parameters * d.bytes;
@@ -297,12 +348,48 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   c.optimizer_s =
       (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.optimizer_bandwidth +
       d.launch;
+  // ZeRO: each of the d ranks keeps and updates a d-th of the state (1), of the gradients (2), of the weights
+  // (3).
+  if (p.zero >= 1) {
+    c.optimizer_bytes /= p.data;
+    c.optimizer_s = (c.optimizer_s - d.launch) / p.data + d.launch;
+  }
+  if (p.zero >= 2) c.gradient_bytes /= p.data;
+  if (p.zero >= 3) c.parameter_bytes /= p.data;
   if (setup.optimizer.type == OptimizerKind::kMuon) c.optimizer_s += newton_schulz_s;
-  c.transfer_bytes = setup.model.seq_len * b * setup.model.hidden * d.bytes;
+  c.optimizer_s += data_parallel_reduce_seconds(setup, c.parameters * d.bytes, stages);
+  if (p.zero >= 3 && p.data > 1) {
+    // The stage's weights gathered before each forward and each input gradient.
+    const double gather = all_gather_seconds(c.parameters * d.bytes, p.data,
+                                             group_link(setup, ParallelDimension::kData, stages));
+    c.forward_s += gather;
+    c.backward_input_s += gather;
+  }
+  c.transfer_bytes =
+      setup.model.seq_len * b * setup.model.hidden * d.bytes / (p.sequence_parallel ? p.tensor : 1);
   c.transfer_s = stages > 1 ? transfer_seconds(setup.profile, c.transfer_bytes) : 0;
 }
 
 }  // namespace
+
+TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double b, int /*stages*/) {
+  const ParallelConfig& p = setup.parallel;
+  if (p.tensor <= 1) return {};
+  const double bytes = setup.model.seq_len * b * setup.model.hidden * dtype_bytes(setup.model.dtype);
+  const double one =
+      tensor_all_reduce_seconds(setup, bytes);  // == reduce-scatter + all-gather (sequence parallel)
+  return {2 * one, (setup.model.recompute == Recompute::kFull ? 4 : 2) * one};
+}
+
+double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  if (p.data <= 1) return 0;
+  const LinkSpec& link = group_link(setup, ParallelDimension::kData, stages);
+  // Without ZeRO an all-reduce; with it a reduce-scatter of the gradients and an all-gather of the weights.
+  return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, p.data, link) +
+                           all_gather_seconds(gradient_bytes, p.data, link)
+                     : all_reduce_seconds(gradient_bytes, p.data, link);
+}
 
 int dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "fp16") return 2;
@@ -357,13 +444,25 @@ double layer_full_activation_bytes(const TransformerModel& t, double b) {
   return attention_bytes(t, b).full + mlp_bytes(t, b).full;
 }
 
+namespace {
+
+// One tensor-parallel rank's share of each weight GEMM's input and output gradient (as attention_bytes
+// divides them).
+double weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
+  const double h = t.hidden, f = t.ffn(), kd = t.key_value_heads() * h / t.heads, tokens = t.seq_len * b;
+  const double whole = sp ? h / tp : h;
+  const double attention = (whole + (h + 2 * kd) / tp) + (h / tp + whole);  // QKV, projection: in + out
+  const double mlp = t.mlp == MlpKind::kSwiglu ? (whole + 2 * f / tp) + (f / tp + whole)
+                                               : (whole + f / tp) + (f / tp + whole);
+  return 2 * tokens * (attention + mlp) * scale_16bit(t);
+}
+
+}  // namespace
+
 // Each weight GEMM's input and output gradient, held from I to W: Σ 2 bytes x tokens x (in + out) over the
 // layer's matrices (32·s·b·h for k = a, f = 4h, GeLU: the Zero Bubble paper's figure).
 double layer_weight_grad_activation_bytes(const TransformerModel& t, double b) {
-  const double h = t.hidden, f = t.ffn(), kd = t.key_value_heads() * h / t.heads, tokens = t.seq_len * b;
-  const double attention = (h + (h + 2 * kd)) + (h + h);  // QKV: h in, h + 2kd out; projection: h, h
-  const double mlp = t.mlp == MlpKind::kSwiglu ? (h + 2 * f) + (f + h) : (h + f) + (f + h);
-  return 2 * tokens * (attention + mlp) * scale_16bit(t);
+  return weight_grad_activation_bytes(t, b, 1, false);
 }
 
 double attention_parameters(const TransformerModel& t) {
@@ -541,7 +640,9 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
                                  b, e.what()));
   }
   starts.push_back(static_cast<int>(units.size()));
-  const double recompute_working_bytes = layer_full_activation_bytes(setup.model, b);
+  const double recompute_working_bytes =
+      attention_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel).full +
+      mlp_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel).full;
   std::vector<StageCosts> result(stages);
   for (int i = 0; i < stages; ++i) {
     StageCosts& c = result[i];
@@ -601,11 +702,16 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
   const Device d(setup);
   const double s = t.seq_len, h = t.hidden, tokens = s * b;
   const TransformerModel counted = without_recompute(t);
+  const int tp = setup.parallel.tensor;
+  const bool sp = setup.parallel.sequence_parallel;
+  // Each half ends its forward with one tensor-parallel all-reduce and its input gradient with another.
+  const TensorParallelSeconds collectives = tensor_parallel_layer_seconds(setup, b, 1);
   auto half = [&](UnitKind kind) {
     const bool attention = kind == UnitKind::kAttention;
-    const LayerShapes shapes = attention ? attention_shapes(t, b) : mlp_shapes(t, b);
-    const LayerShapes counted_shapes = attention ? attention_shapes(counted, b) : mlp_shapes(counted, b);
-    const HalfBytes bytes = attention ? attention_bytes(t, b) : mlp_bytes(t, b);
+    const LayerShapes shapes = attention ? attention_shapes(t, b, tp) : mlp_shapes(t, b, tp);
+    const LayerShapes counted_shapes =
+        attention ? attention_shapes(counted, b, tp) : mlp_shapes(counted, b, tp);
+    const HalfBytes bytes = attention ? attention_bytes(t, b, tp, sp) : mlp_bytes(t, b, tp, sp);
     const Kernels kernels = attention ? attention_kernels(t) : mlp_kernels(t);
     const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
     UnitCosts u;
@@ -615,14 +721,16 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
                          elementwise.backward_input + kernels.backward_input * d.launch;
     u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
+    u.forward_s += collectives.forward / 2;
+    u.backward_input_s += collectives.backward_input / 2;
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +
                     flops(counted_shapes.backward_weight);
-    u.matrix_params = attention ? attention_parameters(t) : mlp_parameters(t);
+    u.matrix_params = (attention ? attention_parameters(t) : mlp_parameters(t)) / tp;
     // M_W in proportion to the half's weights.
     u.weight_grad_activation_bytes =
-        layer_weight_grad_activation_bytes(t, b) * u.matrix_params / layer_parameters(t);
+        weight_grad_activation_bytes(t, b, tp, sp) * u.matrix_params * tp / layer_parameters(t);
     u.newton_schulz_s = newton_schulz_seconds(d.gemm, attention ? attention_matrices(t) : mlp_matrices(t));
     return u;
   };
@@ -655,21 +763,25 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   if (setup.split == LayerSplit::kBalanced) return balanced_stage_costs(setup, b, stages);
   const TransformerModel& t = setup.model;
   const Device d(setup);
-  const LayerShapes shapes = layer_shapes(t, b);
-  const double act = layer_activation_bytes(t, b);
-  const double full_act = layer_full_activation_bytes(t, b);
+  const int tp = setup.parallel.tensor;
+  const bool sp = setup.parallel.sequence_parallel;
+  const LayerShapes shapes = layer_shapes(t, b, tp);
+  const double act = attention_bytes(t, b, tp, sp).stored + mlp_bytes(t, b, tp, sp).stored;
+  const double full_act = attention_bytes(t, b, tp, sp).full + mlp_bytes(t, b, tp, sp).full;
+  const TensorParallelSeconds collectives = tensor_parallel_layer_seconds(setup, b, stages);
   const ElementwiseSeconds elementwise = elementwise_seconds(t, d, full_act);
   const Kernels attention = attention_kernels(t), mlp = mlp_kernels(t);
   const double layer_f = gemm_seconds(d.forward, shapes.forward, d.attention_flops_per_s) +
-                         elementwise.forward + (attention.forward + mlp.forward) * d.launch;
-  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
-                         elementwise.backward_input +
-                         (attention.backward_input + mlp.backward_input) * d.launch;
+                         elementwise.forward + (attention.forward + mlp.forward) * d.launch +
+                         collectives.forward;
+  const double layer_i =
+      gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) + elementwise.backward_input +
+      (attention.backward_input + mlp.backward_input) * d.launch + collectives.backward_input;
   const double layer_w = gemm_seconds(d.weight, shapes.backward_weight) +
                          (attention.backward_weight + mlp.backward_weight) * d.launch;
-  const TransformerModel counted = without_recompute(t);
-  const double layer_model_flops = layer_forward_flops(counted, b) + layer_backward_input_flops(counted, b) +
-                                   layer_backward_weight_flops(counted, b);
+  const LayerShapes counted = layer_shapes(without_recompute(t), b, tp);  // one rank's share of the FLOPs
+  const double layer_model_flops =
+      flops(counted.forward) + flops(counted.backward_input) + flops(counted.backward_weight);
 
   const std::vector<int> layers = split_layers(t.layers, stages, setup.split);
   std::vector<StageCosts> result(stages);
@@ -682,10 +794,10 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
     c.backward_input_s = c.layers * layer_i;
     c.backward_weight_s = c.layers * layer_w;
     c.activation_bytes = c.layers * act;
-    c.weight_grad_activation_bytes = c.layers * layer_weight_grad_activation_bytes(t, b);
+    c.weight_grad_activation_bytes = c.layers * weight_grad_activation_bytes(t, b, tp, sp);
     c.model_flops = c.layers * layer_model_flops;
     if (t.recompute == Recompute::kFull && c.layers > 0) c.recompute_working_bytes = full_act;
-    const double matrix_params = c.layers * layer_parameters(t);
+    const double matrix_params = c.layers * layer_parameters(t) / tp;
     double other_params = 0;
     if (c.embedding) {
       const UnitCosts u = embedding_unit(setup, d, b);

@@ -80,13 +80,54 @@ struct OptimizerSpec {
   double state_bytes_per_param = -1;  // >= 0 overrides the type's figure for every parameter
 };
 
+// The job around the pipeline (a scenario's `parallel:` section): each pipeline device is a group of `tensor`
+// GPUs that split every layer as Megatron-LM's tensor parallelism does, and `data` replicas of the pipeline
+// reduce their gradients at each optimizer step. Every figure the model derives is then per GPU.
+//   tensor parallelism: column-parallel QKV and MLP-up GEMMs (output width / t), row-parallel projection and
+//     MLP-down (input width / t), heads / t; per layer two all-reduces of the layer's activations (tokens x
+//     h) in the forward and two in the input gradient (four with full recomputation: its forward reruns),
+//     blocking the compute stream; with sequence parallelism each becomes a reduce-scatter plus an all-gather
+//     (the same ring time) and the activations outside the split GEMMs are divided by t too (Korthikanti et
+//     al.: 34/t + 5as/(ht) bytes per token and h instead of 10 + 24/t + 5as/(ht)). Vocabulary-parallel
+//     embedding and output layer: vocab / t rows, one all-reduce of tokens x h each.
+//   data parallelism: each stage's U op also reduces its gradients over the d replicas: a ring all-reduce of
+//     the stage's gradient bytes (model dtype), or with ZeRO >= 1 a reduce-scatter of the gradients plus an
+//     all-gather of the updated weights (the same ring time); U starts when the stage's last gradient op of
+//     the step ends, so it overlaps the other stages' remaining work and the step waits for it.
+//   ZeRO: 1 shards the optimizer state (and its step's work) over d, 2 also the gradients, 3 also the weights
+//     (gathered before each F and I: an all-gather of the stage's weights per op).
+//   Links: a group whose ranks share a node (ranks numbered tensor innermost, then data, then pipeline:
+//     cost_models/job_topology.h) runs on the profile's `link`, else on its `inter_node_link`.
+struct ParallelConfig {
+  int tensor = 1;
+  int data = 1;
+  int zero = 0;  // 0 to 3
+  bool sequence_parallel = false;
+  int gpus_per_node = 8;
+  bool pipeline_before_data = false;  // rank order tp-cp-pp-dp instead of Megatron's tp-cp-dp-pp
+  bool any() const { return tensor > 1 || data > 1; }
+};
+
 // Everything the transformer cost model needs besides the pipeline shape.
 struct TransformerSetup {
   TransformerModel model;
   HardwareProfile profile;
   LayerSplit split = LayerSplit::kEven;
   OptimizerSpec optimizer;
+  ParallelConfig parallel;
 };
+
+// Seconds a tensor-parallel group of the setup spends in collectives per layer: forward and input gradient
+// (the blocking all-reduces, or reduce-scatter plus all-gather, of tokens x h activations); 0 for t = 1.
+struct TensorParallelSeconds {
+  double forward = 0;
+  double backward_input = 0;
+};
+TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
+                                                    int pipeline_stages);
+// Seconds one stage's gradient reduction over the data-parallel replicas takes at a step (0 for d = 1).
+double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes,
+                                    int pipeline_stages);
 
 // Flash attention's fused kernel runs its products (the causal share) at this share of the GEMM grid's best
 // rate, unless the profile's fit says otherwise (fit.attention_efficiency). An assumption: FlashAttention-2

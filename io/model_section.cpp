@@ -121,6 +121,51 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
   return split;
 }
 
+// `parallel:`: the job around the pipeline (cost_models/transformer_costs.h, ParallelConfig).
+ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
+  r.expect_map(node, "parallel",
+               {"tensor", "data", "zero", "sequence_parallel", "distributed_optimizer", "gpus_per_node",
+                "rank_order"});
+  ParallelConfig p;
+  if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
+  if (node["data"]) p.data = r.get_int(node["data"], "parallel.data", 1);
+  if (node["zero"]) {
+    p.zero = r.get_int(node["zero"], "parallel.zero", 0);
+    if (p.zero > 3) r.fail(node["zero"], "parallel.zero", "0, 1, 2 or 3");
+  }
+  // Megatron's distributed optimizer shards the optimizer state over the data-parallel ranks: ZeRO-1.
+  if (node["distributed_optimizer"] &&
+      r.get_bool(node["distributed_optimizer"], "parallel.distributed_optimizer"))
+    p.zero = std::max(p.zero, 1);
+  if (node["sequence_parallel"])
+    p.sequence_parallel = r.get_bool(node["sequence_parallel"], "parallel.sequence_parallel");
+  if (node["gpus_per_node"]) p.gpus_per_node = r.get_int(node["gpus_per_node"], "parallel.gpus_per_node", 1);
+  if (node["rank_order"]) {
+    p.pipeline_before_data =
+        r.get_choice(
+            node["rank_order"], "parallel.rank_order", {"tp-dp-pp", "tp-pp-dp"},
+            "'tp-dp-pp' (Megatron's default: data-parallel groups inside pipeline ranks) or 'tp-pp-dp'") ==
+        "tp-pp-dp";
+  }
+  // Megatron splits heads and key/value groups over the tensor ranks: both must divide.
+  if (p.tensor > 1 && model.heads % p.tensor != 0) {
+    r.fail(node["tensor"], "parallel.tensor", fmt::format("a divisor of model.heads ({})", model.heads));
+  }
+  if (p.tensor > 1 && model.key_value_heads() % p.tensor != 0) {
+    r.fail(
+        node["tensor"], "parallel.tensor",
+        fmt::format("a divisor of model.kv_heads ({}; Megatron splits the key/value groups over the tensor "
+                    "ranks)",
+                    model.key_value_heads()));
+  }
+  if (p.sequence_parallel && p.tensor == 1)
+    r.fail(node["sequence_parallel"], "parallel.sequence_parallel",
+           "tensor parallelism (parallel.tensor > 1)");
+  if (p.zero > 0 && p.data == 1)
+    r.fail(node["zero"] ? node["zero"] : node, "parallel.zero", "parallel.data > 1");
+  return p;
+}
+
 TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root) {
   TransformerSetup setup;
   setup.model = read_model(r, root["model"]);
@@ -131,6 +176,7 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
   if (const YAML::Node split = root["pipeline"][kLayerSplitKey]) {
     setup.split = read_layer_split(r, split, "pipeline.layer_split");
   }
+  if (root["parallel"]) setup.parallel = read_parallel(r, root["parallel"], setup.model);
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {
     if (const YAML::Node type = optimizer[kOptimizerTypeKey]) {
@@ -148,6 +194,7 @@ void reject_transformer_keys(const YamlReader& r, const YAML::Node& root) {
   const char* why =
       "nothing here: it applies to transformer scenarios (model: and hardware: instead of costs:)";
   if (root["hardware"]) r.fail(root["hardware"], "hardware", why);
+  if (root["parallel"]) r.fail(root["parallel"], "parallel", why);
   if (root["pipeline"] && root["pipeline"].IsMap() && root["pipeline"][kLayerSplitKey]) {
     r.fail(root["pipeline"][kLayerSplitKey], "pipeline.layer_split", why);
   }

@@ -297,9 +297,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
     if (overridden.count(std::string("pipeline.") + key)) pinned.insert(key);
   }
   const YamlReader r(source, overridden);
-  r.expect_map(
-      root, "",
-      {"name", "pipeline", "costs", "model", "hardware", "comm", "optimizer", "schedules", "executor"});
+  r.expect_map(root, "",
+               {"name", "pipeline", "costs", "model", "hardware", "parallel", "comm", "optimizer",
+                "schedules", "executor"});
 
   Scenario s;
   s.source = source;

@@ -24,8 +24,8 @@ TEST(Collectives, RingAllReduceIsTwoPMinusOneStepsOfAPthOfTheBuffer) {
                 reduce_scatter_seconds(1e9, p, kLink) + all_gather_seconds(1e9, p, kLink), 1e-12)
         << p;
   // The bandwidth term tends to 2 n / β as p grows: 2 x 10 ms for 1 GB.
-  EXPECT_NEAR(all_reduce_seconds(1e9, 1 << 20, {.bandwidth_gb_per_s = 100, .latency_us = 0, .source = ""}), 0.02,
-              1e-7);
+  EXPECT_NEAR(all_reduce_seconds(1e9, 1 << 20, {.bandwidth_gb_per_s = 100, .latency_us = 0, .source = ""}),
+              0.02, 1e-7);
   EXPECT_EQ(all_reduce_seconds(1e9, 1, kLink), 0);
   EXPECT_EQ(reduce_scatter_seconds(1e9, 1, kLink), 0);
   EXPECT_NEAR(all_reduce_seconds(0, 4, kLink), 6 * 10e-6, 1e-15);  // latency only
@@ -37,7 +37,8 @@ TEST(Collectives, TreeAllReducePaysLogPLatencies) {
   // 5 ranks: ceil(log2 5) = 3 levels.
   EXPECT_NEAR(all_reduce_seconds(0, 5, kLink, CollectiveAlgorithm::kTree), 6 * 10e-6, 1e-15);
   // At scale and for small messages the tree's latency wins over the ring's.
-  EXPECT_LT(all_reduce_seconds(1e3, 1024, kLink, CollectiveAlgorithm::kTree), all_reduce_seconds(1e3, 1024, kLink));
+  EXPECT_LT(all_reduce_seconds(1e3, 1024, kLink, CollectiveAlgorithm::kTree),
+            all_reduce_seconds(1e3, 1024, kLink));
 }
 
 TEST(Collectives, BadInputsAreRefused) {

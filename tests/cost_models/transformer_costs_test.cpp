@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "base/errors.h"
+#include "cost_models/collectives.h"
 
 namespace pipesim {
 namespace {
@@ -43,7 +44,7 @@ HardwareProfile flat_profile(double tflops, double gb_per_s, double launch_us, d
 }
 
 TransformerSetup setup_with(const HardwareProfile& profile, double fwd_passes = 0, double bwd_passes = 0) {
-  TransformerSetup s{small_model(), profile, LayerSplit::kEven, {}};
+  TransformerSetup s{small_model(), profile, LayerSplit::kEven, {}, {}};
   s.model.forward_elementwise_passes = fwd_passes;
   s.model.backward_elementwise_passes = bwd_passes;
   return s;
@@ -434,6 +435,103 @@ TEST(TransformerCosts, AFitScalesGemmsElementwiseAndHostOverhead) {
     wrong.gemm_efficiency = bad;
     EXPECT_THROW(with_fit(raw, wrong), InputError) << bad;
   }
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// The job around the pipeline: 1 TFLOP/s flat GEMMs, free element-wise work and launches, a 100 GB/s, 10 us
+// link; a middle stage of 4 holds one layer (b = 2: 64 tokens, activations 64 x 64 x 2 = 8,192 bytes).
+TransformerSetup job_setup() {
+  return setup_with(flat_profile(1, 1e12, 0, 100, 10));
+}
+constexpr double kLayerActivationBytes = 32 * 2 * 64 * 2;
+const LinkSpec kJobLink{100, 10, "test"};
+
+TEST(JobModel, TensorParallelismHalvesEachGemmAndAddsTheStatedAllReduces) {
+  TransformerSetup s = job_setup();
+  const StageCosts one = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_NEAR(one.forward_s, 6'815'744 / 1e12, 1e-15);
+  s.parallel.tensor = 2;
+  const StageCosts two = transformer_stage_costs(s, 2, 4)[1];
+  // Two all-reduces of the layer's activations over 2 ranks in F and in I: 2 (p - 1) (α + n / (p β)) each.
+  const double all_reduce = 2 * 1 * (10e-6 + kLayerActivationBytes / 2 / 100e9);
+  EXPECT_NEAR(all_reduce_seconds(kLayerActivationBytes, 2, kJobLink), all_reduce, 1e-18);
+  EXPECT_NEAR(two.forward_s, 6'815'744 / 2 / 1e12 + 2 * all_reduce, 1e-15);
+  EXPECT_NEAR(two.backward_input_s, 7'340'032 / 2 / 1e12 + 2 * all_reduce, 1e-15);
+  EXPECT_NEAR(two.backward_weight_s, 6'291'456 / 2 / 1e12, 1e-15);  // W issues no collective
+  EXPECT_DOUBLE_EQ(two.model_flops, one.model_flops / 2);           // per GPU
+  EXPECT_DOUBLE_EQ(two.parameters, 49'152 / 2);
+  // Activations per Korthikanti et al.: s b h (10 + 24 / t + 5 a s / (h t)) = 4096 x 27 bytes.
+  EXPECT_DOUBLE_EQ(two.activation_bytes, 4096 * 27);
+  s.parallel.sequence_parallel = true;  // s b h (34 / t + 5 a s / (h t)) = 4096 x 22
+  const StageCosts sequence = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_DOUBLE_EQ(sequence.activation_bytes, 4096 * 22);
+  EXPECT_NEAR(sequence.forward_s, two.forward_s, 1e-15);  // reduce-scatter + all-gather = all-reduce (ring)
+  EXPECT_DOUBLE_EQ(sequence.transfer_bytes, kLayerActivationBytes / 2);
+  // Full recomputation reruns the forward's two all-reduces inside I.
+  s.model.recompute = Recompute::kFull;
+  s.parallel.sequence_parallel = false;
+  const StageCosts full = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_NEAR(full.backward_input_s - (6'815'744 + 7'340'032) / 2 / 1e12, 4 * all_reduce, 1e-15);
+  // The balanced split's units add up to the same layer.
+  s.model.recompute = Recompute::kNone;
+  const std::vector<UnitCosts> units = transformer_units(s, 2);
+  EXPECT_NEAR(units[1].forward_s + units[2].forward_s, two.forward_s, 1e-15);
+  EXPECT_DOUBLE_EQ(units[1].matrix_params + units[2].matrix_params, 49'152 / 2);
+}
+
+TEST(JobModel, DataParallelGradientsReduceAtEachStepOnTheLinkTheyCross) {
+  TransformerSetup s = job_setup();
+  s.profile.memory_bandwidth_gb_per_s = 1;  // the optimizer step: 28 bytes per parameter at 1 GB/s
+  const double params = 2 * 49'152 + 100 * 64;
+  const double step = params * 28 / 1e9;
+  EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s, step, 1e-12);
+  s.parallel.data = 4;  // 4 replicas x 2 stages = 8 GPUs: one node
+  EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s,
+              step + 2 * 3 * (10e-6 + 2 * params / 4 / 100e9), 1e-12);
+  // Nodes of 4 GPUs: a data-parallel group (ranks 0, 1, 2, 3 apart by 1... with tensor 2: 0, 2, 4, 6) spans
+  // two nodes and needs the inter-node link.
+  s.parallel.tensor = 2;
+  s.parallel.gpus_per_node = 4;
+  try {
+    transformer_stage_costs(s, 2, 2);
+    ADD_FAILURE() << "no error without an inter-node link";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no inter_node_link"), std::string::npos) << e.what();
+  }
+  s.profile.inter_node_link = LinkSpec{25, 20, "test"};
+  const double tp_params = params / 2;
+  EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s,
+              tp_params * 28 / 1e9 + all_reduce_seconds(2 * tp_params, 4, *s.profile.inter_node_link), 1e-12);
+  EXPECT_NEAR(data_parallel_reduce_seconds(s, 1e6, 2), 2 * 3 * (20e-6 + 1e6 / 4 / 25e9), 1e-15);
+}
+
+TEST(JobModel, ZeroShardsStateThenGradientsThenWeightsByHandCount) {
+  TransformerSetup s = job_setup();
+  const double params = 2 * 49'152 + 100 * 64;
+  s.parallel.data = 4;
+  const StageCosts plain = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(plain.parameter_bytes + plain.gradient_bytes + plain.optimizer_bytes, 16 * params);
+  s.parallel.zero = 1;  // 2 + 2 + 12 / 4 bytes per parameter
+  const StageCosts zero1 = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(zero1.parameter_bytes + zero1.gradient_bytes + zero1.optimizer_bytes, 7 * params);
+  s.parallel.zero = 2;  // 2 + 2 / 4 + 3
+  const StageCosts zero2 = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(zero2.parameter_bytes + zero2.gradient_bytes + zero2.optimizer_bytes, 5.5 * params);
+  s.parallel.zero = 3;  // 16 / 4, and the weights gathered before every F and I
+  const StageCosts zero3 = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(zero3.parameter_bytes + zero3.gradient_bytes + zero3.optimizer_bytes, 4 * params);
+  const double gather = 3 * (10e-6 + 2 * params / 4 / 100e9);
+  EXPECT_NEAR(zero3.forward_s - plain.forward_s, gather, 1e-15);
+  EXPECT_NEAR(zero3.backward_input_s - plain.backward_input_s, gather, 1e-15);
+  // Each rank steps a quarter of the state; ZeRO's reduce-scatter plus all-gather costs the ring all-reduce's
+  // time.
+  const double all_reduce = all_reduce_seconds(2 * params, 4, kJobLink);
+  EXPECT_NEAR(zero1.optimizer_s, (plain.optimizer_s - all_reduce) / 4 + all_reduce, 1e-15);
 }
 
 }  // namespace
