@@ -67,6 +67,13 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   text += fmt::format("pipeline: {{stages: {}, microbatches: {}, global_batch: {}{}}}\n", settings.stages,
                       settings.microbatches, global_batch,
                       settings.layer_split.empty() ? "" : ", layer_split: " + settings.layer_split);
+  const ParallelConfig& p = imported.parallel;
+  if (p.any()) {
+    std::string parallel = fmt::format("parallel: {{tensor: {}, data: {}", p.tensor, p.data);
+    if (p.zero > 0 && p.data > 1) parallel += fmt::format(", zero: {}", p.zero);
+    if (p.sequence_parallel) parallel += ", sequence_parallel: true";
+    text += parallel + "}\n";
+  }
   text += "optimizer: {type: adamw}\n";
   text += fmt::format("schedules: {}\n", settings.schedules);
   // What it writes must read back as the scenario it describes.

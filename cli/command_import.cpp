@@ -80,8 +80,8 @@ void add_import_megatron(CLI::App* import) {
                    "the tokenizer's vocabulary when the arguments give no --vocab-size")
       ->check(CLI::Range(1, 1 << 24));
   megatron->callback([args] {
-    const MegatronImport m = read_megatron_args(
-        args->megatron_args, args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt);
+    MegatronImport m = read_megatron_args(args->megatron_args,
+                                          args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt);
     ImportSettings settings = args->settings;
     if (settings.name.empty()) settings.name = "megatron-gpt";
     settings.stages = m.pipeline_stages;
@@ -112,6 +112,10 @@ void add_import_megatron(CLI::App* import) {
     for (const std::string& a : args->megatron_args) joined += " " + a;
     settings.origin = fmt::format("pipesim import megatron --data-parallel {} --profile {} --{}",
                                   args->data_parallel, settings.profile, joined);
+    // The launch's data-parallel size (the arguments do not give the world size); the distributed
+    // optimizer shards nothing over one replica.
+    m.imported.parallel.data = args->data_parallel;
+    if (args->data_parallel == 1) m.imported.parallel.zero = 0;
     const std::string scenario = scenario_from_import(m.imported, settings);
     write_file(args->output, scenario);
     report_gaps(m.imported);

@@ -349,10 +349,27 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.unsupported.push_back(fmt::format("--kv-channels {} (pipesim's heads are hidden / heads = {} wide)",
                                           *kv, m.hidden / m.heads));
   }
+  // The job: tensor parallelism (its all-reduces blocking the compute stream), sequence parallelism and the
+  // distributed optimizer (ZeRO-1 over the data-parallel replicas, whose number the launch gives).
+  ParallelConfig& parallel = result.imported.parallel;
+  parallel.tensor = result.tensor_parallel;
+  if (result.tensor_parallel > 1) {
+    out.read.push_back(
+        fmt::format("--tensor-model-parallel-size {} -> parallel.tensor", result.tensor_parallel));
+  }
+  if (r.has("sequence-parallel")) {
+    parallel.sequence_parallel = result.tensor_parallel > 1;
+    out.read.push_back(result.tensor_parallel > 1
+                           ? "--sequence-parallel -> parallel.sequence_parallel"
+                           : "--sequence-parallel without tensor parallelism: no effect");
+  }
+  if (r.has("use-distributed-optimizer")) {
+    parallel.zero = 1;
+    out.read.push_back(
+        "--use-distributed-optimizer -> parallel.zero: 1 (the optimizer state sharded over the data-parallel "
+        "replicas)");
+  }
   std::map<std::string, std::string> unsupported{
-      {"sequence-parallel",
-       "sequence parallelism splits the tensor-parallel layers' activations: not modelled"},
-      {"use-distributed-optimizer", "the optimizer state is counted whole on every replica, not sharded"},
       {"context-parallel-size", "context parallelism is not modelled"},
       {"expert-model-parallel-size", "experts are not modelled"},
       {"num-experts", "a mixture of experts: pipesim models one dense MLP per layer"},
@@ -362,14 +379,9 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
       {"pipeline-model-parallel-layout", "the figures split the layers evenly over the stages"},
       {"account-for-embedding-in-pipeline-split", "the figures split the layers evenly over the stages"},
       {"account-for-loss-in-pipeline-split", "the figures split the layers evenly over the stages"},
-      {"tp-comm-overlap", "tensor parallelism is not modelled"}};
-  if (result.tensor_parallel > 1) {
-    out.unsupported.push_back(fmt::format(
-        "--tensor-model-parallel-size {} (each stage is modelled on one GPU: Megatron splits its GEMMs {} "
-        "ways "
-        "and adds two all-reduces per layer in each direction; the figures are for tensor parallelism 1)",
-        result.tensor_parallel, result.tensor_parallel));
-  }
+      {"tp-comm-overlap",
+       "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"}};
+
   r.account_for_the_rest(unsupported);
   return result;
 }

@@ -19,6 +19,7 @@ struct ModelImport {
   std::vector<std::string> ignored;      // keys that change no figure pipesim computes
   std::vector<std::string> unsupported;  // "key: value (why the figures do not account for it)"
   std::vector<std::string> unknown;      // keys pipesim does not know
+  ParallelConfig parallel;               // the job around the pipeline, as far as the file says
 };
 
 }  // namespace pipesim

@@ -293,15 +293,38 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
   }
   out.read.push_back(fmt::format("activation_checkpoint.mode {} -> recompute: {}", ac,
                                  name_in(recompute_names(), m.recompute)));
+  // The job: tensor parallelism, and data parallelism as FSDP shards (ZeRO-3) and/or DDP replicas.
+  ParallelConfig& parallel = result.imported.parallel;
+  parallel.tensor = r.positive("parallelism", "tensor_parallel_degree", "parallel.tensor").value_or(1);
+  const auto shard = r.integer("parallelism", "data_parallel_shard_degree");
+  const int replicate =
+      r.positive("parallelism", "data_parallel_replicate_degree", "data-parallel replicas").value_or(1);
+  int shards = 1;
+  if (shard && *shard > 1) {
+    shards = static_cast<int>(*shard);
+    out.read.push_back(
+        fmt::format("parallelism.data_parallel_shard_degree = {} -> FSDP over {} ranks: "
+                    "parallel.zero: 3",
+                    shards, shards));
+  } else if (shard && *shard == -1) {
+    out.assumed.push_back(
+        "parallelism.data_parallel_shard_degree = -1 (the rest of the launch's GPUs): the file does not say "
+        "how many; parallel.data is 1 here: set it (and zero: 3) for the launch");
+  }
+  parallel.data = shards * replicate;
+  if (shards > 1) parallel.zero = 3;
+  if (shards > 1 && replicate > 1) {
+    out.assumed.push_back(fmt::format(
+        "HSDP ({} replicas of {} shards): pipesim shards over all {} data-parallel ranks, torchtitan over "
+        "each "
+        "replica's {}: the sharded memory is a little lower and the gathers' groups larger than torchtitan's",
+        replicate, shards, parallel.data, shards));
+  }
   const std::map<std::string, std::string> unsupported{
-      {"parallelism.tensor_parallel_degree", "tensor parallelism is not modelled: each stage on one GPU"},
       {"parallelism.context_parallel_degree", "context parallelism is not modelled"},
       {"parallelism.expert_parallel_degree", "experts are not modelled"},
-      {"parallelism.data_parallel_shard_degree",
-       "FSDP shards parameters, gradients and optimizer state: pipesim counts them whole per GPU"},
-      {"parallelism.data_parallel_replicate_degree",
-       "data parallelism is not modelled: one pipeline replica"},
-      {"parallelism.enable_async_tensor_parallel", "tensor parallelism is not modelled"},
+      {"parallelism.enable_async_tensor_parallel",
+       "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"},
       {"float8.enable_fsdp_float8_all_gather", "float8 is not modelled"},
       {"parallelism.pipeline_parallel_schedule_csv",
        "a CSV schedule: import it with the scenario's csv: entry"}};

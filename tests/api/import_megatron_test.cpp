@@ -73,9 +73,13 @@ TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
   EXPECT_EQ(m.global_batch, 1536);
   EXPECT_EQ(m.tensor_parallel, 8);
   const ModelImport& i = m.imported;
-  EXPECT_TRUE(has(i.unsupported, "--tensor-model-parallel-size 8 (each stage is modelled on one GPU"));
-  EXPECT_TRUE(has(i.unsupported, "--sequence-parallel (sequence parallelism"));
-  EXPECT_TRUE(has(i.unsupported, "--use-distributed-optimizer (the optimizer state is counted whole"));
+  // The job: tensor parallelism 8 with sequence parallelism, the distributed optimizer as ZeRO-1.
+  EXPECT_TRUE(has(i.read, "--tensor-model-parallel-size 8 -> parallel.tensor"));
+  EXPECT_TRUE(has(i.read, "--sequence-parallel -> parallel.sequence_parallel"));
+  EXPECT_TRUE(has(i.read, "--use-distributed-optimizer -> parallel.zero: 1"));
+  EXPECT_EQ(i.parallel.tensor, 8);
+  EXPECT_TRUE(i.parallel.sequence_parallel);
+  EXPECT_EQ(i.parallel.zero, 1);
   EXPECT_TRUE(has(i.ignored, "--lr 6.0e-5"));
   EXPECT_TRUE(has(i.ignored, "--max-position-embeddings 2048"));  // listed, not consumed silently
   EXPECT_TRUE(has(i.ignored, "--data-path /data/gpt3_text_document"));

@@ -80,7 +80,11 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   EXPECT_EQ(t.microbatches, 8);
   EXPECT_EQ(t.local_batch, 8);
   EXPECT_FALSE(t.zb_split);  // first/last-stage-less-layers do not apply to chunks
-  EXPECT_TRUE(has(t.imported.unsupported, "parallelism.tensor_parallel_degree = 2 (tensor parallelism"));
+  EXPECT_TRUE(has(t.imported.read, "parallelism.tensor_parallel_degree = 2 -> parallel.tensor"));
+  EXPECT_EQ(t.imported.parallel.tensor, 2);
+  // data_parallel_shard_degree = -1: the rest of the launch, which the file does not give.
+  EXPECT_TRUE(has(t.imported.assumed, "parallelism.data_parallel_shard_degree = -1"));
+  EXPECT_EQ(t.imported.parallel.data, 1);
   EXPECT_TRUE(has(t.imported.ignored, "parallelism.context_parallel_degree = 1"));
   EXPECT_TRUE(has(t.imported.ignored, "optimizer.lr"));
   EXPECT_TRUE(has(t.imported.ignored, "model.hf_assets_path"));  // listed, not consumed silently

@@ -42,7 +42,7 @@ TEST(ImportCommand, ABadConfigIsAnInputErrorNamingTheFile) {
 }
 
 // GPT-3 175B's Megatron arguments on 8 data-parallel replicas: a scenario of 16 stages, 3 chunks and 192
-// microbatches that runs, with tensor parallelism reported as not modelled.
+// microbatches that runs, with the job's tensor parallelism 8 (sequence parallel) and 8 replicas.
 TEST(ImportCommand, MegatronArgumentsBecomeAScenarioThatRuns) {
   const test::TempDir dir;
   const test::CommandResult imported = test::run_pipesim(
@@ -53,9 +53,9 @@ TEST(ImportCommand, MegatronArgumentsBecomeAScenarioThatRuns) {
                   dir.file("gpt3.yaml")),
       dir);
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  EXPECT_NE(imported.err.find("not supported: --tensor-model-parallel-size 8"), std::string::npos)
-      << imported.err;
+  EXPECT_EQ(imported.err.find("--tensor-model-parallel-size"), std::string::npos) << imported.err;
   const std::string text = test::read_file(dir.file("gpt3.yaml"));
+  EXPECT_NE(text.find("parallel: {tensor: 8, data: 8, sequence_parallel: true}"), std::string::npos) << text;
   EXPECT_NE(text.find("pipeline: {stages: 16, microbatches: 192, global_batch: 192}"), std::string::npos)
       << text;
   EXPECT_NE(text.find("schedules: [{name: interleaved-1f1b, chunks: 3}, 1f1b-flush"), std::string::npos)
@@ -64,6 +64,9 @@ TEST(ImportCommand, MegatronArgumentsBecomeAScenarioThatRuns) {
       fmt::format("run '{}' --schedules interleaved-1f1b:chunks=3,1f1b-flush", dir.file("gpt3.yaml")), dir);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("interleaved-1f1b(chunks=3)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("job: tensor parallel 8 with sequence parallelism, data parallel 8, 1024 GPUs"),
+            std::string::npos)
+      << run.out;
 }
 
 }  // namespace
