@@ -39,7 +39,9 @@ struct SimulationResult {
   // one device's peak FLOP/s in the model's dtype, and the modelling choices behind the figures. 0 and ""
   // when unknown (explicit costs, a profile without the dtype's peak).
   double model_flops_per_sample = 0;
-  double peak_flops_per_device = 0;
+  double peak_flops_per_device = 0;  // one GPU's
+  // GPUs behind each pipeline device: a tensor-parallel group of t (the per-GPU figures divide by them too).
+  int gpus_per_device = 1;
   std::string model_choices;
 };
 

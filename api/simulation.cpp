@@ -126,9 +126,10 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     const TransformerSetup& t = *scenario.transformer;
     result.model_flops_per_sample = model_flops_per_sample(t.model);
     const auto peak = t.profile.peak_tflops.find(t.model.dtype);
-    // A pipeline device is a tensor-parallel group of t GPUs: its peak is theirs (MFU stays per GPU).
-    if (peak != t.profile.peak_tflops.end())
-      result.peak_flops_per_device = peak->second * 1e12 * t.parallel.tensor;
+    if (peak != t.profile.peak_tflops.end()) result.peak_flops_per_device = peak->second * 1e12;
+    // A pipeline device is a tensor-parallel group of t GPUs: the per-GPU figures divide by them too.
+    result.gpus_per_device = t.parallel.tensor;
+    result.metrics.throughput_samples_per_gpu_s /= t.parallel.tensor;
     result.model_choices = fmt::format("{}", model_choices_text(t.model));
     const ParallelConfig& p = t.parallel;
     if (p.any()) {

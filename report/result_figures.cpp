@@ -63,11 +63,12 @@ std::optional<double> tokens_per_s(const SimulationResult& r) {
 }
 std::optional<double> tokens_per_device_s(const SimulationResult& r) {
   if (r.seq_len <= 0 || r.spec.devices <= 0) return std::nullopt;
-  return r.metrics.throughput_tokens_per_s / r.spec.devices;
+  return r.metrics.throughput_tokens_per_s / (r.spec.devices * r.gpus_per_device);
 }
 std::optional<double> model_tflops_per_device(const SimulationResult& r) {
   if (r.model_flops_per_sample <= 0 || r.spec.devices <= 0) return std::nullopt;
-  return r.metrics.throughput_samples_per_s * r.model_flops_per_sample / r.spec.devices / 1e12;
+  return r.metrics.throughput_samples_per_s * r.model_flops_per_sample /
+         (r.spec.devices * r.gpus_per_device) / 1e12;
 }
 std::optional<double> model_flops_utilization(const SimulationResult& r) {
   const std::optional<double> tflops = model_tflops_per_device(r);

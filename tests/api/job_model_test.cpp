@@ -1,0 +1,61 @@
+// A scenario's parallel: section end to end: read with its checks, and the per-GPU figures of a run whose
+// pipeline devices are tensor-parallel groups.
+#include <gtest/gtest.h>
+
+#include "api/simulation.h"
+#include "report/result_figures.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+std::string job_yaml(const std::string& parallel) {
+  return "model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
+         "hardware: {profile: h100-sxm5-80gb}\n"
+         "pipeline: {stages: 4, microbatches: 8}\n" +
+         parallel + "schedules: [1f1b-flush]\n";
+}
+
+TEST(JobModel, PerGpuFiguresDivideByEveryGpuOfTheReplica) {
+  const Scenario s = test::scenario_from_yaml(job_yaml("parallel: {tensor: 2, data: 4, zero: 1}\n"));
+  const SimulationResult r = simulate_schedule(s, s.schedules.at(0), {});
+  EXPECT_EQ(r.gpus_per_device, 2);
+  // 4 pipeline ranks of 2 GPUs: 8 GPUs per replica.
+  EXPECT_DOUBLE_EQ(r.metrics.throughput_samples_per_gpu_s, r.metrics.throughput_samples_per_s / 8);
+  EXPECT_DOUBLE_EQ(*model_tflops_per_device(r),
+                   r.metrics.throughput_samples_per_s * r.model_flops_per_sample / 8 / 1e12);
+  EXPECT_DOUBLE_EQ(*model_flops_utilization(r), *model_tflops_per_device(r) * 1e12 / r.peak_flops_per_device);
+  EXPECT_NE(r.model_choices.find("job: tensor parallel 2, data parallel 4 with ZeRO-1, 32 GPUs"),
+            std::string::npos)
+      << r.model_choices;
+  // Tensor parallelism 2 is faster per replica than 1 and slower than twice as fast (its all-reduces).
+  const Scenario one = test::scenario_from_yaml(job_yaml(""));
+  const SimulationResult single = simulate_schedule(one, one.schedules.at(0), {});
+  EXPECT_GT(r.metrics.throughput_samples_per_s, single.metrics.throughput_samples_per_s);
+  EXPECT_LT(r.metrics.throughput_samples_per_s, 2 * single.metrics.throughput_samples_per_s);
+}
+
+TEST(JobModel, TheParallelSectionIsChecked) {
+  const auto error = [](const std::string& parallel) {
+    return test::input_error_of([&] { test::scenario_from_yaml(job_yaml(parallel)); });
+  };
+  EXPECT_NE(error("parallel: {tensor: 3}\n").find("key 'parallel.tensor': expected a divisor of model.heads (16)"),
+            std::string::npos);
+  EXPECT_NE(error("parallel: {zero: 1}\n").find("parallel.data > 1"), std::string::npos);
+  EXPECT_NE(error("parallel: {sequence_parallel: true}\n").find("tensor parallelism"), std::string::npos);
+  EXPECT_NE(error("parallel: {data: 2, zero: 4}\n").find("0, 1, 2 or 3"), std::string::npos);
+  EXPECT_NE(error("parallel: {tensr: 2}\n").find("tensr"), std::string::npos);
+  // Megatron's distributed optimizer is ZeRO-1.
+  const Scenario s = test::scenario_from_yaml(job_yaml("parallel: {data: 2, distributed_optimizer: true}\n"));
+  EXPECT_EQ(s.transformer->parallel.zero, 1);
+  // Explicit costs have no job to split.
+  EXPECT_NE(test::input_error_of([] {
+              test::scenario_from_yaml(
+                  "pipeline: {stages: 2, microbatches: 2}\ncosts: {forward_ms: 1, backward_ms: 2}\n"
+                  "parallel: {tensor: 2}\n");
+            }).find("parallel"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipesim
