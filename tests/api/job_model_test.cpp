@@ -39,8 +39,9 @@ TEST(JobModel, TheParallelSectionIsChecked) {
   const auto error = [](const std::string& parallel) {
     return test::input_error_of([&] { test::scenario_from_yaml(job_yaml(parallel)); });
   };
-  EXPECT_NE(error("parallel: {tensor: 3}\n").find("key 'parallel.tensor': expected a divisor of model.heads (16)"),
-            std::string::npos);
+  EXPECT_NE(
+      error("parallel: {tensor: 3}\n").find("key 'parallel.tensor': expected a divisor of model.heads (16)"),
+      std::string::npos);
   EXPECT_NE(error("parallel: {zero: 1}\n").find("parallel.data > 1"), std::string::npos);
   EXPECT_NE(error("parallel: {sequence_parallel: true}\n").find("tensor parallelism"), std::string::npos);
   EXPECT_NE(error("parallel: {data: 2, zero: 4}\n").find("0, 1, 2 or 3"), std::string::npos);
