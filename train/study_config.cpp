@@ -110,6 +110,7 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
   if (!node.IsMap()) reader.fail(node, key, "a map {name: ..., microbatches: m, <schedule parameter>: ...}");
   StudySchedule out;
   for (const auto& item : node) {
+    if (!item.first.IsScalar()) reader.fail(item.first, key, "keys that are names (name, microbatches, ...)");
     const std::string k = item.first.as<std::string>();
     const std::string item_key = key + "." + k;
     if (k == "name") {
