@@ -61,6 +61,11 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
+  // A schedule entry's key that is not a name (a list, here) is an input error, not a crash.
+  EXPECT_NE(expect_input_error(replaced(kTinyStudy, "{name: pipedream-2bw, microbatches: 2}",
+                                        "{name: pipedream-2bw, [adamw]: 2}"))
+                .find("schedules[1]"),
+            std::string::npos);
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "task: teacher-mlp", "task: gpt")).find("s.yaml:2"),
             std::string::npos);
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "task: teacher-mlp", "task: gpt")).find("teacher-mlp"),
