@@ -23,6 +23,7 @@ void add_export_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 // Executor builds only (cli/train/): cli/training.h registers them.
 void add_execute_command(CLI::App& app);
 void add_validate_command(CLI::App& app);

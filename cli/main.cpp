@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   pipesim::add_import_command(app);
   pipesim::add_show_command(app);
   pipesim::add_sweep_command(app);
+  pipesim::add_plan_command(app);
   pipesim::add_training_commands(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,299 @@
+#include "plan/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "api/resolve.h"
+#include "api/run_batch.h"
+#include "api/schedule_selection.h"
+#include "api/simulation.h"
+#include "base/errors.h"
+#include "base/task_pool.h"
+#include "plan/plan_bounds.h"
+#include "report/progress_bar.h"
+#include "schedules/registry.h"
+
+namespace pipesim {
+namespace {
+
+// Candidates simulated together before the thresholds are updated: fixed, so the search is the same for any
+// number of threads.
+constexpr size_t kWave = 16;
+
+// Calls job(i) for i in [0, count) on `threads` workers; rethrows the failure of the lowest index.
+void for_each_index(size_t threads, size_t count, const std::function<void(size_t)>& job) {
+  std::atomic<size_t> next{0};
+  std::mutex mutex;
+  std::optional<size_t> failed_at;
+  std::exception_ptr failure;
+  run_workers(std::min(threads, std::max<size_t>(count, 1)), [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      try {
+        job(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!failed_at || i < *failed_at) {
+          failed_at = i;
+          failure = std::current_exception();
+        }
+      }
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
+}
+
+struct Evaluated {
+  double samples_per_s = 0;  // one replica's
+  double peak_bytes = 0;
+};
+
+// Better first: more samples per second, then less memory (the same speed with more headroom), then the
+// earlier candidate.
+bool ranks_before(const PlanRow& a, size_t ia, const PlanRow& b, size_t ib) {
+  if (a.job_samples_per_s != b.job_samples_per_s) return a.job_samples_per_s > b.job_samples_per_s;
+  if (a.peak_bytes != b.peak_bytes) return a.peak_bytes < b.peak_bytes;
+  return ia < ib;
+}
+
+// The configuration apart from its memory settings (recomputation, ZeRO), which a table shows once: at the
+// setting that ranks best.
+std::string shape_key(const PlanRow& r) {
+  const PlanCandidate& c = r.candidate;
+  return fmt::format("{}|{}|{}|{}|{}|{}", r.label, c.tensor, c.pipeline, c.data, c.microbatch_size,
+                     c.microbatches);
+}
+
+// The best `keep` fitting rows of a kind among `indices`, one per shape, best first.
+std::vector<size_t> best_distinct(const std::vector<PlanRow>& rows, std::vector<size_t> indices,
+                                  bool synchronous, int keep) {
+  std::erase_if(indices, [&](size_t i) {
+    const PlanRow& r = rows[i];
+    return !(r.fate == CandidateFate::kSimulated || r.fate == CandidateFate::kReused) ||
+           r.synchronous != synchronous;
+  });
+  std::sort(indices.begin(), indices.end(),
+            [&](size_t a, size_t b) { return ranks_before(rows[a], a, rows[b], b); });
+  std::vector<size_t> out;
+  std::set<std::string> shapes;
+  for (size_t i : indices) {
+    if (static_cast<int>(out.size()) == keep) break;
+    if (shapes.insert(shape_key(rows[i])).second) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* fate_name(CandidateFate fate) {
+  switch (fate) {
+    case CandidateFate::kNotRunnable:
+      return "not runnable";
+    case CandidateFate::kOverMemoryBound:
+      return "over memory (bound)";
+    case CandidateFate::kPrunedByBound:
+      return "pruned (throughput bound)";
+    case CandidateFate::kSimulated:
+      return "simulated";
+    case CandidateFate::kReused:
+      return "reused";
+    case CandidateFate::kOverMemory:
+      return "over memory (simulated)";
+    case CandidateFate::kFailed:
+      return "failed";
+  }
+  return "";
+}
+
+size_t PlanResult::count(CandidateFate fate) const {
+  return static_cast<size_t>(
+      std::count_if(rows.begin(), rows.end(), [fate](const PlanRow& r) { return r.fate == fate; }));
+}
+
+PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  PlanSpaceOptions space = options.space;
+  if (space.schedules.empty()) space.schedules = select_schedules(scenario, default_plan_schedules());
+  for (const ScheduleRequest& request : space.schedules) {
+    make_schedule(request.name, request.params);  // a bad name or parameter is bad input, not a skipped run
+  }
+  const std::vector<PlanCandidate> candidates = plan_candidates(scenario, space);
+  PlanResult result;
+  result.gpus = space.gpus;
+  result.global_batch = plan_global_batch(scenario, space);
+  const TransformerSetup& setup = *scenario.transformer;
+  result.capacity_bytes = setup.profile.usable_memory_bytes();
+  if (result.capacity_bytes <= 0) {
+    throw InputError(
+        fmt::format("hardware profile {}: no memory_capacity_gb, which `pipesim plan` needs to "
+                    "keep configurations that fit",
+                    setup.profile.name));
+  }
+  const size_t n = candidates.size();
+  const size_t threads = worker_count(options.jobs, n, "-j");
+  result.rows.resize(n);
+  std::vector<std::string> fingerprints(n);
+  ProgressBar bar(2 * n, "candidates bounded or run", options.progress);
+  std::atomic<size_t> done{0};
+
+  // Bounds, from each candidate's own resolved run.
+  for_each_index(threads, n, [&](size_t i) {
+    PlanRow& row = result.rows[i];
+    row.candidate = candidates[i];
+    const Scenario s = scenario_for_candidate(scenario, candidates[i], space.sequence_parallel);
+    try {
+      ResolveOptions checks;
+      checks.task_graph = false;
+      checks.records = false;
+      const ResolvedRun run = resolve(s, candidates[i].schedule, checks);
+      const CandidateBounds bounds = candidate_bounds(run);
+      row.label = run.schedule->label();
+      row.synchronous = bounds.synchronous;
+      row.busiest_work_s = bounds.busiest_work_s;
+      row.min_peak_bytes = bounds.min_peak_bytes;
+      row.fate = bounds.min_peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemoryBound
+                                                               : CandidateFate::kSimulated;
+      if (row.fate == CandidateFate::kSimulated) fingerprints[i] = simulation_fingerprint(run);
+    } catch (const InputError& e) {
+      row.fate = CandidateFate::kNotRunnable;
+      row.label = make_schedule(candidates[i].schedule.name, candidates[i].schedule.params)->label();
+      row.reason = one_line_reason(e.what());
+    }
+    bar.update(++done);
+  });
+
+  // The candidates that may run, best throughput bound first.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n; ++i) {
+    if (result.rows[i].fate == CandidateFate::kSimulated) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result.rows[a].busiest_work_s < result.rows[b].busiest_work_s;
+  });
+  done += n - order.size();
+  bar.update(done);
+  const double batch = result.global_batch;
+  const int keep = std::max(1, options.top);
+  std::map<std::string, Evaluated> simulated;  // by fingerprint
+  std::vector<size_t> evaluated;               // rows with figures so far
+  // The K-th best throughput of each kind so far, one per shape (0 until K are kept).
+  auto threshold = [&](bool synchronous) {
+    const std::vector<size_t> best = best_distinct(result.rows, evaluated, synchronous, keep);
+    return static_cast<int>(best.size()) < keep ? 0.0 : result.rows[best.back()].job_samples_per_s;
+  };
+  for (size_t begin = 0; begin < order.size(); begin += kWave) {
+    const size_t end = std::min(order.size(), begin + kWave);
+    const double sync_threshold = threshold(true);
+    const double async_threshold = threshold(false);
+    std::vector<size_t> to_run;  // first of each fingerprint in this wave
+    std::vector<size_t> to_reuse;
+    for (size_t k = begin; k < end; ++k) {
+      PlanRow& row = result.rows[order[k]];
+      // The job's samples per second can be at most the global batch over the busiest GPU's work (to within
+      // the nanoseconds fused slots round: the margin).
+      const double bound = batch / row.busiest_work_s;
+      const double best_kept = row.synchronous ? sync_threshold : async_threshold;
+      if (bound < best_kept * (1 - 1e-5)) {
+        row.fate = CandidateFate::kPrunedByBound;
+        ++done;
+        continue;
+      }
+      const std::string& key = fingerprints[order[k]];
+      const bool first_in_wave =
+          std::none_of(to_run.begin(), to_run.end(), [&](size_t j) { return fingerprints[j] == key; });
+      if (simulated.count(key) || !first_in_wave) {
+        to_reuse.push_back(order[k]);
+      } else {
+        to_run.push_back(order[k]);
+      }
+    }
+    std::vector<Evaluated> figures(to_run.size());
+    for_each_index(threads, to_run.size(), [&](size_t k) {
+      const size_t i = to_run[k];
+      PlanRow& row = result.rows[i];
+      const Scenario s = scenario_for_candidate(scenario, candidates[i], space.sequence_parallel);
+      SimulationOptions sim;
+      sim.keep_trace = false;
+      try {
+        const SimulationResult r = simulate_schedule(s, candidates[i].schedule, sim);
+        figures[k] = {r.metrics.throughput_samples_per_s, static_cast<double>(r.memory.peak_bytes())};
+      } catch (const InputError& e) {
+        row.fate = CandidateFate::kNotRunnable;
+        row.reason = one_line_reason(e.what());
+      } catch (const DeadlockError& e) {
+        row.fate = CandidateFate::kNotRunnable;
+        row.reason = one_line_reason(e.what());
+      } catch (const ScheduleError& e) {
+        // Not the search's to hide, nor to end: listed with its reason.
+        row.fate = CandidateFate::kFailed;
+        row.reason = one_line_reason(e.what());
+      }
+      bar.update(++done);
+    });
+    for (size_t k = 0; k < to_run.size(); ++k) {
+      if (result.rows[to_run[k]].fate == CandidateFate::kSimulated)
+        simulated[fingerprints[to_run[k]]] = figures[k];
+    }
+    auto fill = [&](size_t i, CandidateFate fate) {
+      PlanRow& row = result.rows[i];
+      const auto found = simulated.find(fingerprints[i]);
+      if (found == simulated.end()) {  // its twin could not run
+        row.fate = CandidateFate::kNotRunnable;
+        row.reason = "a run with identical costs could not run";
+        return;
+      }
+      const PlanCandidate& c = row.candidate;
+      const Evaluated& e = found->second;
+      row.job_samples_per_s = e.samples_per_s * c.data;
+      row.step_s = batch / row.job_samples_per_s;
+      // A device's ops run one at a time: a step shorter than the busiest device's work breaks physics. (The
+      // slack: fused F&B slots split their time between the two ops to the nanosecond.)
+      if (row.step_s < row.busiest_work_s * (1 - 1e-6)) {
+        throw std::logic_error(
+            fmt::format("plan: {} {}: simulated step {} s is shorter than its busiest GPU's "
+                        "work {} s",
+                        row.label, candidate_shape_text(c), row.step_s, row.busiest_work_s));
+      }
+      if (e.peak_bytes < row.min_peak_bytes * (1 - 1e-6)) {
+        throw std::logic_error(fmt::format("plan: {} {}: simulated peak memory {} B is below its bound {} B",
+                                           row.label, candidate_shape_text(c), e.peak_bytes,
+                                           row.min_peak_bytes));
+      }
+      row.peak_bytes = e.peak_bytes;
+      const double samples_per_gpu_s = row.job_samples_per_s / result.gpus;
+      row.tokens_per_gpu_s = samples_per_gpu_s * setup.model.seq_len;
+      row.tflops_per_gpu = samples_per_gpu_s * model_flops_per_sample(setup.model) / 1e12;
+      const auto peak = setup.profile.peak_tflops.find(setup.model.dtype);
+      row.mfu =
+          peak != setup.profile.peak_tflops.end() && peak->second > 0 ? row.tflops_per_gpu / peak->second : 0;
+      row.idle_fraction = std::max(0.0, 1 - row.busiest_work_s / row.step_s);  // >= 0 to the slack above
+      row.fate = e.peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemory : fate;
+    };
+    for (size_t i : to_run) {
+      if (result.rows[i].fate == CandidateFate::kSimulated) {
+        fill(i, CandidateFate::kSimulated);
+        evaluated.push_back(i);
+      }
+    }
+    for (size_t i : to_reuse) {
+      fill(i, CandidateFate::kReused);
+      evaluated.push_back(i);
+      ++done;
+    }
+    bar.update(done);
+  }
+
+  result.best_sync = best_distinct(result.rows, evaluated, true, keep);
+  result.best_async = best_distinct(result.rows, evaluated, false, keep);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace pipesim

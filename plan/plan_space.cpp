@@ -1,0 +1,149 @@
+#include "plan/plan_space.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/errors.h"
+#include "schedules/registry.h"
+
+namespace pipesim {
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int k = 1; k <= n; ++k) {
+    if (n % k == 0) out.push_back(k);
+  }
+  return out;
+}
+
+std::vector<int> default_tensor_degrees(const TransformerSetup& setup, int gpus) {
+  std::vector<int> out;
+  for (int t : divisors(setup.parallel.gpus_per_node)) {
+    // Megatron splits the heads and the key/value groups over the tensor ranks.
+    if (gpus % t == 0 && setup.model.heads % t == 0 && setup.model.key_value_heads() % t == 0) {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+// PACI's accumulation when the request leaves it open: every power of two that divides m.
+std::vector<ScheduleRequest> expanded_for(const ScheduleRequest& request, int microbatches) {
+  if (canonical_schedule_name(request.name) != "paci" || request.params.has("accumulation")) {
+    return {request};
+  }
+  std::vector<ScheduleRequest> out;
+  for (int a = 1; a <= microbatches; a *= 2) {
+    if (microbatches % a != 0) continue;
+    ScheduleRequest copy = request;
+    copy.params.set("accumulation", std::to_string(a));
+    out.push_back(std::move(copy));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string default_plan_schedules() {
+  return "gpipe,1f1b-flush,interleaved-1f1b:chunks=2,interleaved-1f1b:chunks=4,zb-h1,zb-v,v-half,dualpipe-v,"
+         "pipedream-2bw,paci";
+}
+
+int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options) {
+  if (options.global_batch > 0) return options.global_batch;
+  // The scenario's pipeline is one replica: its batch times its data-parallel degree is the job's.
+  const int replicas = scenario.transformer ? scenario.transformer->parallel.data : 1;
+  const int replica_batch =
+      scenario.global_batch > 0 ? scenario.global_batch : scenario.microbatches * scenario.microbatch_size;
+  return replica_batch * replicas;
+}
+
+std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanSpaceOptions& options) {
+  if (!scenario.transformer) {
+    throw InputError(
+        fmt::format("{}: `pipesim plan` needs a transformer scenario (model: and hardware:), not "
+                    "explicit costs: it predicts each configuration's costs from the model",
+                    scenario.source));
+  }
+  if (options.gpus < 1) throw InputError("--gpus: expected a positive number of GPUs");
+  const TransformerSetup& setup = *scenario.transformer;
+  const int batch = plan_global_batch(scenario, options);
+  const std::vector<int> tensor =
+      options.tensor.empty() ? default_tensor_degrees(setup, options.gpus) : options.tensor;
+  const std::vector<int> sizes =
+      options.microbatch_sizes.empty() ? std::vector<int>{1, 2, 4, 8} : options.microbatch_sizes;
+  const std::vector<Recompute> recompute =
+      options.recompute.empty()
+          ? std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}
+          : options.recompute;
+  const std::vector<int> zero = options.zero.empty() ? std::vector<int>{0, 1, 2, 3} : options.zero;
+  std::vector<PlanCandidate> out;
+  int shapes = 0;  // (t, p, d) that use every GPU
+  for (int t : tensor) {
+    if (t < 1 || options.gpus % t != 0) continue;
+    const std::vector<int> pipeline =
+        options.pipeline.empty() ? divisors(options.gpus / t) : options.pipeline;
+    for (int p : pipeline) {
+      if (p < 1 || p > setup.model.layers || (options.gpus / t) % p != 0) continue;
+      const int d = options.gpus / (t * p);
+      ++shapes;
+      if (batch % d != 0) continue;  // every replica takes the same share of the batch
+      const int per_replica = batch / d;
+      for (int b : sizes) {
+        if (b < 1 || per_replica % b != 0) continue;
+        const int m = per_replica / b;
+        for (const ScheduleRequest& request : options.schedules) {
+          for (const ScheduleRequest& schedule : expanded_for(request, m)) {
+            for (Recompute r : recompute) {
+              for (int z : zero) {
+                if (z > 0 && d == 1) continue;  // nothing to shard over
+                out.push_back({t, p, d, b, m, r, z, schedule});
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (shapes == 0) {
+    throw InputError(
+        fmt::format("--gpus {}: no tensor x pipeline x data split uses them all (tensor degrees tried: {}; "
+                    "pipeline at most "
+                    "{} layers)",
+                    options.gpus, fmt::join(tensor, ","), setup.model.layers));
+  }
+  if (out.empty()) {
+    throw InputError(fmt::format(
+        "global batch {}: no configuration on {} GPUs splits it evenly over the data replicas and "
+        "microbatches "
+        "(give --global-batch a multiple of the data-parallel degrees, or other --microbatch-sizes)",
+        batch, options.gpus));
+  }
+  return out;
+}
+
+Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bool sequence_parallel) {
+  Scenario s = base;
+  s.stages = c.pipeline;
+  s.microbatches = c.microbatches;
+  s.microbatch_size = c.microbatch_size;
+  s.global_batch = 0;
+  s.schedules = {c.schedule};
+  s.pinned_pipeline_keys.clear();
+  TransformerSetup& t = *s.transformer;
+  t.parallel.tensor = c.tensor;
+  t.parallel.data = c.data;
+  t.parallel.zero = c.zero;
+  t.parallel.sequence_parallel = sequence_parallel && c.tensor > 1;
+  t.model.recompute = c.recompute;
+  return s;
+}
+
+std::string candidate_shape_text(const PlanCandidate& c) {
+  return fmt::format("t={} p={} d={} b={} m={} recompute={} zero={}", c.tensor, c.pipeline, c.data,
+                     c.microbatch_size, c.microbatches, recompute_name(c.recompute), c.zero);
+}
+
+}  // namespace pipesim

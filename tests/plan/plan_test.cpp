@@ -1,0 +1,271 @@
+// `pipesim plan`: the space it searches, the bounds it prunes with, and a pruned search that finds exactly
+// the configurations a search without pruning finds, for any number of threads.
+#include "plan/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "api/resolve.h"
+#include "plan/plan_bounds.h"
+#include "plan/plan_report.h"
+#include "schedules/registry.h"
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+// A 1.3B-like model on nodes of 4 GPUs: small enough that a search without pruning runs in a test.
+Scenario small_job(const std::string& extra = "") {
+  return test::scenario_from_yaml(
+      "name: small-job\n"
+      "model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, seq_len: 2048, vocab: 32000, mlp: swiglu}\n"
+      "hardware: {profile: h100-sxm5-80gb}\n"
+      "parallel: {gpus_per_node: 4}\n"
+      "pipeline: {stages: 2, microbatches: 8, microbatch_size: 2}\n" +
+      extra);
+}
+
+PlanOptions small_plan(int gpus, int top) {
+  PlanOptions options;
+  options.space.gpus = gpus;
+  options.space.global_batch = 32;
+  options.top = top;
+  options.jobs = 1;
+  return options;
+}
+
+TEST(PlanSpace, EveryCandidateUsesEveryGpuAndSplitsTheBatchEvenly) {
+  const Scenario s = small_job();
+  PlanSpaceOptions space;
+  space.gpus = 16;
+  space.global_batch = 32;
+  space.schedules = {{"1f1b-flush", ScheduleParams()}, {"paci", ScheduleParams()}};
+  const std::vector<PlanCandidate> candidates = plan_candidates(s, space);
+  ASSERT_FALSE(candidates.empty());
+  std::set<int> tensor;
+  std::map<int, std::set<int>> paci_accumulation;  // by m
+  for (const PlanCandidate& c : candidates) {
+    EXPECT_EQ(c.tensor * c.pipeline * c.data, 16);
+    EXPECT_EQ(c.data * c.microbatch_size * c.microbatches, 32);
+    EXPECT_LE(c.pipeline, 8);
+    if (c.data == 1) {
+      EXPECT_EQ(c.zero, 0);  // nothing to shard over
+    }
+    tensor.insert(c.tensor);
+    if (c.schedule.name == "paci") {
+      const int a = std::stoi(c.schedule.params.get_string("accumulation", "0"));
+      EXPECT_EQ(c.microbatches % a, 0);
+      paci_accumulation[c.microbatches].insert(a);
+    }
+  }
+  // t divides the node (4), the heads (16) and the key/value heads (4).
+  EXPECT_EQ(tensor, (std::set<int>{1, 2, 4}));
+  // PACI's accumulation: every power of two that divides m.
+  EXPECT_EQ(paci_accumulation[8], (std::set<int>{1, 2, 4, 8}));
+  EXPECT_EQ(paci_accumulation[1], (std::set<int>{1}));
+}
+
+TEST(PlanSpace, TheScenariosJobBatchIsItsReplicaBatchTimesItsReplicas) {
+  const Scenario s = small_job();  // 8 x 2 per replica, one replica
+  EXPECT_EQ(plan_global_batch(s, {}), 16);
+  Scenario replicated = s;
+  replicated.transformer->parallel.data = 4;
+  EXPECT_EQ(plan_global_batch(replicated, {}), 64);
+  PlanSpaceOptions given;
+  given.global_batch = 48;
+  EXPECT_EQ(plan_global_batch(replicated, given), 48);
+}
+
+TEST(PlanSpace, InputThatCannotBePlannedSaysWhy) {
+  PlanSpaceOptions space;
+  space.gpus = 16;
+  space.schedules = {{"1f1b-flush", ScheduleParams()}};
+  const Scenario explicit_costs = test::scenario_from_yaml(
+      "pipeline: {stages: 2, microbatches: 4}\ncosts: {forward_ms: 1, backward_ms: 2}\n");
+  EXPECT_NE(
+      test::input_error_of([&] { plan_candidates(explicit_costs, space); }).find("transformer scenario"),
+      std::string::npos);
+  space.tensor = {3};  // 3 divides neither the GPUs nor the heads
+  EXPECT_NE(
+      test::input_error_of([&] { plan_candidates(small_job(), space); }).find("no tensor x pipeline x data"),
+      std::string::npos);
+  space.tensor = {};
+  space.global_batch = 3;  // 16 GPUs in pipelines of 2 ranks make 2, 4 or 8 replicas: none divides 3
+  space.pipeline = {2};
+  EXPECT_NE(test::input_error_of([&] { plan_candidates(small_job(), space); }).find("global batch 3"),
+            std::string::npos);
+}
+
+// The generic bound equals the busiest device's ops of one batch counted from the schedule's own lists, for
+// every static schedule the plan searches by default (two copies of the model and V placements included).
+TEST(PlanBounds, TheWorkBoundIsTheBusiestDevicesOpsOfOneBatch) {
+  Scenario s = small_job();
+  s.stages = 4;
+  s.microbatches = 8;
+  for (const std::string name :
+       {"gpipe", "1f1b-flush", "zb-h1", "zb-v", "v-half", "dualpipe-v", "dualpipe", "chimera"}) {
+    for (const int chunks : {1, 2}) {
+      ScheduleRequest request{name, ScheduleParams()};
+      if (chunks == 2) {
+        if (name != "1f1b-flush") continue;
+        request = {"interleaved-1f1b", ScheduleParams()};
+        request.params.set("chunks", "2");
+      }
+      ResolveOptions checks;
+      checks.task_graph = false;
+      checks.records = false;
+      ResolvedRun run = resolve(s, request, checks);
+      const auto* schedule = dynamic_cast<const StaticSchedule*>(run.schedule.get());
+      ASSERT_NE(schedule, nullptr) << name;
+      PipelineSpec one_batch = run.spec;
+      one_batch.batches = 1;
+      const DeviceActionLists lists = schedule->all_actions(one_batch, *run.costs);
+      TimeNs busiest = 0;
+      for (const ActionList& list : lists) {
+        TimeNs total = 0;
+        for (const Action& action : list) total += run.costs->duration(action);
+        busiest = std::max(busiest, total);
+      }
+      const CandidateBounds bounds = candidate_bounds(run);
+      EXPECT_TRUE(bounds.synchronous);
+      EXPECT_NEAR(bounds.busiest_work_s, static_cast<double>(busiest) * 1e-9, 1e-12) << run.schedule->label();
+      EXPECT_GT(bounds.min_peak_bytes, 0);
+    }
+  }
+}
+
+TEST(PlanBounds, AsynchronousSchedulesCountTheirStepsPerBatch) {
+  Scenario s = small_job();
+  s.stages = 2;
+  s.microbatches = 8;
+  ResolveOptions checks;
+  checks.task_graph = false;
+  checks.records = false;
+  auto work = [&](const std::string& name, const std::string& accumulation) {
+    ScheduleRequest request{name, ScheduleParams()};
+    if (!accumulation.empty()) request.params.set("accumulation", accumulation);
+    const ResolvedRun run = resolve(s, request, checks);
+    EXPECT_FALSE(candidate_bounds(run).synchronous);
+    return std::pair{candidate_bounds(run).busiest_work_s,
+                     static_cast<double>(run.costs->duration(optimizer_step(1, 0, false))) * 1e-9};
+  };
+  // PACI with a = 1 steps 8 times a batch, with a = 8 once: 7 steps of the last stage apart.
+  const auto [a1, step] = work("paci", "1");
+  const auto [a8, step8] = work("paci", "8");
+  EXPECT_NEAR(a1 - a8, 7 * step, 1e-9);
+  EXPECT_GT(step, 0);
+  // 2BW steps once a batch, as PACI with a = m.
+  EXPECT_NEAR(work("pipedream-2bw", "").first, a8, 1e-12);
+}
+
+TEST(Plan, PruningKeepsExactlyTheConfigurationsAFullSearchFinds) {
+  const Scenario s = small_job();
+  const PlanResult pruned = run_plan(s, small_plan(16, 3));
+  const PlanResult full = run_plan(s, small_plan(16, 100000));  // keeps everything: nothing pruned
+  EXPECT_GT(pruned.count(CandidateFate::kPrunedByBound), 0u);
+  EXPECT_EQ(full.count(CandidateFate::kPrunedByBound), 0u);
+  ASSERT_GE(full.best_sync.size(), 3u);
+  EXPECT_EQ(pruned.best_sync, std::vector<size_t>(full.best_sync.begin(), full.best_sync.begin() + 3));
+  ASSERT_GE(full.best_async.size(), 3u);
+  EXPECT_EQ(pruned.best_async, std::vector<size_t>(full.best_async.begin(), full.best_async.begin() + 3));
+  for (size_t i : pruned.best_sync) {
+    EXPECT_DOUBLE_EQ(pruned.rows[i].job_samples_per_s, full.rows[i].job_samples_per_s);
+  }
+  // Every simulated figure inside its bounds, every kept configuration in memory.
+  for (const PlanRow& r : full.rows) {
+    if (r.fate != CandidateFate::kSimulated && r.fate != CandidateFate::kReused) continue;
+    EXPECT_GE(r.step_s, r.busiest_work_s * (1 - 1e-6));
+    EXPECT_GE(r.peak_bytes, r.min_peak_bytes * (1 - 1e-6));
+    EXPECT_LE(r.peak_bytes, full.capacity_bytes);
+    EXPECT_NEAR(r.tokens_per_gpu_s * r.step_s * 16, 32.0 * 2048, 1e-6 * 32 * 2048);
+  }
+  // Ranked best first, one row per configuration apart from recomputation and ZeRO: the fastest setting of
+  // those, then the one with the least memory.
+  std::set<std::string> shapes;
+  for (size_t k = 0; k < full.best_sync.size(); ++k) {
+    const PlanRow& shown = full.rows[full.best_sync[k]];
+    if (k > 0) {
+      EXPECT_GE(full.rows[full.best_sync[k - 1]].job_samples_per_s, shown.job_samples_per_s);
+    }
+    const PlanCandidate& c = shown.candidate;
+    EXPECT_TRUE(shapes
+                    .insert(fmt::format("{} {} {} {} {}", shown.label, c.tensor, c.pipeline,
+                                        c.microbatch_size, c.microbatches))
+                    .second);
+    for (const PlanRow& other : full.rows) {
+      const PlanCandidate& o = other.candidate;
+      if ((other.fate != CandidateFate::kSimulated && other.fate != CandidateFate::kReused) ||
+          other.label != shown.label || o.tensor != c.tensor || o.pipeline != c.pipeline ||
+          o.microbatch_size != c.microbatch_size) {
+        continue;
+      }
+      EXPECT_LE(other.job_samples_per_s, shown.job_samples_per_s);
+      if (other.job_samples_per_s == shown.job_samples_per_s) {
+        EXPECT_GE(other.peak_bytes, shown.peak_bytes);
+      }
+    }
+  }
+}
+
+TEST(Plan, TheResultIsTheSameForAnyNumberOfThreads) {
+  const Scenario s = small_job();
+  PlanOptions one = small_plan(16, 4);
+  PlanOptions two = one;
+  two.jobs = 2;
+  const PlanResult a = run_plan(s, one);
+  const PlanResult b = run_plan(s, two);
+  EXPECT_EQ(plan_csv(a), plan_csv(b));
+  EXPECT_EQ(a.best_sync, b.best_sync);
+  EXPECT_EQ(a.best_async, b.best_async);
+}
+
+TEST(Plan, RunsWithIdenticalCostsAreSimulatedOnce) {
+  // Selective recomputation under flash attention changes nothing (flash attention already recomputes the
+  // scores): those runs reuse the figures of the runs without recomputation.
+  const PlanResult r = run_plan(small_job(), small_plan(16, 100000));
+  EXPECT_GT(r.count(CandidateFate::kReused), 0u);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const PlanRow& row = r.rows[i];
+    if (row.fate != CandidateFate::kReused || row.candidate.recompute != Recompute::kSelective) continue;
+    // Its twin without recomputation has the same figures.
+    for (const PlanRow& twin : r.rows) {
+      const PlanCandidate& a = twin.candidate;
+      const PlanCandidate& b = row.candidate;
+      if (a.recompute == Recompute::kNone && a.tensor == b.tensor && a.pipeline == b.pipeline &&
+          a.microbatch_size == b.microbatch_size && a.zero == b.zero && twin.label == row.label) {
+        EXPECT_DOUBLE_EQ(twin.step_s, row.step_s);
+        EXPECT_DOUBLE_EQ(twin.peak_bytes, row.peak_bytes);
+      }
+    }
+  }
+}
+
+TEST(PlanReport, SaysWhyTheRunnerUpLostAndWhatWasSearched) {
+  const Scenario s = small_job();
+  const PlanOptions options = small_plan(16, 3);
+  const PlanResult r = run_plan(s, options);
+  const std::string text = format_plan(s, options, r);
+  EXPECT_NE(text.find("Best synchronous configurations"), std::string::npos) << text;
+  EXPECT_NE(text.find("Best asynchronous configurations"), std::string::npos) << text;
+  EXPECT_NE(text.find("The runner-up"), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("searched {} configurations", r.rows.size())), std::string::npos) << text;
+  PlanRow best, second;
+  best.label = second.label = "1f1b-flush";
+  best.candidate.tensor = 2;
+  second.candidate.tensor = 4;
+  best.tokens_per_gpu_s = 100;
+  second.tokens_per_gpu_s = 90;
+  best.busiest_work_s = 1;
+  second.busiest_work_s = 1.05;
+  best.idle_fraction = 0.1;
+  second.idle_fraction = 0.136;
+  const std::string why = runner_up_text(best, second);
+  EXPECT_NE(why.find("10.00 % fewer tokens/s/GPU"), std::string::npos) << why;
+  EXPECT_NE(why.find("(+5.0 %)"), std::string::npos) << why;
+  EXPECT_NE(why.find("t 4 (best: 2)"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace pipesim
