@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The README's printed outputs are what the commands print today: the quickstart table and the default run's
-table, byte for byte (a README that shows stale figures is a bug). Usage: readme_outputs_test.py PIPESIM SOURCE_DIR
+"""The README's printed outputs are what the commands print today: the quickstart table, the default run's
+table and the plan's, byte for byte but for the plan's search time (a README that shows stale figures is a bug). Usage: readme_outputs_test.py PIPESIM SOURCE_DIR
 """
 import re
 import subprocess
@@ -11,10 +11,10 @@ with open(f"{source}/README.md", encoding="utf-8") as f:
     readme = f.read()
 
 
-def block_after(marker):
-    """The first fenced block after `marker` whose text starts with 'scenario '."""
+def block_after(marker, first_word="scenario"):
+    """The first fenced block after `marker` whose text starts with `first_word` and a space."""
     start = readme.index(marker)
-    for match in re.finditer(r"```\n(scenario .*?)```", readme[start:], re.S):
+    for match in re.finditer(r"```\n(" + first_word + r" .*?)```", readme[start:], re.S):
         return match.group(1)
     raise SystemExit(f"README.md: no output block after {marker!r}")
 
@@ -30,6 +30,17 @@ for marker, args in cases:
     printed, now = block_after(marker), run(*args)
     if printed != now:
         failures.append(f"README.md, {marker}: the block differs from `pipesim {' '.join(args)}`:\n{now}")
+# The plan's search time varies with the machine: every other figure must match.
+plan_args = ["plan", "scenarios/transformer/llama3-70b-h100.yaml", "--gpus", "1024", "--top", "3"]
+
+
+def without_time(text):
+    return re.sub(r"configurations in [0-9.]+ s:", "configurations in (time) s:", text)
+
+
+printed, now = block_after("## Plan a job", "plan:"), run(*plan_args)
+if without_time(printed) != without_time(now):
+    failures.append(f"README.md, ## Plan a job: the block differs from `pipesim {' '.join(plan_args)}`:\n{now}")
 if failures:
     print("\n".join(failures))
     sys.exit(1)
