@@ -40,8 +40,8 @@ std::vector<Recompute> parse_recompute_list(const std::string& text) {
         std::find_if(table.begin(), table.end(), [&](const auto& entry) { return entry.first == item; });
     if (found == table.end()) {
       throw InputError(
-          fmt::format("--recompute '{}': unknown recomputation '{}'{}; expected none, selective or "
-                      "full, comma-separated",
+          fmt::format("--recompute '{}': unknown recomputation '{}' (expected none, selective or full, "
+                      "comma-separated){}",
                       text, item, did_you_mean(item, names_of(table))));
     }
     out.push_back(found->second);

@@ -1,0 +1,63 @@
+// `pipesim plan` from the command line: a small job planned end to end (its table, its CSV of every
+// candidate), and bad options named with what was expected.
+#include <gtest/gtest.h>
+
+#include "tests/test_util.h"
+
+namespace pipesim {
+namespace {
+
+const char* const kJob =
+    "name: small-job\n"
+    "model: {layers: 8, hidden: 1024, heads: 16, kv_heads: 4, seq_len: 1024, vocab: 32000, mlp: swiglu}\n"
+    "hardware: {profile: h100-sxm5-80gb}\n"
+    "parallel: {gpus_per_node: 4}\n"
+    "pipeline: {stages: 2, microbatches: 8}\n";
+
+TEST(PlanCommand, PrintsTheBestConfigurationsAndWritesEveryCandidate) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("job.yaml", kJob);
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format(
+          "plan '{}' --gpus 8 --global-batch 16 --top 2 --schedules 1f1b-flush,zb-v,pipedream-2bw --csv '{}'",
+          scenario, dir.file("plan.csv")),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("on 8 GPUs (4 per node), global batch 16 samples of 1024 tokens"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Best synchronous configurations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Best asynchronous configurations"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("The runner-up"), std::string::npos) << r.out;
+  const std::string csv = test::read_file(dir.file("plan.csv"));
+  EXPECT_EQ(csv.rfind("schedule,tensor,pipeline,data,", 0), 0u) << csv;
+  EXPECT_NE(csv.find(",simulated,"), std::string::npos) << csv;
+}
+
+TEST(PlanCommand, BadOptionsSayWhatWasExpected) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("job.yaml", kJob);
+  const test::CommandResult recompute =
+      test::run_pipesim(fmt::format("plan '{}' --gpus 8 --recompute none,ful", scenario), dir);
+  EXPECT_EQ(recompute.exit_code, 1);
+  EXPECT_NE(recompute.err.find("unknown recomputation 'ful' (expected none, selective or full, "
+                               "comma-separated); did you mean 'full'?"),
+            std::string::npos)
+      << recompute.err;
+  const test::CommandResult zero =
+      test::run_pipesim(fmt::format("plan '{}' --gpus 8 --zero 1,4", scenario), dir);
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_NE(zero.err.find("4 is not a ZeRO stage (0 to 3)"), std::string::npos) << zero.err;
+  const std::string costs = dir.write("costs.yaml",
+                                      "pipeline: {stages: 2, microbatches: 4}\n"
+                                      "costs: {forward_ms: 1, backward_ms: 2}\n");
+  const test::CommandResult explicit_costs = test::run_pipesim(fmt::format("plan '{}' --gpus 8", costs), dir);
+  EXPECT_EQ(explicit_costs.exit_code, 1);
+  EXPECT_NE(explicit_costs.err.find("needs a transformer scenario"), std::string::npos) << explicit_costs.err;
+  const test::CommandResult unknown =
+      test::run_pipesim(fmt::format("plan '{}' --gpus 8 --schedules zb-vv", scenario), dir);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("unknown schedule 'zb-vv'"), std::string::npos) << unknown.err;
+}
+
+}  // namespace
+}  // namespace pipesim
