@@ -1,16 +1,18 @@
 // pipesim plan SCENARIO --gpus G [--global-batch B] [--schedules ...] [--top K] [--tensor LIST] [--pipeline
 // LIST]
-//              [--microbatch-sizes LIST] [--recompute LIST] [--zero LIST] [--csv F] [-j N]
+//              [--microbatch-sizes LIST] [--recompute LIST] [--zero LIST] [--csv F] [-j N] [--mpi]
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "api/schedule_selection.h"
 #include "base/did_you_mean.h"
 #include "base/errors.h"
 #include "cli/commands.h"
+#include "distributed/mpi_session.h"
 #include "io/scenario.h"
 #include "plan/plan.h"
 #include "plan/plan_report.h"
@@ -29,6 +31,7 @@ struct PlanArgs {
   bool no_sequence_parallel = false;
   std::string csv_path;
   bool quiet = false;
+  bool mpi = false;
 };
 
 std::vector<Recompute> parse_recompute_list(const std::string& text) {
@@ -65,9 +68,15 @@ void plan(PlanArgs& args) {
     }
   }
   space.sequence_parallel = !args.no_sequence_parallel;
-  args.options.progress = !args.quiet && ProgressBar::stderr_is_terminal();
-  if (!args.csv_path.empty()) check_output_path(args.csv_path);
+  std::optional<MpiSession> mpi;
+  if (args.mpi) mpi.emplace();
+  args.options.mpi = args.mpi;
+  const bool leader = !mpi || MpiSession::rank() == 0;
+  args.options.progress = leader && !args.quiet && ProgressBar::stderr_is_terminal();
+  if (leader && !args.csv_path.empty()) check_output_path(args.csv_path);
   const PlanResult result = run_plan(scenario, args.options);
+  mpi.reset();  // every rank is done with MPI
+  if (!leader) return;
   std::cout << format_plan(scenario, args.options, result);
   if (!args.csv_path.empty()) {
     write_file(args.csv_path, plan_csv(result));
@@ -120,6 +129,10 @@ void add_plan_command(CLI::App& app) {
                   "threads (default: every core); the result is the same for any")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--quiet,-q", args->quiet, "no progress bar");
+  cmd->add_flag(
+      "--mpi", args->mpi,
+      "under mpiexec -n K: rank 0 searches and hands the simulations to the K - 1 other ranks; the same "
+      "output as -j 1");
   args->options.top = 5;
   cmd->callback([args] { plan(*args); });
 }

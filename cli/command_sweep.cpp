@@ -1,14 +1,16 @@
 // pipesim sweep SCENARIO [--stages 4,8,16] [--microbatches 4:64:x2] [--schedules a,b] [--param key=LIST]
-//               [--set key=value] --out F.csv [-j N]
+//               [--set key=value] --out F.csv [-j N] [--mpi]
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 #include <tuple>
 
 #include "api/run_batch.h"
 #include "base/errors.h"
 #include "cli/commands.h"
+#include "distributed/mpi_session.h"
 #include "report/csv.h"
 #include "sweeps/sweep.h"
 #include "sweeps/sweep_failure.h"
@@ -24,6 +26,7 @@ struct SweepArgs {
   std::string out_path;
   std::string shard;
   bool quiet = false;
+  bool mpi = false;
 };
 
 void sweep(SweepArgs& args) {
@@ -40,15 +43,24 @@ void sweep(SweepArgs& args) {
     config.params.emplace_back(key, expand_value_list(param.substr(eq + 1), "--param " + key));
   }
   if (!args.shard.empty()) std::tie(config.shard_index, config.shard_count) = parse_shard(args.shard);
-  config.progress = !args.quiet && isatty(STDERR_FILENO);
-  check_output_path(args.out_path);
+  // Under mpiexec with --mpi, rank 0 writes the file and the other ranks only run what it hands them.
+  std::optional<MpiSession> mpi;
+  if (args.mpi) mpi.emplace();
+  config.mpi = args.mpi;
+  const bool leader = !mpi || MpiSession::rank() == 0;
+  config.progress = leader && !args.quiet && isatty(STDERR_FILENO);
+  if (leader) check_output_path(args.out_path);
   // Rows reach the file as they finish, in order; it replaces the target once the sweep is complete.
-  StreamedOutputFile out(args.out_path);
+  std::optional<StreamedOutputFile> out;
+  if (leader) out.emplace(args.out_path);
   SweepSink sink;
-  sink.header = [&](const std::vector<std::string>& header) { out.write(csv_line(header)); };
-  sink.row = [&](const std::vector<std::string>& row) { out.write(csv_line(row)); };
+  sink.header = [&](const std::vector<std::string>& header) { out->write(csv_line(header)); };
+  sink.row = [&](const std::vector<std::string>& row) { out->write(csv_line(row)); };
   const SweepSummary summary = run_sweep(config, sink);
-  out.commit();
+  if (out) out->commit();
+  // Every rank is done with MPI: what follows may end the command with an error without aborting the others.
+  mpi.reset();
+  if (!leader) return;
   std::cerr << fmt::format("{} runs written to {}", summary.rows, args.out_path);
   if (summary.skipped > 0) {
     std::cerr << fmt::format("; {} skipped: the schedule cannot run at that point (see the error column)",
@@ -98,6 +110,10 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", args->config.jobs, "threads (default: every core)")
       ->check(CLI::Range(1, 4096));
   cmd->add_flag("--quiet,-q", args->quiet, "no progress bar");
+  cmd->add_flag(
+      "--mpi", args->mpi,
+      "under mpiexec -n K: rank 0 hands the runs to the K - 1 other ranks (the longest first) and writes "
+      "the CSV, the same bytes as -j 1; each rank runs one run at a time");
   cmd->add_option("--shard", args->shard,
                   "run only part i of n (i/n, e.g. 3/8): contiguous blocks of the product with about equal "
                   "expected work, each CSV with the header; shards 1..n in order, headers after the first "

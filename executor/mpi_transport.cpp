@@ -59,38 +59,6 @@ void read_bytes(const std::vector<std::byte>& bytes, std::size_t& offset, T* out
 
 }  // namespace
 
-MpiSession::MpiSession() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (initialized) return;
-  // Serialized: each rank's one worker thread makes every MPI call while the main thread waits for it.
-  int provided = 0;
-  check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
-  owns_ = true;
-  if (provided < MPI_THREAD_SERIALIZED) {
-    throw InputError(
-        "MPI: this MPI library does not support calls from a worker thread (MPI_THREAD_SERIALIZED)");
-  }
-}
-
-MpiSession::~MpiSession() {
-  if (!owns_) return;
-  if (std::uncaught_exceptions() > 0) MPI_Abort(MPI_COMM_WORLD, 1);
-  MPI_Finalize();
-}
-
-int MpiSession::rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int MpiSession::size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
 MpiTransport::MpiTransport(int devices) {
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);

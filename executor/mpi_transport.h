@@ -13,26 +13,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "distributed/mpi_session.h"
 #include "executor/execution_result.h"
 #include "executor/transport.h"
 #include "sim/policy.h"
 
 namespace pipesim::executor {
 
-// MPI_Init_thread on construction (when not yet initialised), MPI_Finalize on destruction; a destruction
-// during an exception's unwinding calls MPI_Abort instead, so that no other rank waits forever.
-class MpiSession {
- public:
-  MpiSession();
-  ~MpiSession();
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
-  static int rank();
-  static int size();
-
- private:
-  bool owns_ = false;
-};
+// The MPI session the transport runs in (distributed/mpi_session.h).
+using pipesim::MpiSession;
 
 class MpiTransport final : public Transport {
  public:

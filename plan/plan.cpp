@@ -6,10 +6,12 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "api/resolve.h"
 #include "api/run_batch.h"
@@ -17,6 +19,7 @@
 #include "api/simulation.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
+#include "distributed/work_farm.h"
 #include "plan/plan_bounds.h"
 #include "report/progress_bar.h"
 #include "schedules/registry.h"
@@ -90,6 +93,55 @@ std::vector<size_t> best_distinct(const std::vector<PlanRow>& rows, std::vector<
   return out;
 }
 
+// One candidate's simulation, as a serving rank sends it back.
+struct SimulationOutcome {
+  CandidateFate fate = CandidateFate::kSimulated;
+  std::string reason;
+  double samples_per_s = 0;  // one replica's
+  double peak_bytes = 0;
+};
+
+SimulationOutcome simulate_candidate(const Scenario& scenario, const PlanCandidate& candidate,
+                                     bool sequence_parallel) {
+  const Scenario s = scenario_for_candidate(scenario, candidate, sequence_parallel);
+  SimulationOptions sim;
+  sim.keep_trace = false;
+  SimulationOutcome out;
+  try {
+    const SimulationResult r = simulate_schedule(s, candidate.schedule, sim);
+    out.samples_per_s = r.metrics.throughput_samples_per_s;
+    out.peak_bytes = static_cast<double>(r.memory.peak_bytes());
+  } catch (const InputError& e) {
+    out = {CandidateFate::kNotRunnable, one_line_reason(e.what()), 0, 0};
+  } catch (const DeadlockError& e) {
+    out = {CandidateFate::kNotRunnable, one_line_reason(e.what()), 0, 0};
+  } catch (const ScheduleError& e) {
+    // Not the search's to hide, nor to end: listed with its reason.
+    out = {CandidateFate::kFailed, one_line_reason(e.what()), 0, 0};
+  }
+  return out;
+}
+
+// "fate samples peak reason" with the doubles in hex, so a result that crossed ranks is bit-identical.
+std::string encode(const SimulationOutcome& o) {
+  return fmt::format("{} {:a} {:a} {}", static_cast<int>(o.fate), o.samples_per_s, o.peak_bytes, o.reason);
+}
+
+SimulationOutcome decode(const std::string& text) {
+  SimulationOutcome o;
+  std::istringstream in(text);
+  int fate = 0;
+  std::string samples, peak;
+  in >> fate >> samples >> peak;
+  if (!in) throw ScheduleError(fmt::format("plan: a malformed result from a serving rank: '{}'", text));
+  o.fate = static_cast<CandidateFate>(fate);
+  o.samples_per_s = std::strtod(samples.c_str(), nullptr);
+  o.peak_bytes = std::strtod(peak.c_str(), nullptr);
+  const auto space = text.find(' ', text.find(' ', text.find(' ') + 1) + 1);
+  if (space != std::string::npos) o.reason = text.substr(space + 1);
+  return o;
+}
+
 }  // namespace
 
 const char* fate_name(CandidateFate fate) {
@@ -136,163 +188,176 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
                     "keep configurations that fit",
                     setup.profile.name));
   }
-  const size_t n = candidates.size();
-  const size_t threads = worker_count(options.jobs, n, "-j");
-  result.rows.resize(n);
-  std::vector<std::string> fingerprints(n);
-  ProgressBar bar(2 * n, "candidates bounded or run", options.progress);
-  std::atomic<size_t> done{0};
-
-  // Bounds, from each candidate's own resolved run.
-  for_each_index(threads, n, [&](size_t i) {
-    PlanRow& row = result.rows[i];
-    row.candidate = candidates[i];
-    const Scenario s = scenario_for_candidate(scenario, candidates[i], space.sequence_parallel);
-    try {
-      ResolveOptions checks;
-      checks.task_graph = false;
-      checks.records = false;
-      const ResolvedRun run = resolve(s, candidates[i].schedule, checks);
-      const CandidateBounds bounds = candidate_bounds(run);
-      row.label = run.schedule->label();
-      row.synchronous = bounds.synchronous;
-      row.busiest_work_s = bounds.busiest_work_s;
-      row.min_peak_bytes = bounds.min_peak_bytes;
-      row.fate = bounds.min_peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemoryBound
-                                                               : CandidateFate::kSimulated;
-      if (row.fate == CandidateFate::kSimulated) fingerprints[i] = simulation_fingerprint(run);
-    } catch (const InputError& e) {
-      row.fate = CandidateFate::kNotRunnable;
-      row.label = make_schedule(candidates[i].schedule.name, candidates[i].schedule.params)->label();
-      row.reason = one_line_reason(e.what());
-    }
-    bar.update(++done);
-  });
-
-  // The candidates that may run, best throughput bound first.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < n; ++i) {
-    if (result.rows[i].fate == CandidateFate::kSimulated) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return result.rows[a].busiest_work_s < result.rows[b].busiest_work_s;
-  });
-  done += n - order.size();
-  bar.update(done);
-  const double batch = result.global_batch;
-  const int keep = std::max(1, options.top);
-  std::map<std::string, Evaluated> simulated;  // by fingerprint
-  std::vector<size_t> evaluated;               // rows with figures so far
-  // The K-th best throughput of each kind so far, one per shape (0 until K are kept).
-  auto threshold = [&](bool synchronous) {
-    const std::vector<size_t> best = best_distinct(result.rows, evaluated, synchronous, keep);
-    return static_cast<int>(best.size()) < keep ? 0.0 : result.rows[best.back()].job_samples_per_s;
+  // Serving ranks (--mpi) simulate the candidates rank 0 hands them; rank 0 runs the search.
+  const auto job = [&](size_t i) {
+    return encode(simulate_candidate(scenario, candidates[i], space.sequence_parallel));
   };
-  for (size_t begin = 0; begin < order.size(); begin += kWave) {
-    const size_t end = std::min(order.size(), begin + kWave);
-    const double sync_threshold = threshold(true);
-    const double async_threshold = threshold(false);
-    std::vector<size_t> to_run;  // first of each fingerprint in this wave
-    std::vector<size_t> to_reuse;
-    for (size_t k = begin; k < end; ++k) {
-      PlanRow& row = result.rows[order[k]];
-      // The job's samples per second can be at most the global batch over the busiest GPU's work (to within
-      // the nanoseconds fused slots round: the margin).
-      const double bound = batch / row.busiest_work_s;
-      const double best_kept = row.synchronous ? sync_threshold : async_threshold;
-      if (bound < best_kept * (1 - 1e-5)) {
-        row.fate = CandidateFate::kPrunedByBound;
-        ++done;
-        continue;
-      }
-      const std::string& key = fingerprints[order[k]];
-      const bool first_in_wave =
-          std::none_of(to_run.begin(), to_run.end(), [&](size_t j) { return fingerprints[j] == key; });
-      if (simulated.count(key) || !first_in_wave) {
-        to_reuse.push_back(order[k]);
-      } else {
-        to_run.push_back(order[k]);
-      }
-    }
-    std::vector<Evaluated> figures(to_run.size());
-    for_each_index(threads, to_run.size(), [&](size_t k) {
-      const size_t i = to_run[k];
+  result.leader = lead_or_serve(options.mpi, job, [&](const FarmRun& farm) {
+    const size_t n = candidates.size();
+    const size_t threads = options.mpi ? 1 : worker_count(options.jobs, n, "-j");
+    // Simulates the candidates at `to_run`, on threads or, with --mpi, on the serving ranks (the most
+    // microbatches x stages first); on_outcome(k, ...) for to_run[k].
+    const auto run_simulations =
+        [&](const std::vector<size_t>& to_run,
+            const std::function<void(size_t, const SimulationOutcome&)>& on_outcome) {
+          if (options.mpi) {
+            std::map<size_t, size_t> position;
+            for (size_t k = 0; k < to_run.size(); ++k) position[to_run[k]] = k;
+            std::vector<size_t> order = to_run;
+            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+              return candidates[a].microbatches * candidates[a].pipeline >
+                     candidates[b].microbatches * candidates[b].pipeline;
+            });
+            farm(order,
+                 [&](size_t i, const std::string& bytes) { on_outcome(position.at(i), decode(bytes)); });
+            return;
+          }
+          for_each_index(threads, to_run.size(), [&](size_t k) {
+            on_outcome(k, simulate_candidate(scenario, candidates[to_run[k]], space.sequence_parallel));
+          });
+        };
+    result.rows.resize(n);
+    std::vector<std::string> fingerprints(n);
+    ProgressBar bar(2 * n, "candidates bounded or run", options.progress);
+    std::atomic<size_t> done{0};
+
+    // Bounds, from each candidate's own resolved run.
+    for_each_index(threads, n, [&](size_t i) {
       PlanRow& row = result.rows[i];
+      row.candidate = candidates[i];
       const Scenario s = scenario_for_candidate(scenario, candidates[i], space.sequence_parallel);
-      SimulationOptions sim;
-      sim.keep_trace = false;
       try {
-        const SimulationResult r = simulate_schedule(s, candidates[i].schedule, sim);
-        figures[k] = {r.metrics.throughput_samples_per_s, static_cast<double>(r.memory.peak_bytes())};
+        ResolveOptions checks;
+        checks.task_graph = false;
+        checks.records = false;
+        const ResolvedRun run = resolve(s, candidates[i].schedule, checks);
+        const CandidateBounds bounds = candidate_bounds(run);
+        row.label = run.schedule->label();
+        row.synchronous = bounds.synchronous;
+        row.busiest_work_s = bounds.busiest_work_s;
+        row.min_peak_bytes = bounds.min_peak_bytes;
+        row.fate = bounds.min_peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemoryBound
+                                                                 : CandidateFate::kSimulated;
+        if (row.fate == CandidateFate::kSimulated) fingerprints[i] = simulation_fingerprint(run);
       } catch (const InputError& e) {
         row.fate = CandidateFate::kNotRunnable;
-        row.reason = one_line_reason(e.what());
-      } catch (const DeadlockError& e) {
-        row.fate = CandidateFate::kNotRunnable;
-        row.reason = one_line_reason(e.what());
-      } catch (const ScheduleError& e) {
-        // Not the search's to hide, nor to end: listed with its reason.
-        row.fate = CandidateFate::kFailed;
+        row.label = make_schedule(candidates[i].schedule.name, candidates[i].schedule.params)->label();
         row.reason = one_line_reason(e.what());
       }
       bar.update(++done);
     });
-    for (size_t k = 0; k < to_run.size(); ++k) {
-      if (result.rows[to_run[k]].fate == CandidateFate::kSimulated)
-        simulated[fingerprints[to_run[k]]] = figures[k];
-    }
-    auto fill = [&](size_t i, CandidateFate fate) {
-      PlanRow& row = result.rows[i];
-      const auto found = simulated.find(fingerprints[i]);
-      if (found == simulated.end()) {  // its twin could not run
-        row.fate = CandidateFate::kNotRunnable;
-        row.reason = "a run with identical costs could not run";
-        return;
-      }
-      const PlanCandidate& c = row.candidate;
-      const Evaluated& e = found->second;
-      row.job_samples_per_s = e.samples_per_s * c.data;
-      row.step_s = batch / row.job_samples_per_s;
-      // A device's ops run one at a time: a step shorter than the busiest device's work breaks physics. (The
-      // slack: fused F&B slots split their time between the two ops to the nanosecond.)
-      if (row.step_s < row.busiest_work_s * (1 - 1e-6)) {
-        throw std::logic_error(
-            fmt::format("plan: {} {}: simulated step {} s is shorter than its busiest GPU's "
-                        "work {} s",
-                        row.label, candidate_shape_text(c), row.step_s, row.busiest_work_s));
-      }
-      if (e.peak_bytes < row.min_peak_bytes * (1 - 1e-6)) {
-        throw std::logic_error(fmt::format("plan: {} {}: simulated peak memory {} B is below its bound {} B",
-                                           row.label, candidate_shape_text(c), e.peak_bytes,
-                                           row.min_peak_bytes));
-      }
-      row.peak_bytes = e.peak_bytes;
-      const double samples_per_gpu_s = row.job_samples_per_s / result.gpus;
-      row.tokens_per_gpu_s = samples_per_gpu_s * setup.model.seq_len;
-      row.tflops_per_gpu = samples_per_gpu_s * model_flops_per_sample(setup.model) / 1e12;
-      const auto peak = setup.profile.peak_tflops.find(setup.model.dtype);
-      row.mfu =
-          peak != setup.profile.peak_tflops.end() && peak->second > 0 ? row.tflops_per_gpu / peak->second : 0;
-      row.idle_fraction = std::max(0.0, 1 - row.busiest_work_s / row.step_s);  // >= 0 to the slack above
-      row.fate = e.peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemory : fate;
-    };
-    for (size_t i : to_run) {
-      if (result.rows[i].fate == CandidateFate::kSimulated) {
-        fill(i, CandidateFate::kSimulated);
-        evaluated.push_back(i);
-      }
-    }
-    for (size_t i : to_reuse) {
-      fill(i, CandidateFate::kReused);
-      evaluated.push_back(i);
-      ++done;
-    }
-    bar.update(done);
-  }
 
-  result.best_sync = best_distinct(result.rows, evaluated, true, keep);
-  result.best_async = best_distinct(result.rows, evaluated, false, keep);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // The candidates that may run, best throughput bound first.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < n; ++i) {
+      if (result.rows[i].fate == CandidateFate::kSimulated) order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return result.rows[a].busiest_work_s < result.rows[b].busiest_work_s;
+    });
+    done += n - order.size();
+    bar.update(done);
+    const double batch = result.global_batch;
+    const int keep = std::max(1, options.top);
+    std::map<std::string, Evaluated> simulated;  // by fingerprint
+    std::vector<size_t> evaluated;               // rows with figures so far
+    // The K-th best throughput of each kind so far, one per shape (0 until K are kept).
+    auto threshold = [&](bool synchronous) {
+      const std::vector<size_t> best = best_distinct(result.rows, evaluated, synchronous, keep);
+      return static_cast<int>(best.size()) < keep ? 0.0 : result.rows[best.back()].job_samples_per_s;
+    };
+    for (size_t begin = 0; begin < order.size(); begin += kWave) {
+      const size_t end = std::min(order.size(), begin + kWave);
+      const double sync_threshold = threshold(true);
+      const double async_threshold = threshold(false);
+      std::vector<size_t> to_run;  // first of each fingerprint in this wave
+      std::vector<size_t> to_reuse;
+      for (size_t k = begin; k < end; ++k) {
+        PlanRow& row = result.rows[order[k]];
+        // The job's samples per second can be at most the global batch over the busiest GPU's work (to within
+        // the nanoseconds fused slots round: the margin).
+        const double bound = batch / row.busiest_work_s;
+        const double best_kept = row.synchronous ? sync_threshold : async_threshold;
+        if (bound < best_kept * (1 - 1e-5)) {
+          row.fate = CandidateFate::kPrunedByBound;
+          ++done;
+          continue;
+        }
+        const std::string& key = fingerprints[order[k]];
+        const bool first_in_wave =
+            std::none_of(to_run.begin(), to_run.end(), [&](size_t j) { return fingerprints[j] == key; });
+        if (simulated.count(key) || !first_in_wave) {
+          to_reuse.push_back(order[k]);
+        } else {
+          to_run.push_back(order[k]);
+        }
+      }
+      std::vector<Evaluated> figures(to_run.size());
+      run_simulations(to_run, [&](size_t k, const SimulationOutcome& outcome) {
+        PlanRow& row = result.rows[to_run[k]];
+        row.fate = outcome.fate;
+        row.reason = outcome.reason;
+        figures[k] = {outcome.samples_per_s, outcome.peak_bytes};
+        bar.update(++done);
+      });
+      for (size_t k = 0; k < to_run.size(); ++k) {
+        if (result.rows[to_run[k]].fate == CandidateFate::kSimulated)
+          simulated[fingerprints[to_run[k]]] = figures[k];
+      }
+      auto fill = [&](size_t i, CandidateFate fate) {
+        PlanRow& row = result.rows[i];
+        const auto found = simulated.find(fingerprints[i]);
+        if (found == simulated.end()) {  // its twin could not run
+          row.fate = CandidateFate::kNotRunnable;
+          row.reason = "a run with identical costs could not run";
+          return;
+        }
+        const PlanCandidate& c = row.candidate;
+        const Evaluated& e = found->second;
+        row.job_samples_per_s = e.samples_per_s * c.data;
+        row.step_s = batch / row.job_samples_per_s;
+        // A device's ops run one at a time: a step shorter than the busiest device's work breaks physics.
+        // (The slack: fused F&B slots split their time between the two ops to the nanosecond.)
+        if (row.step_s < row.busiest_work_s * (1 - 1e-6)) {
+          throw std::logic_error(
+              fmt::format("plan: {} {}: simulated step {} s is shorter than its busiest GPU's "
+                          "work {} s",
+                          row.label, candidate_shape_text(c), row.step_s, row.busiest_work_s));
+        }
+        if (e.peak_bytes < row.min_peak_bytes * (1 - 1e-6)) {
+          throw std::logic_error(
+              fmt::format("plan: {} {}: simulated peak memory {} B is below its bound {} B", row.label,
+                          candidate_shape_text(c), e.peak_bytes, row.min_peak_bytes));
+        }
+        row.peak_bytes = e.peak_bytes;
+        const double samples_per_gpu_s = row.job_samples_per_s / result.gpus;
+        row.tokens_per_gpu_s = samples_per_gpu_s * setup.model.seq_len;
+        row.tflops_per_gpu = samples_per_gpu_s * model_flops_per_sample(setup.model) / 1e12;
+        const auto peak = setup.profile.peak_tflops.find(setup.model.dtype);
+        row.mfu = peak != setup.profile.peak_tflops.end() && peak->second > 0
+                      ? row.tflops_per_gpu / peak->second
+                      : 0;
+        row.idle_fraction = std::max(0.0, 1 - row.busiest_work_s / row.step_s);  // >= 0 to the slack above
+        row.fate = e.peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemory : fate;
+      };
+      for (size_t i : to_run) {
+        if (result.rows[i].fate == CandidateFate::kSimulated) {
+          fill(i, CandidateFate::kSimulated);
+          evaluated.push_back(i);
+        }
+      }
+      for (size_t i : to_reuse) {
+        fill(i, CandidateFate::kReused);
+        evaluated.push_back(i);
+        ++done;
+      }
+      bar.update(done);
+    }
+
+    result.best_sync = best_distinct(result.rows, evaluated, true, keep);
+    result.best_async = best_distinct(result.rows, evaluated, false, keep);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
   return result;
 }
 

@@ -20,6 +20,9 @@ struct PlanOptions {
   int top = 10;  // configurations kept of each kind
   int jobs = 0;  // threads; 0: every core
   bool progress = false;
+  // Inside an MpiSession (distributed/mpi_session.h): rank 0 searches and the other ranks simulate the
+  // candidates it hands them (distributed/work_farm.h); the result is the same as with threads.
+  bool mpi = false;
 };
 
 enum class CandidateFate {
@@ -63,6 +66,7 @@ struct PlanResult {
   std::vector<size_t> best_async;
   size_t count(CandidateFate fate) const;
   double seconds = 0;  // wall time of the search
+  bool leader = true;  // false on a serving MPI rank, whose result is empty
 };
 
 PlanResult run_plan(const Scenario& scenario, const PlanOptions& options);

@@ -20,6 +20,7 @@
 #include "api/simulation.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
+#include "distributed/work_farm.h"
 #include "report/csv.h"
 #include "report/progress_bar.h"
 #include "report/report.h"
@@ -216,6 +217,27 @@ RowOutcome run_one(const SweepRun& run, const ShapeScenario& shape) {
   return {row, skipped};
 }
 
+// A row as a serving rank sends it: "s" or "r" (skipped or not), then each cell as its length, ':' and
+// its bytes.
+std::string encode_row(const RowOutcome& row) {
+  std::string out = row.skipped ? "s" : "r";
+  for (const std::string& cell : row.cells) out += fmt::format("{}:{}", cell.size(), cell);
+  return out;
+}
+
+RowOutcome decode_row(const std::string& bytes) {
+  RowOutcome row{{}, !bytes.empty() && bytes[0] == 's'};
+  size_t at = 1;
+  while (at < bytes.size()) {
+    const size_t colon = bytes.find(':', at);
+    if (colon == std::string::npos) throw ScheduleError("sweep: a malformed row from a serving rank");
+    const size_t length = std::stoul(bytes.substr(at, colon - at));
+    row.cells.push_back(bytes.substr(colon + 1, length));
+    at = colon + 1 + length;
+  }
+  return row;
+}
+
 // Rows finished ahead of the oldest unfinished one that a sweep holds at most, per thread.
 constexpr size_t kReorderWindowPerThread = 64;
 
@@ -340,19 +362,58 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
   for (const auto& [key, values] : config.params) summary.header.push_back(key);
   for (const std::string& column : csv_header()) summary.header.push_back(column);
   summary.header.push_back("error");
-  if (sink.header) sink.header(summary.header);
 
-  const size_t threads = worker_count(config.jobs, runs.size(), "--jobs");
+  const size_t threads = config.mpi ? 1 : worker_count(config.jobs, runs.size(), "--jobs");
   const size_t window = kReorderWindowPerThread * std::max<size_t>(1, threads);
-  ProgressBar progress(runs.size(), "runs", config.progress, total_work);
   std::mutex mutex;
   std::condition_variable room;
   std::map<size_t, RowOutcome> finished;  // rows done ahead of `emitted`
   size_t emitted = 0;
-  size_t next = 0;
   size_t done = 0;
   double work_done = 0;
   std::exception_ptr sink_error;
+  // Takes a finished row; whoever completes the oldest row writes it and every finished row after it, in
+  // order. Called under `mutex`.
+  const auto take_row = [&](size_t i, RowOutcome row, ProgressBar& progress) {
+    finished.emplace(i, std::move(row));
+    ++done;
+    work_done += weights[i];
+    progress.update(done, work_done);
+    for (auto it = finished.begin(); it != finished.end() && it->first == emitted;
+         it = finished.erase(it), ++emitted) {
+      const RowOutcome& outcome = it->second;
+      if (outcome.skipped) {
+        if (summary.skipped++ == 0) {
+          summary.first_skipped_index = emitted;
+          summary.first_skipped_row = outcome.cells;
+        }
+      } else if (!outcome.cells.back().empty() && summary.failed++ == 0) {
+        summary.first_failed_index = emitted;
+        summary.first_failed_row = outcome.cells;
+      }
+      if (sink.row) sink.row(outcome.cells);
+    }
+  };
+
+  if (config.mpi) {
+    // Rank 0 hands the runs out, the most expected ops first, and writes the rows in the product's order.
+    const auto job = [&](size_t i) { return encode_row(run_one(runs[i], shapes[runs[i].scenario])); };
+    summary.leader = lead_or_serve(true, job, [&](const FarmRun& farm) {
+      if (sink.header) sink.header(summary.header);
+      ProgressBar progress(runs.size(), "runs", config.progress, total_work);
+      std::vector<size_t> order(runs.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return weights[a] > weights[b]; });
+      farm(order, [&](size_t i, const std::string& bytes) { take_row(i, decode_row(bytes), progress); });
+    });
+    summary.rows = emitted;
+    return summary;
+  }
+
+  if (sink.header) sink.header(summary.header);
+  ProgressBar progress(runs.size(), "runs", config.progress, total_work);
+  size_t next = 0;
   auto worker = [&] {
     for (;;) {
       size_t i = 0;
@@ -365,26 +426,8 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
       }
       RowOutcome row = run_one(runs[i], shapes[runs[i].scenario]);
       std::unique_lock<std::mutex> lock(mutex);
-      finished.emplace(i, std::move(row));
-      ++done;
-      work_done += weights[i];
-      progress.update(done, work_done);
-      // Whoever completes the oldest row writes it and every finished row after it, in order.
       try {
-        for (auto it = finished.begin(); it != finished.end() && it->first == emitted;
-             it = finished.erase(it), ++emitted) {
-          const RowOutcome& outcome = it->second;
-          if (outcome.skipped) {
-            if (summary.skipped++ == 0) {
-              summary.first_skipped_index = emitted;
-              summary.first_skipped_row = outcome.cells;
-            }
-          } else if (!outcome.cells.back().empty() && summary.failed++ == 0) {
-            summary.first_failed_index = emitted;
-            summary.first_failed_row = outcome.cells;
-          }
-          if (sink.row) sink.row(outcome.cells);
-        }
+        take_row(i, std::move(row), progress);
       } catch (...) {
         sink_error = std::current_exception();
       }

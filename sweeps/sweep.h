@@ -33,6 +33,10 @@ struct SweepConfig {
   // equal expected work, so shards 1..n together are the whole sweep in order.
   int shard_index = 1;
   int shard_count = 1;
+  // Inside an MpiSession (distributed/mpi_session.h): rank 0 hands the runs out to the other ranks, the most
+  // expected ops first, and writes the rows in the product's order; the other ranks only run what they are
+  // handed (their sink is never called). The rows are the same as with threads.
+  bool mpi = false;
 };
 
 // "i/n" (1 <= i <= n) as {i, n}; names --shard in errors.
@@ -66,6 +70,7 @@ struct SweepSummary {
   int skipped = 0;
   size_t first_skipped_index = 0;
   std::vector<std::string> first_skipped_row;  // empty when no run was skipped
+  bool leader = true;                          // false on a serving MPI rank (which wrote nothing)
 };
 SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink);
 

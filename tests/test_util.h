@@ -159,16 +159,29 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs the real pipesim binary (PIPESIM_BINARY, set by CMake); `args` goes into a shell command line as is.
-inline CommandResult run_pipesim(const std::string& args, const TempDir& dir) {
+// Runs `launcher` (the binary, quoted, or a command that starts it) with `args` in a shell command line.
+inline CommandResult run_pipesim_with(const std::string& launcher, const std::string& args,
+                                      const TempDir& dir) {
   const std::string out = dir.file("stdout.txt");
   const std::string err = dir.file("stderr.txt");
-  const int status = std::system(fmt::format("'{}' {} >'{}' 2>'{}'", PIPESIM_BINARY, args, out, err).c_str());
+  const int status = std::system(fmt::format("{} {} >'{}' 2>'{}'", launcher, args, out, err).c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = read_file(out);
   result.err = read_file(err);
   return result;
 }
+
+// Runs the real pipesim binary (PIPESIM_BINARY, set by CMake); `args` goes into a shell command line as is.
+inline CommandResult run_pipesim(const std::string& args, const TempDir& dir) {
+  return run_pipesim_with(fmt::format("'{}'", PIPESIM_BINARY), args, dir);
+}
+
+#ifdef PIPESIM_MPIEXEC
+// Runs the binary under mpiexec (PIPESIM_MPIEXEC, set by CMake when it finds MPI) with `ranks` processes.
+inline CommandResult run_pipesim_mpi(int ranks, const std::string& args, const TempDir& dir) {
+  return run_pipesim_with(fmt::format("'{}' -n {} '{}'", PIPESIM_MPIEXEC, ranks, PIPESIM_BINARY), args, dir);
+}
+#endif
 
 }  // namespace pipesim::test

@@ -2,6 +2,8 @@
 // candidate), and bad options named with what was expected.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -58,6 +60,30 @@ TEST(PlanCommand, BadOptionsSayWhatWasExpected) {
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("unknown schedule 'zb-vv'"), std::string::npos) << unknown.err;
 }
+
+#ifdef PIPESIM_MPIEXEC
+// Under mpiexec with 2 and 4 ranks, --mpi prints the plan one thread prints (but for its search time) and
+// writes the same CSV.
+TEST(PlanCommand, MpiRanksPlanWhatOneThreadPlans) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("job.yaml", kJob);
+  const std::string plan = fmt::format(
+      "plan '{}' --gpus 8 --global-batch 16 --top 3 --schedules 1f1b-flush,zb-v,pipedream-2bw", scenario);
+  const test::CommandResult one =
+      test::run_pipesim(fmt::format("{} -j 1 --csv '{}'", plan, dir.file("one.csv")), dir);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const std::regex time(R"(configurations in [0-9.]+ s:)");
+  const std::string expected = std::regex_replace(one.out, time, "configurations in (time) s:");
+  for (const int ranks : {2, 4}) {
+    const std::string csv = dir.file(fmt::format("mpi-{}.csv", ranks));
+    const test::CommandResult r =
+        test::run_pipesim_mpi(ranks, fmt::format("{} --mpi --csv '{}'", plan, csv), dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(std::regex_replace(r.out, time, "configurations in (time) s:"), expected) << ranks << " ranks";
+    EXPECT_EQ(test::read_file(csv), test::read_file(dir.file("one.csv"))) << ranks << " ranks";
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace pipesim

@@ -253,5 +253,23 @@ TEST_F(SweepRuns, CommandLineShardsConcatenateToTheWholeCsv) {
   EXPECT_NE(bad.err.find("--shard '4/3': expected i/n with 1 <= i <= n"), std::string::npos) << bad.err;
 }
 
+#ifdef PIPESIM_MPIEXEC
+// Under mpiexec with 2 and 4 ranks, --mpi writes the bytes one thread writes. Correctness only:
+// oversubscribed ranks on this machine give no timing.
+TEST_F(SweepRuns, MpiRanksWriteTheBytesOfOneThread) {
+  const std::string sweep = fmt::format(
+      "sweep '{}' -N 2,4 -m 4,8,16 --schedules 1f1b-flush,zb-h1,pipedream,paci:accumulation=2", path_);
+  const std::string one = dir_.file("one.csv");
+  ASSERT_EQ(test::run_pipesim(fmt::format("{} -j 1 --out '{}'", sweep, one), dir_).exit_code, 0);
+  for (const int ranks : {2, 4}) {
+    const std::string csv = dir_.file(fmt::format("mpi-{}.csv", ranks));
+    const test::CommandResult r =
+        test::run_pipesim_mpi(ranks, fmt::format("{} --mpi --out '{}'", sweep, csv), dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(test::read_file(csv), test::read_file(one)) << ranks << " ranks";
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace pipesim
