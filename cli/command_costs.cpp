@@ -65,7 +65,7 @@ std::string describe_source(const ResolvedStageCosts& resolved) {
       "transformer: {} layers, hidden {}, {} heads, seq {}, vocab {}, {}; {}; {} layer split; optimizer "
       "{}\nhardware profile {} ({})\n{}",
       t.model.layers, t.model.hidden, t.model.heads, t.model.seq_len, t.model.vocab, t.model.dtype, shape,
-      layer_split_name(t.split), optimizer_name(t.optimizer.type), t.profile.source, t.profile.device_name,
+      layer_split_text(t), optimizer_name(t.optimizer.type), t.profile.source, t.profile.device_name,
       profile_terms(t.profile));
 }
 

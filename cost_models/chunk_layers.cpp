@@ -33,7 +33,8 @@ int one_layer_chunks(int layers, int devices, LayerSplit split) {
 }
 
 void check_equal_chunk_layers(int layers, LayerSplit split, const PipelineLayout& layout) {
-  if (layout.chunks_per_device <= 1) return;
+  if (layout.chunks_per_device <= 1 || split == LayerSplit::kExplicit)
+    return;  // explicit: as the user laid out
   if (split == LayerSplit::kBalanced) {
     // The balanced split cuts between attention and MLP halves, so its chunks would not hold whole, equal
     // layers.

@@ -1,6 +1,7 @@
 #include "cost_models/transformer_costs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cassert>
 #include <cmath>
@@ -557,13 +558,47 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
 }
 
 const NameTable<LayerSplit>& layer_split_names() {
-  static const NameTable<LayerSplit> names = {
-      {"even", LayerSplit::kEven}, {"zb", LayerSplit::kZeroBubble}, {"balanced", LayerSplit::kBalanced}};
+  static const NameTable<LayerSplit> names = {{"even", LayerSplit::kEven},
+                                              {"zb", LayerSplit::kZeroBubble},
+                                              {"balanced", LayerSplit::kBalanced},
+                                              {"explicit", LayerSplit::kExplicit}};
   return names;
+}
+
+std::vector<int> stage_layer_counts(const TransformerSetup& setup, int stages) {
+  if (setup.split != LayerSplit::kExplicit) return split_layers(setup.model.layers, stages, setup.split);
+  const std::vector<int>& counts = setup.stage_layers;
+  if (static_cast<int>(counts.size()) != stages) {
+    throw InputError(
+        fmt::format("layer_split [{}]: {} counts for {} stages (one per stage in model order: "
+                    "devices x chunks for a schedule with chunks)",
+                    fmt::join(counts, ", "), counts.size(), stages));
+  }
+  int total = 0;
+  for (int i = 0; i < stages; ++i) {
+    const bool end = i == 0 || i == stages - 1;
+    if (counts[i] < 0 || (counts[i] == 0 && !end)) {
+      throw InputError(
+          fmt::format("layer_split [{}]: stage {} has {} layers; only the first and the last stage "
+                      "(with the embedding or the output layer) may have none",
+                      fmt::join(counts, ", "), i + 1, counts[i]));
+    }
+    total += counts[i];
+  }
+  if (total != setup.model.layers) {
+    throw InputError(fmt::format("layer_split [{}]: {} layers in all, but the model has {}",
+                                 fmt::join(counts, ", "), total, setup.model.layers));
+  }
+  return counts;
 }
 
 std::string layer_split_name(LayerSplit split) {
   return name_in(layer_split_names(), split);
+}
+
+std::string layer_split_text(const TransformerSetup& setup) {
+  if (setup.split != LayerSplit::kExplicit) return layer_split_name(setup.split);
+  return fmt::format("[{}]", fmt::join(setup.stage_layers, ","));
 }
 
 double transfer_seconds(const HardwareProfile& profile, double bytes) {
@@ -783,7 +818,7 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   const double layer_model_flops =
       flops(counted.forward) + flops(counted.backward_input) + flops(counted.backward_weight);
 
-  const std::vector<int> layers = split_layers(t.layers, stages, setup.split);
+  const std::vector<int> layers = stage_layer_counts(setup, stages);
   std::vector<StageCosts> result(stages);
   for (int i = 0; i < stages; ++i) {
     StageCosts& c = result[i];

@@ -69,7 +69,9 @@ struct TransformerModel {
 // and the last stage hold one layer fewer than the others (they also hold the embedding and the loss).
 // balanced: stage boundaries between any two of the model's units (transformer_units below), placed by a
 // min-max partition of their predicted compute time under the device's memory (cost_models/balanced_split.h).
-enum class LayerSplit { kEven, kZeroBubble, kBalanced };
+// explicit: the layers of each (virtual) stage in model order, as given (TransformerSetup::stage_layers):
+// Megatron's first/last-stage layer counts and layouts, torchtitan's stages with fewer layers.
+enum class LayerSplit { kEven, kZeroBubble, kBalanced, kExplicit };
 
 // adamw: mixed precision, fp32 master weights + two moments (12 bytes/param). sgd: fp32 master weights, no
 // momentum (4). muon: fp32 master + momentum (8) on the layers' matrices, with 5 Newton-Schulz iterations per
@@ -115,6 +117,7 @@ struct TransformerSetup {
   LayerSplit split = LayerSplit::kEven;
   OptimizerSpec optimizer;
   ParallelConfig parallel;
+  std::vector<int> stage_layers;  // split == kExplicit: layers per (virtual) stage, in model order
 };
 
 // Seconds a tensor-parallel group of the setup spends in collectives per layer: forward and input gradient
@@ -156,13 +159,19 @@ int dtype_bytes(const std::string& dtype);  // throws InputError for an unknown 
 // Layers per stage; throws InputError when a stage would get none (the first and last may have none under
 // zb). Not for balanced, whose stages hold units rather than whole layers.
 std::vector<int> split_layers(int layers, int stages, LayerSplit split);
+// The setup's layers per stage for `stages` (virtual) stages: its explicit list, checked (one count per
+// stage, summing to the model's layers, a stage without layers only at either end, where the embedding or
+// the output layer is), or split_layers.
+std::vector<int> stage_layer_counts(const TransformerSetup& setup, int stages);
 
 std::string layer_split_name(LayerSplit split);
+// The split as a scenario writes it: its name, or the explicit list "[3,4,4,3]".
+std::string layer_split_text(const TransformerSetup& setup);
 // Each choice's name as scenarios spell it (base/name_table.h).
 const NameTable<AttentionKind>& attention_names();  // flash, eager
 const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
 const NameTable<Recompute>& recompute_names();      // none, selective, full
-const NameTable<LayerSplit>& layer_split_names();   // even, zb, balanced
+const NameTable<LayerSplit>& layer_split_names();   // even, zb, balanced, explicit (a list in scenarios)
 std::string attention_name(AttentionKind kind);
 std::string recompute_name(Recompute kind);
 // "flash attention, SwiGLU MLP, GQA 8 kv heads, no recomputation": the modelling choices behind a figure.

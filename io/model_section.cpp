@@ -112,12 +112,23 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
 
 }  // namespace
 
-LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key,
+                            std::vector<int>& stage_layers) {
+  const char* expected =
+      "'even', 'zb' (first and last stage one layer fewer), 'balanced' (min-max split of the attention and "
+      "MLP halves, embedding, final norm and output layer by predicted time) or a list of layers per stage "
+      "([3, 4, 4, 3]; devices x chunks of them in model order)";
+  if (node && node.IsSequence()) {
+    stage_layers.clear();
+    for (size_t i = 0; i < node.size(); ++i) {
+      stage_layers.push_back(r.get_int(node[i], fmt::format("{}[{}]", key, i), 0));
+    }
+    if (stage_layers.empty()) r.fail(node, key, expected);
+    return LayerSplit::kExplicit;
+  }
   LayerSplit split = LayerSplit::kEven;
-  read_choice(r, node, key, layer_split_names(),
-              "'even', 'zb' (first and last stage one layer fewer) or 'balanced' (min-max split of the "
-              "attention and MLP halves, embedding, final norm and output layer by predicted time)",
-              split);
+  read_choice(r, node, key, layer_split_names(), expected, split);
+  if (split == LayerSplit::kExplicit) r.fail(node, key, expected);  // the list itself, not its name
   return split;
 }
 
@@ -174,7 +185,7 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
   setup.profile = read_hardware(r, root["hardware"]);
   setup.profile.gemm_table(setup.model.dtype);  // fails now, naming the profile, if it lacks the dtype
   if (const YAML::Node split = root["pipeline"][kLayerSplitKey]) {
-    setup.split = read_layer_split(r, split, "pipeline.layer_split");
+    setup.split = read_layer_split(r, split, "pipeline.layer_split", setup.stage_layers);
   }
   if (root["parallel"]) setup.parallel = read_parallel(r, root["parallel"], setup.model);
   const YAML::Node optimizer = root["optimizer"];

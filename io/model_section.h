@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 #include "cost_models/transformer_costs.h"
 #include "io/yaml_reader.h"
@@ -18,8 +19,10 @@ inline constexpr const char* kOptimizerStateKey = "state_bytes_per_param";
 // `root` is the whole scenario; the profile is looked up next to the scenario file, as a path, or by name in
 // share/profiles/.
 TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& root);
-// `even`, `zb` or `balanced` at `key` (pipeline.layer_split, or a schedule entry's own pipeline:).
-LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key);
+// `even`, `zb`, `balanced` or a list of layers per stage (kExplicit: the list goes to `stage_layers`) at
+// `key` (pipeline.layer_split, or a schedule entry's own pipeline:).
+LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const std::string& key,
+                            std::vector<int>& stage_layers);
 
 // Throws when a transformer-only key appears in a scenario with explicit `costs:`.
 void reject_transformer_keys(const YamlReader& r, const YAML::Node& root);

@@ -223,7 +223,7 @@ PipelineOverride read_pipeline_override(const YamlReader& r, const YAML::Node& n
   r.expect_map(node, key, {"microbatches", "microbatch_size", "global_batch", kLayerSplitKey});
   PipelineOverride o;
   if (node[kLayerSplitKey])
-    o.layer_split = read_layer_split(r, node[kLayerSplitKey], key + "." + kLayerSplitKey);
+    o.layer_split = read_layer_split(r, node[kLayerSplitKey], key + "." + kLayerSplitKey, o.stage_layers);
   if (node["microbatches"]) o.microbatches = r.get_int(node["microbatches"], key + ".microbatches", 1);
   if (node["microbatch_size"])
     o.microbatch_size = r.get_int(node["microbatch_size"], key + ".microbatch_size", 1);
@@ -370,6 +370,7 @@ Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) 
                       request.params.where()));
     }
     s.transformer->split = *o.layer_split;
+    s.transformer->stage_layers = o.stage_layers;
   }
   if (s.global_batch > 0 && s.global_batch < s.microbatches) {
     throw InputError(fmt::format("{}: global batch {} is smaller than the {} microbatches",
@@ -382,7 +383,7 @@ std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
   if (request.pipeline.empty()) return "";
   const std::string batch = s.global_batch > 0 ? fmt::format("B={} ", s.global_batch) : "";
   const std::string split =
-      request.pipeline.layer_split && s.transformer ? " split=" + layer_split_name(s.transformer->split) : "";
+      request.pipeline.layer_split && s.transformer ? " split=" + layer_split_text(*s.transformer) : "";
   return fmt::format(" [{}m={} b={:.3g}{}]", batch, s.microbatches, s.samples_per_microbatch(), split);
 }
 

@@ -21,6 +21,7 @@ struct PipelineOverride {
   std::optional<int> microbatch_size;
   std::optional<int> global_batch;
   std::optional<LayerSplit> layer_split;  // transformer scenarios only
+  std::vector<int> stage_layers;          // layer_split kExplicit: its list
   bool empty() const { return !microbatches && !microbatch_size && !global_batch && !layer_split; }
 };
 
