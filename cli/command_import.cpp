@@ -3,6 +3,7 @@
 // pipesim import torchtitan JOB.toml [--hf-config config.json] [-o FILE] [--profile P] [--name NAME]
 // pipesim import megatron [-o FILE] [--data-parallel D] [--vocab V] [--profile P] [--name NAME] -- ARGS...
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <iostream>
@@ -102,8 +103,13 @@ void add_import_megatron(CLI::App* import) {
         m.pipeline_stages, args->data_parallel, settings.global_batch, settings.microbatches, m.micro_batch,
         m.global_batch > 0 ? ""
                            : " (no --global-batch-size: Megatron's default, one microbatch per replica)"));
+    // Megatron's own layout, uneven stages included, on its own entry: the others compare at an even split.
+    const std::string uneven = m.stage_layers.empty() ? ""
+                                                      : fmt::format(", pipeline: {{layer_split: [{}]}}",
+                                                                    fmt::join(m.stage_layers, ", "));
     const std::string megatron_schedule =
-        m.chunks > 1 ? fmt::format("{{name: interleaved-1f1b, chunks: {}}}", m.chunks) : "1f1b-flush";
+        m.chunks > 1 ? fmt::format("{{name: interleaved-1f1b, chunks: {}{}}}", m.chunks, uneven)
+                     : (uneven.empty() ? "1f1b-flush" : fmt::format("{{name: 1f1b-flush{}}}", uneven));
     settings.pipeline_notes.push_back(fmt::format(
         "Megatron's schedule first ({}), then the Zero Bubble schedules to compare", megatron_schedule));
     settings.schedules =
@@ -153,12 +159,16 @@ void add_import_torchtitan(CLI::App* import) {
     settings.stages = t.pipeline_stages;
     settings.microbatches = t.microbatches;
     settings.global_batch = t.local_batch;
-    settings.layer_split = t.zb_split ? "zb" : "";
     settings.pipeline_from_options = false;
-    const std::string schedule = t.chunks > 1 && t.schedule != "zb-v" && t.schedule != "dualpipe-v" &&
-                                         t.schedule != "v-half" && t.schedule != "v-min"
-                                     ? fmt::format("{{name: {}, chunks: {}}}", t.schedule, t.chunks)
-                                     : t.schedule;
+    // The job's own split on its entry; the schedule compared with it runs at an even split.
+    const std::string uneven = t.stage_layers.empty() ? ""
+                                                      : fmt::format(", pipeline: {{layer_split: [{}]}}",
+                                                                    fmt::join(t.stage_layers, ", "));
+    const bool takes_chunks = t.chunks > 1 && t.schedule != "zb-v" && t.schedule != "dualpipe-v" &&
+                              t.schedule != "v-half" && t.schedule != "v-min";
+    const std::string schedule =
+        takes_chunks ? fmt::format("{{name: {}, chunks: {}{}}}", t.schedule, t.chunks, uneven)
+                     : (uneven.empty() ? t.schedule : fmt::format("{{name: {}{}}}", t.schedule, uneven));
     settings.schedules =
         fmt::format("[{}{}]", schedule, t.schedule == "1f1b-flush" ? ", zb-h1, zb-v" : ", 1f1b-flush");
     settings.pipeline_notes.push_back(

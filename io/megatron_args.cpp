@@ -1,7 +1,9 @@
 #include "io/megatron_args.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -345,6 +347,22 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.read.push_back(fmt::format("--num-layers-per-virtual-pipeline-stage {} -> {} interleaved chunks", *k,
                                    result.chunks));
   }
+  {
+    const int first = r.positive_int("decoder-first-pipeline-num-layers", "").value_or(0);
+    const int last = r.positive_int("decoder-last-pipeline-num-layers", "").value_or(0);
+    const bool embedding = r.has("account-for-embedding-in-pipeline-split");
+    const bool loss = r.has("account-for-loss-in-pipeline-split");
+    if (result.pipeline_stages > 1 && (first > 0 || last > 0 || embedding || loss)) {
+      result.stage_layers = megatron_stage_layers(m.layers, result.pipeline_stages, result.chunks, first,
+                                                  last, embedding, loss);
+      out.read.push_back(fmt::format(
+          "uneven stages ({}{}{}{}) -> the Megatron entry's layer_split [{}]",
+          first > 0 ? fmt::format("--decoder-first-pipeline-num-layers {} ", first) : "",
+          last > 0 ? fmt::format("--decoder-last-pipeline-num-layers {} ", last) : "",
+          embedding ? "--account-for-embedding-in-pipeline-split " : "",
+          loss ? "--account-for-loss-in-pipeline-split" : "", fmt::join(result.stage_layers, ", ")));
+    }
+  }
   if (const auto kv = r.positive_int("kv-channels", ""); kv && *kv != m.hidden / m.heads) {
     out.unsupported.push_back(fmt::format("--kv-channels {} (pipesim's heads are hidden / heads = {} wide)",
                                           *kv, m.hidden / m.heads));
@@ -374,16 +392,55 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
       {"expert-model-parallel-size", "experts are not modelled"},
       {"num-experts", "a mixture of experts: pipesim models one dense MLP per layer"},
       {"moe-router-topk", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"decoder-first-pipeline-num-layers", "the figures split the layers evenly over the stages"},
-      {"decoder-last-pipeline-num-layers", "the figures split the layers evenly over the stages"},
-      {"pipeline-model-parallel-layout", "the figures split the layers evenly over the stages"},
-      {"account-for-embedding-in-pipeline-split", "the figures split the layers evenly over the stages"},
-      {"account-for-loss-in-pipeline-split", "the figures split the layers evenly over the stages"},
+      {"pipeline-model-parallel-layout",
+       "its layout string is not read: the Megatron entry's layer_split list can be written by hand"},
       {"tp-comm-overlap",
        "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"}};
 
   r.account_for_the_rest(unsupported);
   return result;
+}
+
+std::vector<int> megatron_stage_layers(int layers, int stages, int chunks, int first, int last,
+                                       bool embedding, bool loss) {
+  std::vector<int> counts(static_cast<size_t>(stages) * chunks, 0);
+  const auto share = [&](int total, int parts, const std::string& what) {
+    if (parts < 1 || total < 0 || total % parts != 0) {
+      throw InputError(fmt::format(
+          "{}: {} layers do not split equally into {} chunk(s) (Megatron requires it)", what, total, parts));
+    }
+    return total / parts;
+  };
+  // Virtual stage c * stages + r is chunk c of rank r, in model order.
+  if (first > 0 || last > 0) {
+    const int middle_ranks = stages - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+    const int middle = layers - first - last;
+    if (middle < 0 || (middle_ranks == 0 && middle != 0)) {
+      throw InputError(fmt::format("--decoder-first/last-pipeline-num-layers {}/{}: more than the {} layers",
+                                   first, last, layers));
+    }
+    const int first_chunk = first > 0 ? share(first, chunks, "--decoder-first-pipeline-num-layers") : 0;
+    const int last_chunk = last > 0 ? share(last, chunks, "--decoder-last-pipeline-num-layers") : 0;
+    const int middle_chunk =
+        middle_ranks > 0 ? share(middle, middle_ranks * chunks, "the layers between the first and last stage")
+                         : 0;
+    for (int c = 0; c < chunks; ++c) {
+      for (int r = 0; r < stages; ++r) {
+        int& count = counts[static_cast<size_t>(c) * stages + r];
+        count = r == 0 && first > 0 ? first_chunk : r == stages - 1 && last > 0 ? last_chunk : middle_chunk;
+      }
+    }
+    return counts;
+  }
+  // The embedding and the loss as one layer each: equal virtual stages, the first and last one layer fewer.
+  const int slots = layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+  const int each =
+      share(slots, stages * chunks,
+            "--account-for-embedding/loss-in-pipeline-split (the layers with the embedding and loss)");
+  std::fill(counts.begin(), counts.end(), each);
+  if (embedding) --counts.front();
+  if (loss) --counts.back();
+  return counts;
 }
 
 }  // namespace pipesim

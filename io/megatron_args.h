@@ -29,7 +29,18 @@ struct MegatronImport {
   int micro_batch = 1;
   int global_batch = 0;  // sequences per step over all data-parallel replicas; 0: not given
   int tensor_parallel = 1;
+  // Layers per virtual stage in model order (pipeline_stages x chunks of them) when the arguments lay the
+  // stages out unevenly (--decoder-first/last-pipeline-num-layers, --account-for-embedding/loss-in-pipeline-
+  // split); empty: even.
+  std::vector<int> stage_layers;
 };
+
+// Megatron's uneven stages: `first` and `last` layers (0: not given) on the first and last pipeline rank,
+// the rest equally over the middle ranks; with v chunks each rank's layers split equally over its chunks.
+// With `embedding`/`loss` (and no first/last) the embedding and the loss count as one layer each. Throws
+// InputError naming the argument when a share does not divide.
+std::vector<int> megatron_stage_layers(int layers, int stages, int chunks, int first, int last,
+                                       bool embedding, bool loss);
 
 // Throws InputError naming the argument and what was expected. `vocab` stands in for a tokenizer's vocabulary
 // when the arguments give no --vocab-size.

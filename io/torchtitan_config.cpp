@@ -1,8 +1,10 @@
 #include "io/torchtitan_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -231,8 +233,19 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
                                  ->layout(result.pipeline_stages)
                                  .chunks_per_device;
   result.chunks = default_chunks;
+  const int first_less =
+      static_cast<int>(r.integer("parallelism", "pipeline_parallel_first_stage_less_layers").value_or(1));
+  const int last_less =
+      static_cast<int>(r.integer("parallelism", "pipeline_parallel_last_stage_less_layers").value_or(1));
+  if (first_less < 0 || last_less < 0) {
+    throw InputError(
+        fmt::format("{}: parallelism.pipeline_parallel_first/last_stage_less_layers {}/{}: expected "
+                    "integers >= 0",
+                    source, first_less, last_less));
+  }
   if (const auto per_stage = r.positive("parallelism", "pipeline_parallel_layers_per_stage", "")) {
-    const int virtual_stages = (m.layers + *per_stage - 1) / *per_stage;
+    // torchtitan counts the embedding and the output as their less-layers weights here too.
+    const int virtual_stages = (m.layers + first_less + last_less + *per_stage - 1) / *per_stage;
     if (virtual_stages % result.pipeline_stages != 0) {
       throw InputError(
           fmt::format("{}: {} layers in stages of {} make {} stages, not a multiple of the {} ranks", source,
@@ -246,18 +259,12 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
     out.assumed.push_back(
         fmt::format("{} stages per rank, torchtitan's choice for a looped schedule", default_chunks));
   }
-  const int first_less =
-      static_cast<int>(r.integer("parallelism", "pipeline_parallel_first_stage_less_layers").value_or(1));
-  const int last_less =
-      static_cast<int>(r.integer("parallelism", "pipeline_parallel_last_stage_less_layers").value_or(1));
-  if (result.pipeline_stages > 1 && first_less == 1 && last_less == 1 && result.chunks == 1) {
-    result.zb_split = true;
-    out.read.push_back("first/last_stage_less_layers 1 and 1 (torchtitan's defaults) -> layer_split: zb");
-  } else if (result.pipeline_stages > 1 && (first_less != 0 || last_less != 0)) {
-    out.unsupported.push_back(
-        fmt::format("parallelism.pipeline_parallel_first/last_stage_less_layers = {}/{} (the figures split "
-                    "the layers evenly)",
-                    first_less, last_less));
+  const int virtual_stages = result.pipeline_stages * result.chunks;
+  if (virtual_stages > 1) {
+    result.stage_layers = torchtitan_stage_layers(m.layers, virtual_stages, first_less, last_less);
+    out.read.push_back(fmt::format(
+        "first/last_stage_less_layers {}/{} -> layer_split [{}] (torchtitan's split over {} stage(s))",
+        first_less, last_less, fmt::join(result.stage_layers, ", "), virtual_stages));
   }
   if (const auto mb =
           r.positive("parallelism", "pipeline_parallel_microbatch_size", "samples per microbatch (b)")) {
@@ -330,6 +337,35 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
        "a CSV schedule: import it with the scenario's csv: entry"}};
   r.account_for_the_rest(unsupported);
   return result;
+}
+
+std::vector<int> torchtitan_stage_layers(int layers, int stages, int input_weight, int output_weight) {
+  if (stages <= 1) return {layers};
+  const int effective = layers + input_weight + output_weight;
+  const int each = effective / stages;
+  const int extra = effective % stages;
+  if (stages > effective || each == 0) {
+    throw InputError(
+        fmt::format("{} stages for {} layers and embedding/output weights {}/{}: torchtitan refuses "
+                    "empty stages",
+                    stages, layers, input_weight, output_weight));
+  }
+  if (input_weight > each || output_weight > each) {
+    throw InputError(
+        fmt::format("first/last_stage_less_layers {}/{} exceed the {} layers a stage gets: torchtitan "
+                    "refuses it",
+                    input_weight, output_weight, each));
+  }
+  std::vector<int> counts(stages, 0);
+  int left = layers;
+  for (int i = 0; i < stages; ++i) {
+    int share = each + (i < extra ? 1 : 0);
+    if (i == 0) share -= input_weight;
+    if (i == stages - 1) share -= output_weight;
+    counts[i] = std::min(std::max(share, 0), left);
+    left -= counts[i];
+  }
+  return counts;
 }
 
 }  // namespace pipesim

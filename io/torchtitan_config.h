@@ -15,6 +15,7 @@
 // loop (optimizer, learning rate, checkpoints, metrics) as ignored; anything else as unknown.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "io/model_import.h"
 
@@ -23,12 +24,19 @@ namespace pipesim {
 struct TorchtitanImport {
   ModelImport imported;
   int pipeline_stages = 1;
-  std::string schedule;   // the registered schedule, e.g. "interleaved-1f1b"
-  int chunks = 1;         // stages per rank
-  int microbatches = 1;   // m per pipeline replica
-  int local_batch = 1;    // sequences per pipeline replica and step (B)
-  bool zb_split = false;  // first and last stage one layer fewer (layer_split: zb)
+  std::string schedule;  // the registered schedule, e.g. "interleaved-1f1b"
+  int chunks = 1;        // stages per rank
+  int microbatches = 1;  // m per pipeline replica
+  int local_batch = 1;   // sequences per pipeline replica and step (B)
+  // Layers per virtual stage in model order (pipeline_stages x chunks), as torchtitan splits them with its
+  // first/last-stage-less-layers weights; empty for one stage.
+  std::vector<int> stage_layers;
 };
+
+// torchtitan's split of `layers` over `stages` (virtual) stages: the embedding counts as `input_weight`
+// layers and the norm and output layer as `output_weight`; the remainder of (layers + both weights) over the
+// stages goes to the first stages; the last takes what is left. Throws InputError as torchtitan refuses.
+std::vector<int> torchtitan_stage_layers(int layers, int stages, int input_weight, int output_weight);
 
 // Throws InputError with the file, line and column of a TOML error, or the key and what was expected.
 // `model` replaces the flavor table (a Hugging Face config.json read by io/hf_config.h).

@@ -145,6 +145,38 @@ TEST(ImportMegatron, BadArgumentsSayWhatWasExpected) {
             std::string::npos);
 }
 
+// Megatron's uneven stages: the first and last ranks' layers given, the rest equally over the middle ranks,
+// each rank's layers equally over its chunks; or the embedding and loss counted as layers.
+TEST(ImportMegatron, UnevenStagesBecomeTheEntrysLayerSplit) {
+  const std::vector<std::string> base = {
+      "--num-layers", "30",   "--hidden-size", "1024",  "--num-attention-heads",          "16",
+      "--seq-length", "1024", "--vocab-size",  "32000", "--pipeline-model-parallel-size", "4"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return read_megatron_args(args);
+  };
+  const MegatronImport plain =
+      with({"--decoder-first-pipeline-num-layers", "6", "--decoder-last-pipeline-num-layers", "6"});
+  EXPECT_EQ(plain.stage_layers, (std::vector<int>{6, 9, 9, 6}));
+  EXPECT_TRUE(has(plain.imported.read, "layer_split [6, 9, 9, 6]"));
+  const MegatronImport chunked =
+      with({"--decoder-first-pipeline-num-layers", "6", "--decoder-last-pipeline-num-layers", "6",
+            "--virtual-pipeline-model-parallel-size", "3"});
+  // Chunk c of rank r is virtual stage 4c + r: each chunk holds a third of its rank's layers.
+  EXPECT_EQ(chunked.stage_layers, (std::vector<int>{2, 3, 3, 2, 2, 3, 3, 2, 2, 3, 3, 2}));
+  const MegatronImport first_only = with({"--decoder-first-pipeline-num-layers", "3"});
+  EXPECT_EQ(first_only.stage_layers, (std::vector<int>{3, 9, 9, 9}));
+  const MegatronImport counted =
+      with({"--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"});
+  EXPECT_EQ(counted.stage_layers, (std::vector<int>{7, 8, 8, 7}));  // 32 slots / 4
+  EXPECT_TRUE(with({}).stage_layers.empty());
+  EXPECT_NE(test::input_error_of([&] {
+              with({"--decoder-first-pipeline-num-layers", "5"});
+            }).find("25 layers do not split equally into 3 chunk(s)"),
+            std::string::npos);
+}
+
 // The scenario the GPT-3 arguments make reads back with Megatron's interleaved schedule first.
 TEST(ImportMegatron, TheScenarioReadsBackWithTheInterleavedScheduleFirst) {
   const MegatronImport m = read_megatron_args(kGpt3_175B);

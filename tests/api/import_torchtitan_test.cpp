@@ -79,7 +79,9 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   EXPECT_EQ(t.chunks, 2);  // torchtitan's two stages per rank for a looped schedule
   EXPECT_EQ(t.microbatches, 8);
   EXPECT_EQ(t.local_batch, 8);
-  EXPECT_FALSE(t.zb_split);  // first/last-stage-less-layers do not apply to chunks
+  // torchtitan's split of 32 layers + embedding and output (weights 1 and 1) over 8 virtual stages: 34 / 8 =
+  // 4, the 2 left over to the first two stages, the embedding's and the output's weight taken back.
+  EXPECT_EQ(t.stage_layers, (std::vector<int>{4, 5, 4, 4, 4, 4, 4, 3}));
   EXPECT_TRUE(has(t.imported.read, "parallelism.tensor_parallel_degree = 2 -> parallel.tensor"));
   EXPECT_EQ(t.imported.parallel.tensor, 2);
   // data_parallel_shard_degree = -1: the rest of the launch, which the file does not give.
@@ -93,7 +95,7 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
 }
 
 // The 70B and 405B flavors' MLP widths are torchtitan's (and Llama 3's) 28672 and 53248; one stage per rank
-// with torchtitan's default first/last-stage-less-layers is pipesim's zb split.
+// with torchtitan's default first/last-stage-less-layers: 82 / 8 = 10, 2 left over to the first stages.
 TEST(ImportTorchtitan, FlavorsAndTheZeroBubbleSplit) {
   const std::string job =
       "[model]\nname = \"llama3\"\nflavor = \"{}\"\n[parallelism]\npipeline_parallel_degree = 8\n"
@@ -104,11 +106,21 @@ TEST(ImportTorchtitan, FlavorsAndTheZeroBubbleSplit) {
   EXPECT_EQ(t70.imported.model.layers, 80);
   EXPECT_EQ(t70.imported.model.recompute, Recompute::kFull);
   EXPECT_EQ(t70.schedule, "1f1b-flush");
-  EXPECT_TRUE(t70.zb_split);
+  EXPECT_EQ(t70.stage_layers, (std::vector<int>{10, 11, 10, 10, 10, 10, 10, 9}));
   EXPECT_EQ(t70.microbatches, 16);
   const TorchtitanImport t405 = read_torchtitan_config(fmt::format(fmt::runtime(job), "405B"), "405b.toml");
   EXPECT_EQ(t405.imported.model.ffn_hidden, 53248);
   EXPECT_EQ(t405.imported.model.layers, 126);
+}
+
+// torchtitan's split against its own refusals: weights larger than a stage's share, more stages than layers.
+TEST(ImportTorchtitan, TheSplitFollowsTorchtitansRules) {
+  EXPECT_EQ(torchtitan_stage_layers(8, 1, 1, 1), (std::vector<int>{8}));
+  EXPECT_EQ(torchtitan_stage_layers(6, 4, 1, 1), (std::vector<int>{1, 2, 2, 1}));  // 8 / 4 = 2 each
+  EXPECT_EQ(torchtitan_stage_layers(6, 4, 0, 0), (std::vector<int>{2, 2, 1, 1}));  // the remainder first
+  EXPECT_EQ(torchtitan_stage_layers(8, 4, 2, 2), (std::vector<int>{1, 3, 3, 1}));
+  EXPECT_THROW(torchtitan_stage_layers(4, 4, 2, 0), InputError);  // 6 / 4 = 1 < the weight 2
+  EXPECT_THROW(torchtitan_stage_layers(2, 8, 1, 1), InputError);  // 8 stages, 4 effective layers
 }
 
 TEST(ImportTorchtitan, BadFilesNameTheLineAndTheKey) {
