@@ -21,6 +21,8 @@ void add_extrapolate_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_import_command(CLI::App& app);
+// `pipesim import trace` (cli/command_import_trace.cpp), under `import`.
+void add_import_trace_command(CLI::App* import);
 void add_show_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_plan_command(CLI::App& app);

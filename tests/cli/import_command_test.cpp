@@ -69,5 +69,35 @@ TEST(ImportCommand, MegatronArgumentsBecomeAScenarioThatRuns) {
       << run.out;
 }
 
+// `pipesim import trace`: one merged trace of 1F1B on two ranks, m = 2; the scenario runs and the simulated
+// run's trace is written beside it.
+TEST(ImportCommand, ATraceBecomesAScenarioAndASimulatedTraceBesideIt) {
+  const test::TempDir dir;
+  std::string events;
+  double ts = 0;
+  for (const char* name : {"PP:0F0", "PP:0F1", "PP:1F0", "PP:1B0", "PP:1F1", "PP:1B1", "PP:0B0", "PP:0B1"}) {
+    const double dur = name[4] == 'F' ? 1000 : 2000;
+    events += fmt::format(R"({}{{"ph": "X", "name": "{}", "pid": 0, "tid": 0, "ts": {}, "dur": {}}})",
+                          events.empty() ? "" : ", ", name, ts, dur);
+    ts += dur;
+  }
+  const std::string trace = dir.write("run.json", fmt::format(R"({{"traceEvents": [{}]}})", events));
+  const test::CommandResult imported = test::run_pipesim(
+      fmt::format("import trace '{}' --schedule 1F1B -o '{}'", trace, dir.file("traced.yaml")), dir);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.err.find("traced-simulated.json"), std::string::npos) << imported.err;
+  const std::string text = test::read_file(dir.file("traced.yaml"));
+  EXPECT_NE(text.find("forward_ms: [1, 1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("backward_ms: [2, 2]"), std::string::npos) << text;
+  EXPECT_NE(test::read_file(dir.file("traced-simulated.json")).find("\"traceEvents\""), std::string::npos);
+  const test::CommandResult run = test::run_pipesim(fmt::format("run '{}'", dir.file("traced.yaml")), dir);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const test::CommandResult wrong = test::run_pipesim(
+      fmt::format("import trace '{}' --schedule zb-v -o '{}'", trace, dir.file("bad.yaml")), dir);
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(wrong.err.find("zb-v splits the backward, but stage 0 has no traced I and W"), std::string::npos)
+      << wrong.err;
+}
+
 }  // namespace
 }  // namespace pipesim
