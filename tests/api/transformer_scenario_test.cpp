@@ -80,7 +80,8 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
       error_of(kModel + "pipeline: {stages: 2, microbatches: 2, layer_split: odd}\n"),
       "s.yaml:3: key 'pipeline.layer_split': expected 'even', 'zb' (first and last stage one layer fewer), "
       "'balanced' (min-max split of the attention and MLP halves, embedding, final norm and output layer by "
-      "predicted time) or a list of layers per stage ([3, 4, 4, 3]; devices x chunks of them in model order), "
+      "predicted time) or a list of layers per stage ([3, 4, 4, 3]; devices x chunks of them in model "
+      "order), "
       "got 'odd'");
   EXPECT_EQ(error_of("model: {layers: 8, hidden: 512, heads: 7, seq_len: 256, vocab: 1000}\n"
                      "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
