@@ -771,7 +771,7 @@ TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSched
 // The curves in docs/results are the shipped studies' own: every run resumes from them (a change to a study,
 // to what a run's hash covers or to the CSV's format must come with the studies run again).
 TEST(StudyResults, TheShippedCurvesResumeEveryRunOfTheirStudy) {
-  for (const char* name : {"paci-scaled", "one-step-delay", "paci-long"}) {
+  for (const char* name : {"paci-scaled", "one-step-delay", "paci-long", "one-step-delay-long"}) {
     const Study study =
         load_study(std::string(PIPESIM_SOURCE_DIR) + "/share/studies/" + name + ".yaml", false);
     std::vector<std::string> distrusted;
