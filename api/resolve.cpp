@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
 #include "base/errors.h"
 #include "cost_models/chunk_layers.h"
 #include "cost_models/hardware_profile.h"
+#include "cost_models/job_topology.h"
 #include "cost_models/pipeline_copies_costs.h"
 #include "cost_models/transformer_costs.h"
 #include "schedules/registry.h"
@@ -64,6 +69,23 @@ void check_run(const ResolvedRun& run, const ScheduleRequest& request, const Res
 
 }  // namespace
 
+std::vector<int> pipeline_device_nodes(const Scenario& scenario, int devices) {
+  if (!scenario.transformer || !scenario.comm.from_profile || scenario.comm.model != CommSpec::Model::kLink) {
+    return {};
+  }
+  const TransformerSetup& t = *scenario.transformer;
+  if (!t.profile.inter_node_link || t.parallel.gpus_per_node < 1) return {};
+  const ParallelDegrees degrees{t.parallel.tensor, 1, t.parallel.data, devices};
+  const RankOrder order = t.parallel.pipeline_before_data ? RankOrder::kTensorContextPipelineData
+                                                          : RankOrder::kTensorContextDataPipeline;
+  std::vector<int> nodes(devices);
+  for (int device = 0; device < devices; ++device) {
+    nodes[device] = rank_at({0, 0, 0, device}, degrees, order) / t.parallel.gpus_per_node;
+  }
+  if (std::all_of(nodes.begin(), nodes.end(), [&](int n) { return n == nodes.front(); })) return {};
+  return nodes;
+}
+
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
   if (layout.pipelines > 1) {
     return std::make_unique<PipelineCopiesCostModel>(make_cost_model(scenario, layout.first_pipeline()),
@@ -78,15 +100,27 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Pipel
 
 namespace {
 
-std::unique_ptr<CommModel> comm_timing_of(const CommSpec& comm, int devices) {
+std::optional<LinkSpec> inter_node_link_of(const Scenario& scenario) {
+  return scenario.transformer ? scenario.transformer->profile.inter_node_link : std::nullopt;
+}
+
+std::unique_ptr<CommModel> comm_timing_of(const CommSpec& comm, int devices, const std::vector<int>& nodes,
+                                          const std::optional<LinkSpec>& inter_node) {
   if (comm.model == CommSpec::Model::kLink) {
-    return std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
+    auto link = std::make_unique<LinkComm>(devices, comm.bandwidth_bytes_per_ns, comm.latency_ns.at(0));
+    if (!nodes.empty() && inter_node) {
+      link->set_inter_node_link(nodes, inter_node->bandwidth_gb_per_s,
+                                static_cast<TimeNs>(std::llround(inter_node->latency_us * 1e3)));
+    }
+    return link;
   }
   return std::make_unique<FixedLatencyComm>(comm.latency_ns);
 }
 
-std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
-  std::unique_ptr<CommModel> timing = comm_timing_of(comm, devices);
+std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices,
+                                         const std::vector<int>& nodes = {},
+                                         const std::optional<LinkSpec>& inter_node = std::nullopt) {
+  std::unique_ptr<CommModel> timing = comm_timing_of(comm, devices, nodes, inter_node);
   if (comm.blocking) return std::make_unique<BlockingComm>(std::move(timing));
   return timing;
 }
@@ -94,7 +128,8 @@ std::unique_ptr<CommModel> comm_model_of(const CommSpec& comm, int devices) {
 }  // namespace
 
 std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout) {
-  return comm_model_of(scenario.comm, layout.devices);
+  return comm_model_of(scenario.comm, layout.devices, pipeline_device_nodes(scenario, layout.devices),
+                       inter_node_link_of(scenario));
 }
 
 std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
@@ -134,8 +169,10 @@ PipelineSpec pipeline_spec_for(const Scenario& scenario, const Schedule& schedul
   spec.sync = schedule.default_sync() == OptimizerSync::kNone
                   ? OptimizerSync::kNone
                   : scenario.sync.value_or(schedule.default_sync());
-  spec.make_comm = [comm_spec = scenario.comm, devices = schedule.layout(scenario.stages).devices] {
-    return comm_model_of(comm_spec, devices);
+  const int devices = schedule.layout(scenario.stages).devices;
+  spec.make_comm = [comm_spec = scenario.comm, devices, nodes = pipeline_device_nodes(scenario, devices),
+                    inter_node = inter_node_link_of(scenario)] {
+    return comm_model_of(comm_spec, devices, nodes, inter_node);
   };
   return spec;
 }

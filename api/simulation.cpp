@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "analysis/streaming_analysis.h"
 #include "api/engine_error_location.h"
@@ -141,6 +142,12 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
           p.zero > 0 ? fmt::format(" with ZeRO-{}", p.zero) : "", p.tensor * p.data * result.spec.devices,
           p.gpus_per_node, p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.tensor,
           p.tensor > 1 ? "s" : "", p.data);
+    }
+    const std::vector<int> nodes = pipeline_device_nodes(scenario, layout.devices);
+    if (!nodes.empty()) {
+      result.model_choices +=
+          fmt::format("; pipeline ranks on {} nodes: transfers between them on the profile's inter-node link",
+                      std::set<int>(nodes.begin(), nodes.end()).size());
     }
     result.model_choices += fmt::format("; hardware profile {}", t.profile.name);
     if (t.profile.memory_capacity_gb > 0) {

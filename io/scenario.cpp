@@ -211,6 +211,7 @@ void read_transformer(const YamlReader& r, const YAML::Node& root, Scenario& s) 
     s.comm.model = CommSpec::Model::kLink;
     s.comm.bandwidth_bytes_per_ns = link->bandwidth_gb_per_s;
     s.comm.latency_ns.assign(1, static_cast<TimeNs>(std::llround(link->latency_us * 1e3)));
+    s.comm.from_profile = true;
   } else if (s.stages > 1) {
     r.fail(root, "comm",
            fmt::format("comm: {{model: link, ...}}: hardware profile {} has no link measurements (neither a "

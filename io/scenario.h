@@ -37,6 +37,9 @@ struct CommSpec {
   std::vector<TimeNs> latency_ns;     // fixed latency: per sending device; link: one value for all links
   double bandwidth_bytes_per_ns = 0;  // link only (1 GB/s = 1 byte/ns)
   bool blocking = false;              // transfers hold both devices' compute streams (sim/comm_model.h)
+  // The link is the hardware profile's (a transformer scenario without its own comm.model): pipeline ranks
+  // on different nodes then send over the profile's inter_node_link (api/resolve.h, job_comm).
+  bool from_profile = false;
 };
 
 struct Scenario {

@@ -40,12 +40,17 @@ class FixedLatencyComm : public CommModel {
 class LinkComm : public CommModel {
  public:
   LinkComm(int devices, double bandwidth_bytes_per_ns, TimeNs latency_ns);
+  // Devices on different nodes (node_of_device, one entry per device) send over this link instead.
+  void set_inter_node_link(std::vector<int> node_of_device, double bandwidth_bytes_per_ns, TimeNs latency_ns);
   TransferTiming send(int src_device, int dst_device, Bytes bytes, TimeNs send_ns) override;
 
  private:
   int devices_;
   double bandwidth_bytes_per_ns_;
   TimeNs latency_ns_;
+  std::vector<int> node_of_device_;  // empty: one node
+  double inter_bandwidth_bytes_per_ns_ = 0;
+  TimeNs inter_latency_ns_ = 0;
   std::vector<TimeNs> link_free_ns_;  // [src * devices + dst]
 };
 

@@ -2,6 +2,9 @@
 // pipeline devices are tensor-parallel groups.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "api/resolve.h"
 #include "api/simulation.h"
 #include "report/result_figures.h"
 #include "tests/test_util.h"
@@ -56,6 +59,32 @@ TEST(JobModel, TheParallelSectionIsChecked) {
                   "parallel: {tensor: 2}\n");
             }).find("parallel"),
             std::string::npos);
+}
+
+// Pipeline transfers take the link they cross: ranks numbered tensor innermost, then data, then pipeline, on
+// nodes of 8 GPUs. 16 stages alone: only the hop from device 7 to 8 leaves a node; with tensor parallelism 8
+// every hop does.
+TEST(JobModel, PipelineTransfersBetweenNodesTakeTheInterNodeLink) {
+  const auto arrival_ns = [](const std::string& parallel, int from, int to) {
+    const Scenario s = test::scenario_from_yaml(
+        "model: {layers: 16, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
+        "hardware: {profile: h100-sxm5-80gb}\n"
+        "pipeline: {stages: 16, microbatches: 16}\n" +
+        parallel + "schedules: [1f1b-flush]\n");
+    const std::unique_ptr<CommModel> comm = make_comm_model(s, PipelineLayout::linear(16));
+    return comm->send(from, to, 46'000'000, 0).arrival_ns;  // 46 MB: 1 ms at 46 GB/s
+  };
+  // NVLink (370 GB/s, 15 us) inside a node, InfiniBand (46 GB/s, 25 us) across: the profile's links.
+  EXPECT_EQ(arrival_ns("", 0, 1), static_cast<TimeNs>(std::ceil(46e6 / 370.0)) + 15'000);
+  EXPECT_EQ(arrival_ns("", 7, 8), 1'000'000 + 25'000);
+  EXPECT_EQ(arrival_ns("parallel: {tensor: 8}\n", 0, 1), 1'000'000 + 25'000);
+  const Scenario one_node = test::scenario_from_yaml(
+      "model: {layers: 16, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
+      "hardware: {profile: h100-sxm5-80gb}\npipeline: {stages: 8, microbatches: 8}\nschedules: "
+      "[1f1b-flush]\n");
+  EXPECT_TRUE(pipeline_device_nodes(one_node, 8).empty());
+  const SimulationResult r = simulate_schedule(one_node, one_node.schedules.at(0), {});
+  EXPECT_EQ(r.model_choices.find("inter-node link"), std::string::npos);
 }
 
 }  // namespace
