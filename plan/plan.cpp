@@ -67,10 +67,12 @@ bool ranks_before(const PlanRow& a, size_t ia, const PlanRow& b, size_t ib) {
 }
 
 // The configuration apart from its memory settings (recomputation, ZeRO), which a table shows once: at the
-// setting that ranks best.
+// setting that ranks best (and, at p = 1, apart from the synchronous schedule, which then changes nothing).
 std::string shape_key(const PlanRow& r) {
   const PlanCandidate& c = r.candidate;
-  return fmt::format("{}|{}|{}|{}|{}|{}", r.label, c.tensor, c.pipeline, c.data, c.microbatch_size,
+  // Without a pipeline every synchronous schedule is the same gradient accumulation: one row for them all.
+  const std::string schedule = c.pipeline == 1 && r.synchronous ? "(no pipeline)" : r.label;
+  return fmt::format("{}|{}|{}|{}|{}|{}", schedule, c.tensor, c.pipeline, c.data, c.microbatch_size,
                      c.microbatches);
 }
 

@@ -17,8 +17,9 @@ std::string gib(double bytes) {
 
 std::vector<std::string> table_row(size_t rank, const PlanRow& r) {
   const PlanCandidate& c = r.candidate;
-  return {std::to_string(rank),
-          r.label,
+  // One column for rank and schedule: the first column is always left-aligned, and a name such as
+  // 1f1b-flush elsewhere would line up as a number.
+  return {fmt::format("{}. {}", rank, r.label),
           std::to_string(c.tensor),
           std::to_string(c.pipeline),
           std::to_string(c.data),
@@ -36,8 +37,8 @@ std::vector<std::string> table_row(size_t rank, const PlanRow& r) {
 
 const std::vector<std::string>& table_header() {
   static const std::vector<std::string> header = {
-      "#",      "schedule",     "t",           "p",     "d",       "b",     "m", "recompute", "ZeRO",
-      "step s", "tokens/s/GPU", "TFLOP/s/GPU", "MFU %", "GiB/GPU", "idle %"};
+      "# schedule",   "t",           "p",     "d",       "b",     "m", "recompute", "ZeRO", "step s",
+      "tokens/s/GPU", "TFLOP/s/GPU", "MFU %", "GiB/GPU", "idle %"};
   return header;
 }
 
