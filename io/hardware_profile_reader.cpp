@@ -93,23 +93,6 @@ void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfil
   }
 }
 
-// `link` and `inter_node_link`: the same map, the same checks; errors name `key`.
-LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::string& key) {
-  r.expect_map(link, key, {"bandwidth_gb_per_s", "latency_us", "source"});
-  if (!link["bandwidth_gb_per_s"] || !link["latency_us"]) {
-    r.fail(link, key, "bandwidth_gb_per_s and latency_us");
-  }
-  LinkSpec spec;
-  spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], key + ".bandwidth_gb_per_s", 1e-6);
-  spec.latency_us = r.get_double(link["latency_us"], key + ".latency_us", 0);
-  // One time value (base/value_ranges.h): the latency is added to every transfer of a run.
-  if (spec.latency_us > kMaxTimeMs * 1e3)
-    r.fail(link["latency_us"], key + ".latency_us",
-           fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
-  if (link["source"]) spec.source = r.get_string(link["source"], key + ".source");
-  return spec;
-}
-
 ProfileFit read_fit(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(
       node, "fit",
@@ -131,6 +114,23 @@ ProfileFit read_fit(const YamlReader& r, const YAML::Node& node) {
 }
 
 }  // namespace
+
+// `link` and `inter_node_link`: the same map, the same checks; errors name `key`.
+LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::string& key) {
+  r.expect_map(link, key, {"bandwidth_gb_per_s", "latency_us", "source"});
+  if (!link["bandwidth_gb_per_s"] || !link["latency_us"]) {
+    r.fail(link, key, "bandwidth_gb_per_s and latency_us");
+  }
+  LinkSpec spec;
+  spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], key + ".bandwidth_gb_per_s", 1e-6);
+  spec.latency_us = r.get_double(link["latency_us"], key + ".latency_us", 0);
+  // One time value (base/value_ranges.h): the latency is added to every transfer of a run.
+  if (spec.latency_us > kMaxTimeMs * 1e3)
+    r.fail(link["latency_us"], key + ".latency_us",
+           fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
+  if (link["source"]) spec.source = r.get_string(link["source"], key + ".source");
+  return spec;
+}
 
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
   return parse_hardware_profile(yaml_text, source, ProfileFitUse::kApply);

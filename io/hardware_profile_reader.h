@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cost_models/hardware_profile.h"
+#include "io/yaml_reader.h"
 
 namespace pipesim {
 
@@ -14,6 +15,8 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source,
                                        ProfileFitUse fit_use);
 HardwareProfile load_hardware_profile(const std::string& path);
+// A `link` or `inter_node_link` map ({bandwidth_gb_per_s, latency_us, source}); errors name `key`.
+LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::string& key);
 
 // A name in share/profiles/ on the data search path (io/data_dirs.h), without .yaml, or a path to a
 // profile file. Throws InputError listing the shipped profiles when neither exists.

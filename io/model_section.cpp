@@ -78,7 +78,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
 }
 
 HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
-  r.expect_map(node, "hardware", {"profile", "memory_capacity_gb", "reserve_gb"});
+  r.expect_map(node, "hardware", {"profile", "memory_capacity_gb", "reserve_gb", "link", "inter_node_link"});
   if (!node["profile"]) r.fail(node, "hardware.profile", "a profile name in share/profiles/ or a path");
   const std::string value = r.get_string(node["profile"], "hardware.profile");
   namespace fs = std::filesystem;
@@ -97,6 +97,16 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
     if (!(profile.memory_capacity_gb <= 1e6))
       r.fail(node["memory_capacity_gb"], "hardware.memory_capacity_gb",
              "a device's memory in GiB, at most 1e6");
+  }
+  // The scenario's own links in place of the profile's (a machine the profile's device sits in): each must
+  // say where its figures come from.
+  for (const char* key : {"link", "inter_node_link"}) {
+    if (!node[key]) continue;
+    const std::string name = std::string("hardware.") + key;
+    if (!node[key].IsMap() || !node[key]["source"]) {
+      r.fail(node[key], name, "{bandwidth_gb_per_s, latency_us, source: where the figures come from}");
+    }
+    (std::string(key) == "link" ? profile.link : profile.inter_node_link) = read_link(r, node[key], name);
   }
   if (node["reserve_gb"]) {
     profile.reserve_gb = r.get_double(node["reserve_gb"], "hardware.reserve_gb", 0);

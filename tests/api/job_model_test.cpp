@@ -6,6 +6,7 @@
 
 #include "api/resolve.h"
 #include "api/simulation.h"
+#include "pipesim_source_dir.h"
 #include "report/result_figures.h"
 #include "tests/test_util.h"
 
@@ -85,6 +86,32 @@ TEST(JobModel, PipelineTransfersBetweenNodesTakeTheInterNodeLink) {
   EXPECT_TRUE(pipeline_device_nodes(one_node, 8).empty());
   const SimulationResult r = simulate_schedule(one_node, one_node.schedules.at(0), {});
   EXPECT_EQ(r.model_choices.find("inter-node link"), std::string::npos);
+}
+
+// A scenario may give the machine's links in place of its profile's, each with where its figures come from:
+// the published runs' clusters (share/scenarios/published/) do.
+TEST(JobModel, AScenarioMayGiveTheMachinesLinksWithTheirSource) {
+  const auto scenario = [](const std::string& link) {
+    return test::scenario_from_yaml(
+        "model: {layers: 8, hidden: 1024, heads: 16, seq_len: 1024, vocab: 32000}\n"
+        "hardware: {profile: a100-sxm4-80gb, inter_node_link: " +
+        link +
+        "}\n"
+        "parallel: {tensor: 8, data: 2}\npipeline: {stages: 2, microbatches: 4}\nschedules: [1f1b-flush]\n");
+  };
+  const Scenario s =
+      scenario("{bandwidth_gb_per_s: 6.25, latency_us: 30, source: four 100 Gb/s links per node}");
+  ASSERT_TRUE(s.transformer->profile.inter_node_link.has_value());
+  EXPECT_DOUBLE_EQ(s.transformer->profile.inter_node_link->bandwidth_gb_per_s, 6.25);
+  EXPECT_EQ(s.transformer->profile.inter_node_link->source, "four 100 Gb/s links per node");
+  EXPECT_NE(test::input_error_of([&] {
+              scenario("{bandwidth_gb_per_s: 6.25, latency_us: 30}");
+            }).find("hardware.inter_node_link"),
+            std::string::npos);
+  // The shipped BLOOM scenario runs on it: its pipeline's 12 ranks on 12 nodes.
+  const Scenario bloom =
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/published/bloom-176b.yaml");
+  EXPECT_EQ(pipeline_device_nodes(bloom, 12).back(), 11 * 4);  // pipeline stride t x d = 32 GPUs = 4 nodes
 }
 
 }  // namespace
