@@ -360,11 +360,16 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   if (setup.optimizer.type == OptimizerKind::kMuon) c.optimizer_s += newton_schulz_s;
   c.optimizer_s += data_parallel_reduce_seconds(setup, c.parameters * d.bytes, stages);
   if (p.zero >= 3 && p.data > 1) {
-    // The stage's weights gathered before each forward and each input gradient.
+    // The stage's weights gathered for each forward and each input gradient, unit by unit (its layers, the
+    // embedding, the output layer); prefetched, each unit's gather runs during the unit before it.
     const double gather = all_gather_seconds(c.parameters * d.bytes, p.data,
                                              group_link(setup, ParallelDimension::kData, stages));
-    c.forward_s += gather;
-    c.backward_input_s += gather;
+    const int units = std::max(1, c.layers + (c.embedding ? 1 : 0) + (c.output ? 1 : 0));
+    const auto with_gather = [&](double compute_s) {
+      return p.overlap_weight_gather ? std::max(compute_s, gather) + gather / units : compute_s + gather;
+    };
+    c.forward_s = with_gather(c.forward_s);
+    c.backward_input_s = with_gather(c.backward_input_s);
   }
   c.transfer_bytes =
       setup.model.seq_len * b * setup.model.hidden * d.bytes / (p.sequence_parallel ? p.tensor : 1);

@@ -97,7 +97,9 @@ struct OptimizerSpec {
 //     all-gather of the updated weights (the same ring time); U starts when the stage's last gradient op of
 //     the step ends, so it overlaps the other stages' remaining work and the step waits for it.
 //   ZeRO: 1 shards the optimizer state (and its step's work) over d, 2 also the gradients, 3 also the weights
-//     (gathered before each F and I: an all-gather of the stage's weights per op).
+//     (gathered for each F and I: an all-gather of the stage's weights per op, unit by unit, each unit's
+//     gather overlapping the unit before it: the op takes max(compute, gathers) + one unit's gather; or, with
+//     overlap_weight_gather false, compute + gathers).
 //   Links: a group whose ranks share a node (ranks numbered tensor innermost, then data, then pipeline:
 //     cost_models/job_topology.h) runs on the profile's `link`, else on its `inter_node_link`.
 struct ParallelConfig {
@@ -107,6 +109,10 @@ struct ParallelConfig {
   bool sequence_parallel = false;
   int gpus_per_node = 8;
   bool pipeline_before_data = false;  // rank order tp-cp-pp-dp instead of Megatron's tp-cp-dp-pp
+  // ZeRO-3 gathers each unit's weights while the unit before it computes, as FSDP and DeepSpeed prefetch:
+  // only the first unit's gather and what the gathers take beyond the compute are exposed. false: every
+  // gather blocks the compute stream.
+  bool overlap_weight_gather = true;
   bool any() const { return tensor > 1 || data > 1; }
 };
 

@@ -146,7 +146,7 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
   r.expect_map(node, "parallel",
                {"tensor", "data", "zero", "sequence_parallel", "distributed_optimizer", "gpus_per_node",
-                "rank_order"});
+                "rank_order", "overlap_weight_gather"});
   ParallelConfig p;
   if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
   if (node["data"]) p.data = r.get_int(node["data"], "parallel.data", 1);
@@ -161,6 +161,8 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
   if (node["sequence_parallel"])
     p.sequence_parallel = r.get_bool(node["sequence_parallel"], "parallel.sequence_parallel");
   if (node["gpus_per_node"]) p.gpus_per_node = r.get_int(node["gpus_per_node"], "parallel.gpus_per_node", 1);
+  if (node["overlap_weight_gather"])
+    p.overlap_weight_gather = r.get_bool(node["overlap_weight_gather"], "parallel.overlap_weight_gather");
   if (node["rank_order"]) {
     p.pipeline_before_data =
         r.get_choice(

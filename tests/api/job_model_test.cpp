@@ -46,6 +46,12 @@ TEST(JobModel, TheParallelSectionIsChecked) {
   EXPECT_NE(
       error("parallel: {tensor: 3}\n").find("key 'parallel.tensor': expected a divisor of model.heads (16)"),
       std::string::npos);
+  EXPECT_NE(error("parallel: {data: 2, zero: 3, overlap_weight_gather: maybe}\n")
+                .find("parallel.overlap_weight_gather"),
+            std::string::npos);
+  EXPECT_FALSE(
+      test::scenario_from_yaml(job_yaml("parallel: {data: 2, zero: 3, overlap_weight_gather: false}\n"))
+          .transformer->parallel.overlap_weight_gather);
   EXPECT_NE(error("parallel: {zero: 1}\n").find("parallel.data > 1"), std::string::npos);
   EXPECT_NE(error("parallel: {sequence_parallel: true}\n").find("tensor parallelism"), std::string::npos);
   EXPECT_NE(error("parallel: {data: 2, zero: 4}\n").find("0, 1, 2 or 3"), std::string::npos);

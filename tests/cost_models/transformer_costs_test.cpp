@@ -522,7 +522,8 @@ TEST(JobModel, ZeroShardsStateThenGradientsThenWeightsByHandCount) {
   s.parallel.zero = 2;  // 2 + 2 / 4 + 3
   const StageCosts zero2 = transformer_stage_costs(s, 2, 2)[0];
   EXPECT_DOUBLE_EQ(zero2.parameter_bytes + zero2.gradient_bytes + zero2.optimizer_bytes, 5.5 * params);
-  s.parallel.zero = 3;  // 16 / 4, and the weights gathered before every F and I
+  s.parallel.zero = 3;                       // 16 / 4, and the weights gathered before every F and I
+  s.parallel.overlap_weight_gather = false;  // blocking: compute + gathers
   const StageCosts zero3 = transformer_stage_costs(s, 2, 2)[0];
   EXPECT_DOUBLE_EQ(zero3.parameter_bytes + zero3.gradient_bytes + zero3.optimizer_bytes, 4 * params);
   const double gather = 3 * (10e-6 + 2 * params / 4 / 100e9);
@@ -532,6 +533,14 @@ TEST(JobModel, ZeroShardsStateThenGradientsThenWeightsByHandCount) {
   // time.
   const double all_reduce = all_reduce_seconds(2 * params, 4, kJobLink);
   EXPECT_NEAR(zero1.optimizer_s, (plain.optimizer_s - all_reduce) / 4 + all_reduce, 1e-15);
+  // Prefetched (FSDP's default): each unit's gather under the unit before it, so the op takes the longer of
+  // its compute and its gathers, plus the first unit's gather.
+  s.parallel.overlap_weight_gather = true;
+  const StageCosts prefetched = transformer_stage_costs(s, 2, 2)[0];
+  const int units = plain.layers + 1;  // the first stage: its layers and the embedding
+  EXPECT_NEAR(prefetched.forward_s, std::max(plain.forward_s, gather) + gather / units, 1e-15);
+  EXPECT_NEAR(prefetched.backward_input_s, std::max(plain.backward_input_s, gather) + gather / units, 1e-15);
+  EXPECT_LT(prefetched.forward_s, zero3.forward_s);
 }
 
 }  // namespace
