@@ -98,8 +98,13 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
   for (const auto& list : by_device) {
     int next_step = 0;
     for (size_t k = 0; k < list.size(); ++k) {
-      if (k > 0) add(list[k - 1], list[k], 0);
       const Action& a = ops[list[k]].action;
+      // The device's first step of a batch follows its last op after its work before the barrier.
+      const bool arrives = a.kind == OpKind::U && a.synchronized && a.microbatch >= next_step;
+      if (k > 0) {
+        const TimeNs before = arrives ? trace.before_barrier(ops[list[k]].device, a.microbatch) : 0;
+        add(list[k - 1], list[k], ops[list[k - 1]].end_ns + before);
+      }
       if (a.kind != OpKind::U || !a.synchronized) continue;
       const auto step = static_cast<size_t>(a.microbatch);
       if (barrier_members.size() <= step) {
@@ -116,7 +121,11 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
   for (size_t step = 0; step < barrier_members.size(); ++step) {
     for (size_t member : barrier_members[step]) {
       for (size_t before : barrier_last_before[step]) {
-        if (ops[before].device != ops[member].device) add(before, member, 0);
+        // The device arrives after its steps' work before the barrier (its gradient reductions).
+        if (ops[before].device != ops[member].device) {
+          add(before, member,
+              ops[before].end_ns + trace.before_barrier(ops[before].device, static_cast<int>(step)));
+        }
       }
     }
   }

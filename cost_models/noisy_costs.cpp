@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -75,6 +76,17 @@ TimeNs NoisyCosts::duration(const Action& action) const {
         fmt::format("noise made an op take {:.3g} s, beyond the engine's range; lower the noise", ns / 1e9));
   }
   return static_cast<TimeNs>(std::llround(ns));
+}
+
+TimeNs NoisyCosts::before_barrier_ns(const Action& step) const {
+  const TimeNs base_part = base_->before_barrier_ns(step);
+  if (base_part <= 0) return 0;
+  const TimeNs base_whole = base_->duration(step);
+  const TimeNs whole = duration(step);
+  if (base_whole <= 0) return 0;
+  // The same share of the (noisy) step as of the base's.
+  const long double share = static_cast<long double>(base_part) / static_cast<long double>(base_whole);
+  return std::min(whole, static_cast<TimeNs>(std::llround(share * whole)));
 }
 
 }  // namespace pipesim

@@ -25,6 +25,8 @@ class NoisyCosts final : public CostModel {
   NoisyCosts(std::unique_ptr<CostModel> base, const NoiseSpec& noise);
 
   TimeNs duration(const Action& action) const override;
+  // The base's, scaled as the step's duration is.
+  TimeNs before_barrier_ns(const Action& step) const override;
   Bytes activation_bytes(int stage) const override { return base_->activation_bytes(stage); }
   Bytes weight_grad_activation_bytes(int stage) const override {
     return base_->weight_grad_activation_bytes(stage);

@@ -21,6 +21,12 @@ class CostModel {
   virtual TimeNs overlapped_duration(const Action& forward, const Action& backward) const {
     return duration(forward) + duration(backward);
   }
+  // Of a synchronized optimizer step's duration, the part that runs before the step's barrier: work that
+  // starts as soon as the device's last op of the step ends, while other devices still compute (a stage's
+  // gradient reduction over its data-parallel replicas, overlapped with the other stages' remaining work).
+  // A device reaches the barrier after its steps' parts before it, back to back; each step runs the rest of
+  // its duration after the barrier. 0 by default; never more than duration(step).
+  virtual TimeNs before_barrier_ns(const Action& /*step*/) const { return 0; }
   // Activation bytes a forward of this stage stores per microbatch (M_B).
   virtual Bytes activation_bytes(int stage) const = 0;
   // Of those, the bytes still held after I until W runs (M_W); a full B releases everything.

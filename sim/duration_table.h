@@ -20,6 +20,7 @@ class DurationTable final : public CostModel {
     return costs_.duration(action);
   }
   bool durations_by_kind_and_stage() const override { return costs_.durations_by_kind_and_stage(); }
+  TimeNs before_barrier_ns(const Action& step) const override { return costs_.before_barrier_ns(step); }
   Bytes activation_bytes(int stage) const override { return costs_.activation_bytes(stage); }
   Bytes weight_grad_activation_bytes(int stage) const override {
     return costs_.weight_grad_activation_bytes(stage);

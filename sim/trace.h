@@ -60,6 +60,14 @@ struct RunTrace {
   // its length and its ops (indices into `ops`, first to last).
   TimeNs critical_path_ns = 0;
   std::vector<std::size_t> critical_path;
+  // Per device and synchronized step: the work its steps ran before the step's barrier, after its last op
+  // (CostModel::before_barrier_ns; empty or 0 where there was none). Recorded with the ops.
+  std::vector<std::vector<TimeNs>> before_barrier_ns;
+  TimeNs before_barrier(int device, int step) const {
+    if (device < 0 || device >= static_cast<int>(before_barrier_ns.size())) return 0;
+    const auto& steps = before_barrier_ns[device];
+    return step >= 0 && step < static_cast<int>(steps.size()) ? steps[step] : 0;
+  }
 };
 
 }  // namespace pipesim

@@ -58,6 +58,10 @@ struct DeviceState {
   TimeNs stream_held_until_ns = 0;  // blocking transfers hold the stream until then
   std::optional<Action> blocked_on;
   int barrier_next_step = 0;  // lowest optimizer step this device has not yet arrived at
+  // The step whose work before the barrier (CostModel::before_barrier_ns) this device has run or is running,
+  // and how long that work took.
+  int before_barrier_step = -1;
+  TimeNs before_barrier_ns = 0;
   Bytes activation_bytes = 0;
   int in_flight = 0;
   DagPoint last_op;                        // the op this device started last
@@ -273,7 +277,26 @@ class Engine final : public LocalView {
     validate(d, a);
     // Under copies of the model every step is an all-reduce between the copies of each stage, so devices
     // arrive at every step, barrier or not.
-    if (a.kind == OpKind::U && (a.synchronized || layout_.pipelines > 1)) arrive_at_barrier(d, a.microbatch);
+    if (a.kind == OpKind::U && (a.synchronized || layout_.pipelines > 1) &&
+        a.microbatch >= dev.barrier_next_step) {
+      // First the device's steps' work before the barrier (their gradient reductions), back to back on its
+      // stream; then it arrives.
+      if (dev.before_barrier_step != a.microbatch) {
+        dev.before_barrier_step = a.microbatch;
+        dev.before_barrier_ns = before_barrier_total(d, a.microbatch);
+        if (dev.before_barrier_ns > 0 && record_) {
+          auto& steps = trace_.before_barrier_ns;
+          if (steps.empty()) steps.resize(layout_.devices);
+          if (static_cast<int>(steps[d].size()) <= a.microbatch) steps[d].resize(a.microbatch + 1, 0);
+          steps[d][a.microbatch] = dev.before_barrier_ns;
+        }
+        if (dev.before_barrier_ns > 0) {
+          hold_stream(d, add_time_ns(now_, dev.before_barrier_ns, "a step's work before its barrier"));
+          return;
+        }
+      }
+      arrive_at_barrier(d, a.microbatch);
+    }
     if (a.fused_with_next) {
       try_start_fused_pair(d, a);
       return;
@@ -364,6 +387,21 @@ class Engine final : public LocalView {
     }
   }
 
+  // What device d's steps of `step` run before the barrier, in all.
+  TimeNs before_barrier_total(int d, int step) const {
+    TimeNs total = 0;
+    for (int stage : layout_.stages_on(d)) {
+      const Action u = optimizer_step(stage, step, true);
+      const TimeNs part = costs_.before_barrier_ns(u);
+      if (part < 0 || part > costs_.duration(u)) {
+        throw ScheduleError(fmt::format(
+            "cost model gave {} {} ns before its barrier, outside 0..its duration", describe(u), part));
+      }
+      total = add_time_ns(total, part, "a step's work before its barrier");
+    }
+    return total;
+  }
+
   void arrive_at_barrier(int d, int step) {
     DeviceState& dev = devices_[d];
     if (step < dev.barrier_next_step) return;
@@ -373,7 +411,9 @@ class Engine final : public LocalView {
     if (layout_.pipelines > 1) {
       // The point its copies' steps join at (a zero-time join like the barrier's).
       if (static_cast<int>(dev.arrivals.size()) <= step) dev.arrivals.resize(step + 1);
-      if (dev.last_op.known) dev.arrivals[step] = {dev.last_op.finish_ns, 0, dev.last_op.op, true};
+      if (dev.last_op.known) {
+        dev.arrivals[step] = {dev.last_op.finish_ns + before_barrier_of(d, step), 0, dev.last_op.op, true};
+      }
     }
     if (++barrier_arrivals_[step] == layout_.devices || layout_.pipelines > 1) {
       for (int other = 0; other < layout_.devices; ++other) mark_dirty(other);
@@ -382,7 +422,11 @@ class Engine final : public LocalView {
 
   void start(int d, const Action& a, std::optional<TimeNs> duration_ns = std::nullopt) {
     DeviceState& dev = devices_[d];
-    const TimeNs duration = duration_ns ? *duration_ns : costs_.duration(a);
+    TimeNs duration = duration_ns ? *duration_ns : costs_.duration(a);
+    // A step past its barrier runs what it did not run before it.
+    if (!duration_ns && a.kind == OpKind::U && (a.synchronized || layout_.pipelines > 1)) {
+      duration -= costs_.before_barrier_ns(a);
+    }
     if (duration < 0) {
       throw ScheduleError(
           fmt::format("cost model gave {} a negative duration ({} ns)", describe(a), duration));
@@ -577,9 +621,15 @@ class Engine final : public LocalView {
     if (static_cast<int>(barrier_bound_.size()) <= step) barrier_bound_.resize(step + 1);
     DagPoint& bound = barrier_bound_[step];
     const DagPoint& last = devices_[d].last_op;
-    // The barrier is a zero-time join: an op after it waits for the bound's finish, not for a transfer.
-    if (last.known && (!bound.known || last.finish_ns > bound.finish_ns))
-      bound = {last.finish_ns, 0, last.op, true};
+    // The barrier is a zero-time join: an op after it waits for the bound's finish, not for a transfer;
+    // the device reaches it after its work before the barrier.
+    const TimeNs arrival = last.finish_ns + before_barrier_of(d, step);
+    if (last.known && (!bound.known || arrival > bound.finish_ns)) bound = {arrival, 0, last.op, true};
+  }
+
+  TimeNs before_barrier_of(int d, int step) const {
+    const DeviceState& dev = devices_[d];
+    return dev.before_barrier_step == step ? dev.before_barrier_ns : 0;
   }
 
   void record_critical_path() {

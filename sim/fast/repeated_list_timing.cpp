@@ -252,7 +252,9 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
         in_range &= !__builtin_add_overflow(left_ns[d], duration_ns[ops[i].stage_kind], &left_ns[d]);
     }
     for (int stage : step_stages[first_device]) {
-      const TimeNs step_ns = costs.duration(optimizer_step(stage, 0, run.synchronized_steps));
+      // What runs after the barrier (a lower bound on the device's end either way).
+      const Action u = optimizer_step(stage, 0, run.synchronized_steps);
+      const TimeNs step_ns = costs.duration(u) - (run.synchronized_steps ? costs.before_barrier_ns(u) : 0);
       in_range &=
           step_ns >= 0 && !__builtin_add_overflow(first_device_steps_ns, step_ns, &first_device_steps_ns);
     }
@@ -308,14 +310,28 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
 
   // After each batch's ops, every device's optimizer steps, at the barrier where steps are synchronized:
   // every device reaches it as its last op of the batch ends.
+  // Each device reaches it after its steps' work before the barrier (CostModel::before_barrier_ns), and
+  // each step runs the rest after it.
   const auto time_steps = [&](int batch) {
     TimeNs barrier_ns = 0;
-    if (run.synchronized_steps) barrier_ns = *std::max_element(free_ns.begin(), free_ns.end());
+    if (run.synchronized_steps) {
+      for (int d = 0; d < devices; ++d) {
+        TimeNs arrival = free_ns[d];
+        for (int stage : step_stages[d]) {
+          const Action u = optimizer_step(stage, batch, true);
+          const TimeNs part = costs.before_barrier_ns(u);
+          if (part < 0 || part > costs.duration(u)) return false;
+          arrival = checked_sum_ns(arrival, part, "a step's work before its barrier");
+        }
+        barrier_ns = std::max(barrier_ns, arrival);
+      }
+    }
     for (int d = 0; d < devices; ++d) {
       size_t position = times.device_offset_[d] + batch * batch_length[d] + device_ops(d);
       for (int stage : step_stages[d]) {
         const TimeNs start = std::max(free_ns[d], barrier_ns);
-        const TimeNs duration = costs.duration(optimizer_step(stage, batch, run.synchronized_steps));
+        const Action u = optimizer_step(stage, batch, run.synchronized_steps);
+        const TimeNs duration = costs.duration(u) - (run.synchronized_steps ? costs.before_barrier_ns(u) : 0);
         if (duration < 0) return false;
         free_ns[d] = checked_sum_ns(start, duration, "an op's end");
         times.op_times_[position++] = {start, free_ns[d]};
@@ -352,8 +368,10 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
           if (costs.duration(a) != duration) return false;
         }
         for (int stage : step_stages[d]) {
-          if (costs.duration(optimizer_step(stage, b, run.synchronized_steps)) !=
-              costs.duration(optimizer_step(stage, batch, run.synchronized_steps)))
+          const Action later = optimizer_step(stage, b, run.synchronized_steps),
+                       now = optimizer_step(stage, batch, run.synchronized_steps);
+          if (costs.duration(later) != costs.duration(now) ||
+              costs.before_barrier_ns(later) != costs.before_barrier_ns(now))
             return false;
         }
       }

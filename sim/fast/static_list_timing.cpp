@@ -106,7 +106,21 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
             arrived.resize(step + 1, 0);
             barrier_ns.resize(step + 1, 0);
           }
-          barrier_ns[step] = std::max(barrier_ns[step], free_ns[d]);
+          // It arrives after its steps' work before the barrier (CostModel::before_barrier_ns).
+          TimeNs arrival = free_ns[d];
+          for (int stage : layout.stages_on(d)) {
+            const Action u = optimizer_step(stage, a.microbatch, true);
+            const TimeNs part = costs.before_barrier_ns(u);
+            if (part < 0 || part > costs.duration(u)) return std::nullopt;  // the engine names it
+            arrival = add_time_ns(arrival, part, "a step's work before its barrier");
+          }
+          if (arrival > free_ns[d]) {
+            auto& steps = trace.before_barrier_ns;
+            if (steps.empty()) steps.resize(devices);
+            if (steps[d].size() <= step) steps[d].resize(step + 1, 0);
+            steps[d][step] = arrival - free_ns[d];
+          }
+          barrier_ns[step] = std::max(barrier_ns[step], arrival);
           next_step[d] = a.microbatch + 1;
           if (++arrived[step] == devices) {
             for (int other = 0; other < devices; ++other) wake(other);
@@ -114,7 +128,8 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
         }
         const TimeNs start = ready_ns(d, a);
         if (start == kUnknown) break;
-        const TimeNs duration = costs.duration(a);
+        TimeNs duration = costs.duration(a);
+        if (a.kind == OpKind::U && a.synchronized) duration -= costs.before_barrier_ns(a);  // ran before it
         // An op with memory effects that starts and ends at one instant: the order of its changes against
         // the device's others then depends on the engine's event order. A step has none.
         if (duration < 0 || (duration == 0 && a.kind != OpKind::U)) return std::nullopt;

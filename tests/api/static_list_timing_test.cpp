@@ -11,10 +11,12 @@
 #include <random>
 #include <tuple>
 
+#include "analysis/task_graph.h"
 #include "api/resolve.h"
 #include "schedules/registry.h"
 #include "schedules/schedule.h"
 #include "sim/engine/engine.h"
+#include "tests/reduction_costs.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -84,11 +86,17 @@ TEST(StaticListTiming, EqualsTheEngineOpForOpOnRandomConfigurations) {
       const DeviceActionLists lists = list_schedule->all_actions(run->spec, *run->costs);
       ExecutionPlan plan = run->schedule->plan(run->spec, *run->costs);
       if (plan.forward_reads.period_microbatches > 0) continue;  // double buffering keeps the engine
-      const RunTrace engine = simulate(plan, *run->costs, *run->make_comm());
+      // Every third trial, each stage's step also reduces its gradients before the barrier (0 to 3 ms).
+      std::vector<TimeNs> reductions;
+      if (trial % 3 == 2) {
+        for (int s = 0; s < stages; ++s) reductions.push_back(ms_to_ns(ms(rng)) - ms_to_ns(0.3));
+      }
+      const test::WithReductionsBeforeBarrier costs(*run->costs, reductions);
+      const RunTrace engine = simulate(plan, costs, *run->make_comm());
       std::vector<TimeNs> latency;
       for (int d = 0; d < run->layout.devices; ++d) latency.push_back(run->scenario.comm.latency_ns.at(d));
       const std::optional<RunTrace> fast = time_static_lists(
-          {run->layout, lists, plan.total_microbatches, plan.backward_reads, latency}, *run->costs);
+          {run->layout, lists, plan.total_microbatches, plan.backward_reads, latency}, costs);
       const bool fused = std::any_of(lists.begin(), lists.end(), [](const ActionList& list) {
         return std::any_of(list.begin(), list.end(), [](const Action& a) { return a.fused_with_next; });
       });
@@ -100,6 +108,9 @@ TEST(StaticListTiming, EqualsTheEngineOpForOpOnRandomConfigurations) {
       }
       ASSERT_TRUE(fast.has_value()) << what;
       expect_same_run(engine, *fast, what);
+      // The task graph, with the barrier's edges carrying each device's work before it, finds the engine's
+      // critical path.
+      EXPECT_EQ(analyze_task_graph(engine).critical_path_ns, engine.critical_path_ns) << what;
       ++compared;
     }
   }

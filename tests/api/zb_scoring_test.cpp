@@ -18,6 +18,7 @@
 #include "sim/fast/repeated_list_timing.h"
 #include "sim/fast/static_list_timing.h"
 #include "tests/random_scenarios.h"
+#include "tests/reduction_costs.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -92,7 +93,12 @@ TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
       PipelineSpec spec = run->spec;
       spec.batches = 1 + trial % 5;
       const DurationsByMicrobatch by_microbatch(*run->costs);
-      const CostModel& costs = trial % 3 == 2 ? static_cast<const CostModel&>(by_microbatch) : *run->costs;
+      // Odd trials: each stage's step also reduces its gradients before the barrier.
+      const test::WithReductionsBeforeBarrier reducing(
+          *run->costs,
+          trial % 2 ? std::vector<TimeNs>{ms_to_ns(0.7), 0, ms_to_ns(2.1)} : std::vector<TimeNs>{});
+      const CostModel& costs = trial % 3 == 2 ? static_cast<const CostModel&>(by_microbatch)
+                                              : static_cast<const CostModel&>(reducing);
       const DeviceActionLists one_batch = list_schedule->batch_actions(spec, *run->costs);
       const DeviceActionLists lists = repeat_batches(run->layout, one_batch, spec);
       std::vector<TimeNs> latency;

@@ -113,6 +113,38 @@ TEST(Engine, BarrierStartsEveryUTogether) {
   EXPECT_EQ(start_of(trace, OpKind::F, 0, 6), ms_to_ns(31));
 }
 
+// Gradient reductions before the barrier (CostModel::before_barrier_ns): the same 1F1B with U = 0.5 ms plus
+// a reduction of 1 ms on stage 1 and 3 ms on stage 2. Stage 1 ends its backwards at 9 and arrives at 10;
+// stage 2 ends at 7 and arrives at 10: both steps run 10-10.5, and the next batch starts at 10.5. Reduced
+// after the barrier instead (the whole U at 9), stage 2 would be busy until 12.5.
+TEST(Engine, WorkBeforeTheBarrierDelaysEachDevicesArrival) {
+  class Reducing final : public CostModel {
+   public:
+    TimeNs duration(const Action& a) const override { return base_.duration(a) + before_barrier_ns(a); }
+    TimeNs before_barrier_ns(const Action& a) const override {
+      return a.kind == OpKind::U ? ms_to_ns(a.stage == 0 ? 1 : 3) : 0;
+    }
+    Bytes activation_bytes(int stage) const override { return base_.activation_bytes(stage); }
+    Bytes weight_grad_activation_bytes(int) const override { return 0; }
+    Bytes transfer_bytes(int) const override { return 0; }
+
+   private:
+    test::UniformStageCosts base_ = test::UniformStageCosts::ms(1, 2, 0, 0.5);
+  };
+  ExecutionPlan plan = one_f_one_b_plan(3, /*barrier=*/true);
+  const RunTrace trace = test::run_plan(plan, Reducing());
+  EXPECT_EQ(timeline(trace, 0, 0, 2), (std::vector<std::string>{"F0@0", "F1@1", "B0@4", "B1@7", "U@10"}));
+  EXPECT_EQ(timeline(trace, 1, 0, 2), (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "U@10"}));
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == OpKind::U) {
+      EXPECT_EQ(op.end_ns - op.start_ns, ms_to_ns(0.5));
+    }
+  }
+  EXPECT_EQ(start_of(trace, OpKind::F, 0, 2), ms_to_ns(10.5));
+  EXPECT_EQ(trace.before_barrier(1, 0), ms_to_ns(3));
+  EXPECT_EQ(trace.critical_path_ns, trace.makespan_ns);
+}
+
 TEST(Engine, PostValidationOverlapsBatches) {
   ExecutionPlan plan = one_f_one_b_plan(4, /*barrier=*/false);
   const RunTrace p = test::run_plan(plan, uneven_optimizer());
