@@ -70,8 +70,10 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   const ParallelConfig& p = imported.parallel;
   if (p.any()) {
     std::string parallel = fmt::format("parallel: {{tensor: {}, data: {}", p.tensor, p.data);
-    if (p.zero > 0 && p.data > 1) parallel += fmt::format(", zero: {}", p.zero);
+    if (p.context > 1) parallel += fmt::format(", context: {}", p.context);
+    if (p.zero > 0 && p.weight_replicas() > 1) parallel += fmt::format(", zero: {}", p.zero);
     if (p.sequence_parallel) parallel += ", sequence_parallel: true";
+    if (!p.overlap_grad_reduce && p.weight_replicas() > 1) parallel += ", overlap_grad_reduce: false";
     text += parallel + "}\n";
   }
   text += "optimizer: {type: adamw}\n";

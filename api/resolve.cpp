@@ -75,7 +75,7 @@ std::vector<int> pipeline_device_nodes(const Scenario& scenario, int devices) {
   }
   const TransformerSetup& t = *scenario.transformer;
   if (!t.profile.inter_node_link || t.parallel.gpus_per_node < 1) return {};
-  const ParallelDegrees degrees{t.parallel.tensor, 1, t.parallel.data, devices};
+  const ParallelDegrees degrees{t.parallel.tensor, t.parallel.context, t.parallel.data, devices};
   const RankOrder order = t.parallel.pipeline_before_data ? RankOrder::kTensorContextPipelineData
                                                           : RankOrder::kTensorContextDataPipeline;
   std::vector<int> nodes(devices);

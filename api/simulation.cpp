@@ -128,20 +128,23 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     result.model_flops_per_sample = model_flops_per_sample(t.model);
     const auto peak = t.profile.peak_tflops.find(t.model.dtype);
     if (peak != t.profile.peak_tflops.end()) result.peak_flops_per_device = peak->second * 1e12;
-    // A pipeline device is a tensor-parallel group of t GPUs: the per-GPU figures divide by them too.
-    result.gpus_per_device = t.parallel.tensor;
-    result.metrics.throughput_samples_per_gpu_s /= t.parallel.tensor;
+    // A pipeline device is a group of t x c GPUs (tensor and context parallel): the per-GPU figures divide by
+    // them too.
+    result.gpus_per_device = t.parallel.gpus_per_pipeline_rank();
+    result.metrics.throughput_samples_per_gpu_s /= result.gpus_per_device;
     result.model_choices = fmt::format("{}", model_choices_text(t.model));
     const ParallelConfig& p = t.parallel;
     if (p.any()) {
       result.model_choices += fmt::format(
-          "; job: tensor parallel {}{}, data parallel {}{}, {} GPUs ({} per node, ranks {}); a device is a "
+          "; job: tensor parallel {}{}{}, data parallel {}{}, {} GPUs ({} per node, ranks {}); a device is a "
           "pipeline rank of {} GPU{}: samples/s and tokens/s are one pipeline replica's (the job's: x {}), "
           "memory per GPU, MFU per GPU",
-          p.tensor, p.sequence_parallel ? " with sequence parallelism" : "", p.data,
-          p.zero > 0 ? fmt::format(" with ZeRO-{}", p.zero) : "", p.tensor * p.data * result.spec.devices,
-          p.gpus_per_node, p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.tensor,
-          p.tensor > 1 ? "s" : "", p.data);
+          p.tensor, p.sequence_parallel ? " with sequence parallelism" : "",
+          p.context > 1 ? fmt::format(", context parallel {} (ring attention)", p.context) : "", p.data,
+          p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "",
+          p.gpus_per_pipeline_rank() * p.data * result.spec.devices, p.gpus_per_node,
+          p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.gpus_per_pipeline_rank(),
+          p.gpus_per_pipeline_rank() > 1 ? "s" : "", p.data);
     }
     const std::vector<int> nodes = pipeline_device_nodes(scenario, layout.devices);
     if (!nodes.empty()) {

@@ -1,6 +1,5 @@
-// pipesim plan SCENARIO --gpus G [--global-batch B] [--schedules ...] [--top K] [--tensor LIST] [--pipeline
-// LIST]
-//              [--microbatch-sizes LIST] [--recompute LIST] [--zero LIST] [--csv F] [-j N] [--mpi]
+// pipesim plan SCENARIO --gpus G [--global-batch B] [--schedules ...] [--top K] [--tensor LIST] [--context
+// LIST] [--pipeline LIST] [--microbatch-sizes LIST] [--recompute LIST] [--zero LIST] [--csv F] [-j N] [--mpi]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,7 +26,7 @@ struct PlanArgs {
   std::vector<std::string> overrides;
   PlanOptions options;
   std::string schedules;
-  std::string tensor, pipeline, microbatch_sizes, recompute, zero;
+  std::string tensor, context, pipeline, microbatch_sizes, recompute, zero;
   bool no_sequence_parallel = false;
   std::string csv_path;
   bool quiet = false;
@@ -57,6 +56,7 @@ void plan(PlanArgs& args) {
   PlanSpaceOptions& space = args.options.space;
   if (!args.schedules.empty()) space.schedules = select_schedules(scenario, args.schedules);
   if (!args.tensor.empty()) space.tensor = expand_int_list(args.tensor, "--tensor", 1);
+  if (!args.context.empty()) space.context = expand_int_list(args.context, "--context", 1);
   if (!args.pipeline.empty()) space.pipeline = expand_int_list(args.pipeline, "--pipeline", 1);
   if (!args.microbatch_sizes.empty())
     space.microbatch_sizes = expand_int_list(args.microbatch_sizes, "--microbatch-sizes", 1);
@@ -108,8 +108,11 @@ void add_plan_command(CLI::App& app) {
       "--tensor", args->tensor,
       "tensor-parallel degrees to try (default: divisors of the node's GPUs that split the heads and "
       "the key/value heads)");
+  cmd->add_option("--context", args->context,
+                  "context-parallel degrees to try, e.g. 1,2,4 (default: 1; ring attention, each c with 2c "
+                  "dividing the sequence)");
   cmd->add_option("--pipeline", args->pipeline,
-                  "pipeline degrees to try (default: every divisor of G/t up to "
+                  "pipeline degrees to try (default: every divisor of G/(t c) up to "
                   "the layers)");
   cmd->add_option("--microbatch-sizes", args->microbatch_sizes,
                   "samples per microbatch to try (default: 1,2,4,8)");

@@ -265,12 +265,34 @@ struct Device {
 
 // The link a parallel group's collectives run on: the profile's intra-node link when every group along the
 // dimension lies inside a node, else its inter-node link.
+ParallelDegrees job_degrees(const ParallelConfig& p, int stages) {
+  return {.tensor = p.tensor, .context = p.context, .data = p.data, .pipeline = std::max(1, stages)};
+}
+
+RankOrder job_rank_order(const ParallelConfig& p) {
+  return p.pipeline_before_data ? RankOrder::kTensorContextPipelineData
+                                : RankOrder::kTensorContextDataPipeline;
+}
+
+const char* dimension_key(ParallelDimension dimension) {
+  switch (dimension) {
+    case ParallelDimension::kTensor:
+      return "tensor";
+    case ParallelDimension::kContext:
+      return "context";
+    case ParallelDimension::kData:
+      return "data";
+    case ParallelDimension::kPipeline:
+      return "pipeline";
+  }
+  return "data";
+}
+
 const LinkSpec& group_link(const TransformerSetup& setup, ParallelDimension dimension, int stages) {
   const ParallelConfig& p = setup.parallel;
-  const ParallelDegrees degrees{.tensor = p.tensor, .data = p.data, .pipeline = std::max(1, stages)};
-  const RankOrder order =
-      p.pipeline_before_data ? RankOrder::kTensorContextPipelineData : RankOrder::kTensorContextDataPipeline;
-  const char* name = dimension == ParallelDimension::kTensor ? "tensor" : "data";
+  const ParallelDegrees degrees = job_degrees(p, stages);
+  const RankOrder order = job_rank_order(p);
+  const char* name = dimension_key(dimension);
   if (group_within_node(dimension, degrees, order, p.gpus_per_node)) {
     if (!setup.profile.link) {
       throw InputError(
@@ -286,6 +308,17 @@ const LinkSpec& group_link(const TransformerSetup& setup, ParallelDimension dime
         name, p.gpus_per_node, rank_order_name(order), setup.profile.name));
   }
   return *setup.profile.inter_node_link;
+}
+
+// The link of the d x c ranks that hold the same weights: inside a node only when both their data-parallel
+// and their context-parallel groups are.
+const LinkSpec& weight_replica_link(const TransformerSetup& setup, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const bool data_inside =
+      group_within_node(ParallelDimension::kData, job_degrees(p, stages), job_rank_order(p), p.gpus_per_node);
+  // Data inside: the context groups decide; data across nodes: the inter-node link either way.
+  return group_link(
+      setup, data_inside && p.context > 1 ? ParallelDimension::kContext : ParallelDimension::kData, stages);
 }
 
 // One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
@@ -349,21 +382,32 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   c.optimizer_s =
       (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.optimizer_bandwidth +
       d.launch;
-  // ZeRO: each of the d ranks keeps and updates a d-th of the state (1), of the gradients (2), of the weights
-  // (3).
+  // ZeRO: each of the d x c ranks holding these weights keeps and updates a share of the state (1), of the
+  // gradients (2), of the weights (3).
+  const int shards = p.weight_replicas();
   if (p.zero >= 1) {
-    c.optimizer_bytes /= p.data;
-    c.optimizer_s = (c.optimizer_s - d.launch) / p.data + d.launch;
+    c.optimizer_bytes /= shards;
+    c.optimizer_s = (c.optimizer_s - d.launch) / shards + d.launch;
   }
-  if (p.zero >= 2) c.gradient_bytes /= p.data;
-  if (p.zero >= 3) c.parameter_bytes /= p.data;
+  if (p.zero >= 2) c.gradient_bytes /= shards;
+  if (p.zero >= 3) c.parameter_bytes /= shards;
   if (setup.optimizer.type == OptimizerKind::kMuon) c.optimizer_s += newton_schulz_s;
-  c.optimizer_s += data_parallel_reduce_seconds(setup, c.parameters * d.bytes, stages);
-  if (p.zero >= 3 && p.data > 1) {
+  c.gradient_reduce_s = data_parallel_reduce_seconds(setup, c.parameters * d.bytes, stages);
+  c.optimizer_s += c.gradient_reduce_s;
+  {
+    // Overlapped: unit k's gradients (of u units, each of the last gradient op's W / u) reduce as soon as
+    // they are made and the reduction before them is done: the reductions end max(r, W/u + R - W) after the
+    // op, for R in all and r = R / u each (two stages of a pipeline of u items).
+    const int units = std::max(1, c.layers + (c.embedding ? 1 : 0) + (c.output ? 1 : 0));
+    const double each = c.gradient_reduce_s / units;
+    c.gradient_reduce_exposed_s =
+        std::max(each, c.gradient_reduce_s - c.backward_weight_s * (units - 1) / units);
+  }
+  if (p.zero >= 3 && shards > 1) {
     // The stage's weights gathered for each forward and each input gradient, unit by unit (its layers, the
     // embedding, the output layer); prefetched, each unit's gather runs during the unit before it.
-    const double gather = all_gather_seconds(c.parameters * d.bytes, p.data,
-                                             group_link(setup, ParallelDimension::kData, stages));
+    const double gather =
+        all_gather_seconds(c.parameters * d.bytes, shards, weight_replica_link(setup, stages));
     const int units = std::max(1, c.layers + (c.embedding ? 1 : 0) + (c.output ? 1 : 0));
     const auto with_gather = [&](double compute_s) {
       return p.overlap_weight_gather ? std::max(compute_s, gather) + gather / units : compute_s + gather;
@@ -378,23 +422,73 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
 
 }  // namespace
 
-TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double b, int /*stages*/) {
+namespace {
+
+// One context-parallel rank's share of a microbatch of b sequences: its costs are a microbatch of b/c.
+double rank_microbatch(const TransformerSetup& setup, double b) {
+  return b / std::max(1, setup.parallel.context);
+}
+
+// Per layer, for one rank's share b_rank (already divided by c).
+TensorParallelSeconds tensor_collective_seconds(const TransformerSetup& setup, double b_rank) {
   const ParallelConfig& p = setup.parallel;
   if (p.tensor <= 1) return {};
-  const double bytes = setup.model.seq_len * b * setup.model.hidden * dtype_bytes(setup.model.dtype);
+  const double bytes = setup.model.seq_len * b_rank * setup.model.hidden * dtype_bytes(setup.model.dtype);
   const double one =
       tensor_all_reduce_seconds(setup, bytes);  // == reduce-scatter + all-gather (sequence parallel)
   return {2 * one, (setup.model.recompute == Recompute::kFull ? 4 : 2) * one};
 }
 
+// The ring's exposed time per layer for one rank's share b_rank (see ParallelConfig in the header).
+TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, const Device& d, double b_rank,
+                                             int stages) {
+  const ParallelConfig& p = setup.parallel;
+  if (p.context <= 1) return {};
+  const TransformerModel& t = setup.model;
+  if (t.attention != AttentionKind::kFlash) {
+    throw InputError("parallel.context > 1 needs flash attention (ring attention runs fused kernels)");
+  }
+  const LinkSpec& link = group_link(setup, ParallelDimension::kContext, stages);
+  const double head_size = static_cast<double>(t.hidden) / t.heads;
+  const double kv_bytes = 2 * t.seq_len * b_rank * (t.key_value_heads() * head_size / p.tensor) * d.bytes;
+  const auto step_s = [&](double bytes) {
+    return bytes / (link.bandwidth_gb_per_s * 1e9) + link.latency_us * 1e-6;
+  };
+  // Each ring step's transfer hides under one of the c blocks of the core attention.
+  const LayerShapes shapes = attention_shapes(t, b_rank, p.tensor);
+  const auto core_s = [&](const std::vector<Gemm>& gemms) {
+    double seconds = 0;
+    for (const Gemm& g : gemms) {
+      if (g.flash_work > 0) seconds += gemm_seconds(d.forward, {g}, d.attention_flops_per_s);
+    }
+    return seconds;
+  };
+  const int steps = p.context - 1;
+  const double forward = steps * std::max(0.0, step_s(kv_bytes) - core_s(shapes.forward) / p.context);
+  double backward = steps * std::max(0.0, step_s(2 * kv_bytes) - core_s(shapes.backward_input) / p.context);
+  if (t.recompute == Recompute::kFull) backward += forward;  // the rerun forward passes the ring again
+  return {forward, backward};
+}
+
+}  // namespace
+
+TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double b, int /*stages*/) {
+  return tensor_collective_seconds(setup, rank_microbatch(setup, b));
+}
+
+TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double b, int stages) {
+  return ring_attention_seconds(setup, Device(setup), rank_microbatch(setup, b), stages);
+}
+
 double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes, int stages) {
   const ParallelConfig& p = setup.parallel;
-  if (p.data <= 1) return 0;
-  const LinkSpec& link = group_link(setup, ParallelDimension::kData, stages);
+  const int ranks = p.weight_replicas();
+  if (ranks <= 1) return 0;
+  const LinkSpec& link = weight_replica_link(setup, stages);
   // Without ZeRO an all-reduce; with it a reduce-scatter of the gradients and an all-gather of the weights.
-  return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, p.data, link) +
-                           all_gather_seconds(gradient_bytes, p.data, link)
-                     : all_reduce_seconds(gradient_bytes, p.data, link);
+  return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, ranks, link) +
+                           all_gather_seconds(gradient_bytes, ranks, link)
+                     : all_reduce_seconds(gradient_bytes, ranks, link);
 }
 
 int dtype_bytes(const std::string& dtype) {
@@ -659,11 +753,13 @@ std::string unit_range_label(const std::vector<UnitCosts>& units, int first, int
   return label;
 }
 
+std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b_rank);
+
 // A balanced split: contiguous groups of units, by a min-max partition of F + I + W per microbatch under the
 // device's memory (cost_models/balanced_split.h).
 std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, double b, int stages) {
   const Device d(setup);
-  const std::vector<UnitCosts> units = transformer_units(setup, b);
+  const std::vector<UnitCosts> units = rank_units(setup, b);
   std::vector<PartitionItem> items;
   for (const UnitCosts& u : units) {
     StageCosts alone;
@@ -735,9 +831,8 @@ ElementwiseSeconds elementwise_seconds(const TransformerModel& t, const Device& 
   return {forward, backward + (t.recompute == Recompute::kFull ? forward : 0)};
 }
 
-}  // namespace
-
-std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
+// The units of one rank's share b (a microbatch of b/c sequences under context parallelism).
+std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   const TransformerModel& t = setup.model;
   const Device d(setup);
   const double s = t.seq_len, h = t.hidden, tokens = s * b;
@@ -745,7 +840,8 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
   const int tp = setup.parallel.tensor;
   const bool sp = setup.parallel.sequence_parallel;
   // Each half ends its forward with one tensor-parallel all-reduce and its input gradient with another.
-  const TensorParallelSeconds collectives = tensor_parallel_layer_seconds(setup, b, 1);
+  const TensorParallelSeconds collectives = tensor_collective_seconds(setup, b);
+  const TensorParallelSeconds ring = ring_attention_seconds(setup, d, b, 1);
   auto half = [&](UnitKind kind) {
     const bool attention = kind == UnitKind::kAttention;
     const LayerShapes shapes = attention ? attention_shapes(t, b, tp) : mlp_shapes(t, b, tp);
@@ -761,8 +857,8 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
                          elementwise.backward_input + kernels.backward_input * d.launch;
     u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
-    u.forward_s += collectives.forward / 2;
-    u.backward_input_s += collectives.backward_input / 2;
+    u.forward_s += collectives.forward / 2 + (attention ? ring.forward : 0);
+    u.backward_input_s += collectives.backward_input / 2 + (attention ? ring.backward_input : 0);
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +
@@ -799,7 +895,15 @@ std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b
   return units;
 }
 
-std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double b, int stages) {
+}  // namespace
+
+std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
+  return rank_units(setup, rank_microbatch(setup, b));
+}
+
+std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
+                                                int stages) {
+  const double b = rank_microbatch(setup, microbatch_size);  // one context-parallel rank's share
   if (setup.split == LayerSplit::kBalanced) return balanced_stage_costs(setup, b, stages);
   const TransformerModel& t = setup.model;
   const Device d(setup);
@@ -808,15 +912,17 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   const LayerShapes shapes = layer_shapes(t, b, tp);
   const double act = attention_bytes(t, b, tp, sp).stored + mlp_bytes(t, b, tp, sp).stored;
   const double full_act = attention_bytes(t, b, tp, sp).full + mlp_bytes(t, b, tp, sp).full;
-  const TensorParallelSeconds collectives = tensor_parallel_layer_seconds(setup, b, stages);
+  const TensorParallelSeconds collectives = tensor_collective_seconds(setup, b);
+  const TensorParallelSeconds ring = ring_attention_seconds(setup, d, b, stages);
   const ElementwiseSeconds elementwise = elementwise_seconds(t, d, full_act);
   const Kernels attention = attention_kernels(t), mlp = mlp_kernels(t);
   const double layer_f = gemm_seconds(d.forward, shapes.forward, d.attention_flops_per_s) +
                          elementwise.forward + (attention.forward + mlp.forward) * d.launch +
-                         collectives.forward;
-  const double layer_i =
-      gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) + elementwise.backward_input +
-      (attention.backward_input + mlp.backward_input) * d.launch + collectives.backward_input;
+                         collectives.forward + ring.forward;
+  const double layer_i = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
+                         elementwise.backward_input +
+                         (attention.backward_input + mlp.backward_input) * d.launch +
+                         collectives.backward_input + ring.backward_input;
   const double layer_w = gemm_seconds(d.weight, shapes.backward_weight) +
                          (attention.backward_weight + mlp.backward_weight) * d.launch;
   const LayerShapes counted = layer_shapes(without_recompute(t), b, tp);  // one rank's share of the FLOPs
@@ -898,7 +1004,8 @@ void check_derived_ranges(const std::vector<StageCosts>& stages) {
 TransformerCostModel::TransformerCostModel(const TransformerSetup& setup, double microbatch_size,
                                            const PipelineLayout& layout)
     : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages)),
-      host_overhead_s_(setup.profile.host_overhead_us * 1e-6) {
+      host_overhead_s_(setup.profile.host_overhead_us * 1e-6),
+      overlap_grad_reduce_(setup.parallel.overlap_grad_reduce) {
   check_derived_ranges(stages_);
 }
 
@@ -919,9 +1026,18 @@ TimeNs TransformerCostModel::duration(const Action& action) const {
     case OpKind::W:
       return ns(c.backward_weight_s);
     case OpKind::U:
+      // Behind a barrier with overlap, only the reduction's exposed part is the step's (before_barrier_ns).
+      if (overlap_grad_reduce_ && action.synchronized) {
+        return ns(c.optimizer_s - c.gradient_reduce_s + c.gradient_reduce_exposed_s);
+      }
       return ns(c.optimizer_s);
   }
   return 0;
+}
+
+TimeNs TransformerCostModel::before_barrier_ns(const Action& step) const {
+  if (!overlap_grad_reduce_ || step.kind != OpKind::U || !step.synchronized) return 0;
+  return static_cast<TimeNs>(std::llround(stages_.at(step.stage).gradient_reduce_exposed_s * 1e9));
 }
 
 Bytes TransformerCostModel::activation_bytes(int stage) const {

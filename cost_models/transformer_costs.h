@@ -94,16 +94,33 @@ struct OptimizerSpec {
 //     embedding and output layer: vocab / t rows, one all-reduce of tokens x h each.
 //   data parallelism: each stage's U op also reduces its gradients over the d replicas: a ring all-reduce of
 //     the stage's gradient bytes (model dtype), or with ZeRO >= 1 a reduce-scatter of the gradients plus an
-//     all-gather of the updated weights (the same ring time); U starts when the stage's last gradient op of
-//     the step ends, so it overlaps the other stages' remaining work and the step waits for it.
+//     all-gather of the updated weights (the same ring time). With overlap_grad_reduce (Megatron's
+//     --overlap-grad-reduce, FSDP's and DDP's default) each layer's gradients reduce as the stage's last
+//     gradient op of the step makes them, so only what outlasts that op is exposed
+//     (StageCosts::gradient_reduce_exposed_s), and it runs before the step's barrier, overlapping the other
+//     stages' remaining work; the step (gradient clipping's all-reduce, then the update) waits for every
+//     stage's. Without it every reduction runs whole after the barrier, when all stages have finished their
+//     backwards (Megatron's default). Asynchronous schedules have no barrier: a stage reduces whole at each
+//     of its own steps.
 //   ZeRO: 1 shards the optimizer state (and its step's work) over d, 2 also the gradients, 3 also the weights
 //     (gathered for each F and I: an all-gather of the stage's weights per op, unit by unit, each unit's
 //     gather overlapping the unit before it: the op takes max(compute, gathers) + one unit's gather; or, with
 //     overlap_weight_gather false, compute + gathers).
-//   Links: a group whose ranks share a node (ranks numbered tensor innermost, then data, then pipeline:
+//   Links: a group whose ranks share a node (ranks numbered tensor innermost, then context, data, pipeline:
 //     cost_models/job_topology.h) runs on the profile's `link`, else on its `inter_node_link`.
+//   context parallelism (c ranks, Megatron's and torchtitan's ring attention): each rank holds s/c of every
+//     sequence's tokens (two chunks, so that causal work balances), so its GEMMs, activations, transfers and
+//     tensor-parallel collectives are those of a microbatch of b/c sequences, and its attention core does 1/c
+//     of the (causal) score work: every per-rank cost is the model's at b/c. The ring passes each rank's keys
+//     and values (2 x s/c x b x kv heads/t x head size) c - 1 times per layer in the forward, and keys,
+//     values and their gradients (twice the bytes) in the input gradient, each step overlapped with one
+//     block of attention: per layer (c - 1) x max(0, step's transfer - core attention time / c) is exposed
+//     (context_parallel_layer_seconds). The c ranks hold the same weights: gradients are reduced, and ZeRO
+//     shards, over the d x c ranks (Megatron's data-parallel-with-context group, torchtitan's dp_shard_cp).
+//     Flash attention only (eager attention has no ring implementation in either framework).
 struct ParallelConfig {
   int tensor = 1;
+  int context = 1;
   int data = 1;
   int zero = 0;  // 0 to 3
   bool sequence_parallel = false;
@@ -113,7 +130,13 @@ struct ParallelConfig {
   // only the first unit's gather and what the gathers take beyond the compute are exposed. false: every
   // gather blocks the compute stream.
   bool overlap_weight_gather = true;
-  bool any() const { return tensor > 1 || data > 1; }
+  // The gradient reduction before the step's barrier, overlapped with other stages' work (see above).
+  bool overlap_grad_reduce = true;
+  bool any() const { return tensor > 1 || context > 1 || data > 1; }
+  // GPUs per pipeline rank of one replica, and the ranks that hold the same weights (gradient reduction,
+  // ZeRO's shards).
+  int gpus_per_pipeline_rank() const { return tensor * context; }
+  int weight_replicas() const { return data * context; }
 };
 
 // Everything the transformer cost model needs besides the pipeline shape.
@@ -134,7 +157,11 @@ struct TensorParallelSeconds {
 };
 TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
                                                     int pipeline_stages);
-// Seconds one stage's gradient reduction over the data-parallel replicas takes at a step (0 for d = 1).
+// Seconds a context-parallel rank's ring attention exposes per layer (see ParallelConfig): forward and input
+// gradient; 0 for c = 1.
+TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
+                                                     int pipeline_stages);
+// Seconds one stage's gradient reduction over the d x c ranks holding its weights takes at a step (0 for 1).
 double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes,
                                     int pipeline_stages);
 
@@ -192,8 +219,13 @@ struct StageCosts {
   double forward_s = 0;
   double backward_input_s = 0;
   double backward_weight_s = 0;
-  double optimizer_s = 0;  // one step
-  double transfer_s = 0;   // one activation (or gradient) message to the next stage
+  double optimizer_s = 0;        // one step, its gradient reduction over the weights' replicas included
+  double gradient_reduce_s = 0;  // of which the reduction
+  // Of the reduction, what outlasts the stage's last gradient op when each unit's (layer's) gradients reduce
+  // as that op makes them (overlap_grad_reduce): max(R / u, R - W (u - 1) / u) for u units, W = one
+  // microbatch's weight-gradient time.
+  double gradient_reduce_exposed_s = 0;
+  double transfer_s = 0;  // one activation (or gradient) message to the next stage
   double parameters = 0;
   double parameter_bytes = 0;  // one copy of the weights
   double gradient_bytes = 0;
@@ -237,6 +269,8 @@ class TransformerCostModel final : public CostModel {
 
   TimeNs duration(const Action& action) const override;
   bool durations_by_kind_and_stage() const override { return true; }
+  // With parallel.overlap_grad_reduce: the stage's gradient reduction, which runs before the step's barrier.
+  TimeNs before_barrier_ns(const Action& step) const override;
   Bytes activation_bytes(int stage) const override;
   Bytes weight_grad_activation_bytes(int stage) const override;
   Bytes transfer_bytes(int stage) const override;
@@ -246,6 +280,7 @@ class TransformerCostModel final : public CostModel {
  private:
   std::vector<StageCosts> stages_;
   double host_overhead_s_ = 0;  // per op: the profile's host_overhead_us
+  bool overlap_grad_reduce_ = true;
 };
 
 }  // namespace pipesim

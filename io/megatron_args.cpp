@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/errors.h"
+#include "io/megatron_layout.h"
 
 namespace pipesim {
 namespace {
@@ -347,7 +348,26 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.read.push_back(fmt::format("--num-layers-per-virtual-pipeline-stage {} -> {} interleaved chunks", *k,
                                    result.chunks));
   }
-  {
+  if (const std::string layout = r.text("pipeline-model-parallel-layout"); !layout.empty()) {
+    if (r.has("decoder-first-pipeline-num-layers") || r.has("decoder-last-pipeline-num-layers")) {
+      throw InputError(
+          "--pipeline-model-parallel-layout with --decoder-first/last-pipeline-num-layers: give one or the "
+          "other");
+    }
+    const MegatronLayout read = read_megatron_layout(layout, result.pipeline_stages, m.layers);
+    if (result.chunks != 1 && result.chunks != read.chunks) {
+      throw InputError(
+          fmt::format("--pipeline-model-parallel-layout '{}' has {} chunk(s) per rank, but the "
+                      "virtual pipeline arguments say {}",
+                      layout, read.chunks, result.chunks));
+    }
+    result.chunks = read.chunks;
+    result.stage_layers = read.stage_layers;
+    out.read.push_back(
+        fmt::format("--pipeline-model-parallel-layout {} -> {} chunk(s) per rank, the Megatron "
+                    "entry's layer_split [{}]",
+                    layout, read.chunks, fmt::join(read.stage_layers, ", ")));
+  } else {
     const int first = r.positive_int("decoder-first-pipeline-num-layers", "").value_or(0);
     const int last = r.positive_int("decoder-last-pipeline-num-layers", "").value_or(0);
     const bool embedding = r.has("account-for-embedding-in-pipeline-split");
@@ -375,25 +395,36 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.read.push_back(
         fmt::format("--tensor-model-parallel-size {} -> parallel.tensor", result.tensor_parallel));
   }
+  if (const auto c = r.positive_int("context-parallel-size", "parallel.context (ring attention)")) {
+    parallel.context = *c;
+  }
   if (r.has("sequence-parallel")) {
     parallel.sequence_parallel = result.tensor_parallel > 1;
     out.read.push_back(result.tensor_parallel > 1
                            ? "--sequence-parallel -> parallel.sequence_parallel"
                            : "--sequence-parallel without tensor parallelism: no effect");
   }
+  parallel.overlap_grad_reduce = r.has("overlap-grad-reduce");
+  if (parallel.overlap_grad_reduce) {
+    out.read.push_back(
+        "--overlap-grad-reduce -> parallel.overlap_grad_reduce: true (each stage's gradient reduction "
+        "overlaps "
+        "the other stages' remaining backwards)");
+  } else {
+    out.assumed.push_back(
+        "no --overlap-grad-reduce: parallel.overlap_grad_reduce: false (Megatron's default: the gradient "
+        "reductions start once every stage has finished its backwards)");
+  }
   if (r.has("use-distributed-optimizer")) {
     parallel.zero = 1;
     out.read.push_back(
         "--use-distributed-optimizer -> parallel.zero: 1 (the optimizer state sharded over the data-parallel "
-        "replicas)");
+        "and context-parallel ranks)");
   }
   std::map<std::string, std::string> unsupported{
-      {"context-parallel-size", "context parallelism is not modelled"},
       {"expert-model-parallel-size", "experts are not modelled"},
       {"num-experts", "a mixture of experts: pipesim models one dense MLP per layer"},
       {"moe-router-topk", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"pipeline-model-parallel-layout",
-       "its layout string is not read: the Megatron entry's layer_split list can be written by hand"},
       {"tp-comm-overlap",
        "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"}};
 

@@ -9,11 +9,14 @@
 // --bf16/--fp16,
 // --attention-dropout/--hidden-dropout (Megatron's default 0.1 each), --recompute-granularity.
 // Pipeline: --pipeline-model-parallel-size (stages), --virtual-pipeline-model-parallel-size or
-// --num-layers-per-virtual-pipeline-stage (interleaved chunks), --micro-batch-size and --global-batch-size
-// (m = global / (micro x data-parallel size); the data-parallel size is the launcher's, so it is given to
-// pipesim). What pipesim cannot model yet (tensor, sequence, context and expert parallelism, the distributed
-// optimizer, uneven first/last stages, a layout string) is listed as unsupported with its value; training
-// and data arguments (learning rate, paths, logging) are listed as ignored; anything else as unknown.
+// --num-layers-per-virtual-pipeline-stage (interleaved chunks), uneven stages (--decoder-first/last-pipeline-
+// num-layers, --account-for-embedding/loss-in-pipeline-split, or a --pipeline-model-parallel-layout string:
+// io/megatron_layout.h), --micro-batch-size and --global-batch-size (m = global / (micro x data-parallel
+// size); the data-parallel size is the launcher's, so it is given to pipesim).
+// Job: --tensor-model-parallel-size, --context-parallel-size, --sequence-parallel,
+// --use-distributed-optimizer. What pipesim cannot model (experts, overlapped tensor-parallel communication,
+// ...) is listed as unsupported with its value; training and data arguments (learning rate, paths, logging)
+// are listed as ignored; anything else as unknown.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,7 +34,7 @@ struct MegatronImport {
   int tensor_parallel = 1;
   // Layers per virtual stage in model order (pipeline_stages x chunks of them) when the arguments lay the
   // stages out unevenly (--decoder-first/last-pipeline-num-layers, --account-for-embedding/loss-in-pipeline-
-  // split); empty: even.
+  // split, --pipeline-model-parallel-layout); empty: even.
   std::vector<int> stage_layers;
 };
 

@@ -145,10 +145,11 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
 // `parallel:`: the job around the pipeline (cost_models/transformer_costs.h, ParallelConfig).
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
   r.expect_map(node, "parallel",
-               {"tensor", "data", "zero", "sequence_parallel", "distributed_optimizer", "gpus_per_node",
-                "rank_order", "overlap_weight_gather"});
+               {"tensor", "context", "data", "zero", "sequence_parallel", "distributed_optimizer",
+                "gpus_per_node", "rank_order", "overlap_weight_gather", "overlap_grad_reduce"});
   ParallelConfig p;
   if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
+  if (node["context"]) p.context = r.get_int(node["context"], "parallel.context", 1);
   if (node["data"]) p.data = r.get_int(node["data"], "parallel.data", 1);
   if (node["zero"]) {
     p.zero = r.get_int(node["zero"], "parallel.zero", 0);
@@ -163,6 +164,8 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
   if (node["gpus_per_node"]) p.gpus_per_node = r.get_int(node["gpus_per_node"], "parallel.gpus_per_node", 1);
   if (node["overlap_weight_gather"])
     p.overlap_weight_gather = r.get_bool(node["overlap_weight_gather"], "parallel.overlap_weight_gather");
+  if (node["overlap_grad_reduce"])
+    p.overlap_grad_reduce = r.get_bool(node["overlap_grad_reduce"], "parallel.overlap_grad_reduce");
   if (node["rank_order"]) {
     p.pipeline_before_data =
         r.get_choice(
@@ -181,11 +184,20 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
                     "ranks)",
                     model.key_value_heads()));
   }
+  // Context parallelism splits each sequence into 2c chunks (two per rank, balancing the causal work).
+  if (p.context > 1 && model.seq_len % (2 * p.context) != 0) {
+    r.fail(node["context"], "parallel.context",
+           fmt::format("c with 2c dividing model.seq_len ({}: two chunks per rank)", model.seq_len));
+  }
+  if (p.context > 1 && model.attention != AttentionKind::kFlash) {
+    r.fail(node["context"], "parallel.context",
+           "1 with attention: eager (ring attention runs fused, flash kernels; set attention: flash)");
+  }
   if (p.sequence_parallel && p.tensor == 1)
     r.fail(node["sequence_parallel"], "parallel.sequence_parallel",
            "tensor parallelism (parallel.tensor > 1)");
-  if (p.zero > 0 && p.data == 1)
-    r.fail(node["zero"] ? node["zero"] : node, "parallel.zero", "parallel.data > 1");
+  if (p.zero > 0 && p.weight_replicas() == 1)
+    r.fail(node["zero"] ? node["zero"] : node, "parallel.zero", "parallel.data or parallel.context > 1");
   return p;
 }
 

@@ -319,7 +319,15 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
         "how many; parallel.data is 1 here: set it (and zero: 3) for the launch");
   }
   parallel.data = shards * replicate;
-  if (shards > 1) parallel.zero = 3;
+  parallel.context =
+      r.positive("parallelism", "context_parallel_degree", "parallel.context (ring attention)").value_or(1);
+  // torchtitan shards with FSDP over the data-shard and context ranks together (its dp_shard_cp mesh).
+  if (shards > 1 || parallel.context > 1) parallel.zero = 3;
+  if (shards <= 1 && parallel.context > 1) {
+    out.read.push_back(fmt::format(
+        "context parallelism without data shards: FSDP over the {} context ranks: parallel.zero: 3",
+        parallel.context));
+  }
   if (shards > 1 && replicate > 1) {
     out.assumed.push_back(fmt::format(
         "HSDP ({} replicas of {} shards): pipesim shards over all {} data-parallel ranks, torchtitan over "
@@ -328,7 +336,6 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
         replicate, shards, parallel.data, shards));
   }
   const std::map<std::string, std::string> unsupported{
-      {"parallelism.context_parallel_degree", "context parallelism is not modelled"},
       {"parallelism.expert_parallel_degree", "experts are not modelled"},
       {"parallelism.enable_async_tensor_parallel",
        "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"},

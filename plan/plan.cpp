@@ -72,8 +72,8 @@ std::string shape_key(const PlanRow& r) {
   const PlanCandidate& c = r.candidate;
   // Without a pipeline every synchronous schedule is the same gradient accumulation: one row for them all.
   const std::string schedule = c.pipeline == 1 && r.synchronous ? "(no pipeline)" : r.label;
-  return fmt::format("{}|{}|{}|{}|{}|{}", schedule, c.tensor, c.pipeline, c.data, c.microbatch_size,
-                     c.microbatches);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", schedule, c.tensor, c.context, c.pipeline, c.data,
+                     c.microbatch_size, c.microbatches);
 }
 
 // The best `keep` fitting rows of a kind among `indices`, one per shape, best first.

@@ -28,6 +28,8 @@ CandidateBounds candidate_bounds(const ResolvedRun& run) {
   const int steps_per_batch =
       bounds.synchronous ? 1 : m / std::max(1, run.schedule->microbatches_per_step(run.spec));
   const bool split = run.schedule->splits_backward();
+  // The steps as the run asks for them (a barrier's may hide part of the gradient reduction).
+  const bool barrier = run.spec.sync == OptimizerSync::kBarrier;
   std::vector<double> work_ns(layout.devices, 0);
   std::vector<double> static_bytes(layout.devices, 0);
   std::vector<double> largest_activation(layout.devices, 0);
@@ -37,8 +39,9 @@ CandidateBounds candidate_bounds(const ResolvedRun& run) {
                                         static_cast<double>(costs.duration(backward_weight(stage, 0)))
                                   : static_cast<double>(costs.duration(pipesim::backward(stage, 0)));
     const double per_microbatch = static_cast<double>(costs.duration(forward(stage, 0))) + backward;
-    work_ns[device] += per_microbatch * visiting_microbatches(layout, stage, m) +
-                       static_cast<double>(costs.duration(optimizer_step(stage, 0, false))) * steps_per_batch;
+    work_ns[device] +=
+        per_microbatch * visiting_microbatches(layout, stage, m) +
+        static_cast<double>(costs.duration(optimizer_step(stage, 0, barrier))) * steps_per_batch;
     if (stage < static_cast<int>(run.static_memory.size())) {
       const StageStaticMemory& s = run.static_memory[stage];
       static_bytes[device] +=
@@ -61,6 +64,8 @@ std::string simulation_fingerprint(const ResolvedRun& run) {
   std::string key = fmt::format("{}|N={}|m={}|sync={}|", run.schedule->label(), run.spec.devices,
                                 run.spec.microbatches, static_cast<int>(run.spec.sync));
   for (int stage = 0; stage < layout.stages; ++stage) {
+    key += fmt::format("{},{};", costs.duration(optimizer_step(stage, 0, true)),
+                       costs.before_barrier_ns(optimizer_step(stage, 0, true)));
     key += fmt::format("{},{},{},{},{},{},{},{};", costs.duration(forward(stage, 0)),
                        costs.duration(backward(stage, 0)), costs.duration(backward_input(stage, 0)),
                        costs.duration(backward_weight(stage, 0)),

@@ -15,37 +15,45 @@ std::string gib(double bytes) {
   return fmt::format("{:.1f}", bytes / kBytesPerGiB);
 }
 
-std::vector<std::string> table_row(size_t rank, const PlanRow& r) {
+// Context parallelism is a column only when some configuration shown uses it.
+std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column) {
   const PlanCandidate& c = r.candidate;
   // One column for rank and schedule: the first column is always left-aligned, and a name such as
   // 1f1b-flush elsewhere would line up as a number.
-  return {fmt::format("{}. {}", rank, r.label),
-          std::to_string(c.tensor),
-          std::to_string(c.pipeline),
-          std::to_string(c.data),
-          std::to_string(c.microbatch_size),
-          std::to_string(c.microbatches),
-          recompute_name(c.recompute),
-          std::to_string(c.zero),
-          fmt::format("{:.3f}", r.step_s),
-          fmt::format("{:.0f}", r.tokens_per_gpu_s),
-          fmt::format("{:.1f}", r.tflops_per_gpu),
-          r.mfu > 0 ? fmt::format("{:.1f}", 100 * r.mfu) : "",
-          gib(r.peak_bytes),
-          fmt::format("{:.1f}", 100 * r.idle_fraction)};
+  std::vector<std::string> row = {fmt::format("{}. {}", rank, r.label), std::to_string(c.tensor)};
+  if (context_column) row.push_back(std::to_string(c.context));
+  const std::vector<std::string> rest = {std::to_string(c.pipeline),
+                                         std::to_string(c.data),
+                                         std::to_string(c.microbatch_size),
+                                         std::to_string(c.microbatches),
+                                         recompute_name(c.recompute),
+                                         std::to_string(c.zero),
+                                         fmt::format("{:.3f}", r.step_s),
+                                         fmt::format("{:.0f}", r.tokens_per_gpu_s),
+                                         fmt::format("{:.1f}", r.tflops_per_gpu),
+                                         r.mfu > 0 ? fmt::format("{:.1f}", 100 * r.mfu) : "",
+                                         gib(r.peak_bytes),
+                                         fmt::format("{:.1f}", 100 * r.idle_fraction)};
+  row.insert(row.end(), rest.begin(), rest.end());
+  return row;
 }
 
-const std::vector<std::string>& table_header() {
-  static const std::vector<std::string> header = {
-      "# schedule",   "t",           "p",     "d",       "b",     "m", "recompute", "ZeRO", "step s",
-      "tokens/s/GPU", "TFLOP/s/GPU", "MFU %", "GiB/GPU", "idle %"};
+std::vector<std::string> table_header(bool context_column) {
+  std::vector<std::string> header = {"# schedule",  "t",         "p",       "d",      "b",
+                                     "m",           "recompute", "ZeRO",    "step s", "tokens/s/GPU",
+                                     "TFLOP/s/GPU", "MFU %",     "GiB/GPU", "idle %"};
+  if (context_column) header.insert(header.begin() + 2, "c");
   return header;
 }
 
 std::string ranked_table(const PlanResult& result, const std::vector<size_t>& indices) {
+  const bool context_column = std::any_of(indices.begin(), indices.end(),
+                                          [&](size_t i) { return result.rows[i].candidate.context > 1; });
   std::vector<std::vector<std::string>> rows;
-  for (size_t k = 0; k < indices.size(); ++k) rows.push_back(table_row(k + 1, result.rows[indices[k]]));
-  return render_table(table_header(), rows);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    rows.push_back(table_row(k + 1, result.rows[indices[k]], context_column));
+  }
+  return render_table(table_header(context_column), rows);
 }
 
 // "2 failed to simulate ..." on a line of its own when simulations stopped.
@@ -89,6 +97,7 @@ std::string runner_up_text(const PlanRow& best, const PlanRow& runner_up) {
     if (x != y) differs.push_back(fmt::format("{} {} (best: {})", name, y, x));
   };
   compare("t", a.tensor, b.tensor);
+  compare("c", a.context, b.context);
   compare("p", a.pipeline, b.pipeline);
   compare("d", a.data, b.data);
   compare("b", a.microbatch_size, b.microbatch_size);
@@ -144,7 +153,7 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
     out += ranked_table(result, result.best_async);
   }
   out += fmt::format(
-      "\nt: tensor-parallel GPUs per pipeline rank (sequence parallelism {}); p: pipeline ranks; d: "
+      "\nt: tensor-parallel GPUs per pipeline rank (sequence parallelism {}){}; p: pipeline ranks; d: "
       "data-parallel\n"
       "replicas (ranks numbered tensor innermost, then {}); b: samples per microbatch; m: microbatches per\n"
       "replica and step; ZeRO: what each stage shards over d (1: optimizer state, 2: and gradients, 3: and\n"
@@ -154,20 +163,29 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
       "share of\n"
       "the step outside its own ops (bubble and waits). Rows differing only in recomputation and ZeRO show "
       "the\n"
-      "fastest, then leanest. Model: {}. The data-parallel reduction starts at each stage's last backward "
-      "and\n"
-      "overlaps the other stages' work; tensor-parallel collectives block the compute stream.\n",
+      "fastest, then leanest. Model: {}. {}; tensor-parallel collectives block the compute stream.\n",
       options.space.sequence_parallel ? "on with t > 1" : "off",
+      std::any_of(result.rows.begin(), result.rows.end(),
+                  [](const PlanRow& r) { return r.candidate.context > 1; })
+          ? "; c: context-parallel GPUs (ring attention: each holds 1/c of every sequence; gradients reduce "
+            "and ZeRO shards over d x c)"
+          : "",
       setup.parallel.pipeline_before_data ? "pipeline, then data" : "data, then pipeline",
-      model_text(setup.model));
+      model_text(setup.model),
+      setup.parallel.overlap_grad_reduce
+          ? "Each layer's gradients reduce over d as the stage's last backward makes them; what outlasts "
+            "it\noverlaps the other stages' work before the step's barrier"
+          : "The gradient reductions start once every stage has finished its backwards\n"
+            "(parallel.overlap_grad_reduce: false)");
   return out;
 }
 
 std::string plan_csv(const PlanResult& result) {
-  std::string out =
-      csv_line({"schedule", "tensor", "pipeline", "data", "microbatch_size", "microbatches", "recompute",
-                "zero", "synchronous", "fate", "reason", "busiest_work_s", "min_peak_gib", "step_s",
-                "tokens_per_gpu_s", "tflops_per_gpu", "mfu", "peak_gib", "idle_fraction"});
+  std::string out = csv_line(
+      {"schedule",       "tensor",       "context", "pipeline",         "data",           "microbatch_size",
+       "microbatches",   "recompute",    "zero",    "synchronous",      "fate",           "reason",
+       "busiest_work_s", "min_peak_gib", "step_s",  "tokens_per_gpu_s", "tflops_per_gpu", "mfu",
+       "peak_gib",       "idle_fraction"});
   for (const PlanRow& r : result.rows) {
     const PlanCandidate& c = r.candidate;
     const bool figures = r.fate == CandidateFate::kSimulated || r.fate == CandidateFate::kReused ||
@@ -176,14 +194,26 @@ std::string plan_csv(const PlanResult& result) {
     auto num = [](bool shown, double value, const char* format) {
       return shown ? fmt::format(fmt::runtime(format), value) : std::string();
     };
-    out += csv_line(
-        {r.label, std::to_string(c.tensor), std::to_string(c.pipeline), std::to_string(c.data),
-         std::to_string(c.microbatch_size), std::to_string(c.microbatches), recompute_name(c.recompute),
-         std::to_string(c.zero), r.synchronous ? "true" : "false", fate_name(r.fate), r.reason,
-         num(bounded, r.busiest_work_s, "{:.6g}"), num(bounded, r.min_peak_bytes / kBytesPerGiB, "{:.4g}"),
-         num(figures, r.step_s, "{:.6g}"), num(figures, r.tokens_per_gpu_s, "{:.6g}"),
-         num(figures, r.tflops_per_gpu, "{:.6g}"), num(figures, r.mfu, "{:.4g}"),
-         num(figures, r.peak_bytes / kBytesPerGiB, "{:.4g}"), num(figures, r.idle_fraction, "{:.4g}")});
+    out += csv_line({r.label,
+                     std::to_string(c.tensor),
+                     std::to_string(c.context),
+                     std::to_string(c.pipeline),
+                     std::to_string(c.data),
+                     std::to_string(c.microbatch_size),
+                     std::to_string(c.microbatches),
+                     recompute_name(c.recompute),
+                     std::to_string(c.zero),
+                     r.synchronous ? "true" : "false",
+                     fate_name(r.fate),
+                     r.reason,
+                     num(bounded, r.busiest_work_s, "{:.6g}"),
+                     num(bounded, r.min_peak_bytes / kBytesPerGiB, "{:.4g}"),
+                     num(figures, r.step_s, "{:.6g}"),
+                     num(figures, r.tokens_per_gpu_s, "{:.6g}"),
+                     num(figures, r.tflops_per_gpu, "{:.6g}"),
+                     num(figures, r.mfu, "{:.4g}"),
+                     num(figures, r.peak_bytes / kBytesPerGiB, "{:.4g}"),
+                     num(figures, r.idle_fraction, "{:.4g}")});
   }
   return out;
 }

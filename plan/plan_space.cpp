@@ -79,40 +79,55 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
           ? std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}
           : options.recompute;
   const std::vector<int> zero = options.zero.empty() ? std::vector<int>{0, 1, 2, 3} : options.zero;
+  const std::vector<int> context = options.context.empty() ? std::vector<int>{1} : options.context;
+  for (int c : context) {
+    if (c < 1 || (c > 1 && setup.model.seq_len % (2 * c) != 0)) {
+      throw InputError(
+          fmt::format("--context {}: expected a degree c with 2c dividing the sequence ({} tokens: "
+                      "two chunks per rank)",
+                      c, setup.model.seq_len));
+    }
+    if (c > 1 && setup.model.attention != AttentionKind::kFlash) {
+      throw InputError(
+          fmt::format("--context {}: context parallelism needs attention: flash (ring attention)", c));
+    }
+  }
   std::vector<PlanCandidate> out;
-  int shapes = 0;  // (t, p, d) that use every GPU
-  for (int t : tensor) {
-    if (t < 1 || options.gpus % t != 0) continue;
-    const std::vector<int> pipeline =
-        options.pipeline.empty() ? divisors(options.gpus / t) : options.pipeline;
-    for (int p : pipeline) {
-      if (p < 1 || p > setup.model.layers || (options.gpus / t) % p != 0) continue;
-      const int d = options.gpus / (t * p);
-      ++shapes;
-      if (batch % d != 0) continue;  // every replica takes the same share of the batch
-      const int per_replica = batch / d;
-      for (int b : sizes) {
-        if (b < 1 || per_replica % b != 0) continue;
-        const int m = per_replica / b;
-        for (const ScheduleRequest& request : options.schedules) {
-          for (const ScheduleRequest& schedule : expanded_for(request, m)) {
-            for (Recompute r : recompute) {
-              for (int z : zero) {
-                if (z > 0 && d == 1) continue;  // nothing to shard over
-                out.push_back({t, p, d, b, m, r, z, schedule});
+  int shapes = 0;  // (t, c, p, d) that use every GPU
+  for (int t : tensor)
+    for (int cp : context) {
+      const int tc = t * cp;
+      if (t < 1 || options.gpus % tc != 0) continue;
+      const std::vector<int> pipeline =
+          options.pipeline.empty() ? divisors(options.gpus / tc) : options.pipeline;
+      for (int p : pipeline) {
+        if (p < 1 || p > setup.model.layers || (options.gpus / tc) % p != 0) continue;
+        const int d = options.gpus / (tc * p);
+        ++shapes;
+        if (batch % d != 0) continue;  // every replica takes the same share of the batch
+        const int per_replica = batch / d;
+        for (int b : sizes) {
+          if (b < 1 || per_replica % b != 0) continue;
+          const int m = per_replica / b;
+          for (const ScheduleRequest& request : options.schedules) {
+            for (const ScheduleRequest& schedule : expanded_for(request, m)) {
+              for (Recompute r : recompute) {
+                for (int z : zero) {
+                  if (z > 0 && d * cp == 1) continue;  // nothing to shard over
+                  PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule};
+                  out.push_back(std::move(candidate));
+                }
               }
             }
           }
         }
       }
     }
-  }
   if (shapes == 0) {
     throw InputError(
-        fmt::format("--gpus {}: no tensor x pipeline x data split uses them all (tensor degrees tried: {}; "
-                    "pipeline at most "
-                    "{} layers)",
-                    options.gpus, fmt::join(tensor, ","), setup.model.layers));
+        fmt::format("--gpus {}: no tensor x context x pipeline x data split uses them all (tensor degrees "
+                    "tried: {}; context: {}; pipeline at most {} layers)",
+                    options.gpus, fmt::join(tensor, ","), fmt::join(context, ","), setup.model.layers));
   }
   if (out.empty()) {
     throw InputError(fmt::format(
@@ -135,6 +150,7 @@ Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bo
   TransformerSetup& t = *s.transformer;
   t.parallel.tensor = c.tensor;
   t.parallel.data = c.data;
+  t.parallel.context = c.context;
   t.parallel.zero = c.zero;
   t.parallel.sequence_parallel = sequence_parallel && c.tensor > 1;
   t.model.recompute = c.recompute;
@@ -142,7 +158,8 @@ Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bo
 }
 
 std::string candidate_shape_text(const PlanCandidate& c) {
-  return fmt::format("t={} p={} d={} b={} m={} recompute={} zero={}", c.tensor, c.pipeline, c.data,
+  return fmt::format("t={}{} p={} d={} b={} m={} recompute={} zero={}", c.tensor,
+                     c.context > 1 ? fmt::format(" c={}", c.context) : "", c.pipeline, c.data,
                      c.microbatch_size, c.microbatches, recompute_name(c.recompute), c.zero);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The configurations `pipesim plan` searches for one model on G GPUs at one global batch: tensor parallel t
-// (dividing a node's GPUs, the heads and the key/value heads), pipeline stages p (at most the layers), data
-// replicas d = G / (t p) (dividing the batch), microbatch size b (m = B / (d b)), schedule and its
-// parameters (PACI's accumulation a over the divisors of m that are powers of two), recomputation and ZeRO.
+// (dividing a node's GPUs, the heads and the key/value heads), context parallel c (given; 2c dividing the
+// sequence), pipeline stages p (at most the layers), data replicas d = G / (t c p) (dividing the batch),
+// microbatch size b (m = B / (d b)), schedule and its parameters (PACI's accumulation a over the divisors of
+// m that are powers of two), recomputation and ZeRO.
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct PlanSpaceOptions {
   // Each list empty: the default (see default_plan_schedules and the .cpp).
   std::vector<ScheduleRequest> schedules;
   std::vector<int> tensor;            // default: divisors of gpus_per_node that split heads and kv heads
+  std::vector<int> context;           // default: 1 (no context parallelism); each must split the sequence
   std::vector<int> pipeline;          // default: every divisor of G / t up to the layers
   std::vector<int> microbatch_sizes;  // default: 1, 2, 4, 8
   std::vector<Recompute> recompute;   // default: none, selective, full
@@ -27,6 +29,7 @@ struct PlanSpaceOptions {
 // One point of the space; scenario_for_candidate turns it into a run.
 struct PlanCandidate {
   int tensor = 1, pipeline = 1, data = 1;
+  int context = 1;
   int microbatch_size = 1, microbatches = 1;
   Recompute recompute = Recompute::kNone;
   int zero = 0;
@@ -49,7 +52,7 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
 // The scenario one candidate runs: the base scenario with N, m, b, the job and the recomputation replaced.
 Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& candidate, bool sequence_parallel);
 
-// "t=8 p=4 d=32 b=1 m=16 recompute=none zero=1"
+// "t=8 p=4 d=32 b=1 m=16 recompute=none zero=1" (with "c=2" after t when context parallel)
 std::string candidate_shape_text(const PlanCandidate& candidate);
 
 }  // namespace pipesim

@@ -121,7 +121,8 @@ TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
   EXPECT_EQ(t.dtype, "fp16");
   EXPECT_EQ(t.vocab, 128256);  // already a multiple of 128
   EXPECT_EQ(m.chunks, 2);
-  EXPECT_TRUE(has(m.imported.ignored, "--context-parallel-size 1"));  // a size of 1 is no feature
+  EXPECT_TRUE(
+      has(m.imported.read, "--context-parallel-size 1 -> parallel.context"));  // a size of 1 is no feature
   EXPECT_TRUE(m.imported.unsupported.empty()) << m.imported.unsupported.front();
 }
 
@@ -147,15 +148,26 @@ TEST(ImportMegatron, BadArgumentsSayWhatWasExpected) {
 
 // Megatron's uneven stages: the first and last ranks' layers given, the rest equally over the middle ranks,
 // each rank's layers equally over its chunks; or the embedding and loss counted as layers.
-TEST(ImportMegatron, UnevenStagesBecomeTheEntrysLayerSplit) {
-  const std::vector<std::string> base = {
+TEST(ImportMegatron, ContextParallelSizeIsRead) {
+  std::vector<std::string> args = kGpt3_175B;
+  args.insert(args.end(), {"--context-parallel-size", "2"});
+  const MegatronImport m = read_megatron_args(args);
+  EXPECT_EQ(m.imported.parallel.context, 2);
+  EXPECT_TRUE(has(m.imported.read, "--context-parallel-size 2 -> parallel.context"));
+  EXPECT_FALSE(has(m.imported.unsupported, "context-parallel-size"));
+}
+
+// A 30-layer model on 4 pipeline ranks, with `extra` arguments.
+MegatronImport thirty_layers_on_four_ranks(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {
       "--num-layers", "30",   "--hidden-size", "1024",  "--num-attention-heads",          "16",
       "--seq-length", "1024", "--vocab-size",  "32000", "--pipeline-model-parallel-size", "4"};
-  auto with = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = base;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return read_megatron_args(args);
-  };
+  args.insert(args.end(), extra.begin(), extra.end());
+  return read_megatron_args(args);
+}
+
+TEST(ImportMegatron, UnevenStagesBecomeTheEntrysLayerSplit) {
+  const auto with = thirty_layers_on_four_ranks;
   const MegatronImport plain =
       with({"--decoder-first-pipeline-num-layers", "6", "--decoder-last-pipeline-num-layers", "6"});
   EXPECT_EQ(plain.stage_layers, (std::vector<int>{6, 9, 9, 6}));
@@ -175,6 +187,33 @@ TEST(ImportMegatron, UnevenStagesBecomeTheEntrysLayerSplit) {
               with({"--decoder-first-pipeline-num-layers", "5"});
             }).find("25 layers do not split equally into 3 chunk(s)"),
             std::string::npos);
+}
+
+bool layout_error_says(const std::function<void()>& action, const std::string& text) {
+  const std::string message = test::input_error_of(action);
+  EXPECT_NE(message.find(text), std::string::npos) << message;
+  return message.find(text) != std::string::npos;
+}
+
+// Megatron's --pipeline-model-parallel-layout (io/megatron_layout.h): its stages' layers, its chunks.
+TEST(ImportMegatron, ALayoutStringBecomesTheEntrysLayerSplit) {
+  const auto with = thirty_layers_on_four_ranks;
+  const MegatronImport m = with({"--pipeline-model-parallel-layout", "Et*3|(tttt|)*6,t*3L"});
+  EXPECT_EQ(m.chunks, 2);
+  EXPECT_EQ(m.stage_layers, (std::vector<int>{3, 4, 4, 4, 4, 4, 4, 3}));
+  EXPECT_TRUE(m.imported.unsupported.empty());
+  layout_error_says(
+      [&] {
+        with({"--pipeline-model-parallel-layout", "Et*3|(tttt|)*6,t*3L",
+              "--virtual-pipeline-model-parallel-size", "4"});
+      },
+      "has 2 chunk(s) per rank, but the virtual pipeline arguments say 4");
+  layout_error_says(
+      [&] {
+        with({"--pipeline-model-parallel-layout", "Et*3|(tttt|)*6,t*3L",
+              "--decoder-first-pipeline-num-layers", "3"});
+      },
+      "give one or the other");
 }
 
 // The scenario the GPT-3 arguments make reads back with Megatron's interleaved schedule first.

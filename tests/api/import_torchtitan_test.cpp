@@ -87,7 +87,8 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   // data_parallel_shard_degree = -1: the rest of the launch, which the file does not give.
   EXPECT_TRUE(has(t.imported.assumed, "parallelism.data_parallel_shard_degree = -1"));
   EXPECT_EQ(t.imported.parallel.data, 1);
-  EXPECT_TRUE(has(t.imported.ignored, "parallelism.context_parallel_degree = 1"));
+  EXPECT_TRUE(has(t.imported.read, "parallelism.context_parallel_degree = 1 -> parallel.context"));
+  EXPECT_EQ(t.imported.parallel.context, 1);
   EXPECT_TRUE(has(t.imported.ignored, "optimizer.lr"));
   EXPECT_TRUE(has(t.imported.ignored, "model.hf_assets_path"));  // listed, not consumed silently
   EXPECT_TRUE(has(t.imported.ignored, "training.dataset"));
@@ -143,6 +144,22 @@ TEST(ImportTorchtitan, BadFilesNameTheLineAndTheKey) {
                   "j.toml");
             }).find("pipeline_parallel_schedule 'Interleaved1F1X'"),
             std::string::npos);
+}
+
+// Context parallelism: ring attention over c ranks, FSDP over the data shards and the context ranks together.
+TEST(ImportTorchtitan, ContextParallelRanksShardWithFsdp) {
+  const TorchtitanImport t = read_torchtitan_config(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ncontext_parallel_degree = 4\n"
+      "data_parallel_shard_degree = 2\n[training]\nseq_len = 8192\nlocal_batch_size = 1\n",
+      "cp.toml");
+  EXPECT_EQ(t.imported.parallel.context, 4);
+  EXPECT_EQ(t.imported.parallel.data, 2);
+  EXPECT_EQ(t.imported.parallel.zero, 3);
+  EXPECT_FALSE(has(t.imported.unsupported, "context"));
+  const TorchtitanImport alone = read_torchtitan_config(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ncontext_parallel_degree = 2\n", "cp.toml");
+  EXPECT_EQ(alone.imported.parallel.zero, 3);  // FSDP over the two context ranks
+  EXPECT_TRUE(has(alone.imported.read, "FSDP over the 2 context ranks"));
 }
 
 // The job's scenario reads back with its schedule first and torchtitan's batch.

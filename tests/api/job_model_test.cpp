@@ -29,7 +29,7 @@ TEST(JobModel, PerGpuFiguresDivideByEveryGpuOfTheReplica) {
   EXPECT_DOUBLE_EQ(*model_tflops_per_device(r),
                    r.metrics.throughput_samples_per_s * r.model_flops_per_sample / 8 / 1e12);
   EXPECT_DOUBLE_EQ(*model_flops_utilization(r), *model_tflops_per_device(r) * 1e12 / r.peak_flops_per_device);
-  EXPECT_NE(r.model_choices.find("job: tensor parallel 2, data parallel 4 with ZeRO-1, 32 GPUs"),
+  EXPECT_NE(r.model_choices.find("job: tensor parallel 2, data parallel 4 with ZeRO-1 over 4 ranks, 32 GPUs"),
             std::string::npos)
       << r.model_choices;
   // Tensor parallelism 2 is faster per replica than 1 and slower than twice as fast (its all-reduces).
@@ -37,6 +37,34 @@ TEST(JobModel, PerGpuFiguresDivideByEveryGpuOfTheReplica) {
   const SimulationResult single = simulate_schedule(one, one.schedules.at(0), {});
   EXPECT_GT(r.metrics.throughput_samples_per_s, single.metrics.throughput_samples_per_s);
   EXPECT_LT(r.metrics.throughput_samples_per_s, 2 * single.metrics.throughput_samples_per_s);
+}
+
+// The gradient reduction before the step's barrier (Megatron's --overlap-grad-reduce): each stage's starts
+// as its own backwards end, so the step is shorter than with every reduction after the barrier, by at most
+// the longest reduction; and a context-parallel job's per-GPU figures divide by t x c.
+TEST(JobModel, OverlappedGradientReductionsShortenTheStep) {
+  const auto run = [](const std::string& parallel) {
+    const Scenario s = test::scenario_from_yaml(job_yaml(parallel));
+    return simulate_schedule(s, s.schedules.at(0), {});
+  };
+  const SimulationResult on = run("parallel: {data: 8}\n");
+  const SimulationResult off = run("parallel: {data: 8, overlap_grad_reduce: false}\n");
+  const Scenario s = test::scenario_from_yaml(job_yaml("parallel: {data: 8}\n"));
+  double longest_reduce_s = 0;
+  for (const StageCosts& c : transformer_stage_costs(*s.transformer, 1, 4)) {
+    longest_reduce_s = std::max(longest_reduce_s, c.gradient_reduce_s);
+  }
+  ASSERT_GT(longest_reduce_s, 0);
+  const double step_on = 1 / on.metrics.throughput_samples_per_s * 8;
+  const double step_off = 1 / off.metrics.throughput_samples_per_s * 8;
+  EXPECT_LT(step_on, step_off);
+  EXPECT_LE(step_off - step_on, longest_reduce_s * (1 + 1e-9));
+  const SimulationResult context = run("parallel: {tensor: 2, context: 2, data: 2}\n");
+  EXPECT_EQ(context.gpus_per_device, 4);
+  EXPECT_DOUBLE_EQ(context.metrics.throughput_samples_per_gpu_s,
+                   context.metrics.throughput_samples_per_s / 16);
+  EXPECT_NE(context.model_choices.find("context parallel 2 (ring attention)"), std::string::npos)
+      << context.model_choices;
 }
 
 TEST(JobModel, TheParallelSectionIsChecked) {
@@ -52,7 +80,10 @@ TEST(JobModel, TheParallelSectionIsChecked) {
   EXPECT_FALSE(
       test::scenario_from_yaml(job_yaml("parallel: {data: 2, zero: 3, overlap_weight_gather: false}\n"))
           .transformer->parallel.overlap_weight_gather);
-  EXPECT_NE(error("parallel: {zero: 1}\n").find("parallel.data > 1"), std::string::npos);
+  EXPECT_NE(error("parallel: {zero: 1}\n").find("parallel.data or parallel.context > 1"), std::string::npos);
+  EXPECT_NE(error("parallel: {context: 3}\n").find("2c dividing model.seq_len (1024"), std::string::npos);
+  EXPECT_NE(error("parallel: {data: 2, overlap_grad_reduce: 2}\n").find("parallel.overlap_grad_reduce"),
+            std::string::npos);
   EXPECT_NE(error("parallel: {sequence_parallel: true}\n").find("tensor parallelism"), std::string::npos);
   EXPECT_NE(error("parallel: {data: 2, zero: 4}\n").find("0, 1, 2 or 3"), std::string::npos);
   EXPECT_NE(error("parallel: {tensr: 2}\n").find("tensr"), std::string::npos);

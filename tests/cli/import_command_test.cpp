@@ -55,7 +55,9 @@ TEST(ImportCommand, MegatronArgumentsBecomeAScenarioThatRuns) {
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_EQ(imported.err.find("--tensor-model-parallel-size"), std::string::npos) << imported.err;
   const std::string text = test::read_file(dir.file("gpt3.yaml"));
-  EXPECT_NE(text.find("parallel: {tensor: 8, data: 8, sequence_parallel: true}"), std::string::npos) << text;
+  EXPECT_NE(text.find("parallel: {tensor: 8, data: 8, sequence_parallel: true, overlap_grad_reduce: false}"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("pipeline: {stages: 16, microbatches: 192, global_batch: 192}"), std::string::npos)
       << text;
   EXPECT_NE(text.find("schedules: [{name: interleaved-1f1b, chunks: 3}, 1f1b-flush"), std::string::npos)

@@ -31,7 +31,7 @@ TEST(PlanCommand, PrintsTheBestConfigurationsAndWritesEveryCandidate) {
   EXPECT_NE(r.out.find("Best asynchronous configurations"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("The runner-up"), std::string::npos) << r.out;
   const std::string csv = test::read_file(dir.file("plan.csv"));
-  EXPECT_EQ(csv.rfind("schedule,tensor,pipeline,data,", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("schedule,tensor,context,pipeline,data,", 0), 0u) << csv;
   EXPECT_NE(csv.find(",simulated,"), std::string::npos) << csv;
 }
 

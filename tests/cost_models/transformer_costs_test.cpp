@@ -508,6 +508,27 @@ TEST(JobModel, DataParallelGradientsReduceAtEachStepOnTheLinkTheyCross) {
   EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s,
               tp_params * 28 / 1e9 + all_reduce_seconds(2 * tp_params, 4, *s.profile.inter_node_link), 1e-12);
   EXPECT_NEAR(data_parallel_reduce_seconds(s, 1e6, 2), 2 * 3 * (20e-6 + 1e6 / 4 / 25e9), 1e-15);
+  // Overlapped with the last gradient op (its 3 units: the embedding and 2 layers, each reducing as W makes
+  // its gradients), only max(R / 3, R - 2 W / 3) outlasts it; that runs before the step's barrier, and the
+  // step behind the barrier is the update alone. Without overlap, or without a barrier, the whole reduction
+  // is the step's.
+  const StageCosts first = transformer_stage_costs(s, 2, 2)[0];
+  const double reduce = all_reduce_seconds(2 * tp_params, 4, *s.profile.inter_node_link);
+  EXPECT_NEAR(first.gradient_reduce_s, reduce, 1e-15);
+  const double exposed = std::max(reduce / 3, reduce - first.backward_weight_s * 2 / 3);
+  EXPECT_NEAR(first.gradient_reduce_exposed_s, exposed, 1e-15);
+  const TransformerCostModel model(s, 2, PipelineLayout::linear(2));
+  const Action u = optimizer_step(0, 0, true);
+  EXPECT_EQ(model.before_barrier_ns(u), std::llround(exposed * 1e9));
+  EXPECT_EQ(model.duration(u) - model.before_barrier_ns(u),
+            std::llround((first.optimizer_s - reduce + exposed) * 1e9) - std::llround(exposed * 1e9));
+  EXPECT_EQ(model.duration(optimizer_step(0, 0, false)), std::llround(first.optimizer_s * 1e9));
+  EXPECT_EQ(model.before_barrier_ns(optimizer_step(0, 0, false)), 0);
+  EXPECT_EQ(model.before_barrier_ns(forward(0, 0)), 0);
+  s.parallel.overlap_grad_reduce = false;
+  const TransformerCostModel blocking(s, 2, PipelineLayout::linear(2));
+  EXPECT_EQ(blocking.before_barrier_ns(u), 0);
+  EXPECT_EQ(blocking.duration(u), std::llround(first.optimizer_s * 1e9));
 }
 
 TEST(JobModel, ZeroShardsStateThenGradientsThenWeightsByHandCount) {
@@ -541,6 +562,65 @@ TEST(JobModel, ZeroShardsStateThenGradientsThenWeightsByHandCount) {
   EXPECT_NEAR(prefetched.forward_s, std::max(plain.forward_s, gather) + gather / units, 1e-15);
   EXPECT_NEAR(prefetched.backward_input_s, std::max(plain.backward_input_s, gather) + gather / units, 1e-15);
   EXPECT_LT(prefetched.forward_s, zero3.forward_s);
+}
+
+// Context parallelism (ring attention): a rank's share of b sequences costs what a microbatch of b/c does,
+// plus the ring's exposed transfers; its weights are whole and their gradients reduce over d x c ranks.
+TEST(JobModel, ContextParallelRanksCostAMicrobatchOfBOverCPlusTheRing) {
+  TransformerSetup s = job_setup();
+  s.model.attention = AttentionKind::kFlash;  // ring attention needs it
+  const StageCosts alone = transformer_stage_costs(s, 1, 4)[1];
+  s.parallel.context = 2;
+  const StageCosts shared = transformer_stage_costs(s, 2, 4)[1];
+  const TensorParallelSeconds ring = context_parallel_layer_seconds(s, 2, 4);
+  // One layer on the middle stage: the ring once per layer.
+  EXPECT_NEAR(shared.forward_s, alone.forward_s + ring.forward, 1e-15);
+  EXPECT_NEAR(shared.backward_input_s, alone.backward_input_s + ring.backward_input, 1e-15);
+  EXPECT_DOUBLE_EQ(shared.backward_weight_s, alone.backward_weight_s);
+  EXPECT_DOUBLE_EQ(shared.activation_bytes, alone.activation_bytes);
+  EXPECT_DOUBLE_EQ(shared.transfer_bytes, alone.transfer_bytes);
+  EXPECT_DOUBLE_EQ(shared.model_flops, alone.model_flops);
+  EXPECT_DOUBLE_EQ(shared.parameters, 49'152);  // every rank holds the whole layer
+  // The ring by hand: a rank's keys and values are 2 x 32 tokens x 64 x 2 bytes = 8,192 bytes; one step
+  // 10 us + 8,192 / 100 GB/s; the causal core attention (one 128-row tile: all of it) 4 s² h (b/c) FLOPs at
+  // half the 1 TFLOP/s grid in the forward, 2.5 times that in the input gradient (five products).
+  const double step = 10e-6 + 8192 / 100e9, core_forward = 4.0 * 32 * 32 * 64 * 1 / 0.5e12;
+  EXPECT_NEAR(ring.forward, 1 * (step - core_forward / 2), 1e-15);
+  EXPECT_NEAR(ring.backward_input, 1 * (10e-6 + 2 * 8192 / 100e9 - 2.5 * core_forward / 2), 1e-15);
+  // A fast link hides each step under its block of attention: nothing exposed.
+  s.profile.link = LinkSpec{1e6, 0, "fast"};
+  EXPECT_EQ(context_parallel_layer_seconds(s, 2, 4).forward, 0);
+  // Four ranks sharing 2 sequences: three steps, each a quarter of the keys and values and of the attention.
+  s.profile.link = kJobLink;
+  s.parallel.context = 4;
+  const double quarter = 10e-6 + 8192 / 2 / 100e9;
+  EXPECT_NEAR(context_parallel_layer_seconds(s, 2, 4).forward, 3 * (quarter - core_forward / 2 / 4), 1e-15);
+  s.model.attention = AttentionKind::kEager;
+  EXPECT_THROW(transformer_stage_costs(s, 4, 4), InputError);
+}
+
+TEST(JobModel, ContextRanksReduceAndShardWithTheDataReplicas) {
+  TransformerSetup s = job_setup();
+  s.model.attention = AttentionKind::kFlash;
+  s.profile.memory_bandwidth_gb_per_s = 1;
+  const double params = 2 * 49'152 + 100 * 64;
+  s.parallel.data = 2;
+  s.parallel.context = 2;  // 2 x 2 x 2 stages = 8 GPUs: one node
+  const double step = params * 28 / 1e9;
+  const StageCosts plain = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_NEAR(plain.optimizer_s, step + all_reduce_seconds(2 * params, 4, kJobLink), 1e-12);
+  s.parallel.zero = 1;  // the optimizer state over the 4 ranks that hold these weights
+  const StageCosts zero1 = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(zero1.optimizer_bytes, plain.optimizer_bytes / 4);
+  // Nodes of 2 GPUs with tensor 2: every context group (ranks 0 and 2) spans two nodes.
+  s.parallel.zero = 0;
+  s.parallel.data = 1;
+  s.parallel.tensor = 2;
+  s.parallel.gpus_per_node = 2;
+  s.profile.inter_node_link = LinkSpec{25, 20, "slow"};
+  const double half_kv = 2 * 32 * 1 * 32 * 2;  // b/c = 1 sequence, 2 of 4 key/value heads per tensor rank
+  EXPECT_NEAR(context_parallel_layer_seconds(s, 2, 2).forward,
+              std::max(0.0, 20e-6 + half_kv / 25e9 - 4.0 * 32 * 32 * 64 / 2 / 0.5e12 / 2), 1e-15);
 }
 
 }  // namespace

@@ -88,9 +88,10 @@ TEST(PlanSpace, InputThatCannotBePlannedSaysWhy) {
       test::input_error_of([&] { plan_candidates(explicit_costs, space); }).find("transformer scenario"),
       std::string::npos);
   space.tensor = {3};  // 3 divides neither the GPUs nor the heads
-  EXPECT_NE(
-      test::input_error_of([&] { plan_candidates(small_job(), space); }).find("no tensor x pipeline x data"),
-      std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              plan_candidates(small_job(), space);
+            }).find("no tensor x context x pipeline x data"),
+            std::string::npos);
   space.tensor = {};
   space.global_batch = 3;  // 16 GPUs in pipelines of 2 ranks make 2, 4 or 8 replicas: none divides 3
   space.pipeline = {2};
