@@ -485,7 +485,9 @@ double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradie
   const int ranks = p.weight_replicas();
   if (ranks <= 1) return 0;
   const LinkSpec& link = weight_replica_link(setup, stages);
-  // Without ZeRO an all-reduce; with it a reduce-scatter of the gradients and an all-gather of the weights.
+  // Without ZeRO an all-reduce; with ZeRO 1 or 2 a reduce-scatter of the gradients and an all-gather of the
+  // updated weights; ZeRO-3 keeps its shard (each F and I gathers the weights it needs): the reduce-scatter.
+  if (p.zero >= 3) return reduce_scatter_seconds(gradient_bytes, ranks, link);
   return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, ranks, link) +
                            all_gather_seconds(gradient_bytes, ranks, link)
                      : all_reduce_seconds(gradient_bytes, ranks, link);

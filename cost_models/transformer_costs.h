@@ -93,8 +93,9 @@ struct OptimizerSpec {
 //     al.: 34/t + 5as/(ht) bytes per token and h instead of 10 + 24/t + 5as/(ht)). Vocabulary-parallel
 //     embedding and output layer: vocab / t rows, one all-reduce of tokens x h each.
 //   data parallelism: each stage's U op also reduces its gradients over the d replicas: a ring all-reduce of
-//     the stage's gradient bytes (model dtype), or with ZeRO >= 1 a reduce-scatter of the gradients plus an
-//     all-gather of the updated weights (the same ring time). With overlap_grad_reduce (Megatron's
+//     the stage's gradient bytes (model dtype), or with ZeRO 1 and 2 a reduce-scatter of the gradients plus
+//     an all-gather of the updated weights (the same ring time), with ZeRO-3 the reduce-scatter alone. With
+//     overlap_grad_reduce (Megatron's
 //     --overlap-grad-reduce, FSDP's and DDP's default) each layer's gradients reduce as the stage's last
 //     gradient op of the step makes them, so only what outlasts that op is exposed
 //     (StageCosts::gradient_reduce_exposed_s), and it runs before the step's barrier, overlapping the other

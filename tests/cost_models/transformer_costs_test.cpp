@@ -554,6 +554,9 @@ TEST(JobModel, ZeroShardsStateThenGradientsThenWeightsByHandCount) {
   // time.
   const double all_reduce = all_reduce_seconds(2 * params, 4, kJobLink);
   EXPECT_NEAR(zero1.optimizer_s, (plain.optimizer_s - all_reduce) / 4 + all_reduce, 1e-15);
+  // ZeRO-3 keeps its shard of the updated weights (the next F gathers them): the reduce-scatter alone.
+  EXPECT_NEAR(zero3.gradient_reduce_s, reduce_scatter_seconds(2 * params, 4, kJobLink), 1e-15);
+  EXPECT_NEAR(zero3.gradient_reduce_s, all_reduce / 2, 1e-15);
   // Prefetched (FSDP's default): each unit's gather under the unit before it, so the op takes the longer of
   // its compute and its gathers, plus the first unit's gather.
   s.parallel.overlap_weight_gather = true;
