@@ -133,6 +133,11 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
     result.gpus_per_device = t.parallel.gpus_per_pipeline_rank();
     result.metrics.throughput_samples_per_gpu_s /= result.gpus_per_device;
     result.model_choices = fmt::format("{}", model_choices_text(t.model));
+    if (const OpTimeScale& scale = t.profile.op_time_scale; scale.scaled()) {
+      result.model_choices +=
+          fmt::format("; op times scaled F x{:.3g}, I x{:.3g}, W x{:.3g} ({})", scale.forward,
+                      scale.backward_input, scale.backward_weight, scale.source);
+    }
     const ParallelConfig& p = t.parallel;
     if (p.any()) {
       result.model_choices += fmt::format(

@@ -1,6 +1,7 @@
 // pipesim plan SCENARIO --gpus G [--global-batch B] [--schedules ...] [--top K] [--tensor LIST] [--context
 // LIST] [--pipeline LIST] [--microbatch-sizes LIST] [--recompute LIST] [--zero LIST] [--csv F] [-j N] [--mpi]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
@@ -8,10 +9,13 @@
 #include <sstream>
 
 #include "api/schedule_selection.h"
+#include "api/trace_calibration.h"
 #include "base/did_you_mean.h"
 #include "base/errors.h"
+#include "base/text_file.h"
 #include "cli/commands.h"
 #include "distributed/mpi_session.h"
+#include "io/pytorch_trace.h"
 #include "io/scenario.h"
 #include "plan/plan.h"
 #include "plan/plan_report.h"
@@ -29,6 +33,7 @@ struct PlanArgs {
   std::string tensor, context, pipeline, microbatch_sizes, recompute, zero;
   bool no_sequence_parallel = false;
   std::string csv_path;
+  std::vector<std::string> trace_costs;
   bool quiet = false;
   bool mpi = false;
 };
@@ -52,7 +57,17 @@ std::vector<Recompute> parse_recompute_list(const std::string& text) {
 }
 
 void plan(PlanArgs& args) {
-  const Scenario scenario = load_scenario(args.scenario_path, args.overrides);
+  Scenario scenario = load_scenario(args.scenario_path, args.overrides);
+  if (!args.trace_costs.empty()) {
+    // The traced run's op times over the model's, for every configuration the search tries.
+    TracedActions traced;
+    for (const std::string& path : args.trace_costs) {
+      read_pytorch_trace(read_text_file(path, "Chrome trace"), path, traced);
+    }
+    const OpTimeScale scale =
+        op_time_scale_from_trace(scenario, traced, fmt::format("{}", fmt::join(args.trace_costs, ", ")));
+    if (scenario.transformer) scenario.transformer->profile.op_time_scale = scale;
+  }
   PlanSpaceOptions& space = args.options.space;
   if (!args.schedules.empty()) space.schedules = select_schedules(scenario, args.schedules);
   if (!args.tensor.empty()) space.tensor = expand_int_list(args.tensor, "--tensor", 1);
@@ -123,6 +138,12 @@ void add_plan_command(CLI::App& app) {
                   "parallelism)");
   cmd->add_flag("--no-sequence-parallel", args->no_sequence_parallel,
                 "tensor parallelism without sequence parallelism (default: with it, as Megatron users run)");
+  cmd->add_option(
+         "--trace-costs", args->trace_costs,
+         "Chrome traces of a PyTorch pipelining run of the scenario's own configuration (one per rank "
+         "or merged): each op kind's predicted times are scaled by traced over predicted for every "
+         "configuration searched")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--top,-k", args->options.top, "configurations shown of each kind (default 5)")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. hardware.profile=a100-sxm4-80gb")

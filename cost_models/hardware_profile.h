@@ -64,6 +64,17 @@ struct ProfileFit {
   bool fitted() const { return !source.empty(); }
 };
 
+// Each transformer op's predicted time times a factor of its kind: a measured run's traced op times over the
+// model's for the same configuration (`pipesim plan --trace-costs`; a scenario's hardware.op_time_scale),
+// so that a search over other configurations starts from what the machine and its software really do.
+struct OpTimeScale {
+  double forward = 1;
+  double backward_input = 1;
+  double backward_weight = 1;
+  std::string source;  // the trace and what was compared; empty: not scaled
+  bool scaled() const { return !source.empty(); }
+};
+
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct HardwareProfile {
@@ -102,6 +113,7 @@ struct HardwareProfile {
   std::vector<GemmTable> gemm_nt;  // C = A * B^T; optional, per dtype
   std::vector<GemmTable> gemm_tn;  // C = A^T * B; optional, per dtype
   ProfileFit fit;                  // applied already (with_fit); kept to say so beside a figure
+  OpTimeScale op_time_scale;       // applied by the transformer model to each op it predicts
 
   double memory_capacity_bytes() const { return memory_capacity_gb * kBytesPerGiB; }
   // What activations, weights and optimizer state may fill: the capacity less the reserve; 0 when unknown.

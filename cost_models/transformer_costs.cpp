@@ -900,13 +900,39 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
 }  // namespace
 
 std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
-  return rank_units(setup, rank_microbatch(setup, b));
+  std::vector<UnitCosts> units = rank_units(setup, rank_microbatch(setup, b));
+  const OpTimeScale& scale = setup.profile.op_time_scale;
+  for (UnitCosts& u : units) {
+    u.forward_s *= scale.forward;
+    u.backward_input_s *= scale.backward_input;
+    u.backward_weight_s *= scale.backward_weight;
+  }
+  return units;
 }
+
+namespace {
+std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, double b, int stages);
+}  // namespace
 
 std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
                                                 int stages) {
   const double b = rank_microbatch(setup, microbatch_size);  // one context-parallel rank's share
-  if (setup.split == LayerSplit::kBalanced) return balanced_stage_costs(setup, b, stages);
+  std::vector<StageCosts> result = setup.split == LayerSplit::kBalanced
+                                       ? balanced_stage_costs(setup, b, stages)
+                                       : predicted_stage_costs(setup, b, stages);
+  const OpTimeScale& scale = setup.profile.op_time_scale;
+  for (StageCosts& c : result) {
+    c.forward_s *= scale.forward;
+    c.backward_input_s *= scale.backward_input;
+    c.backward_weight_s *= scale.backward_weight;
+  }
+  return result;
+}
+
+namespace {
+
+// A split other than balanced: whole layers per stage, every layer alike.
+std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, double b, int stages) {
   const TransformerModel& t = setup.model;
   const Device d(setup);
   const int tp = setup.parallel.tensor;
@@ -969,6 +995,8 @@ std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, d
   }
   return result;
 }
+
+}  // namespace
 
 namespace {
 

@@ -78,7 +78,8 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
 }
 
 HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
-  r.expect_map(node, "hardware", {"profile", "memory_capacity_gb", "reserve_gb", "link", "inter_node_link"});
+  r.expect_map(node, "hardware",
+               {"profile", "memory_capacity_gb", "reserve_gb", "link", "inter_node_link", "op_time_scale"});
   if (!node["profile"]) r.fail(node, "hardware.profile", "a profile name in share/profiles/ or a path");
   const std::string value = r.get_string(node["profile"], "hardware.profile");
   namespace fs = std::filesystem;
@@ -107,6 +108,23 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
       r.fail(node[key], name, "{bandwidth_gb_per_s, latency_us, source: where the figures come from}");
     }
     (std::string(key) == "link" ? profile.link : profile.inter_node_link) = read_link(r, node[key], name);
+  }
+  if (const YAML::Node scale = node["op_time_scale"]) {
+    r.expect_map(scale, "hardware.op_time_scale", {"forward", "backward_input", "backward_weight", "source"});
+    if (!scale["source"]) {
+      r.fail(scale, "hardware.op_time_scale.source",
+             "where the factors come from (a traced run, its configuration)");
+    }
+    OpTimeScale& s = profile.op_time_scale;
+    s.source = r.get_string(scale["source"], "hardware.op_time_scale.source");
+    for (const auto& [key, field] :
+         {std::pair{"forward", &s.forward}, std::pair{"backward_input", &s.backward_input},
+          std::pair{"backward_weight", &s.backward_weight}}) {
+      if (!scale[key]) continue;
+      *field = r.get_double(scale[key], std::string("hardware.op_time_scale.") + key, 1e-3);
+      if (!(*field <= 1e3))
+        r.fail(scale[key], std::string("hardware.op_time_scale.") + key, "a factor in [0.001, 1000]");
+    }
   }
   if (node["reserve_gb"]) {
     profile.reserve_gb = r.get_double(node["reserve_gb"], "hardware.reserve_gb", 0);

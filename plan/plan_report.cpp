@@ -125,6 +125,10 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
       scenario.name, model_parameters(setup.model) / 1e9, setup.model.layers, result.gpus,
       setup.parallel.gpus_per_node, result.global_batch, setup.model.seq_len, setup.profile.name,
       result.capacity_bytes / kBytesPerGiB);
+  if (const OpTimeScale& scale = setup.profile.op_time_scale; scale.scaled()) {
+    out += fmt::format("op times scaled by a measured run: F x{:.3f}, I x{:.3f}, W x{:.3f} ({})\n",
+                       scale.forward, scale.backward_input, scale.backward_weight, scale.source);
+  }
   out += fmt::format(
       "searched {} configurations in {:.1f} s: {} not runnable (schedule rules, layers per stage), {} over "
       "memory by their bound, {} pruned by their throughput bound, {} simulated, {} reused from a run with "

@@ -35,6 +35,36 @@ TEST(PlanCommand, PrintsTheBestConfigurationsAndWritesEveryCandidate) {
   EXPECT_NE(csv.find(",simulated,"), std::string::npos) << csv;
 }
 
+// A traced run of the scenario's own configuration scales every configuration's op times, and says so.
+TEST(PlanCommand, TraceCostsScaleEveryConfiguration) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("job.yaml", kJob);
+  std::string events;
+  for (int stage = 0; stage < 2; ++stage) {
+    for (int mb = 0; mb < 8; ++mb) {
+      for (const char* kind : {"F", "B"}) {
+        events +=
+            fmt::format(R"({}{{"ph": "X", "name": "PP:{}{}{}", "pid": {}, "tid": 1, "ts": {}, "dur": 900}})",
+                        events.empty() ? "" : ", ", stage, kind, mb, stage, 1000 * mb);
+      }
+    }
+  }
+  const std::string trace = dir.write("rank.json", fmt::format(R"({{"traceEvents": [{}]}})", events));
+  const std::string command =
+      fmt::format("plan '{}' --gpus 8 --global-batch 16 --top 1 --schedules 1f1b-flush --trace-costs '{}'",
+                  scenario, trace);
+  const test::CommandResult r = test::run_pipesim(command, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("op times scaled by a measured run: F x[0-9.]+, I x[0-9.]+, "
+                                          "W x[0-9.]+ \\(.*rank.json: 2 stages")))
+      << r.out;
+  const test::CommandResult missing = test::run_pipesim(
+      fmt::format("plan '{}' --gpus 8 --trace-costs '{}'", scenario, dir.file("no.json")), dir);
+  EXPECT_EQ(missing.exit_code, 2);  // a usage error, naming the file
+  EXPECT_NE(missing.err.find("no.json"), std::string::npos) << missing.err;
+}
+
 TEST(PlanCommand, BadOptionsSayWhatWasExpected) {
   const test::TempDir dir;
   const std::string scenario = dir.write("job.yaml", kJob);
