@@ -897,36 +897,31 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   return units;
 }
 
-}  // namespace
-
-std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
-  std::vector<UnitCosts> units = rank_units(setup, rank_microbatch(setup, b));
-  const OpTimeScale& scale = setup.profile.op_time_scale;
-  for (UnitCosts& u : units) {
-    u.forward_s *= scale.forward;
-    u.backward_input_s *= scale.backward_input;
-    u.backward_weight_s *= scale.backward_weight;
-  }
-  return units;
-}
-
-namespace {
-std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, double b, int stages);
-}  // namespace
-
-std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
-                                                int stages) {
-  const double b = rank_microbatch(setup, microbatch_size);  // one context-parallel rank's share
-  std::vector<StageCosts> result = setup.split == LayerSplit::kBalanced
-                                       ? balanced_stage_costs(setup, b, stages)
-                                       : predicted_stage_costs(setup, b, stages);
-  const OpTimeScale& scale = setup.profile.op_time_scale;
-  for (StageCosts& c : result) {
+// Each op kind's time times its measured factor (hardware.op_time_scale): units or stages alike.
+template <typename Costs>
+std::vector<Costs> scaled_op_times(std::vector<Costs> items, const OpTimeScale& scale) {
+  for (Costs& c : items) {
     c.forward_s *= scale.forward;
     c.backward_input_s *= scale.backward_input;
     c.backward_weight_s *= scale.backward_weight;
   }
-  return result;
+  return items;
+}
+
+std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, double b, int stages);
+
+}  // namespace
+
+std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
+  return scaled_op_times(rank_units(setup, rank_microbatch(setup, b)), setup.profile.op_time_scale);
+}
+
+std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
+                                                int stages) {
+  const double b = rank_microbatch(setup, microbatch_size);  // one context-parallel rank's share
+  return scaled_op_times(setup.split == LayerSplit::kBalanced ? balanced_stage_costs(setup, b, stages)
+                                                              : predicted_stage_costs(setup, b, stages),
+                         setup.profile.op_time_scale);
 }
 
 namespace {
