@@ -37,21 +37,21 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// The schedule as the run used it: with the ranks given, a schedule that takes chunks gets stages / ranks.
-std::unique_ptr<Schedule> traced_schedule(const std::string& name, int stages, int ranks,
-                                          std::string& label) {
+// The schedule as the run used it: with the ranks given, a schedule that takes chunks gets stages / ranks
+// (`chunks_given`: that count; 0 when its own placement decides).
+std::unique_ptr<Schedule> traced_schedule(const std::string& name, int stages, int ranks, int& chunks_given) {
+  chunks_given = 0;
   if (ranks > 0 && stages % ranks == 0 && stages / ranks > 1) {
     ScheduleParams params;
     params.set("chunks", std::to_string(stages / ranks));
     try {
       std::unique_ptr<Schedule> chunked = make_schedule(name, params);
-      label = fmt::format("{}:chunks={}", name, stages / ranks);
+      chunks_given = stages / ranks;
       return chunked;
     } catch (const InputError&) {
       // It takes no chunks: its own placement decides.
     }
   }
-  label = name;
   return make_schedule(name, ScheduleParams());
 }
 
@@ -88,9 +88,9 @@ std::string scenario_from_trace(const TracedActions& traced, const TraceImportSe
                     sources));
   }
   const std::string schedule_name = canonical_schedule_name(settings.schedule);
-  std::string entry;
+  int chunks_given = 0;
   const std::unique_ptr<Schedule> schedule =
-      traced_schedule(schedule_name, traced.stages, settings.ranks, entry);
+      traced_schedule(schedule_name, traced.stages, settings.ranks, chunks_given);
   const int chunks = schedule->layout(1).chunks_per_device;
   const int ranks = settings.ranks > 0 ? settings.ranks : traced.stages / std::max(1, chunks);
   const PipelineLayout layout = schedule->layout(std::max(1, ranks));
@@ -151,10 +151,9 @@ std::string scenario_from_trace(const TracedActions& traced, const TraceImportSe
   } else {
     text += fmt::format("  backward_ms: {}\n", ms_list(backward));
   }
-  const auto colon = entry.find(':');
-  text += colon == std::string::npos ? fmt::format("schedules: [{}]\n", entry)
-                                     : fmt::format("schedules: [{{name: {}, chunks: {}}}]\n",
-                                                   entry.substr(0, colon), entry.substr(entry.find('=') + 1));
+  text += chunks_given == 0
+              ? fmt::format("schedules: [{}]\n", schedule_name)
+              : fmt::format("schedules: [{{name: {}, chunks: {}}}]\n", schedule_name, chunks_given);
   try {
     parse_scenario(text, settings.name + ".yaml");
   } catch (const InputError& e) {
