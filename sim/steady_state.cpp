@@ -176,11 +176,13 @@ SteadyWindow find_steady_window(const RunLengthOptions& o,
     ++result.simulations;
     if (!o.exact_repeat) return result;
     // The trace may repeat on a longer cycle than the schedule knew (comm latency, uneven stages): the
-    // halves must then be whole multiples of it.
+    // halves must then be whole multiples of it. A repeat seen in an earlier, shorter window may have been
+    // a transient's: the cycle is the schedule's and the latest repeat's, not every repeat's seen so far
+    // (whose product can outgrow any run: 84 then 109 microbatches made 9,156).
     bool cycle_grew = false;
     if (const int p = probe.forward_gap_repeat(window.first_microbatch, window.end_microbatch); p > 0) {
       if (half % p != 0) {
-        cycle = std::lcm(cycle, p);
+        cycle = std::lcm(cycle_microbatches_of(o), p);
         half = (half + cycle - 1) / cycle * cycle;
         cycle_grew = true;
       }

@@ -228,6 +228,34 @@ TEST(SteadyState, ForwardGapRepeatIsTheSmallestPeriodOfTheGaps) {
   EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 3, 6, 10, 15}), 0, 5), 0);
 }
 
+// A transient repeat does not stay in the cycle: a run whose fill repeats every 84 microbatches and whose
+// steady state every 109 (PACI at N = 32, m = 4 over inter-node links did) is measured over halves of
+// lcm(4, 109) = 436 multiples, not of lcm(4, 84, 109) = 9,156, which outgrew the op cap.
+TEST(SteadyState, ATransientsRepeatDoesNotStayInTheCycle) {
+  class Probe final : public SteadyStateProbe {
+   public:
+    RunWindow window;
+    int forward_gap_repeat(int first, int /*end*/) const override { return first < 300 ? 84 : 109; }
+    bool halves_agree(const RunWindow& w) const override {
+      return w.first_microbatch >= 300 && (w.microbatches() / 2) % 109 == 0;
+    }
+    long ops() const override { return 10L * window.end_microbatch; }
+  };
+  RunLengthOptions o;
+  o.microbatches_per_batch = 4;
+  o.hint = {64, 4, 0};
+  o.max_ops = 200'000;  // 20,000 microbatches: 9,156-microbatch halves do not fit
+  o.run_name = "paci";
+  Probe probe;
+  const SteadyWindow found = find_steady_window(o, [&](const RunWindow& w) -> const SteadyStateProbe& {
+    probe.window = w;
+    return probe;
+  });
+  EXPECT_EQ(found.window.microbatches() / 2 % 436, 0) << found.window.microbatches();
+  EXPECT_LT(found.window.microbatches(), 9156);
+  EXPECT_GE(found.window.first_microbatch, 300);
+}
+
 // A run that never settles (each batch longer than the last) ends in a clear error, not a hang.
 TEST(SteadyState, NoSteadyStateIsAnErrorWithinTheOpCap) {
   RunLengthOptions o;
