@@ -7,16 +7,6 @@
 #include "sim/layout.h"
 
 namespace pipesim {
-namespace {
-
-double mean_ms(const std::vector<double>& values) {
-  double sum = 0;
-  for (const double v : values) sum += v;
-  return values.empty() ? 0 : sum / static_cast<double>(values.size());
-}
-
-}  // namespace
-
 OpTimeScale op_time_scale_from_trace(const Scenario& scenario, const TracedActions& traced,
                                      const std::string& trace_names) {
   if (!scenario.transformer) {
@@ -43,18 +33,18 @@ OpTimeScale op_time_scale_from_trace(const Scenario& scenario, const TracedActio
     const auto& f = kinds[static_cast<size_t>(OpKind::F)];
     if (f.empty())
       throw InputError(fmt::format("{}: stage {} has no traced forward (F)", trace_names, stage));
-    forward_measured += mean_ms(f);
+    forward_measured += summarize_durations(f).mean;
     forward_predicted += ms(model.duration(forward(stage, 0)));
     const auto& whole = kinds[static_cast<size_t>(OpKind::B)];
     const auto& input = kinds[static_cast<size_t>(OpKind::I)];
     const auto& weight = kinds[static_cast<size_t>(OpKind::W)];
     if (!whole.empty()) {
-      whole_measured += mean_ms(whole);
+      whole_measured += summarize_durations(whole).mean;
       whole_predicted += ms(model.duration(backward(stage, 0)));
     } else if (!input.empty() && !weight.empty()) {
-      input_measured += mean_ms(input);
+      input_measured += summarize_durations(input).mean;
       input_predicted += ms(model.duration(backward_input(stage, 0)));
-      weight_measured += mean_ms(weight);
+      weight_measured += summarize_durations(weight).mean;
       weight_predicted += ms(model.duration(backward_weight(stage, 0)));
     } else {
       throw InputError(

@@ -445,8 +445,8 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
   const ParallelConfig& p = setup.parallel;
   if (p.context <= 1) return {};
   const TransformerModel& t = setup.model;
-  if (t.attention != AttentionKind::kFlash) {
-    throw InputError("parallel.context > 1 needs flash attention (ring attention runs fused kernels)");
+  if (const std::string needed = context_parallel_requirement(t, p.context); !needed.empty()) {
+    throw InputError(fmt::format("parallel.context {}: expected {}", p.context, needed));
   }
   const LinkSpec& link = group_link(setup, ParallelDimension::kContext, stages);
   const double head_size = static_cast<double>(t.hidden) / t.heads;
@@ -471,6 +471,18 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
 }
 
 }  // namespace
+
+std::string context_parallel_requirement(const TransformerModel& model, int context) {
+  if (context < 1) return "a positive degree";
+  if (context == 1) return "";
+  if (model.attention != AttentionKind::kFlash) {
+    return "1 with attention: eager (ring attention runs fused, flash kernels; set attention: flash)";
+  }
+  if (model.seq_len % (2 * context) != 0) {
+    return fmt::format("c with 2c dividing model.seq_len ({}: two chunks per rank)", model.seq_len);
+  }
+  return "";
+}
 
 TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double b, int /*stages*/) {
   return tensor_collective_seconds(setup, rank_microbatch(setup, b));

@@ -158,6 +158,10 @@ struct TensorParallelSeconds {
 };
 TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
                                                     int pipeline_stages);
+// What c context-parallel ranks need of the model, as an "expected ..." text, or empty when it has it: flash
+// attention (ring attention runs fused kernels) and 2c dividing the sequence (two chunks per rank, balancing
+// the causal work).
+std::string context_parallel_requirement(const TransformerModel& model, int context);
 // Seconds a context-parallel rank's ring attention exposes per layer (see ParallelConfig): forward and input
 // gradient; 0 for c = 1.
 TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,

@@ -202,14 +202,8 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
                     "ranks)",
                     model.key_value_heads()));
   }
-  // Context parallelism splits each sequence into 2c chunks (two per rank, balancing the causal work).
-  if (p.context > 1 && model.seq_len % (2 * p.context) != 0) {
-    r.fail(node["context"], "parallel.context",
-           fmt::format("c with 2c dividing model.seq_len ({}: two chunks per rank)", model.seq_len));
-  }
-  if (p.context > 1 && model.attention != AttentionKind::kFlash) {
-    r.fail(node["context"], "parallel.context",
-           "1 with attention: eager (ring attention runs fused, flash kernels; set attention: flash)");
+  if (const std::string needed = context_parallel_requirement(model, p.context); !needed.empty()) {
+    r.fail(node["context"], "parallel.context", needed);
   }
   if (p.sequence_parallel && p.tensor == 1)
     r.fail(node["sequence_parallel"], "parallel.sequence_parallel",

@@ -81,15 +81,8 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
   const std::vector<int> zero = options.zero.empty() ? std::vector<int>{0, 1, 2, 3} : options.zero;
   const std::vector<int> context = options.context.empty() ? std::vector<int>{1} : options.context;
   for (int c : context) {
-    if (c < 1 || (c > 1 && setup.model.seq_len % (2 * c) != 0)) {
-      throw InputError(
-          fmt::format("--context {}: expected a degree c with 2c dividing the sequence ({} tokens: "
-                      "two chunks per rank)",
-                      c, setup.model.seq_len));
-    }
-    if (c > 1 && setup.model.attention != AttentionKind::kFlash) {
-      throw InputError(
-          fmt::format("--context {}: context parallelism needs attention: flash (ring attention)", c));
+    if (const std::string needed = context_parallel_requirement(setup.model, c); !needed.empty()) {
+      throw InputError(fmt::format("--context {}: expected {}", c, needed));
     }
   }
   std::vector<PlanCandidate> out;

@@ -12,6 +12,7 @@
 
 #include "base/errors.h"
 #include "base/value_ranges.h"
+#include "sim/barrier_work.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/microbatch_window.h"
 #include "sim/op_rules.h"
@@ -283,7 +284,7 @@ class Engine final : public LocalView {
       // stream; then it arrives.
       if (dev.before_barrier_step != a.microbatch) {
         dev.before_barrier_step = a.microbatch;
-        dev.before_barrier_ns = before_barrier_total(d, a.microbatch);
+        dev.before_barrier_ns = before_barrier_total_of(d, a.microbatch);
         if (dev.before_barrier_ns > 0 && record_) {
           auto& steps = trace_.before_barrier_ns;
           if (steps.empty()) steps.resize(layout_.devices);
@@ -387,19 +388,16 @@ class Engine final : public LocalView {
     }
   }
 
-  // What device d's steps of `step` run before the barrier, in all.
-  TimeNs before_barrier_total(int d, int step) const {
-    TimeNs total = 0;
-    for (int stage : layout_.stages_on(d)) {
-      const Action u = optimizer_step(stage, step, true);
-      const TimeNs part = costs_.before_barrier_ns(u);
-      if (part < 0 || part > costs_.duration(u)) {
-        throw ScheduleError(fmt::format(
-            "cost model gave {} {} ns before its barrier, outside 0..its duration", describe(u), part));
-      }
-      total = add_time_ns(total, part, "a step's work before its barrier");
+  // What device d's steps of `step` run before the barrier, in all (sim/barrier_work.h).
+  TimeNs before_barrier_total_of(int d, int step) const {
+    const std::optional<TimeNs> total = before_barrier_total(costs_, layout_, d, step);
+    if (!total) {
+      throw ScheduleError(
+          fmt::format("cost model gave device {}'s step {} work before its barrier outside 0 "
+                      "and the step's duration",
+                      d + 1, step));
     }
-    return total;
+    return *total;
   }
 
   void arrive_at_barrier(int d, int step) {

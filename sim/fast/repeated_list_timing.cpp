@@ -7,6 +7,7 @@
 
 #include "base/errors.h"
 #include "base/value_ranges.h"
+#include "sim/barrier_work.h"
 #include "sim/op_rules.h"
 
 namespace pipesim {
@@ -316,14 +317,10 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
     TimeNs barrier_ns = 0;
     if (run.synchronized_steps) {
       for (int d = 0; d < devices; ++d) {
-        TimeNs arrival = free_ns[d];
-        for (int stage : step_stages[d]) {
-          const Action u = optimizer_step(stage, batch, true);
-          const TimeNs part = costs.before_barrier_ns(u);
-          if (part < 0 || part > costs.duration(u)) return false;
-          arrival = checked_sum_ns(arrival, part, "a step's work before its barrier");
-        }
-        barrier_ns = std::max(barrier_ns, arrival);
+        const std::optional<TimeNs> before = before_barrier_total(costs, layout, d, batch);
+        if (!before) return false;
+        barrier_ns =
+            std::max(barrier_ns, checked_sum_ns(free_ns[d], *before, "a step's work before its barrier"));
       }
     }
     for (int d = 0; d < devices; ++d) {

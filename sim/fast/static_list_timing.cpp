@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/value_ranges.h"
+#include "sim/barrier_work.h"
 #include "sim/op_rules.h"
 
 namespace pipesim {
@@ -107,13 +108,9 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
             barrier_ns.resize(step + 1, 0);
           }
           // It arrives after its steps' work before the barrier (CostModel::before_barrier_ns).
-          TimeNs arrival = free_ns[d];
-          for (int stage : layout.stages_on(d)) {
-            const Action u = optimizer_step(stage, a.microbatch, true);
-            const TimeNs part = costs.before_barrier_ns(u);
-            if (part < 0 || part > costs.duration(u)) return std::nullopt;  // the engine names it
-            arrival = add_time_ns(arrival, part, "a step's work before its barrier");
-          }
+          const std::optional<TimeNs> before = before_barrier_total(costs, layout, d, a.microbatch);
+          if (!before) return std::nullopt;  // the engine names it
+          const TimeNs arrival = add_time_ns(free_ns[d], *before, "a step's work before its barrier");
           if (arrival > free_ns[d]) {
             auto& steps = trace.before_barrier_ns;
             if (steps.empty()) steps.resize(devices);

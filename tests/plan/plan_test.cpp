@@ -87,6 +87,18 @@ TEST(PlanSpace, InputThatCannotBePlannedSaysWhy) {
   EXPECT_NE(
       test::input_error_of([&] { plan_candidates(explicit_costs, space); }).find("transformer scenario"),
       std::string::npos);
+  // Context degrees: the rule the scenario reader applies (2c dividing the sequence, flash attention).
+  space.context = {3};
+  EXPECT_NE(test::input_error_of([&] {
+              plan_candidates(small_job(), space);
+            }).find("--context 3: expected c with 2c dividing model.seq_len (2048"),
+            std::string::npos);
+  space.context = {2};
+  for (const PlanCandidate& c : plan_candidates(small_job(), space)) {
+    EXPECT_EQ(c.context, 2);
+    EXPECT_EQ(c.tensor * c.context * c.pipeline * c.data, space.gpus);
+  }
+  space.context = {};
   space.tensor = {3};  // 3 divides neither the GPUs nor the heads
   EXPECT_NE(test::input_error_of([&] {
               plan_candidates(small_job(), space);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "tests/sim/plans.h"
 
 namespace pipesim {
@@ -143,6 +144,25 @@ TEST(Engine, WorkBeforeTheBarrierDelaysEachDevicesArrival) {
   EXPECT_EQ(start_of(trace, OpKind::F, 0, 2), ms_to_ns(10.5));
   EXPECT_EQ(trace.before_barrier(1, 0), ms_to_ns(3));
   EXPECT_EQ(trace.critical_path_ns, trace.makespan_ns);
+  // Work before the barrier longer than the step itself is the cost model's bug, named.
+  class Overlong final : public CostModel {
+   public:
+    TimeNs duration(const Action& a) const override { return base_.duration(a); }
+    TimeNs before_barrier_ns(const Action& a) const override { return a.kind == OpKind::U ? ms_to_ns(1) : 0; }
+    Bytes activation_bytes(int stage) const override { return base_.activation_bytes(stage); }
+    Bytes weight_grad_activation_bytes(int) const override { return 0; }
+    Bytes transfer_bytes(int) const override { return 0; }
+
+   private:
+    test::UniformStageCosts base_ = test::UniformStageCosts::ms(1, 2, 0, 0.5);
+  };
+  ExecutionPlan again = one_f_one_b_plan(1, /*barrier=*/true);
+  try {
+    test::run_plan(again, Overlong());
+    ADD_FAILURE() << "no error for work before the barrier beyond the step";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("work before its barrier outside 0"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Engine, PostValidationOverlapsBatches) {
