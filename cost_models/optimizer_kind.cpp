@@ -5,7 +5,8 @@ namespace pipesim {
 const NameTable<OptimizerKind>& optimizer_names() {
   static const NameTable<OptimizerKind> names = {
       {"sgd", OptimizerKind::kSgd},   {"adamw", OptimizerKind::kAdamW}, {"nadam", OptimizerKind::kNAdam},
-      {"muon", OptimizerKind::kMuon}, {"lion", OptimizerKind::kLion},   {"adan", OptimizerKind::kAdan}};
+      {"muon", OptimizerKind::kMuon}, {"lion", OptimizerKind::kLion},   {"adan", OptimizerKind::kAdan},
+      {"soap", OptimizerKind::kSoap}};
   return names;
 }
 

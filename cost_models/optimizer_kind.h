@@ -5,9 +5,9 @@
 
 namespace pipesim {
 
-enum class OptimizerKind { kSgd, kAdamW, kNAdam, kMuon, kLion, kAdan };
+enum class OptimizerKind { kSgd, kAdamW, kNAdam, kMuon, kLion, kAdan, kSoap };
 
-const NameTable<OptimizerKind>& optimizer_names();  // sgd, adamw, nadam, muon, lion, adan
+const NameTable<OptimizerKind>& optimizer_names();  // sgd, adamw, nadam, muon, lion, adan, soap
 std::string optimizer_name(OptimizerKind kind);
 
 }  // namespace pipesim

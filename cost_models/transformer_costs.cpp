@@ -196,6 +196,7 @@ OptimizerBytes optimizer_bytes(OptimizerKind kind, bool matrix_param) {
   switch (kind) {
     case OptimizerKind::kAdamW:
     case OptimizerKind::kNAdam:  // the same two moments and master weights as AdamW
+    case OptimizerKind::kSoap:   // and its preconditioners per matrix (matrix_optimizer_work)
       return kAdamW;
     case OptimizerKind::kSgd:
       return kSgd;
@@ -210,6 +211,10 @@ OptimizerBytes optimizer_bytes(OptimizerKind kind, bool matrix_param) {
 }
 
 // Muon orthogonalizes each r x c update (r <= c) with Newton-Schulz: per iteration X·Xᵀ, A·A and B·X.
+struct MatrixOptimizerWork {
+  double seconds = 0;      // one step
+  double state_bytes = 0;  // beyond the per-parameter state
+};
 using MatrixShapes = std::vector<std::pair<double, double>>;
 MatrixShapes attention_matrices(const TransformerModel& t) {
   const double h = t.hidden;
@@ -230,10 +235,38 @@ double newton_schulz_seconds(const GemmTable& table, const MatrixShapes& matrice
   return kNewtonSchulzIterations * seconds;
 }
 
-double newton_schulz_seconds(const GemmTable& table, const TransformerModel& t) {
+// A symmetric n x n eigendecomposition with its vectors: about 9 n³ flops (tridiagonal reduction, QR
+// iterations, back-transformation), charged at the GEMM grid's n x n x n rate (2 n³ flops).
+constexpr double kEigendecompositionFlopsPerCube = 9;
+
+// SOAP on r x c matrices: rotating the gradient, the moment and the direction (each Q_Lᵀ X Q_R: an r x c x c
+// and an r x c x r GEMM), L and R's products (r x r x c, c x c x r), two eigendecompositions every
+// `frequency` steps; fp32 L, R, Q_L, Q_R.
+MatrixOptimizerWork soap_work(const GemmTable& table, const MatrixShapes& matrices, int frequency) {
+  MatrixOptimizerWork work;
+  for (const auto& [rows, cols] : matrices) {
+    work.seconds += 3 * gemm_seconds(table, {{rows, cols, cols}, {rows, cols, rows}}) +
+                    gemm_seconds(table, {{rows, rows, cols}, {cols, cols, rows}});
+    for (const double n : {rows, cols}) {
+      work.seconds += kEigendecompositionFlopsPerCube / 2 * gemm_seconds(table, {{n, n, n}}) / frequency;
+    }
+    work.state_bytes += 2 * 4 * (rows * rows + cols * cols);
+  }
+  return work;
+}
+
+MatrixOptimizerWork matrix_optimizer_work(const OptimizerSpec& optimizer, const GemmTable& table,
+                                          const MatrixShapes& matrices) {
+  if (optimizer.type == OptimizerKind::kMuon) return {newton_schulz_seconds(table, matrices), 0};
+  if (optimizer.type == OptimizerKind::kSoap)
+    return soap_work(table, matrices, optimizer.precondition_frequency);
+  return {};
+}
+
+MatrixShapes layer_matrices(const TransformerModel& t) {
   MatrixShapes layer = attention_matrices(t);
   for (const auto& m : mlp_matrices(t)) layer.push_back(m);
-  return newton_schulz_seconds(table, layer);
+  return layer;
 }
 
 // What every part of the model needs from the setup.
@@ -369,7 +402,7 @@ UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) 
 // rank's.
 void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, const Device& d, double b,
                                   int stages, double matrix_params, double other_params,
-                                  double newton_schulz_s) {
+                                  const MatrixOptimizerWork& matrix_work) {
   const ParallelConfig& p = setup.parallel;
   c.parameters = matrix_params + other_params;
   c.parameter_bytes = c.parameters * d.bytes;
@@ -378,7 +411,8 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   const OptimizerBytes on_other = optimizer_bytes(setup.optimizer.type, false);
   const bool override_state = setup.optimizer.state_bytes_per_param >= 0;
   c.optimizer_bytes = override_state ? c.parameters * setup.optimizer.state_bytes_per_param
-                                     : matrix_params * on_matrix.state + other_params * on_other.state;
+                                     : matrix_params * on_matrix.state + other_params * on_other.state +
+                                           matrix_work.state_bytes;
   c.optimizer_s =
       (matrix_params * on_matrix.traffic + other_params * on_other.traffic) / d.optimizer_bandwidth +
       d.launch;
@@ -391,7 +425,7 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   }
   if (p.zero >= 2) c.gradient_bytes /= shards;
   if (p.zero >= 3) c.parameter_bytes /= shards;
-  if (setup.optimizer.type == OptimizerKind::kMuon) c.optimizer_s += newton_schulz_s;
+  c.optimizer_s += matrix_work.seconds;
   c.gradient_reduce_s = data_parallel_reduce_seconds(setup, c.parameters * d.bytes, stages);
   c.optimizer_s += c.gradient_reduce_s;
   {
@@ -777,7 +811,8 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
   std::vector<PartitionItem> items;
   for (const UnitCosts& u : units) {
     StageCosts alone;
-    set_parameters_and_optimizer(alone, setup, d, b, stages, u.matrix_params, u.other_params, 0);
+    set_parameters_and_optimizer(alone, setup, d, b, stages, u.matrix_params, u.other_params,
+                                 {0, u.matrix_optimizer_bytes});
     items.push_back({u.forward_s + u.backward_input_s + u.backward_weight_s,
                      alone.parameter_bytes + alone.gradient_bytes + alone.optimizer_bytes,
                      u.activation_bytes});
@@ -796,7 +831,8 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
   std::vector<StageCosts> result(stages);
   for (int i = 0; i < stages; ++i) {
     StageCosts& c = result[i];
-    double matrix_params = 0, other_params = 0, newton_schulz_s = 0;
+    double matrix_params = 0, other_params = 0;
+    MatrixOptimizerWork matrix_work;
     for (int k = starts[i]; k < starts[i + 1]; ++k) {
       const UnitCosts& u = units[k];
       c.forward_s += u.forward_s;
@@ -807,7 +843,8 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       c.model_flops += u.model_flops;
       matrix_params += u.matrix_params;
       other_params += u.other_params;
-      newton_schulz_s += u.newton_schulz_s;
+      matrix_work.seconds += u.matrix_optimizer_s;
+      matrix_work.state_bytes += u.matrix_optimizer_bytes;
       c.embedding = c.embedding || u.kind == UnitKind::kEmbedding;
       c.output = c.output || u.kind == UnitKind::kOutput;
       // A layer counts when its MLP half (the second) is here and so is its attention half.
@@ -825,7 +862,7 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       other_params -= static_cast<double>(setup.model.vocab) * setup.model.hidden;  // one shared matrix
     }
     c.units = unit_range_label(units, starts[i], starts[i + 1]);
-    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, newton_schulz_s);
+    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, matrix_work);
   }
   return result;
 }
@@ -881,7 +918,10 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     // M_W in proportion to the half's weights.
     u.weight_grad_activation_bytes =
         weight_grad_activation_bytes(t, b, tp, sp) * u.matrix_params * tp / layer_parameters(t);
-    u.newton_schulz_s = newton_schulz_seconds(d.gemm, attention ? attention_matrices(t) : mlp_matrices(t));
+    const MatrixOptimizerWork work =
+        matrix_optimizer_work(setup.optimizer, d.gemm, attention ? attention_matrices(t) : mlp_matrices(t));
+    u.matrix_optimizer_s = work.seconds;
+    u.matrix_optimizer_bytes = work.state_bytes;
     return u;
   };
   // Every layer's halves cost the same: computed once, copied per layer.
@@ -997,8 +1037,9 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
       // Tied: one matrix serves both ends when they share a stage.
       if (!(c.embedding && t.tied_embeddings)) other_params += u.other_params;
     }
+    const MatrixOptimizerWork layer = matrix_optimizer_work(setup.optimizer, d.gemm, layer_matrices(t));
     set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params,
-                                 c.layers * newton_schulz_seconds(d.gemm, t));
+                                 {c.layers * layer.seconds, c.layers * layer.state_bytes});
   }
   return result;
 }

@@ -75,11 +75,15 @@ enum class LayerSplit { kEven, kZeroBubble, kBalanced, kExplicit };
 
 // adamw: mixed precision, fp32 master weights + two moments (12 bytes/param). sgd: fp32 master weights, no
 // momentum (4). muon: fp32 master + momentum (8) on the layers' matrices, with 5 Newton-Schulz iterations per
-// step; AdamW on the embedding and output layer.
+// step; AdamW on the embedding and output layer. soap: AdamW's 12 bytes/param plus, per layer matrix r x c,
+// fp32 L, R and their eigenbases (8 (r² + c²) bytes); per step three rotations of two GEMMs each and the
+// two preconditioner products, and every precondition_frequency steps two eigendecompositions (9 n³ flops
+// each, at the GEMM grid's n x n x n rate).
 
 struct OptimizerSpec {
   OptimizerKind type = OptimizerKind::kAdamW;
   double state_bytes_per_param = -1;  // >= 0 overrides the type's figure for every parameter
+  int precondition_frequency = 10;    // soap: steps between eigendecompositions
 };
 
 // The job around the pipeline (a scenario's `parallel:` section): each pipeline device is a group of `tensor`
@@ -260,7 +264,8 @@ struct UnitCosts {
   double model_flops = 0;            // F + I + W without recomputation
   double matrix_params = 0;          // the layers' weight matrices (Muon orthogonalizes these)
   double other_params = 0;           // embedding, output layer, final norm
-  double newton_schulz_s = 0;        // Muon: orthogonalizing this unit's matrices, one step
+  double matrix_optimizer_s = 0;  // Muon's Newton-Schulz or SOAP's rotations on this unit's matrices, a step
+  double matrix_optimizer_bytes = 0;  // SOAP's preconditioners and bases for this unit's matrices
 };
 std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double microbatch_size);
 

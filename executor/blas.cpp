@@ -3,8 +3,16 @@
 #include <cblas.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// LAPACK's symmetric eigensolver, which OpenBLAS carries (Fortran calling convention, column-major).
+extern "C" void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+                       double* work, const int* lwork, int* info);
 
 namespace pipesim::executor {
 namespace {
@@ -25,6 +33,30 @@ void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha,
           const double* b, int ldb, double beta, double* c, int ldc) {
   cblas_dgemm(CblasRowMajor, transpose_of(transpose_a), transpose_of(transpose_b), m, n, k, alpha, a, lda, b,
               ldb, beta, c, ldc);
+}
+
+void symmetric_eigenvectors(int n, double* a, double* eigenvalues) {
+  if (n <= 0) return;
+  // Row-major symmetric == column-major symmetric: LAPACK reads the same matrix. It returns eigenvalues
+  // ascending and eigenvectors as its columns (column-major), i.e. as rows of the row-major buffer.
+  int lwork = -1;
+  int info = 0;
+  double query = 0;
+  dsyev_("V", "U", &n, a, &n, eigenvalues, &query, &lwork, &info);
+  lwork = std::max(1, static_cast<int>(query));
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  dsyev_("V", "U", &n, a, &n, eigenvalues, work.data(), &lwork, &info);
+  if (info != 0)
+    throw std::runtime_error("symmetric eigendecomposition failed (LAPACK info " + std::to_string(info) +
+                             ")");
+  const auto size = static_cast<std::size_t>(n);
+  std::vector<double> columns(size * size);
+  for (std::size_t k = 0; k < size; ++k) {
+    const std::size_t source = size - 1 - k;  // descending
+    for (std::size_t i = 0; i < size; ++i) columns[i * size + k] = a[source * size + i];
+  }
+  std::copy(columns.begin(), columns.end(), a);
+  std::reverse(eigenvalues, eigenvalues + n);
 }
 
 void use_single_blas_thread() {

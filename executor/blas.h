@@ -1,5 +1,6 @@
 #pragma once
-// The executor's only BLAS entry points: row-major GEMM in fp32 (training) and fp64 (gradient checks).
+// The executor's only BLAS and LAPACK entry points: row-major GEMM in fp32 (training) and fp64 (gradient
+// checks), and a symmetric eigendecomposition (SOAP's preconditioner bases).
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,11 @@ void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, float alpha, 
           const float* b, int ldb, float beta, float* c, int ldc);
 void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, double alpha, const double* a, int lda,
           const double* b, int ldb, double beta, double* c, int ldc);
+
+// The eigenvectors of the symmetric n x n matrix `a` (row-major; both triangles read as one), as the columns
+// of `a` on return, ordered by descending eigenvalue; `eigenvalues` (n) receives them in that order. Throws
+// std::runtime_error when LAPACK does not converge.
+void symmetric_eigenvectors(int n, double* a, double* eigenvalues);
 
 // One BLAS thread per worker: parallelism comes from the pipeline, and results stay reproducible.
 void use_single_blas_thread();

@@ -227,11 +227,16 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {
     if (const YAML::Node type = optimizer[kOptimizerTypeKey]) {
-      read_choice(r, type, "optimizer.type", optimizer_names(), "adamw, sgd, nadam, muon, lion or adan",
+      read_choice(r, type, "optimizer.type", optimizer_names(), "adamw, sgd, nadam, muon, lion, adan or soap",
                   setup.optimizer.type);
     }
     if (const YAML::Node state = optimizer[kOptimizerStateKey]) {
       setup.optimizer.state_bytes_per_param = r.get_double(state, "optimizer.state_bytes_per_param", 0);
+    }
+    if (const YAML::Node frequency = optimizer[kOptimizerPreconditionKey]) {
+      if (setup.optimizer.type != OptimizerKind::kSoap)
+        r.fail(frequency, "optimizer.precondition_frequency", "soap only (its steps between eigenbases)");
+      setup.optimizer.precondition_frequency = r.get_int(frequency, "optimizer.precondition_frequency", 1);
     }
   }
   return setup;
@@ -247,7 +252,7 @@ void reject_transformer_keys(const YamlReader& r, const YAML::Node& root) {
   }
   const YAML::Node optimizer = root["optimizer"];
   if (optimizer && optimizer.IsMap()) {
-    for (const char* key : {kOptimizerTypeKey, kOptimizerStateKey}) {
+    for (const char* key : {kOptimizerTypeKey, kOptimizerStateKey, kOptimizerPreconditionKey}) {
       if (optimizer[key]) r.fail(optimizer[key], std::string("optimizer.") + key, why);
     }
   }

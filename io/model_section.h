@@ -15,6 +15,7 @@ namespace pipesim {
 inline constexpr const char* kLayerSplitKey = "layer_split";
 inline constexpr const char* kOptimizerTypeKey = "type";
 inline constexpr const char* kOptimizerStateKey = "state_bytes_per_param";
+inline constexpr const char* kOptimizerPreconditionKey = "precondition_frequency";
 
 // `root` is the whole scenario; the profile is looked up next to the scenario file, as a path, or by name in
 // share/profiles/.

@@ -323,7 +323,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   if (root["comm"]) read_comm(r, root["comm"], root["costs"], s);
   if (root["optimizer"]) {
     const YAML::Node optimizer = root["optimizer"];
-    r.expect_map(optimizer, "optimizer", {"sync", kOptimizerTypeKey, kOptimizerStateKey});
+    r.expect_map(optimizer, "optimizer",
+                 {"sync", kOptimizerTypeKey, kOptimizerStateKey, kOptimizerPreconditionKey});
     if (optimizer["sync"]) {
       // A scenario chooses between the synchronous ones; `none` is an asynchronous schedule's own.
       const std::string given =

@@ -158,9 +158,9 @@ StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, co
 // One entry of `optimizers`: one optimizer, or one per rate when `lr` is a list (a sweep).
 std::vector<StudyOptimizer> read_optimizer(const YamlReader& reader, const YAML::Node& node,
                                            const std::string& key) {
-  reader.expect_map(
-      node, key,
-      {"name", "label", "lr", "momentum", "beta1", "beta2", "beta3", "epsilon", "weight_decay", "adamw_lr"});
+  reader.expect_map(node, key,
+                    {"name", "label", "lr", "momentum", "beta1", "beta2", "beta3", "epsilon", "weight_decay",
+                     "adamw_lr", "shampoo_beta", "precondition_frequency"});
   StudyOptimizer out;
   for (const char* required : {"name", "lr"}) {
     if (!node[required]) {
@@ -183,6 +183,15 @@ std::vector<StudyOptimizer> read_optimizer(const YamlReader& reader, const YAML:
   optional_float("beta3", out.config.beta3, 0.0);
   optional_float("epsilon", out.config.epsilon, 0.0);
   optional_float("weight_decay", out.config.weight_decay, 0.0);
+  for (const char* soap_key : {"shampoo_beta", "precondition_frequency"}) {
+    if (node[soap_key] && out.config.kind != executor::OptimizerKind::kSoap)
+      reader.fail(node[soap_key], key + "." + soap_key, "soap only");
+  }
+  optional_float("shampoo_beta", out.config.shampoo_beta, 0.0);
+  if (node["precondition_frequency"]) {
+    out.config.precondition_frequency =
+        reader.get_int(node["precondition_frequency"], key + ".precondition_frequency", 1);
+  }
   double adamw_lr = 0;  // Muon's rate for its AdamW part: absolute, the same at every swept rate
   if (node["adamw_lr"]) {
     if (out.config.kind != executor::OptimizerKind::kMuon)

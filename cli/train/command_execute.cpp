@@ -172,9 +172,10 @@ void add_execute_command(CLI::App& app) {
                   "with --dump-init: write each stage's weights after its K-th optimizer step to "
                   "DIR/weights-step-K/ (repeatable)")
       ->check(CLI::Range(1, 1 << 30));
-  cmd->add_option("--optimizer", args->optimizer,
-                  "the update rule: sgd (plain, the default), adamw, nadam, muon, lion or adan, at --lr with "
-                  "each optimizer's published betas")
+  cmd->add_option(
+         "--optimizer", args->optimizer,
+         "the update rule: sgd (plain, the default), adamw, nadam, muon, lion, adan or soap, at --lr with "
+         "each optimizer's published betas")
       ->check(CLI::IsMember(executor::optimizer_kind_names()))
       ->capture_default_str();
   cmd->add_option("--weight-decay", args->weight_decay, "decoupled weight decay on matrices (0: none)")

@@ -16,6 +16,8 @@ std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config,
       return make_lion(config, blocks, parameters);
     case OptimizerKind::kAdan:
       return make_adan(config, blocks, parameters);
+    case OptimizerKind::kSoap:
+      return make_soap(config, blocks, parameters);
   }
   return make_sgd(config, blocks, parameters);
 }

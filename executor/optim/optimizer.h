@@ -35,6 +35,8 @@ std::unique_ptr<Optimizer> make_lion(const OptimizerConfig& config, const std::v
                                      std::size_t parameters);
 std::unique_ptr<Optimizer> make_adan(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
                                      std::size_t parameters);
+std::unique_ptr<Optimizer> make_soap(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
+                                     std::size_t parameters);
 std::unique_ptr<Optimizer> make_muon(const OptimizerConfig& config, const std::vector<ParameterBlock>& blocks,
                                      std::size_t parameters);
 

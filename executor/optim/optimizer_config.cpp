@@ -46,6 +46,7 @@ OptimizerConfig optimizer_with_defaults(OptimizerKind kind) {
   config.kind = kind;
   if (kind == OptimizerKind::kMuon) config.momentum = 0.95F;
   if (kind == OptimizerKind::kLion) config.beta2 = 0.99F;
+  if (kind == OptimizerKind::kSoap) config.beta1 = 0.95F;  // beta2 0.95, as AdamW's
   if (kind == OptimizerKind::kAdan) {
     config.beta1 = 0.98F;
     config.beta2 = 0.92F;

@@ -19,9 +19,11 @@ struct OptimizerConfig {
   float beta2 = 0.95F;    // Lion's momentum decay; Adan's gradient-difference decay
   float beta3 = 0.99F;    // Adan's second-moment decay
   float epsilon = 1e-8F;
-  float weight_decay = 0.0F;    // decoupled (W -= lr * lambda * W), on matrices only
-  float adamw_lr_ratio = 1.0F;  // Muon: learning rate of its AdamW part over that of its matrices
-  int newton_schulz_steps = 5;  // Muon
+  float weight_decay = 0.0F;        // decoupled (W -= lr * lambda * W), on matrices only
+  float adamw_lr_ratio = 1.0F;      // Muon: learning rate of its AdamW part over that of its matrices
+  int newton_schulz_steps = 5;      // Muon
+  float shampoo_beta = 0.95F;       // SOAP: decay of its preconditioners L = E[G G^T], R = E[G^T G]
+  int precondition_frequency = 10;  // SOAP: steps between eigendecompositions of L and R
 };
 
 // Linear warm-up to the peak, then cosine decay to floor_ratio * peak. Progress is counted in microbatches
@@ -46,9 +48,9 @@ std::string optimizer_kind_name(OptimizerKind kind);
 DelayCorrection parse_delay_correction(const std::string& name);  // throws std::invalid_argument
 std::string delay_correction_name(DelayCorrection correction);
 // The optimizer with its authors' defaults where they differ from the struct's (AdamW's beta1 0.9, beta2
-// 0.95): Muon's momentum 0.95, Lion's beta2 0.99, Adan's betas 0.98 and 0.92.
+// 0.95): Muon's momentum 0.95, Lion's beta2 0.99, Adan's betas 0.98 and 0.92, SOAP's 0.95 and 0.95.
 OptimizerConfig optimizer_with_defaults(OptimizerKind kind);
-std::vector<std::string> optimizer_kind_names();    // sgd, adamw, nadam, muon
+std::vector<std::string> optimizer_kind_names();    // sgd, adamw, nadam, muon, lion, adan, soap
 std::vector<std::string> delay_correction_names();  // none, error-feedback, weight-prediction
 
 }  // namespace pipesim::executor

@@ -35,6 +35,21 @@ TEST(TransformerScenario, ReadsTheModelAndTakesTheLinkFromTheProfile) {
   EXPECT_EQ(s.comm.latency_ns, std::vector<TimeNs>{250'000});  // and 250 us
 }
 
+TEST(TransformerScenario, SoapTakesItsPreconditioningFrequencyAndNoOtherOptimizerDoes) {
+  const Scenario s = parse_scenario(kModel +
+                                        "pipeline: {stages: 4, microbatches: 8}\n"
+                                        "optimizer: {type: soap, precondition_frequency: 25}\n",
+                                    "s.yaml");
+  ASSERT_TRUE(s.transformer.has_value());
+  EXPECT_EQ(s.transformer->optimizer.type, OptimizerKind::kSoap);
+  EXPECT_EQ(s.transformer->optimizer.precondition_frequency, 25);
+  const std::string error = error_of(kModel +
+                                     "pipeline: {stages: 4, microbatches: 8}\n"
+                                     "optimizer: {type: adamw, precondition_frequency: 25}\n");
+  EXPECT_NE(error.find("optimizer.precondition_frequency"), std::string::npos) << error;
+  EXPECT_NE(error.find("soap only"), std::string::npos) << error;
+}
+
 TEST(TransformerScenario, GlobalBatchGivesAMeanMicrobatchSize) {
   const Scenario s =
       parse_scenario(kModel + "pipeline: {stages: 4, microbatches: 24, global_batch: 128}\n", "s.yaml");
@@ -90,9 +105,9 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
                      "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
             "s.yaml:1: key 'model.vocab': expected a value (layers, hidden, heads, seq_len, vocab), got "
             "{layers: 8, hidden: 512, heads: 8, seq_len: 256}");
-  EXPECT_EQ(
-      error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: adafactor}\n"),
-      "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam, muon, lion or adan, got 'adafactor'");
+  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: adafactor}\n"),
+            "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam, muon, lion, adan or soap, got "
+            "'adafactor'");
   EXPECT_EQ(
       error_of(kModel + "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
       "s.yaml:3: key 'pipeline.global_batch': expected either global_batch or microbatch_size, not both, got "

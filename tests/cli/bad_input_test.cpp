@@ -222,7 +222,7 @@ TEST(BadInput, ChoicesSuggestTheClosestName) {
   expect_all({"optimizer.type",
               transformer("gelu", "adamx"),
               {"test.yaml:10: key 'optimizer.type'",
-               "expected adamw, sgd, nadam, muon, lion or adan, got 'adamx'; did you mean 'adamw'?"}});
+               "expected adamw, sgd, nadam, muon, lion, adan or soap, got 'adamx'; did you mean 'adamw'?"}});
 }
 
 TEST(BadInput, InvalidYaml) {

@@ -202,7 +202,7 @@ TEST(TransformerCosts, TransfersWithoutAPeerLinkAreStagedThroughTheHost) {
 TEST(OptimizerKind, OneNameTableForEveryOptimizer) {
   for (const auto& [name, kind] : optimizer_names()) EXPECT_EQ(optimizer_name(kind), name);
   EXPECT_EQ(names_of(optimizer_names()),
-            (std::vector<std::string>{"sgd", "adamw", "nadam", "muon", "lion", "adan"}));
+            (std::vector<std::string>{"sgd", "adamw", "nadam", "muon", "lion", "adan", "soap"}));
 }
 
 TEST(TransformerCosts, OptimizerStateAndStepTime) {
@@ -224,6 +224,21 @@ TEST(TransformerCosts, OptimizerStateAndStepTime) {
   const double h = 64, ns_flops = 5 * ((4 * h * h * 3 * h + 2 * h * h * h) + (4 * h * h * h + 2 * h * h * h) +
                                        2 * (4 * h * h * 4 * h + 2 * h * h * h));
   EXPECT_NEAR(muon.optimizer_s, (2 * 49'152 * 20 + 100 * 64 * 28) / 1e9 + 2 * ns_flops / 1e12, 1e-12);
+  // SOAP per matrix r x c: AdamW's per-parameter state and traffic; fp32 L, R, Q_L, Q_R (8 (r² + c²)
+  // bytes); per step three rotations (2rc·c + 2rc·r each), L and R (2r²c + 2c²r), and every 5th step two
+  // eigendecompositions of 9n³.
+  s.optimizer.type = OptimizerKind::kSoap;
+  s.optimizer.precondition_frequency = 5;
+  double soap_bytes = 0, soap_flops = 0;
+  for (const double c : {3 * h, h, 4 * h, 4 * h}) {
+    soap_bytes += 8 * (h * h + c * c);
+    soap_flops +=
+        3 * (2 * h * c * c + 2 * h * c * h) + 2 * h * h * c + 2 * c * c * h + 9 * (h * h * h + c * c * c) / 5;
+  }
+  const StageCosts soap = transformer_stage_costs(s, 2, 2)[0];
+  EXPECT_DOUBLE_EQ(soap.optimizer_bytes, 12 * params + 2 * soap_bytes);
+  EXPECT_NEAR(soap.optimizer_s, params * 28 / 1e9 + 2 * soap_flops / 1e12, 1e-12);
+  s.optimizer.type = OptimizerKind::kMuon;
   s.optimizer.state_bytes_per_param = 6;
   EXPECT_DOUBLE_EQ(transformer_stage_costs(s, 2, 2)[0].optimizer_bytes, 6 * params);
 }

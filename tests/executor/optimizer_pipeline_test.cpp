@@ -25,12 +25,14 @@ std::vector<RuleCase> rule_cases() {
   OptimizerConfig muon{.kind = OptimizerKind::kMuon, .momentum = 0.95F, .adamw_lr_ratio = 0.1F};
   OptimizerConfig lion{.kind = OptimizerKind::kLion, .beta2 = 0.99F, .weight_decay = 0.1F};
   OptimizerConfig adan{.kind = OptimizerKind::kAdan, .beta1 = 0.98F, .beta2 = 0.92F};
+  OptimizerConfig soap{.kind = OptimizerKind::kSoap, .beta1 = 0.95F, .precondition_frequency = 2};
   return {{"sgd_momentum", sgd},
           {"adamw", adamw},
           {"nadam", nadam},
           {"muon", muon},
           {"lion", lion},
           {"adan", adan},
+          {"soap", soap},
           {"adamw_error_feedback", adamw, DelayCorrection::kErrorFeedback},
           {"muon_weight_prediction", muon, DelayCorrection::kWeightPrediction}};
 }
@@ -66,7 +68,7 @@ INSTANTIATE_TEST_SUITE_P(Executor, SynchronousTrainingPerOptimizer,
                          [](const auto& info) { return test_name_of(info.param); });
 
 // AdamW keeps two moments per parameter; error feedback one more buffer; Muon one momentum per hidden-matrix
-// value and two moments for the rest.
+// value and two moments for the rest; SOAP two moments and four square matrices per matrix.
 TEST(ExecutorOptimizerMemory, StateBytesPerStageFollowTheOptimizerAndTheCorrection) {
   for (const RuleCase& rule : rule_cases()) {
     PlannedRun run = plan_small("pipedream-2bw");  // a plan runs once: its policies keep state
@@ -97,6 +99,12 @@ TEST(ExecutorOptimizerMemory, StateBytesPerStageFollowTheOptimizerAndTheCorrecti
           break;
         case OptimizerKind::kAdan:
           floats = 4 * n;
+          break;
+        case OptimizerKind::kSoap:  // two moments; L, R and their bases per matrix (embedding, head too)
+          floats = 2 * n;
+          for (const ParameterBlock& b : model.stages[s].parameter_blocks()) {
+            if (b.is_matrix()) floats += 2 * static_cast<std::size_t>(b.rows * b.rows + b.cols * b.cols);
+          }
           break;
       }
       if (rule.correction != DelayCorrection::kNone) floats += n;

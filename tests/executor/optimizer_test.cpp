@@ -178,7 +178,7 @@ TEST(Optimizers, LearningRateWarmsUpLinearlyThenDecaysByCosineToTheFloor) {
 }
 
 TEST(Optimizers, NamesRoundTripAndUnknownNamesListTheAllowedOnes) {
-  for (const char* name : {"sgd", "adamw", "nadam", "muon", "lion", "adan"})
+  for (const char* name : {"sgd", "adamw", "nadam", "muon", "lion", "adan", "soap"})
     EXPECT_EQ(optimizer_kind_name(parse_optimizer_kind(name)), name);
   for (const char* name : {"none", "error-feedback", "weight-prediction"})
     EXPECT_EQ(delay_correction_name(parse_delay_correction(name)), name);
