@@ -14,6 +14,8 @@
 #include "executor/study/validation.h"
 #include "executor/worker_numerics.h"
 #include "schedules/registry.h"
+#include "sim/comm_model.h"
+#include "sim/engine/engine.h"
 #include "sim/resource_estimate.h"
 
 namespace pipesim {
@@ -97,6 +99,22 @@ void delay_stages(ExecutionPlan& plan, int microbatches, const std::vector<bool>
   plan.forward_reads.lag_of_stage.assign(delayed.size(), -1);
   for (std::size_t s = 0; s < delayed.size(); ++s)
     if (delayed[s]) plan.forward_reads.lag_of_stage[s] = 1;
+}
+
+// With free transfers a timeline is never shorter than its busiest device's work, nor longer than all its
+// work one op after another (some device is always busy: nothing waits on a transfer).
+void check_pipelined_time(const RunTrace& trace, int devices) {
+  std::vector<TimeNs> busy(static_cast<std::size_t>(devices), 0);
+  TimeNs total = 0;
+  for (const OpRecord& op : trace.ops) {
+    busy.at(static_cast<std::size_t>(op.device)) += op.duration_ns();
+    total += op.duration_ns();
+  }
+  const TimeNs busiest = busy.empty() ? 0 : *std::max_element(busy.begin(), busy.end());
+  if (trace.makespan_ns < busiest || trace.makespan_ns > total) {
+    throw std::logic_error(fmt::format("the measured pipeline lasts {} ns, outside [{}, {}] ns of its work",
+                                       trace.makespan_ns, busiest, total));
+  }
 }
 
 }  // namespace
@@ -191,6 +209,15 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
       run.result = executor::execute_replay(plan, measured, *comm2, setup, observer);
     } else {
       run.result = executor::execute_replay(plan, *costs, *comm, setup, observer);
+      if (options.measured_pipeline) {
+        // The pipeline's own time: the same plan on what each op cost here, with in-memory (free) transfers.
+        ExecutionPlan again = resolved.schedule->plan(run.spec, *costs);
+        delay_stages(again, run.spec.microbatches, options.one_step_delayed);
+        const executor::PerOpCostModel measured(run.result.ops, layout.stages, *costs);
+        FixedLatencyComm free_transfers(std::vector<TimeNs>(layout.devices, 0));
+        run.measured_pipeline = simulate(again, measured, free_transfers);
+        check_pipelined_time(run.measured_pipeline, layout.devices);
+      }
     }
     for (int step : dump.weights_at_steps) {
       for (int s = 0; s < layout.stages_per_pipeline(); ++s) {

@@ -27,6 +27,9 @@ struct ExecuteOptions {
   // measures them, the second replays on them; `pipesim execute`'s default); false, by the scenario's costs
   // (deterministic timestamps, one pass).
   bool measured_clock = false;
+  // Replay mode on the scenario's clock: also time the executed ops at their own measured thread CPU times on
+  // the same plan, transfers free (each device a core of this machine): ExecutedSchedule::measured_pipeline.
+  bool measured_pipeline = false;
   // Held-out evaluations: every this many batches and after the last (0: after the last only; -1: none).
   // Real mode evaluates the final weights only.
   int eval_every_batches = -1;
@@ -57,6 +60,8 @@ struct ExecutedSchedule {
   WeightGuarantees guarantees;    // what the schedule promises, per stage
   executor::ExecutionResult result;
   std::vector<RunEvaluation> evaluations;  // in batch order
+  // ExecuteOptions::measured_pipeline: the plan timed on the ops' measured CPU times (else empty).
+  RunTrace measured_pipeline;
 };
 
 // The setup a run uses: m from the scenario, at least one model unit per (virtual) stage.

@@ -34,14 +34,15 @@ std::optional<TargetCrossing> first_crossing(const std::vector<CurvePoint>& poin
     if (!(badness(p, target) <= goal(target))) continue;
     if (i == 0) {
       return TargetCrossing{static_cast<double>(p.samples), static_cast<double>(p.steps), p.predicted_s,
-                            p.measured_s};
+                            p.measured_s, p.pipelined_s};
     }
     const CurvePoint& q = points[i - 1];  // missed the target: its badness is above the goal
     const double f = (badness(q, target) - goal(target)) / (badness(q, target) - badness(p, target));
     auto lerp = [f](double a, double b) { return a + f * (b - a); };
     return TargetCrossing{lerp(static_cast<double>(q.samples), static_cast<double>(p.samples)),
                           lerp(static_cast<double>(q.steps), static_cast<double>(p.steps)),
-                          lerp(q.predicted_s, p.predicted_s), lerp(q.measured_s, p.measured_s)};
+                          lerp(q.predicted_s, p.predicted_s), lerp(q.measured_s, p.measured_s),
+                          lerp(q.pipelined_s, p.pipelined_s)};
   }
   return std::nullopt;
 }
@@ -97,7 +98,7 @@ std::vector<GroupSummary> summarize_runs(const Study& study, const StudyCurves& 
     g.loss_spread = loss_spread(seeds);
     for (const StudyTarget& target : study.targets) {
       TargetSummary t;
-      double samples = 0, steps = 0, predicted = 0, measured = 0;
+      double samples = 0, steps = 0, predicted = 0, measured = 0, pipelined = 0;
       for (const auto* c : seeds) {
         const std::optional<TargetCrossing> x = first_crossing(*c, target);
         if (!x) continue;
@@ -106,11 +107,13 @@ std::vector<GroupSummary> summarize_runs(const Study& study, const StudyCurves& 
         steps += x->steps;
         predicted += x->predicted_s;
         measured += x->measured_s;
+        pipelined += x->pipelined_s;  // NaN from any seed trained before it was kept: NaN
       }
       t.samples_to_target = t.reached ? samples / t.reached : kNaN;
       t.steps_to_target = t.reached ? steps / t.reached : kNaN;
       t.predicted_s_to_target = t.reached ? predicted / t.reached : kNaN;
       t.measured_s_to_target = t.reached ? measured / t.reached : kNaN;
+      t.pipelined_s_to_target = t.reached ? pipelined / t.reached : kNaN;
       g.targets.push_back(t);
     }
   }
@@ -188,7 +191,11 @@ std::string format_study_table(const Study& study, const std::vector<GroupSummar
   const StudyTarget& lead = study.targets.front();
   std::string out = fmt::format(
       "Target: {}. Points are taken after the optimizer step, on the same held-out samples for every run; "
-      "times to target are interpolated between points and averaged over the seeds that reached it.\n\n",
+      "times to target are interpolated between points and averaged over the seeds that reached it. "
+      "Predicted s: the simulator's clock on the study's target setting. Measured s: the replay worker's "
+      "compute time over all stages, one after another, on this machine. Pipelined s: the same ops, each at "
+      "its measured CPU time, timed on the schedule's plan with a core per device and free transfers "
+      "(`-`: a run trained before pipesim kept it).\n\n",
       lead.label());
   if (study.lr_scaling != Study::LrScaling::kNone) {
     out += fmt::format(
@@ -199,15 +206,16 @@ std::string format_study_table(const Study& study, const std::vector<GroupSummar
   }
   out +=
       "| B | schedule | optimizer | correction | reached | samples | steps | predicted s | measured s | "
-      "final val loss | loss spread | speed-up vs fastest flush |\n";
-  out += "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "pipelined s | final val loss | loss spread | speed-up vs fastest flush |\n";
+  out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const GroupSummary& g : groups) {
     const TargetSummary& t = g.targets.front();
-    out += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {:.4f} | {:.4f} | {} |\n",
+    out += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {:.4f} | {:.4f} | {} |\n",
                        g.global_batch, g.schedule, g.optimizer, g.correction, t.reached, g.seeds,
                        value(t.samples_to_target, "{:.0f}"), value(t.steps_to_target, "{:.0f}"),
                        value(t.predicted_s_to_target, "{:.3f}"), value(t.measured_s_to_target, "{:.3f}"),
-                       g.final_val_loss, g.loss_spread, value(t.speedup_over_fastest_flush, "{:.2f}x"));
+                       value(t.pipelined_s_to_target, "{:.3f}"), g.final_val_loss, g.loss_spread,
+                       value(t.speedup_over_fastest_flush, "{:.2f}x"));
   }
   if (study.targets.size() < 2) return out;
   out +=

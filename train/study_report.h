@@ -18,6 +18,7 @@ struct TargetCrossing {
   double steps = 0;
   double predicted_s = 0;
   double measured_s = 0;
+  double pipelined_s = 0;
 };
 std::optional<TargetCrossing> first_crossing(const std::vector<CurvePoint>& points,
                                              const StudyTarget& target);
@@ -28,6 +29,7 @@ struct TargetSummary {
   double steps_to_target = 0;        // optimizer steps
   double predicted_s_to_target = 0;  // the simulator's clock on the target setting
   double measured_s_to_target = 0;   // the executor's compute time
+  double pipelined_s_to_target = 0;  // the replay's pipelined time on its measured op costs (NaN: not kept)
   // The fastest synchronous group's predicted time to the target at the same global batch, optimizer and N
   // over this group's (NaN unless both reached with every seed).
   double speedup_over_fastest_flush = 0;

@@ -85,8 +85,13 @@ std::string StudyRun::hash(const Study& study) const {
       o.weight_decay, o.adamw_lr_ratio, o.newton_schulz_steps);
   if (study.lr_scaling != Study::LrScaling::kNone)
     text += fmt::format("lr_scale={:.17g};", learning_rate_scale(study, schedule));
-  // Only Adan reads beta3: left out for the others, whose hashes (and resumable curves) stay as they were.
+  // Only Adan reads beta3, only SOAP its preconditioners' settings: left out for the others, whose hashes
+  // (and resumable curves) stay as they were.
   if (o.kind == executor::OptimizerKind::kAdan) text += fmt::format("beta3={:.9g};", o.beta3);
+  if (o.kind == executor::OptimizerKind::kSoap) {
+    text += fmt::format("shampoo_beta={:.9g};precondition_frequency={};", o.shampoo_beta,
+                        o.precondition_frequency);
+  }
   text += fmt::format("correction={};seed={}", executor::delay_correction_name(correction), seed);
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits: stable across builds and machines
   for (const unsigned char c : text) {
@@ -302,6 +307,34 @@ DelayFigures largest_delays(const Study& study, const StudyRun& run) {
   return largest;
 }
 
+double seconds_when_applied(const RunTrace& trace,
+                            const std::vector<std::vector<std::int64_t>>& applied_after_step,
+                            std::int64_t microbatches) {
+  std::vector<int> step_needed(applied_after_step.size());
+  for (std::size_t s = 0; s < applied_after_step.size(); ++s) {
+    const auto& applied = applied_after_step[s];
+    const auto first = std::lower_bound(applied.begin(), applied.end(), microbatches);
+    if (first == applied.end()) {
+      throw std::logic_error(
+          fmt::format("stage {} never applied {} microbatches' gradients", s + 1, microbatches));
+    }
+    step_needed[s] = static_cast<int>(first - applied.begin());
+  }
+  TimeNs latest = 0;
+  std::size_t found = 0;
+  for (const OpRecord& op : trace.ops) {
+    const auto s = static_cast<std::size_t>(op.action.stage);
+    if (op.action.kind == OpKind::U && s < step_needed.size() && op.action.microbatch == step_needed[s]) {
+      latest = std::max(latest, op.end_ns);
+      ++found;
+    }
+  }
+  if (found != step_needed.size()) {
+    throw std::logic_error(fmt::format("{} of {} stages' steps are in the trace", found, step_needed.size()));
+  }
+  return static_cast<double>(latest) / 1e9;
+}
+
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
   const int m = run.schedule.microbatches;
   const std::int64_t total_samples = run_samples(study, run);
@@ -313,6 +346,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
 
   ExecuteOptions options;
   options.one_step_delayed = run.schedule.one_step_delayed;
+  options.measured_pipeline = true;
   executor::TrainingSetup& setup = options.setup;
   setup.shape = study.shape;
   if (study.task != "teacher-mlp") {
@@ -341,7 +375,10 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   std::vector<CurvePoint> points;
   const executor::Evaluation initial =
       executor::evaluate(model, model.initial_parameters, setup, study.validation_samples);
-  points.push_back({0, 0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0});
+  points.push_back({0, 0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0, 0});
+  // Per stage, the microbatches applied after each of its steps: where the points lie on the measured
+  // pipeline's clock, which has its own order.
+  std::vector<std::vector<std::int64_t>> applied_after_step(stages);
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> last_return;
   double measured_s = 0;
@@ -353,6 +390,10 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   options.observer = [&](const OpRecord& op, const executor::WorkerNumerics& numerics) {
     if (last_return) measured_s += std::chrono::duration<double>(Clock::now() - *last_return).count();
     if (op.action.kind == OpKind::U) {
+      auto& stage_applied = applied_after_step.at(op.action.stage);
+      if (op.action.microbatch != static_cast<int>(stage_applied.size()))
+        throw std::logic_error(fmt::format("{} out of its stage's step order", describe(op.action)));
+      stage_applied.push_back(numerics.applied_microbatches(op.action.stage));
       std::int64_t applied = numerics.applied_microbatches(0);
       std::int64_t steps = numerics.optimizer_steps(0);
       for (int s = 1; s < stages; ++s) {
@@ -369,7 +410,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
         for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
         const executor::Evaluation e = executor::evaluate(model, params, setup, study.validation_samples);
         points.push_back({samples, steps, loss_sum / static_cast<double>(applied - evaluated_microbatches),
-                          e.loss, e.accuracy, static_cast<double>(op.end_ns) / 1e9, measured_s});
+                          e.loss, e.accuracy, static_cast<double>(op.end_ns) / 1e9, measured_s, 0});
         evaluated_microbatches = applied;
         while (study.eval_every_samples > 0 && next_eval_samples <= samples)
           next_eval_samples += study.eval_every_samples;
@@ -379,23 +420,30 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
     }
     last_return = Clock::now();
   };
-  execute_schedule(scenario, request, options);
+  const ExecutedSchedule executed = execute_schedule(scenario, request, options);
+  for (CurvePoint& p : points) {
+    if (p.samples > 0) {
+      p.pipelined_s = seconds_when_applied(executed.measured_pipeline, applied_after_step,
+                                           p.samples / setup.samples_per_microbatch);
+    }
+  }
   return points;
 }
 
 std::string curve_csv_header() {
   return "run,global_batch,schedule,optimizer,correction,seed,samples,steps,train_loss,val_loss,val_accuracy,"
-         "predicted_s,measured_s,run_hash\n";
+         "predicted_s,measured_s,pipelined_s,run_hash\n";
 }
 
 std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::vector<CurvePoint>& points) {
   std::string out;
   const std::string hash = run.hash(study);
   for (const CurvePoint& p : points) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", run.key(),
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", run.key(),
                        run.global_batch, run.schedule.label(), run.optimizer.label,
                        executor::delay_correction_name(run.correction), run.seed, p.samples, p.steps,
-                       p.train_loss, p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s, hash);
+                       p.train_loss, p.val_loss, p.val_accuracy, p.predicted_s, p.measured_s, p.pipelined_s,
+                       hash);
   }
   return out;
 }
@@ -409,28 +457,36 @@ struct ParsedRow {
   std::string error;  // why the row cannot be read; empty when it was
 };
 
-ParsedRow parse_row(const std::string& line) {
+// The header before pipelined_s was kept: its rows have 14 cells and read with pipelined_s NaN.
+std::string curve_csv_header_without_pipelined_time() {
+  return "run,global_batch,schedule,optimizer,correction,seed,samples,steps,train_loss,val_loss,val_accuracy,"
+         "predicted_s,measured_s,run_hash\n";
+}
+
+ParsedRow parse_row(const std::string& line, std::size_t columns) {
   std::vector<std::string> cells;
   std::stringstream in(line);
   std::string cell;
   while (std::getline(in, cell, ',')) cells.push_back(cell);
   ParsedRow row;
   if (!cells.empty()) row.key = cells[0];
-  if (cells.size() != 14) {
-    row.error = fmt::format("{} cells where 14 were expected{}", cells.size(),
+  if (cells.size() != columns) {
+    row.error = fmt::format("{} cells where {} were expected{}", cells.size(), columns,
                             cells.size() < 14 ? " (written by an older pipesim: no steps or run_hash)" : "");
     return row;
   }
-  row.hash = cells[13];
+  row.hash = cells.back();
+  row.point.pipelined_s = std::numeric_limits<double>::quiet_NaN();
   try {
     std::size_t used = 0;
     row.point.samples = std::stoll(cells[6], &used);
     if (used != cells[6].size()) throw std::invalid_argument("samples");
     row.point.steps = std::stoll(cells[7], &used);
     if (used != cells[7].size()) throw std::invalid_argument("steps");
-    double* fields[] = {&row.point.train_loss, &row.point.val_loss, &row.point.val_accuracy,
-                        &row.point.predicted_s, &row.point.measured_s};
-    for (int i = 0; i < 5; ++i) {
+    double* fields[] = {&row.point.train_loss,  &row.point.val_loss,   &row.point.val_accuracy,
+                        &row.point.predicted_s, &row.point.measured_s, &row.point.pipelined_s};
+    // The figures run from cell 8 to the one before the hash: five in the old format, six now.
+    for (std::size_t i = 0; i + 9 < columns; ++i) {
       *fields[i] = std::stod(cells[8 + i], &used);
       if (used != cells[8 + i].size()) throw std::invalid_argument(cells[8 + i]);
     }
@@ -449,7 +505,7 @@ std::string curve_problem(const std::vector<CurvePoint>& points) {
     }
     const bool finite = (i == 0 || std::isfinite(p.train_loss)) && std::isfinite(p.val_loss) &&
                         std::isfinite(p.val_accuracy) && std::isfinite(p.predicted_s) &&
-                        std::isfinite(p.measured_s);
+                        std::isfinite(p.measured_s) && !std::isinf(p.pipelined_s);
     if (!finite) return fmt::format("a figure that is not finite at {} samples", p.samples);
   }
   return "";
@@ -471,10 +527,12 @@ StudyCurves read_complete_curves(const std::string& csv_text, const Study& study
   std::stringstream in(csv_text);
   std::string line;
   bool header = true;
+  std::size_t columns = 15;
   while (std::getline(in, line)) {
     if (header) {
       header = false;
-      if (line + "\n" != curve_csv_header()) {
+      if (line + "\n" == curve_csv_header_without_pipelined_time()) columns = 14;
+      if (line + "\n" != curve_csv_header() && columns != 14) {
         if (distrusted && !line.empty()) {
           distrusted->push_back("the file's header is not a study curves header: nothing of it was resumed");
         }
@@ -484,7 +542,7 @@ StudyCurves read_complete_curves(const std::string& csv_text, const Study& study
     }
     // A line cut short by an interruption has no newline after it: eof is set.
     if (in.eof()) break;
-    const ParsedRow row = parse_row(line);
+    const ParsedRow row = parse_row(line, columns);
     if (!expected_samples.contains(row.key)) {  // a run the study no longer has, or another study's file
       ++unknown_rows;
       continue;

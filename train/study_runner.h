@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/scenario.h"
+#include "sim/trace.h"
 #include "train/study_config.h"
 
 namespace pipesim {
@@ -39,6 +40,9 @@ struct CurvePoint {
   double val_accuracy = 0;
   double predicted_s = 0;  // the simulator's clock on the target setting when the point was reached
   double measured_s = 0;   // the executor's own compute time so far (one worker over all stages)
+  // The replay's own pipelined time: when every stage had applied these samples, on the plan timed by each
+  // op's measured CPU time (a device per core, transfers free). NaN in curves trained before it was kept.
+  double pipelined_s = 0;
 };
 
 using StudyCurves = std::map<std::string, std::vector<CurvePoint>>;  // by run key
@@ -86,6 +90,13 @@ struct DelayFigures {
 DelayFigures largest_delays(const Study& study, const StudyRun& run);
 
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run);
+
+// When, in `trace`, every stage had applied `microbatches` gradients: the latest end over stages s of the
+// stage's first step k with applied_after_step[s][k] >= microbatches (U(s, k) in the trace). In seconds.
+// Throws std::logic_error when a stage never applies that many or its step is not in the trace.
+double seconds_when_applied(const RunTrace& trace,
+                            const std::vector<std::vector<std::int64_t>>& applied_after_step,
+                            std::int64_t microbatches);
 
 std::string curve_csv_header();
 std::string curve_csv_rows(const Study& study, const StudyRun& run, const std::vector<CurvePoint>& points);

@@ -115,6 +115,37 @@ TEST(NumericsDump, AFlushsWeightsAfterItsKthStepAreSequentialTrainingsAfterK) {
   EXPECT_EQ(read_npy_floats(dir + "/batches/step0002-mb01-inputs.npy"), mb.inputs.values);
 }
 
+// The pipelined time on measured costs is the same plan at each op's own CPU time, transfers free: between
+// the busiest device's work and all the work one op after another, and each op as long as it measured.
+TEST(MeasuredPipeline, TimesThePlanAtEachOpsMeasuredCpuTime) {
+  ExecuteOptions options;
+  options.measured_pipeline = true;
+  const Scenario scenario = test::uniform_scenario(2, 4, 1.0, 2.0, 0, 3);
+  const ExecutedSchedule run =
+      execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, options);
+  const RunTrace& pipeline = run.measured_pipeline;
+  ASSERT_EQ(pipeline.ops.size(), run.result.ops.size());
+  TimeNs total = 0;
+  std::vector<TimeNs> busy(2, 0);
+  for (const executor::ExecutedOp& op : run.result.ops) {
+    total += op.thread_cpu_ns;
+    busy.at(op.device) += op.thread_cpu_ns;
+  }
+  EXPECT_LE(pipeline.makespan_ns, total);
+  EXPECT_GE(pipeline.makespan_ns, std::max(busy[0], busy[1]));
+  // Each op lasts what it measured (ops may run in another order, so matched by action).
+  for (const executor::ExecutedOp& op : run.result.ops) {
+    const auto same = std::find_if(pipeline.ops.begin(), pipeline.ops.end(),
+                                   [&](const OpRecord& r) { return r.action == op.action; });
+    ASSERT_NE(same, pipeline.ops.end()) << describe(op.action);
+    EXPECT_EQ(same->duration_ns(), op.thread_cpu_ns) << describe(op.action);
+  }
+  // Not asked: not timed.
+  const ExecutedSchedule plain =
+      execute_schedule(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)}, ExecuteOptions{});
+  EXPECT_TRUE(plain.measured_pipeline.ops.empty());
+}
+
 TEST(NumericsDump, ADumpThatCannotBeMadeIsRefused) {
   const std::string dir = testing::TempDir() + "/dump_refused";
   const Scenario scenario = test::uniform_scenario(2, 2, 1.0, 2.0, 0, 3);

@@ -60,6 +60,20 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
+TEST(StudyConfig, SoapReadsItsPreconditionerSettingsWhichOtherOptimizersRefuse) {
+  const Study study = parse_study(
+      replaced(kTinyStudy, "{name: adamw, lr: 0.01}", "{name: soap, lr: 0.01, precondition_frequency: 3}"),
+      "s.yaml", false);
+  ASSERT_EQ(study.optimizers.size(), 1U);
+  EXPECT_EQ(study.optimizers[0].config.kind, executor::OptimizerKind::kSoap);
+  EXPECT_EQ(study.optimizers[0].config.precondition_frequency, 3);
+  EXPECT_FLOAT_EQ(study.optimizers[0].config.beta1, 0.95F);  // the authors' betas
+  const std::string error = expect_input_error(
+      replaced(kTinyStudy, "{name: adamw, lr: 0.01}", "{name: adamw, lr: 0.01, shampoo_beta: 0.9}"));
+  EXPECT_NE(error.find("optimizers[0].shampoo_beta"), std::string::npos) << error;
+  EXPECT_NE(error.find("soap only"), std::string::npos) << error;
+}
+
 TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
   // A schedule entry's key that is not a name (a list, here) is an input error, not a crash.
   EXPECT_NE(expect_input_error(replaced(kTinyStudy, "{name: pipedream-2bw, microbatches: 2}",
@@ -282,17 +296,41 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// The CSV without its measured_s column (the only one that depends on the machine).
-// The CSV without its measured_s column (the one before run_hash): wall-clock time differs between runs.
-std::string without_measured(const std::string& csv) {
+// The CSV without the `count` columns before run_hash, header included: 2 drops measured_s and pipelined_s,
+// the only ones that depend on the machine (wall-clock and CPU times differ between runs); 1 drops
+// pipelined_s, giving the file pipesim wrote before it kept that column.
+std::string without_columns_before_hash(const std::string& csv, int count) {
   std::stringstream in(csv);
   std::string line, out;
   while (std::getline(in, line)) {
     const std::size_t hash = line.rfind(',');
-    const std::size_t measured = line.rfind(',', hash - 1);
-    out += line.substr(0, measured) + line.substr(hash) + "\n";
+    std::size_t cut = hash;
+    for (int i = 0; i < count; ++i) cut = line.rfind(',', cut - 1);
+    out += line.substr(0, cut) + line.substr(hash) + "\n";
   }
   return out;
+}
+std::string without_measured(const std::string& csv) {
+  return without_columns_before_hash(csv, 2);
+}
+
+// Two stages: stage 1 steps at 10 and 30 ns, stage 2 at 20 and 25 ns (its second step ends first).
+TEST(StudyRunner, APointsPipelinedTimeIsWhenEveryStageHadAppliedItsSamples) {
+  RunTrace trace;
+  trace.ops = {{optimizer_step(0, 0, false), 0, 0, 5, 10},
+               {optimizer_step(1, 0, false), 1, 0, 15, 20},
+               {forward(0, 4), 0, 1, 10, 40},
+               {optimizer_step(1, 1, false), 1, 1, 22, 25},
+               {optimizer_step(0, 1, false), 0, 1, 28, 30}};
+  // Stage 1 applies 2 then 4 microbatches; stage 2 one, then 4 (a run-time rule's uneven steps).
+  const std::vector<std::vector<std::int64_t>> applied{{2, 4}, {1, 4}};
+  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 1), 20e-9);  // stage 1's step 0, stage 2's step 0
+  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 2), 25e-9);  // stage 2 needs its second step
+  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 3), 30e-9);
+  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 4), 30e-9);
+  EXPECT_THROW(seconds_when_applied(trace, applied, 5), std::logic_error);  // never applied
+  trace.ops.pop_back();
+  EXPECT_THROW(seconds_when_applied(trace, applied, 3), std::logic_error);  // the step is not in the trace
 }
 
 TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
@@ -307,10 +345,26 @@ TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
     ASSERT_EQ(points.size(), 3U) << key;  // 0, 32 and 64 samples
     EXPECT_EQ(points.back().samples, 64);
     EXPECT_TRUE(std::isnan(points.front().train_loss));
+    EXPECT_EQ(points.front().pipelined_s, 0);
     for (std::size_t i = 1; i < points.size(); ++i) {
       EXPECT_GT(points[i].predicted_s, points[i - 1].predicted_s) << key;
+      EXPECT_GT(points[i].pipelined_s, points[i - 1].pipelined_s) << key;
       EXPECT_TRUE(std::isfinite(points[i].val_loss)) << key;
     }
+  }
+  // A file written before pipelined_s was kept resumes whole, its pipelined times unknown (NaN, shown '-').
+  {
+    std::vector<std::string> why;
+    const StudyCurves old =
+        read_complete_curves(without_columns_before_hash(read_text(full_path), 1), study, &why);
+    EXPECT_TRUE(why.empty()) << why.front();
+    ASSERT_EQ(old.size(), 6U);
+    for (const auto& [key, points] : old) {
+      EXPECT_TRUE(std::isnan(points.back().pipelined_s)) << key;
+      EXPECT_NEAR(points.back().val_loss, curves.at(key).back().val_loss, 1e-7) << key;  // 9 digits
+    }
+    const std::string table = format_study_table(study, summarize_study(study, old));
+    EXPECT_NE(table.find("pipelined s"), std::string::npos);
   }
   // Interrupt: keep the rows of the first four runs and half a line of the fifth.
   const std::string full = read_text(full_path);
