@@ -69,6 +69,8 @@ class WorkerNumerics {
   // Weight versions the stage keeps for forwards to read: the newest, plus (double buffering) the older ones
   // a forward yet to run is pinned to.
   int kept_weight_versions(int stage) const;
+  // Weight buffers the stage allocated so far: a U reuses a retired version's buffer when nothing holds it.
+  int weight_buffers_made(int stage) const;
   // Microbatch gradients the stage's optimizer has applied (StageUpdater::applied_microbatches).
   std::int64_t applied_microbatches(int stage) const;
   int optimizer_steps(int stage) const;
@@ -94,6 +96,7 @@ class WorkerNumerics {
   void run_backward_input(const Action& a, Slot& st, const WeightCopy& read);
   void run_backward_weight(const Action& a, Slot& st);
   void step_optimizer(int stage, int step);
+  void retire(StageState& state, std::map<int, std::shared_ptr<const std::vector<float>>>::iterator version);
 
   const StagedModel& model_;
   const TrainingSetup& setup_;

@@ -227,5 +227,23 @@ TEST(ExecutorReplay, StagesKeepOnlyTheVersionsForwardsMayRead) {
   }
 }
 
+// A U writes the new version into a retired one's buffer when nothing holds it: a flush makes two buffers per
+// stage over the whole run (the live one and the one its U read), 2BW (double buffering) three.
+TEST(ExecutorReplay, UpdatesReuseRetiredWeightBuffers) {
+  for (const auto& [name, most] : {std::pair{"1f1b-flush", 2}, {"pipedream-2bw", 3}}) {
+    PlannedRun run = plan_small(name);
+    int made = 0, steps = 0;
+    execute_replay(run.plan, *run.costs, *run.comm, small_setup(),
+                   [&](const OpRecord&, const WorkerNumerics& n) {
+                     for (int s = 0; s < run.stages; ++s) {
+                       made = std::max(made, n.weight_buffers_made(s));
+                       steps = std::max(steps, n.optimizer_steps(s));
+                     }
+                   });
+    EXPECT_GE(steps, 3) << name;
+    EXPECT_EQ(made, most) << name;
+  }
+}
+
 }  // namespace
 }  // namespace pipesim::executor
