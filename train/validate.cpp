@@ -303,7 +303,7 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   v.drift_agreement = drift_agreement(predicted_drift, measured_drift);
   const CpuProfileCosts cpu(profile, setup, layout.stages,
                             gradients_per_update(fresh_plan, *scenario_costs, scenario, layout),
-                            v.mode == "real");
+                            v.mode == "real", options.cost_model_time_scale);
   v.cost_model_missing = cpu.missing_terms();
   predict(cpu, v.cost_model);
   v.op_times = compare_op_times(run.ops, cpu, v.mode == "real");

@@ -14,11 +14,13 @@
 // Both predictions take per-microbatch activation bytes from the run itself, so the activation peaks test
 // the engine's accounting. Metrics are computed the same way from the executor's ops and the engine's.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cost_models/hardware_profile.h"
+#include "executor/costs/machine_drift.h"
 #include "train/execute.h"
 
 namespace pipesim {
@@ -66,6 +68,9 @@ struct ScheduleValidation {
 struct ValidationOptions {
   executor::TrainingSetup setup;
   std::string profile = "cpu-vm";  // name in share/profiles/ or a path
+  // Multiplies every cost-model duration: 1 / the machine's speed against the profile when the prediction
+  // is rescaled to a probe taken before the runs (--rescale-to-probe), else 1.
+  double cost_model_time_scale = 1;
 };
 
 struct ValidationReport {
@@ -74,6 +79,11 @@ struct ValidationReport {
   std::string profile;                          // the cost model's profile: file, device, date
   std::vector<std::string> profile_mismatches;  // profile_mismatches(): another machine's figures
   double max_preempted_share = 0.05;            // above it, a schedule's timing is not trusted
+  // The machine's speed against the profile just before and just after the runs (CPU profiles; absent when
+  // not probed), and whether the cost model was rescaled to the first.
+  std::optional<MachineSpeed> speed_before, speed_after;
+  bool rescaled_to_probe = false;
+  static constexpr double kSpeedTolerance = 0.05;  // beyond it, the machine's drift is named as an error
   // The largest preempted share over the schedules, and whether it is within max_preempted_share.
   double worst_preempted_share() const;
   bool timing_trusted() const { return worst_preempted_share() <= max_preempted_share; }

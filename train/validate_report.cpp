@@ -112,6 +112,23 @@ std::string assumptions_text(const ValidationReport& report) {
       out += fmt::format(
           "  the profile lacks {}: left out or estimated (recalibrate with `pipesim calibrate --cpu`)\n", m);
   }
+  const auto speed_line = [&](const char* when, const std::optional<MachineSpeed>& speed) {
+    if (!speed) return;
+    out += fmt::format("machine {}: {}\n", when, speed->describe());
+    if (std::abs(speed->ratio - 1) > ValidationReport::kSpeedTolerance) {
+      out += fmt::format(
+          "  WARNING: this machine's GEMMs run {:.0f} % {} than the profile's: the cost model's error "
+          "includes that (a VM's speed drifts; recalibrate, or --rescale-to-probe)\n",
+          100 * std::abs(speed->ratio - 1), speed->ratio > 1 ? "faster" : "slower");
+    }
+  };
+  speed_line("before the runs", report.speed_before);
+  speed_line("after the runs", report.speed_after);
+  if (report.rescaled_to_probe && report.speed_before) {
+    out +=
+        fmt::format("cost model rescaled to the machine's speed before the runs: every duration x {:.3f}\n",
+                    1 / report.speed_before->ratio);
+  }
   const double worst = report.worst_preempted_share();
   out +=
       fmt::format("timing: ops' threads preempted for {:.1f} % of op time at most (threshold {:.1f} %): {}\n",
@@ -250,6 +267,13 @@ std::string validation_json_text(const ValidationReport& report) {
   }
   out["profile"] = report.profile;
   out["profile_mismatches"] = report.profile_mismatches;
+  const auto speed_json = [](const std::optional<MachineSpeed>& speed) {
+    return speed ? nlohmann::json{{"ratio", speed->ratio}, {"gemms", speed->gemms}} : nlohmann::json();
+  };
+  out["machine_speed"] = {{"before_runs", speed_json(report.speed_before)},
+                          {"after_runs", speed_json(report.speed_after)},
+                          {"rescaled_to_probe", report.rescaled_to_probe},
+                          {"meaning", "calibrated GEMM time / time now, fp32 nn at m, n, k in 256-512"}};
   out["timing"] = {{"worst_preempted_share", report.worst_preempted_share()},
                    {"max_preempted_share", report.max_preempted_share},
                    {"trusted", report.timing_trusted()}};

@@ -35,6 +35,8 @@ struct ValidateArgs {
   double max_preempted_percent = 5;
   int runs = 3;
   bool calibrate = false;
+  bool no_probe = false;
+  bool rescale_to_probe = false;
   std::vector<std::string> overrides;
   ExecutorSection flags;  // the model options given on the command line, over the scenario's `executor:`
 };
@@ -73,12 +75,24 @@ int validate(const ValidateArgs& args) {
       fmt::format("{} ({}, measured {})", profile_path, profile.device_name, profile.provenance.at("date"));
   report.profile_mismatches = profile_mismatches(profile);
   report.max_preempted_share = args.max_preempted_percent / 100;
+  const bool probe = profile.device_kind == "cpu" && !args.no_probe;
+  if (args.rescale_to_probe && !probe)
+    throw InputError("--rescale-to-probe needs a CPU profile and the probe (not --no-probe)");
+  if (probe) {
+    report.speed_before = probe_machine_speed(profile);
+    std::cerr << fmt::format("validate: machine before the runs: {}\n", report.speed_before->describe());
+    if (args.rescale_to_probe) {
+      options.cost_model_time_scale = 1 / report.speed_before->ratio;
+      report.rescaled_to_probe = true;
+    }
+  }
   const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     std::cerr << fmt::format("validate: {} ({} of {}, {} run{})\n", requests[i].name, i + 1, requests.size(),
                              args.runs, args.runs == 1 ? "" : "s");
     report.schedules.push_back(validate_schedule_median(scenario, requests[i], options, profile, args.runs));
   }
+  if (probe) report.speed_after = probe_machine_speed(profile);
   std::cout << validation_table(report);
   if (!args.json_path.empty()) write_file(args.json_path, validation_json_text(report));
   if (!args.csv_path.empty()) write_file(args.csv_path, validation_csv(report));
@@ -126,6 +140,13 @@ void add_validate_command(CLI::App& app) {
   cmd->add_flag(
       "--calibrate", args->calibrate,
       "measure this CPU first (pipesim calibrate --cpu) and predict with that profile instead of --profile");
+  cmd->add_flag(
+      "--no-probe", args->no_probe,
+      "skip the machine-speed probe (fp32 GEMMs against the CPU profile, about a second each, before "
+      "and after the runs)");
+  cmd->add_flag("--rescale-to-probe", args->rescale_to_probe,
+                "multiply the cost model's durations by the profile's GEMM time over the probe's before the "
+                "runs (the machine's drift since calibration; never the runs' own times)");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.stages=8");
   add_executor_flags(cmd, args->flags);
   cmd->callback([args] {

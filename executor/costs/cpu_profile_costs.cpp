@@ -82,7 +82,8 @@ OpSeconds residual_mlp(KernelCosts& c, double b, double d, double h) {
 }  // namespace
 
 CpuProfileCosts::CpuProfileCosts(const HardwareProfile& profile, const executor::TrainingSetup& setup,
-                                 int stages, std::vector<double> gradients_per_update, bool dispatch) {
+                                 int stages, std::vector<double> gradients_per_update, bool dispatch,
+                                 double time_scale) {
   const executor::ModelShape& shape = setup.shape;
   const auto units = executor::build_units<float>(shape);
   if (shape.kind != executor::ModelKind::kResidualMlp || shape.token_input ||
@@ -128,7 +129,7 @@ CpuProfileCosts::CpuProfileCosts(const HardwareProfile& profile, const executor:
         update != profile.update_ns_per_parameter.end()
             ? parameters * (update->second.step_ns + update->second.per_gradient_ns * g) * 1e-9
             : (g + 6) * 4 * parameters / bytes_per_s;
-    for (double& seconds : t) seconds += dispatch_s;
+    for (double& seconds : t) seconds = (seconds + dispatch_s) * time_scale;
   }
   if (!c.missing_kernels().empty())
     missing_.push_back(fmt::format("element-wise kernels ({})", fmt::join(c.missing_kernels(), ", ")));

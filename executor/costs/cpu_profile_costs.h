@@ -38,8 +38,9 @@ class CpuProfileCosts final : public CostModel {
   // `dispatch`: charge each op the profile's launch overhead (a real run hands ops to worker threads;
   // replay's virtual clocks advance by ops' own CPU time and have none). Throws InputError for a model other
   // than the residual MLP on dense input.
+  // `time_scale` multiplies every duration (validate's rescaling to the machine's probed speed).
   CpuProfileCosts(const HardwareProfile& profile, const executor::TrainingSetup& setup, int stages,
-                  std::vector<double> gradients_per_update = {}, bool dispatch = true);
+                  std::vector<double> gradients_per_update = {}, bool dispatch = true, double time_scale = 1);
   TimeNs duration(const Action& a) const override;
   bool durations_by_kind_and_stage() const override { return true; }
   Bytes activation_bytes(int) const override { return 0; }

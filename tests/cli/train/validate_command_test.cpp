@@ -16,7 +16,7 @@ TEST(ValidateCommand, ReportsOpTimesTrustAndTheProfilesProvenance) {
   const test::CommandResult r =
       test::run_pipesim(fmt::format("validate {}/share/scenarios/executor/validate-small.yaml --schedules "
                                     "1f1b-flush,pipedream --runs 2 "
-                                    "--max-preempted 100 --json {}",
+                                    "--max-preempted 100 --rescale-to-probe --json {}",
                                     PIPESIM_SOURCE_DIR, dir.file("v.json")),
                         dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -25,7 +25,15 @@ TEST(ValidateCommand, ReportsOpTimesTrustAndTheProfilesProvenance) {
   EXPECT_NE(r.out.find("the profile lacks element-wise kernels"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("timing: ops' threads preempted for"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("runs: each schedule 2 times"), std::string::npos) << r.out;
+  // The machine's speed against the profile, before and after, and the cost model rescaled to the first.
+  EXPECT_NE(r.out.find("machine before the runs: GEMMs run at"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("machine after the runs: GEMMs run at"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cost model rescaled to the machine's speed before the runs"), std::string::npos)
+      << r.out;
   const nlohmann::json v = nlohmann::json::parse(test::read_file(dir.file("v.json")));
+  EXPECT_GT(v["machine_speed"]["before_runs"]["ratio"].get<double>(), 0);
+  EXPECT_EQ(v["machine_speed"]["before_runs"]["gemms"], 8);
+  EXPECT_TRUE(v["machine_speed"]["rescaled_to_probe"].get<bool>());
   EXPECT_FALSE(v["profile_mismatches"].empty());
   EXPECT_TRUE(v["timing"]["trusted"].get<bool>());
   ASSERT_EQ(v["schedules"].size(), 2u);
@@ -39,6 +47,24 @@ TEST(ValidateCommand, ReportsOpTimesTrustAndTheProfilesProvenance) {
     }
     EXPECT_EQ(kinds, (std::set<std::string>{"F", "B", "U"}));
   }
+}
+
+TEST(ValidateCommand, NoProbeLeavesTheMachinesSpeedOutAndCannotRescale) {
+  test::TempDir dir;
+  const std::string scenario = fmt::format(
+      "{}/share/scenarios/executor/validate-small.yaml --schedules 1f1b-flush --runs 1 "
+      "--max-preempted 100 --no-probe",
+      PIPESIM_SOURCE_DIR);
+  const test::CommandResult r =
+      test::run_pipesim(fmt::format("validate {} --json {}", scenario, dir.file("v.json")), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("machine before the runs"), std::string::npos) << r.out;
+  const nlohmann::json v = nlohmann::json::parse(test::read_file(dir.file("v.json")));
+  EXPECT_TRUE(v["machine_speed"]["before_runs"].is_null());
+  const test::CommandResult refused =
+      test::run_pipesim(fmt::format("validate {} --rescale-to-probe", scenario), dir);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--rescale-to-probe needs"), std::string::npos) << refused.err;
 }
 
 TEST(ValidateCommand, MaxPreemptedIsAPercentage) {
