@@ -259,7 +259,7 @@ MatrixOptimizerWork matrix_optimizer_work(const OptimizerSpec& optimizer, const 
                                           const MatrixShapes& matrices) {
   if (optimizer.type == OptimizerKind::kMuon) return {newton_schulz_seconds(table, matrices), 0};
   if (optimizer.type == OptimizerKind::kSoap)
-    return soap_work(table, matrices, optimizer.precondition_frequency);
+    return soap_work(table, matrices, std::max(1, optimizer.precondition_frequency));
   return {};
 }
 

@@ -66,7 +66,7 @@ class Soap final : public Optimizer {
       const ParameterBlock& b = blocks_[i];
       if (b.is_matrix()) {
         rotated_adam(i, gradient, k, u);
-        accumulate_preconditioners(i, gradient, k % config_.precondition_frequency == 0);
+        accumulate_preconditioners(i, gradient, k % std::max(1, config_.precondition_frequency) == 0);
       } else {
         adam(gradient.subspan(b.offset, b.size()), b.offset, k, u.subspan(b.offset, b.size()));
       }
