@@ -307,10 +307,22 @@ DelayFigures largest_delays(const Study& study, const StudyRun& run) {
   return largest;
 }
 
-double seconds_when_applied(const RunTrace& trace,
+std::vector<std::vector<TimeNs>> step_end_times(const RunTrace& trace, int stages) {
+  std::vector<std::vector<TimeNs>> ends(static_cast<std::size_t>(stages));
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind != OpKind::U || op.action.stage >= stages) continue;
+    auto& stage = ends[static_cast<std::size_t>(op.action.stage)];
+    const auto step = static_cast<std::size_t>(op.action.microbatch);
+    if (stage.size() <= step) stage.resize(step + 1, -1);
+    stage[step] = op.end_ns;
+  }
+  return ends;
+}
+
+double seconds_when_applied(const std::vector<std::vector<TimeNs>>& step_end_ns,
                             const std::vector<std::vector<std::int64_t>>& applied_after_step,
                             std::int64_t microbatches) {
-  std::vector<int> step_needed(applied_after_step.size());
+  TimeNs latest = 0;
   for (std::size_t s = 0; s < applied_after_step.size(); ++s) {
     const auto& applied = applied_after_step[s];
     const auto first = std::lower_bound(applied.begin(), applied.end(), microbatches);
@@ -318,19 +330,11 @@ double seconds_when_applied(const RunTrace& trace,
       throw std::logic_error(
           fmt::format("stage {} never applied {} microbatches' gradients", s + 1, microbatches));
     }
-    step_needed[s] = static_cast<int>(first - applied.begin());
-  }
-  TimeNs latest = 0;
-  std::size_t found = 0;
-  for (const OpRecord& op : trace.ops) {
-    const auto s = static_cast<std::size_t>(op.action.stage);
-    if (op.action.kind == OpKind::U && s < step_needed.size() && op.action.microbatch == step_needed[s]) {
-      latest = std::max(latest, op.end_ns);
-      ++found;
+    const auto step = static_cast<std::size_t>(first - applied.begin());
+    if (s >= step_end_ns.size() || step >= step_end_ns[s].size() || step_end_ns[s][step] < 0) {
+      throw std::logic_error(fmt::format("stage {}'s step {} has no end time", s + 1, step));
     }
-  }
-  if (found != step_needed.size()) {
-    throw std::logic_error(fmt::format("{} of {} stages' steps are in the trace", found, step_needed.size()));
+    latest = std::max(latest, step_end_ns[s][step]);
   }
   return static_cast<double>(latest) / 1e9;
 }
@@ -421,10 +425,11 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
     last_return = Clock::now();
   };
   const ExecutedSchedule executed = execute_schedule(scenario, request, options);
+  const std::vector<std::vector<TimeNs>> step_ends = step_end_times(executed.measured_pipeline, stages);
   for (CurvePoint& p : points) {
     if (p.samples > 0) {
-      p.pipelined_s = seconds_when_applied(executed.measured_pipeline, applied_after_step,
-                                           p.samples / setup.samples_per_microbatch);
+      p.pipelined_s =
+          seconds_when_applied(step_ends, applied_after_step, p.samples / setup.samples_per_microbatch);
     }
   }
   return points;

@@ -91,10 +91,13 @@ DelayFigures largest_delays(const Study& study, const StudyRun& run);
 
 std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run);
 
-// When, in `trace`, every stage had applied `microbatches` gradients: the latest end over stages s of the
-// stage's first step k with applied_after_step[s][k] >= microbatches (U(s, k) in the trace). In seconds.
-// Throws std::logic_error when a stage never applies that many or its step is not in the trace.
-double seconds_when_applied(const RunTrace& trace,
+// Per stage, when each of its optimizer steps ended in `trace` (indexed by step; -1 where a step is not in
+// it), for the first `stages` stages.
+std::vector<std::vector<TimeNs>> step_end_times(const RunTrace& trace, int stages);
+// When every stage had applied `microbatches` gradients: the latest end over stages s of the stage's first
+// step k with applied_after_step[s][k] >= microbatches. In seconds. Throws std::logic_error when a stage
+// never applies that many or its step has no end time.
+double seconds_when_applied(const std::vector<std::vector<TimeNs>>& step_end_ns,
                             const std::vector<std::vector<std::int64_t>>& applied_after_step,
                             std::int64_t microbatches);
 

@@ -324,13 +324,16 @@ TEST(StudyRunner, APointsPipelinedTimeIsWhenEveryStageHadAppliedItsSamples) {
                {optimizer_step(0, 1, false), 0, 1, 28, 30}};
   // Stage 1 applies 2 then 4 microbatches; stage 2 one, then 4 (a run-time rule's uneven steps).
   const std::vector<std::vector<std::int64_t>> applied{{2, 4}, {1, 4}};
-  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 1), 20e-9);  // stage 1's step 0, stage 2's step 0
-  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 2), 25e-9);  // stage 2 needs its second step
-  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 3), 30e-9);
-  EXPECT_DOUBLE_EQ(seconds_when_applied(trace, applied, 4), 30e-9);
-  EXPECT_THROW(seconds_when_applied(trace, applied, 5), std::logic_error);  // never applied
+  const std::vector<std::vector<TimeNs>> ends = step_end_times(trace, 2);
+  EXPECT_EQ(ends, (std::vector<std::vector<TimeNs>>{{10, 30}, {20, 25}}));
+  EXPECT_DOUBLE_EQ(seconds_when_applied(ends, applied, 1), 20e-9);  // stage 1's step 0, stage 2's step 0
+  EXPECT_DOUBLE_EQ(seconds_when_applied(ends, applied, 2), 25e-9);  // stage 2 needs its second step
+  EXPECT_DOUBLE_EQ(seconds_when_applied(ends, applied, 3), 30e-9);
+  EXPECT_DOUBLE_EQ(seconds_when_applied(ends, applied, 4), 30e-9);
+  EXPECT_THROW(seconds_when_applied(ends, applied, 5), std::logic_error);  // never applied
   trace.ops.pop_back();
-  EXPECT_THROW(seconds_when_applied(trace, applied, 3), std::logic_error);  // the step is not in the trace
+  EXPECT_THROW(seconds_when_applied(step_end_times(trace, 2), applied, 3),
+               std::logic_error);  // the step is not in the trace
 }
 
 TEST(StudyRunner, TrainsEveryRunAndResumesAnInterruptedStudyFromItsCsv) {
