@@ -1,7 +1,9 @@
 // pipesim execute [SCENARIO] [--mode replay|real] [--schedules a,b] [--json F] [--set key=value] [model
 // options]
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -81,6 +83,7 @@ void execute(const ExecuteArgs& args) {
   table << fmt::format("{:<32} {:>6} {:>12} {:>12} {:>8} {:>10} {:>10} {:>10}\n", "schedule", "mode",
                        "makespan_ms", "samples/s", "bubble %", "loss_first", "loss_last", "val_loss");
   const std::vector<ScheduleRequest> requests = select_schedules(scenario, args.schedules);
+  std::vector<std::string> diverged;  // schedules whose loss stopped being a number
   if (args.dump.any() && requests.size() != 1) {
     throw InputError(fmt::format(
         "the numerics dumps describe one run: choose one schedule with --schedules (the scenario gives {})",
@@ -101,10 +104,20 @@ void execute(const ExecuteArgs& args) {
                          summary["makespan_ns"].get<double>() / 1e6, result.metrics.throughput_samples_per_s,
                          100 * result.metrics.bubble_fraction, summary["first_batch_mean_loss"].get<double>(),
                          summary["last_batch_mean_loss"].get<double>(), val_loss);
+    const double last_loss = summary["last_batch_mean_loss"].get<double>();
+    if (!std::isfinite(last_loss) ||
+        (!run.evaluations.empty() && !std::isfinite(run.evaluations.back().loss)))
+      diverged.push_back(summary["schedule"].get<std::string>());
     runs.push_back(summary);
   }
   if (!writes_outputs) return;
   std::cout << table.str();
+  if (!diverged.empty()) {
+    std::cout << fmt::format(
+        "note: the loss of {} is not a number: training diverged (lower --lr, or the scenario's "
+        "executor.learning_rate)\n",
+        fmt::join(diverged, ", "));
+  }
   if (options.mode == ExecuteMode::kReal && !measured.empty() && !runs.front()["timing_valid"].get<bool>()) {
     std::cout
         << "note: more devices than allowed cores, so the workers were not pinned: the wall-clock figures "

@@ -32,6 +32,20 @@ TEST(ExecuteCommand, ReplaySummaryHasGpipesClosedFormMakespanAndNoDrift) {
   EXPECT_EQ(summary["mode"], "replay");
 }
 
+// A run whose loss stops being a number says so under the table, with what to change.
+TEST(ExecuteCommand, ADivergedRunIsNamedUnderTheTable) {
+  test::TempDir dir;
+  const test::CommandResult diverged =
+      test::run_pipesim("execute --schedules 1f1b-flush,gpipe --lr 100", dir);
+  ASSERT_EQ(diverged.exit_code, 0) << diverged.err;
+  EXPECT_NE(diverged.out.find("note: the loss of 1f1b-flush, gpipe is not a number: training diverged"),
+            std::string::npos)
+      << diverged.out;
+  const test::CommandResult fine = test::run_pipesim("execute --schedules 1f1b-flush", dir);
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_EQ(fine.out.find("diverged"), std::string::npos) << fine.out;
+}
+
 TEST(ExecuteCommand, RealAndReplayTrainTheSameSynchronousModel) {
   const nlohmann::json replay = execution_summary(execute_small("1f1b-flush", ExecuteMode::kReplay));
   const nlohmann::json real = execution_summary(execute_small("1f1b-flush", ExecuteMode::kReal));
