@@ -118,22 +118,31 @@ TEST(Engine, BarrierStartsEveryUTogether) {
 // a reduction of 1 ms on stage 1 and 3 ms on stage 2. Stage 1 ends its backwards at 9 and arrives at 10;
 // stage 2 ends at 7 and arrives at 10: both steps run 10-10.5, and the next batch starts at 10.5. Reduced
 // after the barrier instead (the whole U at 9), stage 2 would be busy until 12.5.
-TEST(Engine, WorkBeforeTheBarrierDelaysEachDevicesArrival) {
-  class Reducing final : public CostModel {
-   public:
-    TimeNs duration(const Action& a) const override { return base_.duration(a) + before_barrier_ns(a); }
-    TimeNs before_barrier_ns(const Action& a) const override {
-      return a.kind == OpKind::U ? ms_to_ns(a.stage == 0 ? 1 : 3) : 0;
-    }
-    Bytes activation_bytes(int stage) const override { return base_.activation_bytes(stage); }
-    Bytes weight_grad_activation_bytes(int) const override { return 0; }
-    Bytes transfer_bytes(int) const override { return 0; }
+// 1F1B's costs (F 1, B 2, U 0.5 ms) with U's first `stage_0_ms` (stage 1) or `other_ms` (the rest) run before
+// its barrier; `inside_step`: that work is part of U's duration (else U is shorter than it: the model's bug).
+class WorkBeforeBarrier final : public CostModel {
+ public:
+  WorkBeforeBarrier(double stage_0_ms, double other_ms, bool inside_step)
+      : stage_0_ms_(stage_0_ms), other_ms_(other_ms), inside_step_(inside_step) {}
+  TimeNs duration(const Action& a) const override {
+    return base_.duration(a) + (inside_step_ ? before_barrier_ns(a) : 0);
+  }
+  TimeNs before_barrier_ns(const Action& a) const override {
+    return a.kind == OpKind::U ? ms_to_ns(a.stage == 0 ? stage_0_ms_ : other_ms_) : 0;
+  }
+  Bytes activation_bytes(int stage) const override { return base_.activation_bytes(stage); }
+  Bytes weight_grad_activation_bytes(int) const override { return 0; }
+  Bytes transfer_bytes(int) const override { return 0; }
 
-   private:
-    test::UniformStageCosts base_ = test::UniformStageCosts::ms(1, 2, 0, 0.5);
-  };
+ private:
+  double stage_0_ms_, other_ms_;
+  bool inside_step_;
+  test::UniformStageCosts base_ = test::UniformStageCosts::ms(1, 2, 0, 0.5);
+};
+
+TEST(Engine, WorkBeforeTheBarrierDelaysEachDevicesArrival) {
   ExecutionPlan plan = one_f_one_b_plan(3, /*barrier=*/true);
-  const RunTrace trace = test::run_plan(plan, Reducing());
+  const RunTrace trace = test::run_plan(plan, WorkBeforeBarrier(1, 3, true));
   EXPECT_EQ(timeline(trace, 0, 0, 2), (std::vector<std::string>{"F0@0", "F1@1", "B0@4", "B1@7", "U@10"}));
   EXPECT_EQ(timeline(trace, 1, 0, 2), (std::vector<std::string>{"F0@1", "B0@2", "F1@4", "B1@5", "U@10"}));
   for (const OpRecord& op : trace.ops) {
@@ -145,20 +154,9 @@ TEST(Engine, WorkBeforeTheBarrierDelaysEachDevicesArrival) {
   EXPECT_EQ(trace.before_barrier(1, 0), ms_to_ns(3));
   EXPECT_EQ(trace.critical_path_ns, trace.makespan_ns);
   // Work before the barrier longer than the step itself is the cost model's bug, named.
-  class Overlong final : public CostModel {
-   public:
-    TimeNs duration(const Action& a) const override { return base_.duration(a); }
-    TimeNs before_barrier_ns(const Action& a) const override { return a.kind == OpKind::U ? ms_to_ns(1) : 0; }
-    Bytes activation_bytes(int stage) const override { return base_.activation_bytes(stage); }
-    Bytes weight_grad_activation_bytes(int) const override { return 0; }
-    Bytes transfer_bytes(int) const override { return 0; }
-
-   private:
-    test::UniformStageCosts base_ = test::UniformStageCosts::ms(1, 2, 0, 0.5);
-  };
   ExecutionPlan again = one_f_one_b_plan(1, /*barrier=*/true);
   try {
-    test::run_plan(again, Overlong());
+    test::run_plan(again, WorkBeforeBarrier(1, 1, false));
     ADD_FAILURE() << "no error for work before the barrier beyond the step";
   } catch (const ScheduleError& e) {
     EXPECT_NE(std::string(e.what()).find("work before its barrier outside 0"), std::string::npos) << e.what();
