@@ -10,7 +10,7 @@ namespace {
 
 // One change of a device's memory: activations become `activation_bytes`, or stage `stage` now holds
 // `live_versions` copies of its weights.
-struct Change {
+struct MemoryChange {
   TimeNs time_ns;
   int stage;  // -1: an activation change
   Bytes activation_bytes;
@@ -43,7 +43,7 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
   for (int d = 0; d < layout.devices; ++d) {
     DeviceMemory device;
     const std::vector<int> stages = layout.stages_on(d);
-    std::vector<Change> changes;
+    std::vector<MemoryChange> changes;
     for (const MemorySample& s : trace.memory[d]) changes.push_back({s.time_ns, -1, s.activation_bytes, 0});
     std::vector<int> live(layout.stages, 1);
     for (int stage : stages) {
@@ -56,7 +56,7 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
     }
     // At one instant the weight versions change first: they follow op ends (a stash dropped at a backward's
     // end, a new version at a step's end), which the engine processes before any op starts.
-    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    std::stable_sort(changes.begin(), changes.end(), [](const MemoryChange& a, const MemoryChange& b) {
       return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : (a.stage >= 0) > (b.stage >= 0);
     });
     Bytes activations = 0;
@@ -68,7 +68,7 @@ MemoryReport compute_memory(const RunTrace& trace, const DriftReport& drift,
     device.peak_bytes = -1;
     // The state after every change at one instant is what the device holds then (same-instant semantics).
     for (size_t i = 0; i < changes.size(); ++i) {
-      const Change& c = changes[i];
+      const MemoryChange& c = changes[i];
       if (c.stage < 0) {
         activations = c.activation_bytes;
         // A device runs its ops one after another even when they take 0 ns: what an op allocated before a

@@ -48,7 +48,7 @@ const std::set<std::string>& ignored_sections() {
 
 // Keys of the loop, of file locations and of all data-parallel ranks together (one pipeline replica is
 // modelled): no figure depends on them.
-const std::set<std::string>& ignored_keys() {
+const std::set<std::string>& ignored_torchtitan_keys() {
   static const std::set<std::string> keys{"training.global_batch_size",
                                           "model.tokenizer_path",
                                           "model.hf_assets_path",
@@ -134,7 +134,7 @@ class TomlReader {
         if (why != unsupported_why.end() && !off) {
           out_.unsupported.push_back(fmt::format("{} ({})", shown, why->second));
         } else if (ignored_sections().count(section_name) || why != unsupported_why.end() ||
-                   ignored_keys().count(name)) {
+                   ignored_torchtitan_keys().count(name)) {
           out_.ignored.push_back(shown);
         } else {
           out_.unknown.push_back(shown);

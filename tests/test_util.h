@@ -37,6 +37,12 @@ std::string input_error_of(Action&& action) {
   return "no error";
 }
 
+// Whether any of `lines` contains `text`.
+inline bool any_line_contains(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
 inline Scenario scenario_from_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   return parse_scenario(yaml, kTestSource, overrides);
 }

@@ -12,11 +12,11 @@
 namespace pipesim {
 namespace {
 
-constexpr TimeNs kUnknown = -1;
+constexpr TimeNs kNotYetTimed = -1;
 
 struct Cell {
-  TimeNs forward_end_ns = kUnknown;
-  TimeNs input_grad_end_ns = kUnknown;  // B or I
+  TimeNs forward_end_ns = kNotYetTimed;
+  TimeNs input_grad_end_ns = kNotYetTimed;  // B or I
   int forward_version = -1;
 };
 
@@ -48,18 +48,18 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
   std::vector<std::vector<OpRecord>> device_ops(devices);  // each in list order, which is time order
   for (int d = 0; d < devices; ++d) device_ops[d].reserve(run.lists[d].size());
 
-  // The time `a` may start on device d, or kUnknown while one of its inputs is not yet timed.
+  // The time `a` may start on device d, or kNotYetTimed while one of its inputs is not yet timed.
   const auto ready_ns = [&](int d, const Action& a) -> TimeNs {
     if (a.kind == OpKind::U) {
       if (!a.synchronized) return free_ns[d];
       const auto step = static_cast<size_t>(a.microbatch);
-      if (step >= arrived.size() || arrived[step] < devices) return kUnknown;
+      if (step >= arrived.size() || arrived[step] < devices) return kNotYetTimed;
       return std::max(free_ns[d], barrier_ns[step]);
     }
     const Cell& own = cell(a.stage, a.microbatch);
     TimeNs t = free_ns[d];
     const auto after = [&](TimeNs end_ns, int producer_stage) {
-      if (end_ns == kUnknown) return false;
+      if (end_ns == kNotYetTimed) return false;
       const int from = layout.device(producer_stage);
       t = std::max(t, from == d ? end_ns : add_time_ns(end_ns, run.latency_ns[from], "a transfer's arrival"));
       return true;
@@ -67,14 +67,14 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
     // The rule table's dependencies (sim/op_rules.h): its own (stage, microbatch)'s earlier ops, then the
     // transfer it waits for.
     const OpRule rule = rule_of(a.kind);
-    if ((rule.needs_done & kForwardDone) && !after(own.forward_end_ns, a.stage)) return kUnknown;
-    if ((rule.needs_done & kInputGradDone) && !after(own.input_grad_end_ns, a.stage)) return kUnknown;
+    if ((rule.needs_done & kForwardDone) && !after(own.forward_end_ns, a.stage)) return kNotYetTimed;
+    if ((rule.needs_done & kInputGradDone) && !after(own.input_grad_end_ns, a.stage)) return kNotYetTimed;
     if (rule.input_from == Neighbour::kPrevious && a.stage > 0 &&
         !after(cell(a.stage - 1, a.microbatch).forward_end_ns, a.stage - 1))
-      return kUnknown;
+      return kNotYetTimed;
     if (rule.input_from == Neighbour::kNext && a.stage + 1 < stages &&
         !after(cell(a.stage + 1, a.microbatch).input_grad_end_ns, a.stage + 1))
-      return kUnknown;
+      return kNotYetTimed;
     return t;
   };
 
@@ -124,7 +124,7 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
           }
         }
         const TimeNs start = ready_ns(d, a);
-        if (start == kUnknown) break;
+        if (start == kNotYetTimed) break;
         TimeNs duration = costs.duration(a);
         if (a.kind == OpKind::U && a.synchronized) duration -= costs.before_barrier_ns(a);  // ran before it
         // An op with memory effects that starts and ends at one instant: the order of its changes against
@@ -138,12 +138,12 @@ std::optional<RunTrace> time_static_lists(const StaticListRun& run, const CostMo
           const OpRule rule = rule_of(a.kind);
           Cell& own = cell(a.stage, a.microbatch);
           if (rule.sets_done & kForwardDone) {
-            if (own.forward_end_ns != kUnknown) return std::nullopt;
+            if (own.forward_end_ns != kNotYetTimed) return std::nullopt;
             own.forward_end_ns = end;
             own.forward_version = version;
           }
           if (rule.sets_done & kInputGradDone) {
-            if (own.input_grad_end_ns != kUnknown) return std::nullopt;
+            if (own.input_grad_end_ns != kNotYetTimed) return std::nullopt;
             own.input_grad_end_ns = end;
           }
           if (rule.reads_stashed_version && run.backward_reads == BackwardReads::kStashedWeights)

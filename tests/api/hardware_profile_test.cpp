@@ -38,7 +38,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
-std::string error_of(const std::string& yaml) {
+std::string profile_error_of(const std::string& yaml) {
   return test::input_error_of([&] { parse_hardware_profile(yaml, "p.yaml"); });
 }
 
@@ -105,41 +105,42 @@ TEST(HardwareProfile, OutsideTheGrid) {
 }
 
 TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
-  EXPECT_EQ(error_of(replaced(kValid, "pipesim-hardware-profile-1", "v0")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "pipesim-hardware-profile-1", "v0")),
             "p.yaml:1: key 'format': expected 'pipesim-hardware-profile-1', got 'v0'");
-  EXPECT_EQ(error_of(replaced(kValid, "launch_overhead_us: 5", "launch_overhead_us: 5\nspeed: 3")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "launch_overhead_us: 5", "launch_overhead_us: 5\nspeed: 3")),
             "p.yaml:7: key 'speed': unknown key; allowed here: format, device, provenance, peak_tflops, "
             "memory_bandwidth_gb_per_s, memory_capacity_gb, launch_overhead_us, host_overhead_us, "
             "elementwise_gb_per_s, optimizer_gb_per_s, elementwise_ns_per_element, update_ns_per_parameter, "
             "link, inter_node_link, host_to_device, device_to_host, "
             "gemm, gemm_nt, gemm_tn, fit");
-  EXPECT_EQ(error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
             "p.yaml:10: key 'gemm.bf16': expected a full grid over m x n x k (2 x 2 x 2 rows); missing "
             "[4096, 4096, 256, ...]");
-  EXPECT_EQ(error_of(replaced(kValid, "[256, 256, 4096, 12.5]", "[256, 256, 256, 12.5]")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "[256, 256, 4096, 12.5]", "[256, 256, 256, 12.5]")),
             "p.yaml:11: key 'gemm.bf16[1]': expected each (m, n, k) once; (256, 256, 256) repeats, got "
             "[256, 256, 256, 12.5]");
-  EXPECT_EQ(error_of(replaced(kValid, "[256, 256, 256, 10]", "[256, 256, 256, 0]")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "[256, 256, 256, 10]", "[256, 256, 256, 0]")),
             "p.yaml:10: key 'gemm.bf16[0].tflops': expected an achieved rate > 0, got '0'");
-  EXPECT_EQ(error_of(replaced(kValid, "[256, 256, 256, 10]", "[256, 256, 10]")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "[256, 256, 256, 10]", "[256, 256, 10]")),
             "p.yaml:10: key 'gemm.bf16[0]': expected [m, n, k, tflops], got [256, 256, 10]");
-  EXPECT_EQ(error_of(replaced(kValid, "  bf16:", "  int8:")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "  bf16:", "  int8:")),
             "p.yaml:9: key 'gemm.int8': expected a dtype: bf16, fp16 or fp32, got 'int8'");
-  EXPECT_EQ(error_of(replaced(kValid, "kind: gpu", "kind: tpu")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "kind: gpu", "kind: tpu")),
             "p.yaml:2: key 'device.kind': expected 'gpu' or 'cpu', got 'tpu'");
-  EXPECT_EQ(error_of(replaced(kValid, "memory_bandwidth_gb_per_s: 1000", "memory_bandwidth_gb_per_s: fast")),
+  EXPECT_EQ(profile_error_of(
+                replaced(kValid, "memory_bandwidth_gb_per_s: 1000", "memory_bandwidth_gb_per_s: fast")),
             "p.yaml:5: key 'memory_bandwidth_gb_per_s': expected a number >= 0.001, got 'fast'");
-  EXPECT_EQ(error_of(replaced(kValid, "host: \"here\", ", "")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "host: \"here\", ", "")),
             "p.yaml:3: key 'provenance.host': expected a string (where the profile came from), got "
             "{command: by hand, date: 2026-01-01, driver: none, notes: test}");
-  EXPECT_EQ(error_of("format: ["), "p.yaml:1: not valid YAML: end of sequence flow not found");
+  EXPECT_EQ(profile_error_of("format: ["), "p.yaml:1: not valid YAML: end of sequence flow not found");
 }
 
 TEST(HardwareProfile, TheLinkIsOptional) {
   const std::string no_link =
       replaced(kValid, "link: {bandwidth_gb_per_s: 50, latency_us: 10, source: \"made up\"}\n", "");
   EXPECT_FALSE(parse_hardware_profile(no_link, "p.yaml").link.has_value());
-  EXPECT_EQ(error_of(replaced(kValid, "bandwidth_gb_per_s: 50, ", "")),
+  EXPECT_EQ(profile_error_of(replaced(kValid, "bandwidth_gb_per_s: 50, ", "")),
             "p.yaml:7: key 'link': expected bandwidth_gb_per_s and latency_us, got "
             "{latency_us: 10, source: made up}");
 }
@@ -168,7 +169,7 @@ TEST(HardwareProfile, TheInterNodeLinkIsOptionalAndCheckedAsTheLinkIs) {
         {"latency_us: 25", "latency_us: 1e9",
          "p.yaml:8: key 'inter_node_link.latency_us': expected a latency"},
         {"source: \"NDR\"", "sorce: \"NDR\"", "p.yaml:8: key 'inter_node_link.sorce': unknown key"}}) {
-    const std::string message = error_of(replaced(with, from, to));
+    const std::string message = profile_error_of(replaced(with, from, to));
     EXPECT_TRUE(message.starts_with(expected)) << message;
   }
 }

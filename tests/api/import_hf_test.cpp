@@ -62,11 +62,6 @@ const char* const kGpt2 = R"({
   "vocab_size": 50257
 })";
 
-bool has(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
-}
-
 TEST(ImportHf, Llama3IsAGroupedQueryModelWithAGatedMlp) {
   const ModelImport imported = read_hf_config(kLlama3_8B, "config.json");
   const TransformerModel& m = imported.model;
@@ -83,11 +78,11 @@ TEST(ImportHf, Llama3IsAGroupedQueryModelWithAGatedMlp) {
   EXPECT_EQ(m.dtype, "bf16");
   EXPECT_EQ(imported.model_type, "llama");
   EXPECT_EQ(imported.architecture, "LlamaForCausalLM");
-  EXPECT_TRUE(has(imported.ignored, "rope_theta"));
-  EXPECT_TRUE(has(imported.ignored, "rms_norm_eps"));
+  EXPECT_TRUE(test::any_line_contains(imported.ignored, "rope_theta"));
+  EXPECT_TRUE(test::any_line_contains(imported.ignored, "rms_norm_eps"));
   EXPECT_EQ(imported.unknown, std::vector<std::string>{"our_own_key"});
   EXPECT_TRUE(imported.unsupported.empty());
-  EXPECT_TRUE(has(imported.assumed, "longest context"));
+  EXPECT_TRUE(test::any_line_contains(imported.assumed, "longest context"));
 }
 
 TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
@@ -103,8 +98,8 @@ TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
   EXPECT_EQ(m.seq_len, 512);       // --seq-len over n_positions
   EXPECT_TRUE(m.tied_embeddings);  // Hugging Face's default
   EXPECT_TRUE(m.dropout);
-  EXPECT_TRUE(has(imported.assumed, "tied, Hugging Face's default"));
-  EXPECT_TRUE(has(imported.assumed, "4 x hidden"));
+  EXPECT_TRUE(test::any_line_contains(imported.assumed, "tied, Hugging Face's default"));
+  EXPECT_TRUE(test::any_line_contains(imported.assumed, "4 x hidden"));
   EXPECT_TRUE(imported.unknown.empty()) << imported.unknown.front();
 }
 
@@ -116,11 +111,12 @@ TEST(ImportHf, WhatCannotBeModelledIsListedNotDropped) {
           "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2,
           "sliding_window": null, "head_dim": 64})",
       "mixtral.json");
-  EXPECT_TRUE(has(moe.unsupported, "num_local_experts: 8 (a mixture of experts"));
-  EXPECT_TRUE(has(moe.unsupported, "num_experts_per_tok: 2"));
-  EXPECT_TRUE(has(moe.unsupported, "head_dim: 64 (pipesim's heads are hidden / heads = 128 wide)"));
-  EXPECT_FALSE(has(moe.unsupported, "sliding_window"));
-  EXPECT_TRUE(has(moe.ignored, "sliding_window"));
+  EXPECT_TRUE(test::any_line_contains(moe.unsupported, "num_local_experts: 8 (a mixture of experts"));
+  EXPECT_TRUE(test::any_line_contains(moe.unsupported, "num_experts_per_tok: 2"));
+  EXPECT_TRUE(test::any_line_contains(moe.unsupported,
+                                      "head_dim: 64 (pipesim's heads are hidden / heads = 128 wide)"));
+  EXPECT_FALSE(test::any_line_contains(moe.unsupported, "sliding_window"));
+  EXPECT_TRUE(test::any_line_contains(moe.ignored, "sliding_window"));
 }
 
 TEST(ImportHf, BadFilesNameTheLineTheKeyAndWhatWasExpected) {

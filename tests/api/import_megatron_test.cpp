@@ -48,11 +48,6 @@ const std::vector<std::string> kGpt3_175B = {"--num-layers",
                                              "0.0",
                                              "--our-own-flag"};
 
-bool has(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
-}
-
 TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
   const MegatronImport m = read_megatron_args(kGpt3_175B);
   const TransformerModel& t = m.imported.model;
@@ -74,15 +69,16 @@ TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
   EXPECT_EQ(m.tensor_parallel, 8);
   const ModelImport& i = m.imported;
   // The job: tensor parallelism 8 with sequence parallelism, the distributed optimizer as ZeRO-1.
-  EXPECT_TRUE(has(i.read, "--tensor-model-parallel-size 8 -> parallel.tensor"));
-  EXPECT_TRUE(has(i.read, "--sequence-parallel -> parallel.sequence_parallel"));
-  EXPECT_TRUE(has(i.read, "--use-distributed-optimizer -> parallel.zero: 1"));
+  EXPECT_TRUE(test::any_line_contains(i.read, "--tensor-model-parallel-size 8 -> parallel.tensor"));
+  EXPECT_TRUE(test::any_line_contains(i.read, "--sequence-parallel -> parallel.sequence_parallel"));
+  EXPECT_TRUE(test::any_line_contains(i.read, "--use-distributed-optimizer -> parallel.zero: 1"));
   EXPECT_EQ(i.parallel.tensor, 8);
   EXPECT_TRUE(i.parallel.sequence_parallel);
   EXPECT_EQ(i.parallel.zero, 1);
-  EXPECT_TRUE(has(i.ignored, "--lr 6.0e-5"));
-  EXPECT_TRUE(has(i.ignored, "--max-position-embeddings 2048"));  // listed, not consumed silently
-  EXPECT_TRUE(has(i.ignored, "--data-path /data/gpt3_text_document"));
+  EXPECT_TRUE(test::any_line_contains(i.ignored, "--lr 6.0e-5"));
+  EXPECT_TRUE(
+      test::any_line_contains(i.ignored, "--max-position-embeddings 2048"));  // listed, not consumed silently
+  EXPECT_TRUE(test::any_line_contains(i.ignored, "--data-path /data/gpt3_text_document"));
   EXPECT_EQ(i.unknown, std::vector<std::string>{"--our-own-flag"});
 }
 
@@ -121,8 +117,8 @@ TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
   EXPECT_EQ(t.dtype, "fp16");
   EXPECT_EQ(t.vocab, 128256);  // already a multiple of 128
   EXPECT_EQ(m.chunks, 2);
-  EXPECT_TRUE(
-      has(m.imported.read, "--context-parallel-size 1 -> parallel.context"));  // a size of 1 is no feature
+  EXPECT_TRUE(test::any_line_contains(
+      m.imported.read, "--context-parallel-size 1 -> parallel.context"));  // a size of 1 is no feature
   EXPECT_TRUE(m.imported.unsupported.empty()) << m.imported.unsupported.front();
 }
 
@@ -153,8 +149,8 @@ TEST(ImportMegatron, ContextParallelSizeIsRead) {
   args.insert(args.end(), {"--context-parallel-size", "2"});
   const MegatronImport m = read_megatron_args(args);
   EXPECT_EQ(m.imported.parallel.context, 2);
-  EXPECT_TRUE(has(m.imported.read, "--context-parallel-size 2 -> parallel.context"));
-  EXPECT_FALSE(has(m.imported.unsupported, "context-parallel-size"));
+  EXPECT_TRUE(test::any_line_contains(m.imported.read, "--context-parallel-size 2 -> parallel.context"));
+  EXPECT_FALSE(test::any_line_contains(m.imported.unsupported, "context-parallel-size"));
 }
 
 // A 30-layer model on 4 pipeline ranks, with `extra` arguments.
@@ -171,7 +167,7 @@ TEST(ImportMegatron, UnevenStagesBecomeTheEntrysLayerSplit) {
   const MegatronImport plain =
       with({"--decoder-first-pipeline-num-layers", "6", "--decoder-last-pipeline-num-layers", "6"});
   EXPECT_EQ(plain.stage_layers, (std::vector<int>{6, 9, 9, 6}));
-  EXPECT_TRUE(has(plain.imported.read, "layer_split [6, 9, 9, 6]"));
+  EXPECT_TRUE(test::any_line_contains(plain.imported.read, "layer_split [6, 9, 9, 6]"));
   const MegatronImport chunked =
       with({"--decoder-first-pipeline-num-layers", "6", "--decoder-last-pipeline-num-layers", "6",
             "--virtual-pipeline-model-parallel-size", "3"});

@@ -56,11 +56,6 @@ selective_ac_option = "op"
 enable = false
 )";
 
-bool has(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
-}
-
 TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   const TorchtitanImport t = read_torchtitan_config(kLlama3_8B, "llama3_8b.toml");
   const TransformerModel& m = t.imported.model;
@@ -82,16 +77,19 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   // torchtitan's split of 32 layers + embedding and output (weights 1 and 1) over 8 virtual stages: 34 / 8 =
   // 4, the 2 left over to the first two stages, the embedding's and the output's weight taken back.
   EXPECT_EQ(t.stage_layers, (std::vector<int>{4, 5, 4, 4, 4, 4, 4, 3}));
-  EXPECT_TRUE(has(t.imported.read, "parallelism.tensor_parallel_degree = 2 -> parallel.tensor"));
+  EXPECT_TRUE(
+      test::any_line_contains(t.imported.read, "parallelism.tensor_parallel_degree = 2 -> parallel.tensor"));
   EXPECT_EQ(t.imported.parallel.tensor, 2);
   // data_parallel_shard_degree = -1: the rest of the launch, which the file does not give.
-  EXPECT_TRUE(has(t.imported.assumed, "parallelism.data_parallel_shard_degree = -1"));
+  EXPECT_TRUE(test::any_line_contains(t.imported.assumed, "parallelism.data_parallel_shard_degree = -1"));
   EXPECT_EQ(t.imported.parallel.data, 1);
-  EXPECT_TRUE(has(t.imported.read, "parallelism.context_parallel_degree = 1 -> parallel.context"));
+  EXPECT_TRUE(test::any_line_contains(t.imported.read,
+                                      "parallelism.context_parallel_degree = 1 -> parallel.context"));
   EXPECT_EQ(t.imported.parallel.context, 1);
-  EXPECT_TRUE(has(t.imported.ignored, "optimizer.lr"));
-  EXPECT_TRUE(has(t.imported.ignored, "model.hf_assets_path"));  // listed, not consumed silently
-  EXPECT_TRUE(has(t.imported.ignored, "training.dataset"));
+  EXPECT_TRUE(test::any_line_contains(t.imported.ignored, "optimizer.lr"));
+  EXPECT_TRUE(
+      test::any_line_contains(t.imported.ignored, "model.hf_assets_path"));  // listed, not consumed silently
+  EXPECT_TRUE(test::any_line_contains(t.imported.ignored, "training.dataset"));
   EXPECT_TRUE(t.imported.unknown.empty()) << t.imported.unknown.front();
 }
 
@@ -155,11 +153,11 @@ TEST(ImportTorchtitan, ContextParallelRanksShardWithFsdp) {
   EXPECT_EQ(t.imported.parallel.context, 4);
   EXPECT_EQ(t.imported.parallel.data, 2);
   EXPECT_EQ(t.imported.parallel.zero, 3);
-  EXPECT_FALSE(has(t.imported.unsupported, "context"));
+  EXPECT_FALSE(test::any_line_contains(t.imported.unsupported, "context"));
   const TorchtitanImport alone = read_torchtitan_config(
       "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[parallelism]\ncontext_parallel_degree = 2\n", "cp.toml");
   EXPECT_EQ(alone.imported.parallel.zero, 3);  // FSDP over the two context ranks
-  EXPECT_TRUE(has(alone.imported.read, "FSDP over the 2 context ranks"));
+  EXPECT_TRUE(test::any_line_contains(alone.imported.read, "FSDP over the 2 context ranks"));
 }
 
 // The job's scenario reads back with its schedule first and torchtitan's batch.

@@ -22,15 +22,15 @@
 namespace pipesim {
 namespace {
 
-using OpKey = std::tuple<int, int, int, bool>;  // kind, stage, microbatch, synchronized
+using TimedOpKey = std::tuple<int, int, int, bool>;  // kind, stage, microbatch, synchronized
 
-OpKey key_of(const Action& a) {
+TimedOpKey key_of(const Action& a) {
   return {static_cast<int>(a.kind), a.stage, a.microbatch, a.synchronized};
 }
 
 void expect_same_run(const RunTrace& engine, const RunTrace& fast, const std::string& what) {
   ASSERT_EQ(engine.ops.size(), fast.ops.size()) << what;
-  std::map<OpKey, const OpRecord*> by_action;
+  std::map<TimedOpKey, const OpRecord*> by_action;
   for (const OpRecord& op : engine.ops) by_action[key_of(op.action)] = &op;
   for (size_t i = 0; i < fast.ops.size(); ++i) {
     const OpRecord& op = fast.ops[i];

@@ -13,8 +13,8 @@ namespace {
 using test::uniform_scenario;
 
 // Runs with the Boost task graph built (SimulationOptions::analyze_graph).
-SimulationResult run_schedule(const Scenario& scenario, const std::string& name,
-                              const std::map<std::string, std::string>& params = {}) {
+SimulationResult run_on_task_graph(const Scenario& scenario, const std::string& name,
+                                   const std::map<std::string, std::string>& params = {}) {
   SimulationOptions options;
   options.analyze_graph = true;
   return test::run_schedule(scenario, name, params, options);
@@ -42,23 +42,23 @@ void expect_tight_critical_path(const SimulationResult& r, TimeNs comm_ns) {
 }
 
 TEST(TaskGraph, CriticalPathIsTheMakespanFor1F1B) {
-  expect_tight_critical_path(run_schedule(uniform_scenario(4, 8, 1.0, 2.0), "1f1b-flush"), 0);
-  expect_tight_critical_path(run_schedule(uniform_scenario(8, 5, 1.5, 2.5), "1f1b-flush"), 0);
+  expect_tight_critical_path(run_on_task_graph(uniform_scenario(4, 8, 1.0, 2.0), "1f1b-flush"), 0);
+  expect_tight_critical_path(run_on_task_graph(uniform_scenario(8, 5, 1.5, 2.5), "1f1b-flush"), 0);
 }
 
 TEST(TaskGraph, CriticalPathIncludesCommLatency) {
-  const SimulationResult r = run_schedule(uniform_scenario(3, 6, 1.0, 2.0, 0.5), "1f1b-flush");
+  const SimulationResult r = run_on_task_graph(uniform_scenario(3, 6, 1.0, 2.0, 0.5), "1f1b-flush");
   expect_tight_critical_path(r, ms_to_ns(0.5));
 }
 
 TEST(TaskGraph, CriticalPathOfOtherFlushSchedules) {
-  expect_tight_critical_path(run_schedule(uniform_scenario(4, 8, 1.0, 2.0), "gpipe"), 0);
+  expect_tight_critical_path(run_on_task_graph(uniform_scenario(4, 8, 1.0, 2.0), "gpipe"), 0);
   expect_tight_critical_path(
-      run_schedule(uniform_scenario(4, 8, 1.0, 2.0), "interleaved-1f1b", {{"chunks", "2"}}), 0);
+      run_on_task_graph(uniform_scenario(4, 8, 1.0, 2.0), "interleaved-1f1b", {{"chunks", "2"}}), 0);
 }
 
 TEST(TaskGraph, ForwardMovedBeforeItsInputIsRejected) {
-  RunTrace trace = run_schedule(uniform_scenario(4, 8, 1.0, 2.0, 0.0, 1), "1f1b-flush").trace;
+  RunTrace trace = run_on_task_graph(uniform_scenario(4, 8, 1.0, 2.0, 0.0, 1), "1f1b-flush").trace;
   ASSERT_NO_THROW(analyze_task_graph(trace));
   // F(stage 2, mb 0) ran 1-2 ms; move it half a millisecond earlier, before F(stage 1, mb 0) ended at 1.
   for (OpRecord& op : trace.ops) {
@@ -80,7 +80,7 @@ TEST(TaskGraph, ForwardMovedBeforeItsInputIsRejected) {
 }
 
 TEST(TaskGraph, OverlapOnOneDeviceIsRejected) {
-  RunTrace trace = run_schedule(uniform_scenario(2, 2, 1.0, 2.0, 0.0, 1), "1f1b-flush").trace;
+  RunTrace trace = run_on_task_graph(uniform_scenario(2, 2, 1.0, 2.0, 0.0, 1), "1f1b-flush").trace;
   // Device 1 ran B(stage 2, mb 0) at 2-4 and F(stage 2, mb 1) at 4-5; start the forward at 3.9 instead.
   for (OpRecord& op : trace.ops) {
     if (op.action == forward(1, 1)) op.start_ns = ms_to_ns(3.9);

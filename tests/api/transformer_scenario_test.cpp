@@ -13,7 +13,7 @@ const std::string kModel =
     "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\n"
     "hardware: {profile: a100-sxm4-80gb}\n";
 
-std::string error_of(const std::string& yaml) {
+std::string scenario_error_of(const std::string& yaml) {
   return test::input_error_of([&] { parse_scenario(yaml, "s.yaml"); });
 }
 
@@ -43,9 +43,9 @@ TEST(TransformerScenario, SoapTakesItsPreconditioningFrequencyAndNoOtherOptimize
   ASSERT_TRUE(s.transformer.has_value());
   EXPECT_EQ(s.transformer->optimizer.type, OptimizerKind::kSoap);
   EXPECT_EQ(s.transformer->optimizer.precondition_frequency, 25);
-  const std::string error = error_of(kModel +
-                                     "pipeline: {stages: 4, microbatches: 8}\n"
-                                     "optimizer: {type: adamw, precondition_frequency: 25}\n");
+  const std::string error = scenario_error_of(kModel +
+                                              "pipeline: {stages: 4, microbatches: 8}\n"
+                                              "optimizer: {type: adamw, precondition_frequency: 25}\n");
   EXPECT_NE(error.find("optimizer.precondition_frequency"), std::string::npos) << error;
   EXPECT_NE(error.find("soap only"), std::string::npos) << error;
 }
@@ -82,53 +82,59 @@ TEST(TransformerScenario, AnEntryMayFixItsOwnPipelineShape) {
 }
 
 TEST(TransformerScenario, MistakesNameFileLineAndKey) {
+  EXPECT_EQ(scenario_error_of(
+                kModel + "costs: {forward_ms: 1, backward_ms: 2}\npipeline: {stages: 2, microbatches: 2}\n"),
+            "s.yaml:1: key 'model': expected either costs: or model: (with hardware:), not both, got "
+            "{layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}");
   EXPECT_EQ(
-      error_of(kModel + "costs: {forward_ms: 1, backward_ms: 2}\npipeline: {stages: 2, microbatches: 2}\n"),
-      "s.yaml:1: key 'model': expected either costs: or model: (with hardware:), not both, got "
-      "{layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}");
-  EXPECT_EQ(
-      error_of("pipeline: {stages: 2, microbatches: 2, layer_split: zb}\ncosts: {forward_ms: 1, backward_ms: "
-               "2}\n"),
+      scenario_error_of(
+          "pipeline: {stages: 2, microbatches: 2, layer_split: zb}\ncosts: {forward_ms: 1, backward_ms: "
+          "2}\n"),
       "s.yaml:1: key 'pipeline.layer_split': expected nothing here: it applies to transformer scenarios "
       "(model: and hardware: instead of costs:), got 'zb'");
   EXPECT_EQ(
-      error_of(kModel + "pipeline: {stages: 2, microbatches: 2, layer_split: odd}\n"),
+      scenario_error_of(kModel + "pipeline: {stages: 2, microbatches: 2, layer_split: odd}\n"),
       "s.yaml:3: key 'pipeline.layer_split': expected 'even', 'zb' (first and last stage one layer fewer), "
       "'balanced' (min-max split of the attention and MLP halves, embedding, final norm and output layer by "
       "predicted time) or a list of layers per stage ([3, 4, 4, 3]; devices x chunks of them in model "
       "order), "
       "got 'odd'");
-  EXPECT_EQ(error_of("model: {layers: 8, hidden: 512, heads: 7, seq_len: 256, vocab: 1000}\n"
-                     "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
-            "s.yaml:1: key 'model.heads': expected a divisor of model.hidden, got '7'");
-  EXPECT_EQ(error_of("model: {layers: 8, hidden: 512, heads: 8, seq_len: 256}\n"
-                     "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
-            "s.yaml:1: key 'model.vocab': expected a value (layers, hidden, heads, seq_len, vocab), got "
-            "{layers: 8, hidden: 512, heads: 8, seq_len: 256}");
-  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: adafactor}\n"),
-            "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam, muon, lion, adan or soap, got "
-            "'adafactor'");
   EXPECT_EQ(
-      error_of(kModel + "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
+      scenario_error_of("model: {layers: 8, hidden: 512, heads: 7, seq_len: 256, vocab: 1000}\n"
+                        "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
+      "s.yaml:1: key 'model.heads': expected a divisor of model.hidden, got '7'");
+  EXPECT_EQ(
+      scenario_error_of("model: {layers: 8, hidden: 512, heads: 8, seq_len: 256}\n"
+                        "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
+      "s.yaml:1: key 'model.vocab': expected a value (layers, hidden, heads, seq_len, vocab), got "
+      "{layers: 8, hidden: 512, heads: 8, seq_len: 256}");
+  EXPECT_EQ(
+      scenario_error_of(kModel + "pipeline: {stages: 2, microbatches: 2}\noptimizer: {type: adafactor}\n"),
+      "s.yaml:4: key 'optimizer.type': expected adamw, sgd, nadam, muon, lion, adan or soap, got "
+      "'adafactor'");
+  EXPECT_EQ(
+      scenario_error_of(kModel +
+                        "pipeline: {stages: 2, microbatches: 4, microbatch_size: 2, global_batch: 8}\n"),
       "s.yaml:3: key 'pipeline.global_batch': expected either global_batch or microbatch_size, not both, got "
       "'8'");
-  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 4, global_batch: 3}\n"),
+  EXPECT_EQ(scenario_error_of(kModel + "pipeline: {stages: 2, microbatches: 4, global_batch: 3}\n"),
             "s.yaml:3: key 'pipeline.global_batch': expected an integer >= 4, got '3'");
-  EXPECT_EQ(error_of(kModel + "pipeline: {stages: 2, microbatches: 4}\n"
-                              "schedules: [{name: gpipe, pipeline: {stages: 3}}]\n"),
+  EXPECT_EQ(scenario_error_of(kModel + "pipeline: {stages: 2, microbatches: 4}\n"
+                                       "schedules: [{name: gpipe, pipeline: {stages: 3}}]\n"),
             "s.yaml:4: key 'schedules[0].pipeline.stages': unknown key; allowed here: microbatches, "
             "microbatch_size, global_batch, layer_split");
-  const std::string missing_profile = error_of(
+  const std::string missing_profile = scenario_error_of(
       "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\nhardware: {profile: tpu-v9}\n"
       "pipeline: {stages: 2, microbatches: 2}\n");
   EXPECT_EQ(
       missing_profile.rfind("s.yaml:2: key 'hardware.profile': hardware profile 'tpu-v9': no such file", 0),
       0u)
       << missing_profile;
-  EXPECT_EQ(error_of("model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000, dtype: fp32}\n"
-                     "hardware: {profile: cpu-vm}\npipeline: {stages: 2, microbatches: 2}\n"),
-            "no error");
-  const std::string no_dtype = error_of(
+  EXPECT_EQ(
+      scenario_error_of("model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000, dtype: fp32}\n"
+                        "hardware: {profile: cpu-vm}\npipeline: {stages: 2, microbatches: 2}\n"),
+      "no error");
+  const std::string no_dtype = scenario_error_of(
       "model: {layers: 8, hidden: 512, heads: 8, seq_len: 256, vocab: 1000}\nhardware: {profile: cpu-vm}\n"
       "pipeline: {stages: 2, microbatches: 2}\n");
   EXPECT_NE(no_dtype.find("has no GEMM measurements for dtype 'bf16' (it has: fp32)"), std::string::npos)

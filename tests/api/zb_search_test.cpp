@@ -17,7 +17,7 @@ namespace {
 using test::run_schedule;
 using test::scenario_from_yaml;
 
-std::string letters(const ActionList& list) {
+std::string letter_string(const ActionList& list) {
   std::vector<std::string> out;
   for (const Action& a : list) out.push_back(fmt::format("{}{}", op_letter(a.kind), a.microbatch));
   return fmt::format("{}", fmt::join(out, " "));
@@ -104,7 +104,7 @@ TEST(ZbGreedyReference, EveryFlagSettingMatchesTheAuthorsHeuristic) {
         zb_greedy_schedule(problem, ZbFlags::from_index(expected.flag_index));
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->predicted_cost_ns, expected.cost_ns);
-    for (int s = 0; s < 4; ++s) EXPECT_EQ(letters(plan->lists[s]), expected.lists[s]) << "stage " << s;
+    for (int s = 0; s < 4; ++s) EXPECT_EQ(letter_string(plan->lists[s]), expected.lists[s]) << "stage " << s;
   }
 }
 

@@ -20,13 +20,13 @@ using test::TempDir;
 
 // Heterogeneous split costs with a comm latency, so that every schedule (also split ones) runs and timings
 // differ.
-constexpr const char* kScenario =
+constexpr const char* kPytorchCsvScenario =
     "pipeline: {stages: 4, microbatches: 8, batches: 3}\n"
     "costs: {forward_ms: [1, 1.5, 1.25, 2], backward_input_ms: [1, 1.25, 1.5, 2.5],\n"
     "        backward_weight_ms: [0.75, 1, 0.5, 1.5], comm_ms: 0.125, weight_grad_activation_bytes: "
     "400000}\n";
 
-std::string expect_input_error(const std::string& text) {
+std::string expect_csv_input_error(const std::string& text) {
   try {
     parse_pytorch_csv(text, "user.csv");
   } catch (const InputError& e) {
@@ -83,21 +83,21 @@ TEST(PytorchCsv, MalformedCellNamesFileRowAndColumn) {
       {"0F0,0SEND_Fx\n1F0\n", "row 1 (rank 0), column 2: '0SEND_Fx'"},
   };
   for (const auto& c : cases) {
-    const std::string message = expect_input_error(c.text);
+    const std::string message = expect_csv_input_error(c.text);
     EXPECT_NE(message.find("user.csv: " + c.where), std::string::npos) << message;
     EXPECT_NE(message.find("e.g. 2F0"), std::string::npos) << message;
   }
 }
 
 TEST(PytorchCsv, AStageOnTwoRanksOnNoneOrARankWithoutStagesIsAnError) {
-  EXPECT_NE(expect_input_error("0F0,1F0\n1F0\n")
+  EXPECT_NE(expect_csv_input_error("0F0,1F0\n1F0\n")
                 .find("row 2 (rank 1), column 1: '1F0' names stage 1, which row 1 (rank 0) runs already"),
             std::string::npos);
-  EXPECT_NE(expect_input_error("0F0,0B0,2F0,2B0\n3F0,3B0\n").find("stage 1 appears in no row"),
+  EXPECT_NE(expect_csv_input_error("0F0,0B0,2F0,2B0\n3F0,3B0\n").find("stage 1 appears in no row"),
             std::string::npos);
-  EXPECT_NE(expect_input_error("0F0,0B0,1F0,1B0\n1SEND_F0\n").find("row 2 (rank 1) runs no stage"),
+  EXPECT_NE(expect_csv_input_error("0F0,0B0,1F0,1B0\n1SEND_F0\n").find("row 2 (rank 1) runs no stage"),
             std::string::npos);
-  EXPECT_NE(expect_input_error("\n\n").find("empty schedule"), std::string::npos);
+  EXPECT_NE(expect_csv_input_error("\n\n").find("empty schedule"), std::string::npos);
 }
 
 // PyTorch's fused cells, (F;B)OVERLAP_F_B: the forward and another microbatch's backward start together once
@@ -148,7 +148,7 @@ TEST(PytorchCsv, MalformedFusedCellsAreErrorsNamingTheCell) {
       {"(0F0;0B0)OVERLAP_F_B\n", "deadlock"},
   };
   for (const auto& c : cases) {
-    const std::string message = expect_input_error(c.text);
+    const std::string message = expect_csv_input_error(c.text);
     EXPECT_NE(message.find(c.message), std::string::npos) << c.text << "\n" << message;
   }
 }
@@ -159,7 +159,7 @@ TEST(PytorchCsv, FullAndSplitBackwardsMixAcrossMicrobatches) {
   const PytorchCsvSchedule mixed =
       parse_pytorch_csv("0F0,0F1,0B0,0I1,0W1\n1F0,1I0,1F1,1B1,1W0\n", "mixed.csv");
   EXPECT_EQ(mixed.microbatches, 2);
-  EXPECT_NE(expect_input_error("0F0,0B0,0I0,0W0\n1F0,1B0\n")
+  EXPECT_NE(expect_csv_input_error("0F0,0B0,0I0,0W0\n1F0,1B0\n")
                 .find("column 3: '0I0' splits the backward of stage 0, microbatch 0, which also runs a full "
                       "backward B at column 2"),
             std::string::npos);
@@ -207,7 +207,7 @@ TEST(PytorchCsv, MicrobatchCountMustMatchTheScenario) {
 TEST(PytorchCsv, DeadlockingScheduleIsRefusedBeforeRunningInTheFilesNumbering) {
   // Rank 1 wants B of microbatch 0 before its F: both ranks wait forever. Reported by the reader, before
   // any run, with rows, columns and the file's 0-based stage indices.
-  const std::string message = expect_input_error("0F0,0B0\n1B0,1F0\n");
+  const std::string message = expect_csv_input_error("0F0,0B0\n1B0,1F0\n");
   EXPECT_NE(message.find("user.csv: deadlock"), std::string::npos) << message;
   EXPECT_NE(message.find("row 1 (rank 0), column 2: '0B0' waits for '1B0' at row 2, column 1"),
             std::string::npos)
@@ -216,12 +216,12 @@ TEST(PytorchCsv, DeadlockingScheduleIsRefusedBeforeRunningInTheFilesNumbering) {
             std::string::npos)
       << message;
   // A cycle across chunks: rank 0 runs 2F0 before 0F0 although 2F0 needs 1F0, which needs 0F0.
-  const std::string chunked = expect_input_error("2F0,0F0,2B0,0B0\n1F0,3F0,3B0,1B0\n");
+  const std::string chunked = expect_csv_input_error("2F0,0F0,2B0,0B0\n1F0,3F0,3B0,1B0\n");
   EXPECT_NE(chunked.find("row 1 (rank 0), column 1: '2F0' waits for '1F0' at row 2, column 1"),
             std::string::npos)
       << chunked;
   // W before its own I on one rank.
-  EXPECT_NE(expect_input_error("0F0,0W0,0I0\n").find("'0W0' waits for '0I0' at row 1, column 3"),
+  EXPECT_NE(expect_csv_input_error("0F0,0W0,0I0\n").find("'0W0' waits for '0I0' at row 1, column 3"),
             std::string::npos);
 }
 
@@ -247,24 +247,24 @@ TEST(PytorchCsv, MissingOrExtraOpsAreErrorsNamingTheCell) {
       {"0F0,0B0,0I0\n1F0,1B0\n", "row 1 (rank 0), column 3: '0I0' splits the backward of stage 0"},
   };
   for (const auto& c : cases) {
-    const std::string message = expect_input_error(c.text);
+    const std::string message = expect_csv_input_error(c.text);
     EXPECT_NE(message.find(c.message), std::string::npos) << c.text << "\n" << message;
   }
 }
 
 TEST(PytorchCsv, HugeIndicesAreRefusedWithoutAllocatingOrOverflowing) {
   // 2147483647 + 1 overflows an int; stage 2147483647 x microbatch 2147483647 would need 2^62 cells.
-  const std::string stage = expect_input_error("2147483647F0\n");
+  const std::string stage = expect_csv_input_error("2147483647F0\n");
   EXPECT_NE(stage.find("user.csv: row 1 (rank 0), column 1 names stage 2147483647"), std::string::npos)
       << stage;
-  const std::string both = expect_input_error("0F0,0F2147483647,0B0\n");
+  const std::string both = expect_csv_input_error("0F0,0F2147483647,0B0\n");
   EXPECT_NE(both.find("row 1 (rank 0), column 2 names microbatch 2147483647"), std::string::npos) << both;
   EXPECT_NE(both.find("but the file has 3"), std::string::npos) << both;
 }
 
 TEST(PytorchCsv, ExportThenReadGivesTheIdenticalRunForEveryStaticSchedule) {
   TempDir dir;
-  const Scenario scenario = test::scenario_from_yaml(kScenario);
+  const Scenario scenario = test::scenario_from_yaml(kPytorchCsvScenario);
   std::vector<std::string> tested;
   for (const ScheduleInfo& info : registered_schedules()) {
     const ScheduleRequest request{info.name, ScheduleParams(test::kTestSource)};

@@ -13,7 +13,7 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-constexpr const char* kScenario =
+constexpr const char* kSweepScenario =
     "pipeline: {stages: 4, microbatches: 8, batches: 3}\n"
     "costs: {forward_ms: 1, backward_input_ms: 1.25, backward_weight_ms: 0.75, comm_ms: 0.125}\n";
 
@@ -54,7 +54,7 @@ class SweepRuns : public ::testing::Test {
     return c;
   }
   test::TempDir dir_;
-  std::string path_ = dir_.write("sweep.yaml", kScenario);
+  std::string path_ = dir_.write("sweep.yaml", kSweepScenario);
 };
 
 TEST_F(SweepRuns, RowsEqualSingleRunsInProductOrder) {

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 // Odd nanosecond costs (1.000001 ms = 1000.001 us) and a link whose transfers overlap (2 ms latency, longer
 // than an F), so that several send/receive lanes are needed.
-constexpr const char* kScenario =
+constexpr const char* kTraceScenario =
     "pipeline: {stages: 4, microbatches: 8, batches: 2}\n"
     "costs: {forward_ms: [1.000001, 1.5, 1.25, 1.75], backward_input_ms: [1, 1.25, 1.5, 2.000003],\n"
     "        backward_weight_ms: 0.75, optimizer_ms: 0.5, transfer_bytes: 1000000,\n"
@@ -25,7 +25,8 @@ constexpr const char* kScenario =
 
 SimulationResult traced_run(const std::string& schedule,
                             const std::map<std::string, std::string>& params = {}) {
-  return test::run_schedule(test::scenario_from_yaml(kScenario), schedule, params, test::fixed_batches());
+  return test::run_schedule(test::scenario_from_yaml(kTraceScenario), schedule, params,
+                            test::fixed_batches());
 }
 
 double micros(TimeNs ns) {
@@ -248,7 +249,7 @@ TEST(ChromeTrace, TwoRunsGiveByteIdenticalTraces) {
   EXPECT_EQ(first, second);
 
   test::TempDir dir;
-  const std::string yaml = dir.write("s.yaml", kScenario);
+  const std::string yaml = dir.write("s.yaml", kTraceScenario);
   for (const char* name : {"a.json", "b.json"}) {
     const test::CommandResult r = test::run_pipesim(
         fmt::format("run '{}' --schedules zb-h1,1f1b-flush --trace '{}'", yaml, dir.file(name)), dir);
@@ -292,7 +293,7 @@ TEST(ChromeTrace, RunRefusesATraceOverTheLimitUnlessForced) {
   test::TempDir dir;
   const std::string trace = dir.file("t.json");
   const std::string base = fmt::format("{} run {} --trace {} > /dev/null 2> {}", PIPESIM_BINARY,
-                                       dir.write("s.yaml", kScenario), trace, dir.file("err"));
+                                       dir.write("s.yaml", kTraceScenario), trace, dir.file("err"));
   EXPECT_NE(std::system((base + " --trace-limit-mb 0.01").c_str()), 0);
   EXPECT_NE(test::read_file(dir.file("err")).find("the trace would be about"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(trace));
