@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -24,9 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// `before` runs untimed ahead of each run (a cache flush).
+// The timed runs' seconds; `before` runs untimed ahead of each run (a cache flush).
 template <typename Body, typename Before>
-double median_seconds(int warmups, int repeats, Body body, Before before) {
+std::vector<double> run_seconds(int warmups, int repeats, Body body, Before before) {
   for (int i = 0; i < warmups; ++i) {
     before();
     body();
@@ -38,7 +39,23 @@ double median_seconds(int warmups, int repeats, Body body, Before before) {
     body();
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
-  return pipesim_profile::median(seconds);
+  return seconds;
+}
+
+template <typename Body, typename Before>
+double median_seconds(int warmups, int repeats, Body body, Before before) {
+  return pipesim_profile::median(run_seconds(warmups, repeats, body, before));
+}
+
+// The kernels a cost model adds up (GEMMs, element-wise kernels, updates) keep the mean of their runs: a
+// pipeline's time is the sum of its ops' times, so their expected time, slow runs included, is what it
+// accumulates. With medians the cost model ran 2-6 % short of every op's mean in the executor's runs
+// (validate, 2026-12-05; README, "Validation against the executor"). Noise a whole round long still goes: the
+// rounds' median is kept.
+template <typename Body, typename Before>
+double mean_seconds(int warmups, int repeats, Body body, Before before) {
+  const std::vector<double> seconds = run_seconds(warmups, repeats, body, before);
+  return std::accumulate(seconds.begin(), seconds.end(), 0.0) / static_cast<double>(seconds.size());
 }
 
 template <typename Body>
@@ -214,8 +231,10 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   p.host = host;
   p.notes = fmt::format(
       "one thread; GEMM: {}, layouts {}, {}; element-wise: {} kernels over {} elements; update: {} "
-      "optimizers over {} parameters summing 1 and {} gradients; medians of {} runs after {} warm-up(s), "
-      "GEMMs, element-wise kernels and updates the median of {} such rounds; "
+      "optimizers over {} parameters summing 1 and {} gradients; {} runs after {} warm-up(s): GEMMs, "
+      "element-wise kernels and updates the mean of their runs (an op's expected time), then the median of "
+      "{} "
+      "such rounds, the rest the median of the runs; "
       "copy: memcpy of {:.0f} MiB; launch: empty task to a worker thread and back (condition variables); "
       "link: the same handoff carrying a memcpy; times are wall clock on a machine that may be shared",
       o.gemm_name, fmt::join(o.gemm_layouts, "/"),
@@ -278,7 +297,7 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
               evict_from_caches(b.data(), sizeof(float) * k * n);
               evict_from_caches(c.data(), sizeof(float) * m * n);
             };
-            const double s = median_seconds(
+            const double s = mean_seconds(
                 o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, cold);
             round.gemm.push_back({"fp32", m, n, k, s, layout});
           }
@@ -290,7 +309,7 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     for (const CpuElementwiseKernel& kernel : o.elementwise) {
       const long elements = kernel.elements > 0 ? kernel.elements : o.elementwise_elements;
       const std::function<void()> body = kernel.prepare(elements);
-      const double s = median_seconds(o.warmups, o.repeats, body, flush);
+      const double s = mean_seconds(o.warmups, o.repeats, body, flush);
       round.elementwise_ns.emplace_back(kernel.name, s * 1e9 / static_cast<double>(elements));
     }
     for (const CpuUpdateKernel& update : o.updates) {
@@ -306,7 +325,7 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
           for (const auto& [data, bytes] : operands) evict_from_caches(data, bytes);
         };
         ns_per_parameter[i] =
-            median_seconds(o.warmups, o.repeats, body, cold) * 1e9 / static_cast<double>(o.update_parameters);
+            mean_seconds(o.warmups, o.repeats, body, cold) * 1e9 / static_cast<double>(o.update_parameters);
       }
       const double per_gradient =
           std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));
@@ -321,7 +340,7 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   };
   p.gemm = results[0].gemm;
   for (std::size_t i = 0; i < p.gemm.size(); ++i)
-    p.gemm[i].median_s = median_of_rounds([&](const auto& round) { return round.gemm[i].median_s; });
+    p.gemm[i].seconds = median_of_rounds([&](const auto& round) { return round.gemm[i].seconds; });
   p.elementwise_ns = results[0].elementwise_ns;
   for (std::size_t i = 0; i < p.elementwise_ns.size(); ++i)
     p.elementwise_ns[i].second =

@@ -17,7 +17,7 @@ namespace pipesim_profile {
 
 inline constexpr const char* kFormat = "pipesim-hardware-profile-1";
 
-// The median time of one GEMM C[m x n] = op(A) * op(B) (2*m*n*k floating-point operations). Operands are
+// The time of one GEMM C[m x n] = op(A) * op(B) (2*m*n*k floating-point operations). Operands are
 // row-major, as in the frameworks; the layout names the operand forms a training step uses:
 //   nn  C = A[m x k] * B[k x n]
 //   nt  C = A[m x k] * B[n x k]^T   (a linear layer's forward, X * W^T)
@@ -27,7 +27,7 @@ struct GemmTiming {
   long m = 0;
   long n = 0;
   long k = 0;
-  double median_s = 0;
+  double seconds = 0;  // the calibrator's figure: the median of runs (CUDA), the mean of runs (CPU)
   std::string layout = "nn";
 };
 
@@ -107,7 +107,7 @@ inline std::string utc_now() {
 }
 
 inline double gemm_tflops(const GemmTiming& t) {
-  return 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * static_cast<double>(t.k) / t.median_s /
+  return 2.0 * static_cast<double>(t.m) * static_cast<double>(t.n) * static_cast<double>(t.k) / t.seconds /
          1e12;
 }
 

@@ -23,10 +23,10 @@ MachineSpeed speed_against(const GemmTable& calibrated, const std::vector<pipesi
   MachineSpeed speed;
   double log_sum = 0;
   for (const pipesim_profile::GemmTiming& t : now) {
-    if (t.layout != "nn" || t.median_s <= 0 || !on_grid(calibrated.m_sizes(), t.m) ||
+    if (t.layout != "nn" || t.seconds <= 0 || !on_grid(calibrated.m_sizes(), t.m) ||
         !on_grid(calibrated.n_sizes(), t.n) || !on_grid(calibrated.k_sizes(), t.k))
       continue;
-    log_sum += std::log(calibrated.seconds(t.m, t.n, t.k) / t.median_s);
+    log_sum += std::log(calibrated.seconds(t.m, t.n, t.k) / t.seconds);
     ++speed.gemms;
   }
   if (speed.gemms == 0) throw InputError("the machine-speed probe's GEMMs are not on the profile's grid");

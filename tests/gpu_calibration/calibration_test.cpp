@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "base/errors.h"
 #include "gpu_calibration/cpu_calibrate.h"
@@ -228,6 +230,28 @@ TEST(Calibration, CpuCalibrationTimesTheKernelsAndUpdatesItIsGiven) {
   EXPECT_GE(p.elementwise_ns_per_element.at("twice"), 0);
   ASSERT_EQ(p.update_ns_per_parameter.count("sgd"), 1u);
   EXPECT_GE(p.update_ns_per_parameter.at("sgd").per_gradient_ns, 0);
+}
+
+// A pipeline adds its ops' times, so a kernel's figure is the mean of its runs, the slow ones included: one
+// run of 5 sleeping 20 ms makes the figure about 4 ms (the median would be about 0).
+TEST(Calibration, CpuKernelsKeepTheMeanOfTheirRunsNotTheMedian) {
+  CpuCalibrationOptions options = quick_cpu_calibration();
+  options.warmups = 0;
+  options.repeats = 5;
+  options.rounds = 1;
+  options.updates.clear();
+  int runs = 0;
+  options.elementwise = {{"one_slow_run", [&](long) -> std::function<void()> {
+                            return [&] {
+                              if (runs++ == 2) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                            };
+                          }}};
+  const pipesim_profile::ProfileData data = calibrate_cpu(options, [](const std::string&) {});
+  ASSERT_EQ(data.elementwise_ns.size(), 1u);
+  const double seconds =
+      data.elementwise_ns[0].second * 1e-9 * static_cast<double>(options.elementwise_elements);
+  EXPECT_GE(seconds, 20e-3 / 5);
+  EXPECT_LT(seconds, 20e-3 / 2);  // not the slow run itself
 }
 
 #ifdef PIPESIM_GPU_CALIBRATE
