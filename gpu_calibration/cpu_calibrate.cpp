@@ -192,6 +192,7 @@ CpuCalibrationOptions quick_cpu_calibration() {
   o.elementwise_elements = 1024;
   o.update_parameters = 4096;
   o.update_gradients = 2;
+  o.update_pages_touched_bytes = 0;
   o.rounds = 1;
   return o;
 }
@@ -231,7 +232,7 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   p.host = host;
   p.notes = fmt::format(
       "one thread; GEMM: {}, layouts {}, {}; element-wise: {} kernels over {} elements; update: {} "
-      "optimizers over {} parameters summing 1 and {} gradients; {} runs after {} warm-up(s): GEMMs, "
+      "optimizers over {} parameters summing 1 and {} gradients{}; {} runs after {} warm-up(s): GEMMs, "
       "element-wise kernels and updates the mean of their runs (an op's expected time), then the median of "
       "{} "
       "such rounds, the rest the median of the runs; "
@@ -243,6 +244,10 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
                         o.evict_gemm_operands ? "; GEMM operands also evicted from every cache level" : "")
           : std::string("hot loops"),
       o.elementwise.size(), o.elementwise_elements, o.updates.size(), o.update_parameters, o.update_gradients,
+      o.update_pages_touched_bytes > 0
+          ? fmt::format(" (a byte written in every page of {:.0f} MiB before each run)",
+                        o.update_pages_touched_bytes / (1 << 20))
+          : std::string(),
       o.repeats, o.warmups, o.rounds, o.copy_bytes / (1 << 20));
 
   progress("memcpy bandwidth");
@@ -268,6 +273,11 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   }
 
   CacheFlush flush(o.flush_bytes);
+  std::vector<char> touched_pages;  // see update_pages_touched_bytes
+  const auto touch_pages = [&touched_pages] {
+    constexpr std::size_t kPageBytes = 4096;
+    for (std::size_t i = 0; i < touched_pages.size(); i += kPageBytes) touched_pages[i] += 1;
+  };
   const long largest = *std::max_element(o.sizes.begin(), o.sizes.end());
   std::vector<float> a(largest * largest), b(largest * largest), c(largest * largest);
   for (size_t i = 0; i < a.size(); ++i) {
@@ -312,6 +322,9 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
       const double s = mean_seconds(o.warmups, o.repeats, body, flush);
       round.elementwise_ns.emplace_back(kernel.name, s * 1e9 / static_cast<double>(elements));
     }
+    // Allocated once (and its pages faulted in once), for the updates' page touches.
+    if (!o.updates.empty() && o.update_pages_touched_bytes > 0 && touched_pages.empty())
+      touched_pages.assign(static_cast<std::size_t>(o.update_pages_touched_bytes), 0);
     for (const CpuUpdateKernel& update : o.updates) {
       progress(fmt::format("round {} of {}: the {} update", r + 1, rounds, update.optimizer));
       double ns_per_parameter[2];
@@ -321,8 +334,10 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
         const std::function<void()> body = update.prepare(o.update_parameters, gradients[i], &operands);
         const auto cold = [&] {
           flush();
-          if (!o.evict_gemm_operands || o.flush_bytes <= 0) return;
-          for (const auto& [data, bytes] : operands) evict_from_caches(data, bytes);
+          if (o.evict_gemm_operands && o.flush_bytes > 0) {
+            for (const auto& [data, bytes] : operands) evict_from_caches(data, bytes);
+          }
+          touch_pages();
         };
         ns_per_parameter[i] =
             mean_seconds(o.warmups, o.repeats, body, cold) * 1e9 / static_cast<double>(o.update_parameters);

@@ -212,6 +212,7 @@ TEST(Calibration, CpuCalibrationTimesTheKernelsAndUpdatesItIsGiven) {
                           }}};
   std::vector<std::pair<long, int>> update_shapes;
   std::vector<float> weights(16);
+  options.update_pages_touched_bytes = 1 << 20;  // the page touch before each update run, small
   options.updates = {
       {"sgd", [&](long parameters, int gradients, CpuOperands* operands) -> std::function<void()> {
          update_shapes.emplace_back(parameters, gradients);
@@ -230,6 +231,8 @@ TEST(Calibration, CpuCalibrationTimesTheKernelsAndUpdatesItIsGiven) {
   EXPECT_GE(p.elementwise_ns_per_element.at("twice"), 0);
   ASSERT_EQ(p.update_ns_per_parameter.count("sgd"), 1u);
   EXPECT_GE(p.update_ns_per_parameter.at("sgd").per_gradient_ns, 0);
+  EXPECT_NE(data.notes.find("a byte written in every page of 1 MiB before each run"), std::string::npos)
+      << data.notes;
 }
 
 // A pipeline adds its ops' times, so a kernel's figure is the mean of its runs, the slow ones included: one
