@@ -198,7 +198,8 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--cpu", args->cpu, "measure the CPU (GEMM, memcpy, thread dispatch and handoff)");
   cmd->add_option("-o,--out,--output", args->output, "profile to write (default: cpu-HOSTNAME.yaml)");
   cmd->add_flag("--quick", args->quick, "a tiny grid and few repeats (seconds; for a first look)");
-  cmd->add_option("--repeats", args->repeats, "timed runs per measurement (median kept)")
+  cmd->add_option("--repeats", args->repeats,
+                  "timed runs per measurement (the kernels keep their mean, copy and launch the median)")
       ->check(CLI::PositiveNumber);
   cmd->add_option(
          "--flush-mib", args->flush_mib,

@@ -233,9 +233,8 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
   p.notes = fmt::format(
       "one thread; GEMM: {}, layouts {}, {}; element-wise: {} kernels over {} elements; update: {} "
       "optimizers over {} parameters summing 1 and {} gradients{}; {} runs after {} warm-up(s): GEMMs, "
-      "element-wise kernels and updates the mean of their runs (an op's expected time), then the median of "
-      "{} "
-      "such rounds, the rest the median of the runs; "
+      "element-wise kernels and updates the mean of their runs (an op's expected time), the median of {} "
+      "such rounds; the rest the median of the runs; "
       "copy: memcpy of {:.0f} MiB; launch: empty task to a worker thread and back (condition variables); "
       "link: the same handoff carrying a memcpy; times are wall clock on a machine that may be shared",
       o.gemm_name, fmt::join(o.gemm_layouts, "/"),
