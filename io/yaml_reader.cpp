@@ -53,9 +53,7 @@ void YamlReader::fail(const YAML::Node& node, const std::string& key, const std:
   throw InputError(fmt::format("{}: expected {}, got {}", where(node, key), expected, show_yaml(node)));
 }
 
-void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
-                            const std::vector<std::string>& allowed) const {
-  if (!node.IsMap()) fail(node, key, "a map");
+void YamlReader::expect_unique_keys(const YAML::Node& node, const std::string& key) const {
   std::set<std::string> seen;
   for (const auto& entry : node) {
     const std::string name = entry.first.Scalar();
@@ -64,6 +62,15 @@ void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
       throw InputError(fmt::format("{}: duplicate key (each key may appear once in a map)",
                                    where(entry.first, key.empty() ? name : key + "." + name)));
     }
+  }
+}
+
+void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
+                            const std::vector<std::string>& allowed) const {
+  if (!node.IsMap()) fail(node, key, "a map");
+  expect_unique_keys(node, key);
+  for (const auto& entry : node) {
+    const std::string name = entry.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;

@@ -23,7 +23,10 @@ class YamlReader {
   std::string where(const YAML::Node& node, const std::string& key) const;
   [[noreturn]] void fail(const YAML::Node& node, const std::string& key, const std::string& expected) const;
 
-  // Checks that `node` is a map whose keys are all in `allowed`.
+  // Checks that no key of the map `node` appears twice (yaml-cpp keeps both; lookups see the first).
+  void expect_unique_keys(const YAML::Node& node, const std::string& key) const;
+
+  // Checks that `node` is a map whose keys are all in `allowed`, each once.
   void expect_map(const YAML::Node& node, const std::string& key,
                   const std::vector<std::string>& allowed) const;
 

@@ -108,6 +108,7 @@ std::vector<executor::DelayCorrection> read_corrections(const YamlReader& reader
 StudySchedule read_schedule(const YamlReader& reader, const YAML::Node& node, const std::string& key,
                             int devices) {
   if (!node.IsMap()) reader.fail(node, key, "a map {name: ..., microbatches: m, <schedule parameter>: ...}");
+  reader.expect_unique_keys(node, key);
   StudySchedule out;
   for (const auto& item : node) {
     if (!item.first.IsScalar()) reader.fail(item.first, key, "keys that are names (name, microbatches, ...)");

@@ -801,6 +801,11 @@ TEST(StudyConfig, AnEntryMayNameItsOwnDepthAndOptimizers) {
             std::string::npos);
   EXPECT_NE(expect_input_error(replaced(text, "stages: 4,", "stages: 0,")).find("schedules[2].stages"),
             std::string::npos);
+  // A key given twice is refused (yaml-cpp keeps both; the optimizer check once read past the first list).
+  EXPECT_NE(expect_input_error(replaced(text, "optimizers: [adamw-b1-0.5]",
+                                        "optimizers: [adamw, adamw-b1-0.5], optimizers: [adamw]"))
+                .find("schedules[1].optimizers': duplicate key"),
+            std::string::npos);
 }
 
 TEST(StudyConfig, DelayMasksAreReadPerStageOfTheLayoutAndOnlyForSynchronousSchedules) {
