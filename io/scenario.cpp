@@ -247,14 +247,9 @@ void read_schedules(const YamlReader& r, const YAML::Node& node, Scenario& s) {
       request.name = entry.Scalar();
     } else if (entry.IsMap()) {
       if (!entry["name"]) r.fail(entry, key + ".name", "the schedule's name");
-      std::set<std::string> seen;
+      r.expect_unique_keys(entry, key);
       for (const auto& item : entry) {
         const std::string param = item.first.Scalar();
-        if (!seen.insert(param).second) {
-          // yaml-cpp keeps the first of two equal keys; a silently ignored parameter is worse than an error.
-          throw InputError(fmt::format("{}: duplicate key (each key may appear once in a map)",
-                                       r.where(item.first, key + "." + param)));
-        }
         if (param == "name") {
           request.name = r.get_string(item.second, key + ".name");
         } else if (param == "pipeline") {
