@@ -113,6 +113,33 @@ const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
                                source, dtype, have));
 }
 
+const NameTable<ProfileKind>& profile_kind_names() {
+  static const NameTable<ProfileKind> names = {{"spec-derived", ProfileKind::kSpecDerived},
+                                               {"fitted-to-published", ProfileKind::kFittedToPublished},
+                                               {"measured", ProfileKind::kMeasured}};
+  return names;
+}
+
+std::string HardwareProfile::kind_text() const {
+  switch (kind) {
+    case ProfileKind::kSpecDerived:
+      return "spec-derived: an upper bound";
+    case ProfileKind::kFittedToPublished:
+      return "fitted to published runs";
+    case ProfileKind::kMeasured:
+      break;
+  }
+  const auto field = [&](const char* key) {
+    const auto it = provenance.find(key);
+    return it == provenance.end() ? std::string() : it->second;
+  };
+  const std::string host = field("host"), date = field("date").substr(0, 10);
+  std::string where = host.empty() || host == "n/a" ? "" : "host " + host;
+  if (!date.empty()) where += (where.empty() ? "" : ", ") + date;
+  return fmt::format("measured on {}{}", device_name.empty() ? "an unnamed device" : device_name,
+                     where.empty() ? "" : " (" + where + ")");
+}
+
 std::optional<LinkSpec> HardwareProfile::stage_link() const {
   if (link) return link;
   if (!host_to_device || !device_to_host) return std::nullopt;

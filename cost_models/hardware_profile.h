@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/name_table.h"
+
 namespace pipesim {
 
 // Achieved throughput of C[m x n] = A[m x k] * B[k x n] over a full grid of sizes, for one dtype.
@@ -77,15 +79,21 @@ struct OpTimeScale {
 
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
+// What a profile's figures are (its provenance.kind): derived from data sheets (so an upper bound: no
+// published run reaches them), fitted to published runs' times, or measured by pipesim's microbenchmarks.
+enum class ProfileKind { kSpecDerived, kFittedToPublished, kMeasured };
+const NameTable<ProfileKind>& profile_kind_names();  // spec-derived, fitted-to-published, measured
+
 struct HardwareProfile {
   std::string name;    // file stem, e.g. a100-sxm4-80gb
   std::string source;  // the file it came from
   std::string device_name;
   std::string device_kind;                        // gpu or cpu
   std::map<std::string, std::string> provenance;  // command, date, driver, host, notes
-  std::map<std::string, double> peak_tflops;      // datasheet, informative
-  double memory_bandwidth_gb_per_s = 0;           // achieved copy bandwidth (read + write)
-  double memory_capacity_gb = 0;                  // device memory in GiB (2^30 bytes); 0 when unknown
+  ProfileKind kind = ProfileKind::kMeasured;
+  std::map<std::string, double> peak_tflops;  // datasheet, informative
+  double memory_bandwidth_gb_per_s = 0;       // achieved copy bandwidth (read + write)
+  double memory_capacity_gb = 0;              // device memory in GiB (2^30 bytes); 0 when unknown
   // GiB a run cannot use: CUDA context, communicator buffers, allocator fragmentation (hardware.reserve_gb in
   // a scenario; 0 in a profile file).
   double reserve_gb = 0;
@@ -131,6 +139,10 @@ struct HardwareProfile {
   // host, then host to device, one after the other: bandwidth 1 / (1/d2h + 1/h2d), the two latencies added);
   // none when the profile has neither.
   std::optional<LinkSpec> stage_link() const;
+
+  // What the figures are, for every header that shows them: "spec-derived: an upper bound", "fitted to
+  // published runs", "measured on NVIDIA H200 (host vm, 2026-12-04)".
+  std::string kind_text() const;
 
   // Throws InputError naming the profile and the dtypes it has.
   const GemmTable& gemm_table(const std::string& dtype) const;

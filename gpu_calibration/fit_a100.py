@@ -114,6 +114,7 @@ def write_profile(path, params, error):
         f'  date: "{date}"',
         '  driver: "n/a (datasheet and published timings)"',
         '  host: "n/a"',
+        '  kind: fitted-to-published',
         f'  notes: "{notes}"',
         "peak_tflops: {bf16: 312, fp16: 312, fp32: 19.5}",
         f"memory_bandwidth_gb_per_s: {MEMORY_GB_PER_S:g}",

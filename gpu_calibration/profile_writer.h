@@ -167,6 +167,7 @@ inline std::string profile_yaml(const ProfileData& p) {
   out << "  date: " << quoted(p.date) << "\n";
   out << "  driver: " << quoted(p.driver) << "\n";
   out << "  host: " << quoted(p.host) << "\n";
+  out << "  kind: measured\n";
   out << "  notes: " << quoted(p.notes) << "\n";
   if (!p.peak_tflops.empty()) {
     out << "peak_tflops: {";

@@ -82,6 +82,7 @@ def profile_lines(spec):
         f'  date: "{spec.date}"',
         '  driver: "n/a (public specifications)"',
         '  host: "n/a"',
+        '  kind: spec-derived',
         f'  notes: "{spec.notes}"',
         f"peak_tflops: {{bf16: {spec.bf16_tflops:.1f}, fp16: {spec.bf16_tflops:.1f}, fp32: {spec.fp32_tflops:.1f}}}",
         f"memory_bandwidth_gb_per_s: {spec.memory_gb_per_s:g}",

@@ -31,7 +31,10 @@ std::vector<double> sorted_unique(std::set<double> values) {
   return {values.begin(), values.end()};
 }
 
-GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std::string& key) {
+// `peak_tflops`: the profile's peak for the table's dtype, 0 when it states none. A rate above it would put
+// MFU above 100 %: the table or the peak is wrong, and no figure read against them could be trusted.
+GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std::string& key,
+                          double peak_tflops) {
   if (!rows.IsSequence() || rows.size() == 0) r.fail(rows, key, "a list of [m, n, k, tflops] rows");
   std::set<double> ms, ns, ks;
   std::map<std::tuple<double, double, double>, double> rate;
@@ -44,6 +47,13 @@ GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std
     const double k = r.get_int(row[2], row_key + ".k", 1);
     const double tflops = r.get_double(row[3], row_key + ".tflops", 0);
     if (tflops <= 0) r.fail(row[3], row_key + ".tflops", "an achieved rate > 0");
+    if (peak_tflops > 0 && tflops > peak_tflops) {
+      r.fail(row[3], row_key + ".tflops",
+             fmt::format(
+                 "an achieved rate at most the profile's peak_tflops.{} ({:g} TFLOP/s), got {:g}: a GEMM "
+                 "above the peak would give an MFU over 100 %",
+                 key.substr(key.rfind('.') + 1), peak_tflops, tflops));
+    }
     if (!rate.emplace(std::make_tuple(m, n, k), tflops).second) {
       r.fail(row, row_key, fmt::format("each (m, n, k) once; ({}, {}, {}) repeats", m, n, k));
     }
@@ -71,7 +81,8 @@ GemmTable read_gemm_table(const YamlReader& r, const YAML::Node& rows, const std
 }
 
 // `gemm`, `gemm_nt`, `gemm_tn`: a map dtype -> grid rows.
-std::vector<GemmTable> read_gemm_tables(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+std::vector<GemmTable> read_gemm_tables(const YamlReader& r, const YAML::Node& node, const std::string& key,
+                                        const std::map<std::string, double>& peak_tflops) {
   if (!node.IsMap() || node.size() == 0) r.fail(node, key, "a map dtype: [[m, n, k, tflops], ...]");
   std::vector<GemmTable> tables;
   for (const auto& entry : node) {
@@ -79,17 +90,34 @@ std::vector<GemmTable> read_gemm_tables(const YamlReader& r, const YAML::Node& n
     if (dtype != "bf16" && dtype != "fp16" && dtype != "fp32") {
       r.fail(entry.first, key + "." + dtype, "a dtype: bf16, fp16 or fp32");
     }
-    tables.push_back(read_gemm_table(r, entry.second, key + "." + dtype));
+    const auto peak = peak_tflops.find(dtype);
+    tables.push_back(
+        read_gemm_table(r, entry.second, key + "." + dtype, peak == peak_tflops.end() ? 0 : peak->second));
   }
   return tables;
 }
 
 void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfile& p) {
   const std::vector<std::string> keys = {"command", "date", "driver", "host", "notes"};
-  r.expect_map(node, "provenance", keys);
+  std::vector<std::string> allowed = keys;
+  allowed.push_back("kind");
+  r.expect_map(node, "provenance", allowed);
   for (const std::string& key : keys) {
     if (!node[key]) r.fail(node, "provenance." + key, "a string (where the profile came from)");
     p.provenance[key] = r.get_string(node[key], "provenance." + key);
+  }
+  // What the figures are: profiles written before `kind` existed say it through their host (n/a: not a
+  // machine's measurement, so derived from specifications).
+  if (node["kind"]) {
+    const std::string given = r.get_choice(
+        node["kind"], "provenance.kind", names_of(profile_kind_names()),
+        "spec-derived (from data sheets: an upper bound), fitted-to-published (fitted to published runs) or "
+        "measured (by pipesim's microbenchmarks on the machine named in host and device)");
+    for (const auto& [name, kind] : profile_kind_names()) {
+      if (name == given) p.kind = kind;
+    }
+  } else {
+    p.kind = p.provenance["host"] == "n/a" ? ProfileKind::kSpecDerived : ProfileKind::kMeasured;
   }
 }
 
@@ -228,9 +256,9 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   if (!gemm || !gemm.IsMap() || gemm.size() == 0) {
     r.fail(gemm, "gemm", "a map dtype: [[m, n, k, tflops], ...] with at least one dtype");
   }
-  p.gemm = read_gemm_tables(r, gemm, "gemm");
-  if (const YAML::Node nt = root["gemm_nt"]) p.gemm_nt = read_gemm_tables(r, nt, "gemm_nt");
-  if (const YAML::Node tn = root["gemm_tn"]) p.gemm_tn = read_gemm_tables(r, tn, "gemm_tn");
+  p.gemm = read_gemm_tables(r, gemm, "gemm", p.peak_tflops);
+  if (const YAML::Node nt = root["gemm_nt"]) p.gemm_nt = read_gemm_tables(r, nt, "gemm_nt", p.peak_tflops);
+  if (const YAML::Node tn = root["gemm_tn"]) p.gemm_tn = read_gemm_tables(r, tn, "gemm_tn", p.peak_tflops);
   if (const YAML::Node fit = root["fit"]) {
     const ProfileFit terms = read_fit(r, fit);
     if (fit_use == ProfileFitUse::kApply) {

@@ -136,6 +136,41 @@ TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
   EXPECT_EQ(profile_error_of("format: ["), "p.yaml:1: not valid YAML: end of sequence flow not found");
 }
 
+// A GEMM faster than the profile's own peak would print an MFU over 100 %: refused where it is written.
+TEST(HardwareProfile, AGemmAboveThePeakIsRefusedWithItsLine) {
+  EXPECT_EQ(
+      profile_error_of(replaced(kValid, "[4096, 4096, 4096, 27.5]", "[4096, 4096, 4096, 522]")),
+      "p.yaml:17: key 'gemm.bf16[7].tflops': expected an achieved rate at most the profile's "
+      "peak_tflops.bf16 (100 TFLOP/s), got 522: a GEMM above the peak would give an MFU over 100 %, got "
+      "'522'");
+  // Without a stated peak nothing bounds the table.
+  EXPECT_NO_THROW(parse_hardware_profile(
+      replaced(replaced(kValid, "peak_tflops: {bf16: 100}\n", ""), "27.5]", "522]"), "p.yaml"));
+}
+
+// What the figures are, said beside them: measured on a named machine, fitted, or from data sheets.
+TEST(HardwareProfile, ItsKindIsReadOrDerivedFromItsHost) {
+  EXPECT_EQ(parse_hardware_profile(kValid, "p.yaml").kind_text(),
+            "measured on Test GPU (host here, 2026-01-01)");
+  const std::string spec = replaced(kValid, "host: \"here\"", "host: \"n/a\"");
+  EXPECT_EQ(parse_hardware_profile(spec, "p.yaml").kind_text(), "spec-derived: an upper bound");
+  const std::string fitted =
+      replaced(kValid, "notes: \"test\"", "notes: \"test\", kind: fitted-to-published");
+  EXPECT_EQ(parse_hardware_profile(fitted, "p.yaml").kind, ProfileKind::kFittedToPublished);
+  EXPECT_EQ(parse_hardware_profile(fitted, "p.yaml").kind_text(), "fitted to published runs");
+  const std::string error =
+      profile_error_of(replaced(kValid, "notes: \"test\"", "notes: \"test\", kind: mesured"));
+  EXPECT_NE(error.find("key 'provenance.kind'"), std::string::npos) << error;
+  EXPECT_NE(error.find("did you mean 'measured'"), std::string::npos) << error;
+  // Every shipped profile says its kind.
+  for (const char* name : {"h100-sxm5-80gb", "h200-sxm-141gb", "rtx-pro-6000-blackwell-maxq"}) {
+    EXPECT_EQ(load_hardware_profile(resolve_profile_path(name)).kind, ProfileKind::kSpecDerived) << name;
+  }
+  EXPECT_EQ(load_hardware_profile(resolve_profile_path("a100-sxm4-80gb")).kind,
+            ProfileKind::kFittedToPublished);
+  EXPECT_EQ(load_hardware_profile(resolve_profile_path("nvidia-h200")).kind, ProfileKind::kMeasured);
+}
+
 TEST(HardwareProfile, TheLinkIsOptional) {
   const std::string no_link =
       replaced(kValid, "link: {bandwidth_gb_per_s: 50, latency_us: 10, source: \"made up\"}\n", "");

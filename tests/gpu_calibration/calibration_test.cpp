@@ -35,8 +35,8 @@ pipesim_profile::ProfileData fake_profile() {
   p.driver = "CUDA driver 13.0, runtime 13.0";
   p.host = "testhost";
   p.notes = "fake timings\nsecond line";
-  p.peak_tflops = {{"bf16", 312}, {"fp32", 19.5}};
-  p.copy = {1e9, 0.01};  // 2 * 1e9 bytes in 10 ms: 200 GB/s
+  p.peak_tflops = {{"bf16", 312}, {"fp32", 195}};  // above every fake rate (the reader refuses one above)
+  p.copy = {1e9, 0.01};                            // 2 * 1e9 bytes in 10 ms: 200 GB/s
   p.launch_overhead_s = 3.5e-6;
   p.memory_capacity_bytes = 80.0 * 1024 * 1024 * 1024;  // 80 GiB
   p.has_link = true;
@@ -62,7 +62,8 @@ TEST(Calibration, WriterOutputReadsBackWithTheSameFigures) {
   EXPECT_EQ(p.provenance.at("command"), "pipesim-gpu-calibrate -o fake.yaml");
   EXPECT_EQ(p.provenance.at("date"), "2026-01-02T03:04:05Z");
   EXPECT_EQ(p.provenance.at("notes"), "fake timings\nsecond line");
-  EXPECT_EQ(p.peak_tflops.at("fp32"), 19.5);
+  EXPECT_EQ(p.peak_tflops.at("fp32"), 195);
+  EXPECT_EQ(p.kind, ProfileKind::kMeasured);
   EXPECT_NEAR(p.memory_bandwidth_gb_per_s, 200, 1e-6);
   EXPECT_NEAR(p.launch_overhead_us, 3.5, 1e-9);
   EXPECT_EQ(p.memory_capacity_gb, 80);
