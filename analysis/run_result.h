@@ -43,6 +43,11 @@ struct SimulationResult {
   // GPUs behind each pipeline device: a tensor-parallel group of t (the per-GPU figures divide by them too).
   int gpus_per_device = 1;
   std::string model_choices;
+  // What the figures leave out (--allow-unmodelled): "model.moe: a mixture of experts (...)", one a feature.
+  std::vector<std::string> unmodelled;
+  std::string profile_kind;  // the hardware profile's provenance.kind (spec-derived, ...); "" without one
+  // b as the table shows it: "4", or "10-11" where B/m is not whole (microbatch_size is then the mean).
+  std::string microbatch_size_text;
 };
 
 }  // namespace pipesim

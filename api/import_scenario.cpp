@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "io/hardware_profile_reader.h"
 #include "io/scenario.h"
 
 namespace pipesim {
@@ -24,6 +25,49 @@ std::vector<std::string> wrapped(const std::vector<std::string>& names) {
     lines.back() += (lines.back().empty() ? "" : ", ") + name;
   }
   return names.empty() ? std::vector<std::string>{} : lines;
+}
+
+// The features the costs do not represent yet, as the model section's keys: `pipesim run` refuses the
+// scenario until they are modelled (or, with --allow-unmodelled, banners every figure).
+std::string unmodelled_yaml(const UnmodelledFeatures& f) {
+  std::string text;
+  if (f.moe.experts > 0) {
+    const MixtureOfExperts& e = f.moe;
+    text += fmt::format("  moe: {{experts: {}, experts_per_token: {}", e.experts, e.experts_per_token);
+    if (e.shared_experts > 0) text += fmt::format(", shared_experts: {}", e.shared_experts);
+    if (e.expert_ffn_hidden > 0) text += fmt::format(", expert_ffn_hidden: {}", e.expert_ffn_hidden);
+    if (e.dense_layers > 0) text += fmt::format(", dense_layers: {}", e.dense_layers);
+    text += "}\n";
+  }
+  if (f.mla.kv_lora_rank > 0) {
+    text += fmt::format("  mla: {{kv_lora_rank: {}{}}}\n", f.mla.kv_lora_rank,
+                        f.mla.q_lora_rank > 0 ? fmt::format(", q_lora_rank: {}", f.mla.q_lora_rank) : "");
+  }
+  if (f.sliding_window > 0) text += fmt::format("  sliding_window: {}\n", f.sliding_window);
+  if (f.attention_chunk > 0) text += fmt::format("  attention_chunk: {}\n", f.attention_chunk);
+  if (f.mtp_layers > 0) text += fmt::format("  mtp_layers: {}\n", f.mtp_layers);
+  if (!f.fp8.empty()) text += fmt::format("  fp8: \"{}\"\n", f.fp8);
+  if (text.empty()) return "";
+  return "  # Not modelled yet: `pipesim run` and `plan` refuse these (--allow-unmodelled prices the dense\n"
+         "  # stand-in, every figure saying so).\n" +
+         text;
+}
+
+// The profile, and the reserve where the profile states a capacity that leaves room for it.
+std::string hardware_yaml(const ImportSettings& settings) {
+  double capacity_gb = 0;
+  try {
+    capacity_gb = load_hardware_profile(resolve_profile_path(settings.profile)).memory_capacity_gb;
+  } catch (const InputError&) {
+    // The read-back below names the profile that does not read.
+  }
+  if (settings.reserve_gb > 0 && capacity_gb > 2 * settings.reserve_gb) {
+    return fmt::format(
+        "hardware: {{profile: {}, reserve_gb: {:g}}}  # reserve: GiB a run cannot use (CUDA context, NCCL "
+        "buffers, fragmentation)\n",
+        settings.profile, settings.reserve_gb);
+  }
+  return fmt::format("hardware: {{profile: {}}}\n", settings.profile);
 }
 
 }  // namespace
@@ -62,7 +106,9 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   if (m.dropout) text += "  dropout: true\n";
   text += fmt::format("  attention: {}\n  recompute: {}\n", name_in(attention_names(), m.attention),
                       name_in(recompute_names(), m.recompute));
-  text += fmt::format("hardware: {{profile: {}}}\n", settings.profile);
+  if (m.head_dim > 0) text += fmt::format("  head_dim: {}\n", m.head_dim);
+  text += unmodelled_yaml(m.unmodelled);
+  text += hardware_yaml(settings);
   const int global_batch = settings.global_batch > 0 ? settings.global_batch : settings.microbatches;
   text += fmt::format("pipeline: {{stages: {}, microbatches: {}, global_batch: {}{}}}\n", settings.stages,
                       settings.microbatches, global_batch,

@@ -19,6 +19,10 @@ struct ImportSettings {
   std::vector<std::string> pipeline_notes;  // how the pipeline and schedules were chosen, for the comments
   bool pipeline_from_options = true;        // the hardware and pipeline come from the importer's options
   std::string layer_split;                  // "" (the default, even), zb or balanced
+  // GiB of each device a run cannot use (CUDA context, NCCL buffers, allocator fragmentation): written as
+  // hardware.reserve_gb where the profile states a capacity above twice it, so that no plan fills the
+  // device to its last byte.
+  double reserve_gb = 4;
 };
 
 // The scenario's YAML text: the imported model with comments listing what was read, what was assumed and

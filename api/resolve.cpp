@@ -6,12 +6,15 @@
 #include <cmath>
 #include <optional>
 
+#include "api/unmodelled_check.h"
 #include "base/errors.h"
+#include "base/value_ranges.h"
 #include "cost_models/chunk_layers.h"
 #include "cost_models/hardware_profile.h"
 #include "cost_models/job_topology.h"
 #include "cost_models/pipeline_copies_costs.h"
 #include "cost_models/transformer_costs.h"
+#include "cost_models/uneven_microbatch_costs.h"
 #include "schedules/registry.h"
 #include "sim/resource_estimate.h"
 #include "sim/steady_state.h"
@@ -92,6 +95,18 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Pipel
                                                      layout);
   }
   if (scenario.transformer) {
+    const UnevenSplit split = uneven_split(scenario);
+    if (split.larger_count > 0) {
+      // Whole samples per microbatch: each op priced at its own microbatch's size, on one split of the
+      // model (a balanced split is found for the larger microbatches).
+      TransformerSetup setup = *scenario.transformer;
+      if (setup.split == LayerSplit::kBalanced && setup.balanced_unit_starts.empty())
+        setup.balanced_unit_starts = balanced_unit_starts(setup, split.smaller + 1.0, layout.stages);
+      return std::make_unique<UnevenMicrobatchCostModel>(
+          std::make_unique<TransformerCostModel>(setup, split.smaller + 1.0, layout),
+          std::make_unique<TransformerCostModel>(setup, split.smaller, layout), split.larger_count,
+          scenario.microbatches);
+    }
     return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(),
                                                   layout);
   }
@@ -142,12 +157,14 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
   }
   if (scenario.transformer) {
     std::vector<StageStaticMemory> stages;
-    for (const StageCosts& c :
-         transformer_stage_costs(*scenario.transformer, scenario.samples_per_microbatch(), layout.stages)) {
-      stages.push_back({static_cast<Bytes>(std::llround(c.parameter_bytes)),
-                        static_cast<Bytes>(std::llround(c.gradient_bytes)),
-                        static_cast<Bytes>(std::llround(c.optimizer_bytes)),
-                        static_cast<Bytes>(std::llround(c.recompute_working_bytes))});
+    // With uneven microbatches the larger one's working memory (an upper bound, as its activations).
+    const UnevenSplit split = uneven_split(scenario);
+    const double b = split.larger_count > 0 ? split.smaller + 1.0 : scenario.samples_per_microbatch();
+    for (const StageCosts& c : transformer_stage_costs(*scenario.transformer, b, layout.stages)) {
+      stages.push_back({computed_bytes(c.parameter_bytes, "a stage's weights"),
+                        computed_bytes(c.gradient_bytes, "a stage's gradients"),
+                        computed_bytes(c.optimizer_bytes, "a stage's optimizer state"),
+                        computed_bytes(c.recompute_working_bytes, "a stage's recomputation working memory")});
     }
     return stages;
   }
@@ -197,6 +214,7 @@ std::unique_ptr<CommModel> ResolvedRun::make_comm() const {
 }
 
 ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request, const ResolveOptions& options) {
+  require_modelled(scenario);  // a dense stand-in is never priced silently
   ResolvedRun run;
   run.scenario = scenario_for(scenario, request);  // the entry's own pipeline: overrides
   run.schedule = make_schedule(request.name, request.params);

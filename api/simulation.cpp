@@ -11,6 +11,7 @@
 #include "api/engine_error_location.h"
 #include "api/resolve.h"
 #include "api/run_assertions.h"
+#include "api/unmodelled_check.h"
 #include "base/errors.h"
 #include "cost_models/chunk_layers.h"
 #include "cost_models/pipeline_copies_costs.h"
@@ -38,6 +39,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   result.virtual_stages = run.layout.stages;
   result.spec = run.spec;
   result.microbatch_size = scenario.samples_per_microbatch();
+  result.microbatch_size_text = microbatch_size_text(scenario);
   result.seq_len = scenario.seq_len;
   std::unique_ptr<CostModel> costs = std::move(run.costs);
   if (options.decorate_costs) costs = options.decorate_costs(std::move(costs));
@@ -157,7 +159,9 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
           fmt::format("; pipeline ranks on {} nodes: transfers between them on the profile's inter-node link",
                       std::set<int>(nodes.begin(), nodes.end()).size());
     }
-    result.model_choices += fmt::format("; hardware profile {}", t.profile.name);
+    result.model_choices += fmt::format("; hardware profile {} ({})", t.profile.name, t.profile.kind_text());
+    result.profile_kind = name_in(profile_kind_names(), t.profile.kind);
+    result.unmodelled = unmodelled_lines(unmodelled_features(scenario));
     if (t.profile.memory_capacity_gb > 0) {
       result.model_choices +=
           fmt::format(", {:.2f} GiB usable per device", t.profile.usable_memory_bytes() / kBytesPerGiB);

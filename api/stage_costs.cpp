@@ -4,16 +4,21 @@
 
 #include "api/resolve.h"
 #include "api/simulation.h"
+#include "api/unmodelled_check.h"
 #include "base/errors.h"
 #include "cost_models/transformer_costs.h"
+#include "cost_models/uneven_microbatch_costs.h"
 
 namespace pipesim {
 namespace {
 
 std::vector<StageRow> rows_of(const Scenario& scenario, const PipelineLayout& layout,
-                              const std::unique_ptr<CostModel>& costs) {
+                              const CostModel* costs) {
   std::vector<StageRow> rows;
-  if (const auto* transformer = dynamic_cast<const TransformerCostModel*>(costs.get())) {
+  if (const auto* uneven = dynamic_cast<const UnevenMicrobatchCostModel*>(costs)) {
+    return rows_of(scenario, layout, &uneven->larger());
+  }
+  if (const auto* transformer = dynamic_cast<const TransformerCostModel*>(costs)) {
     for (const StageCosts& c : transformer->stages()) {
       rows.push_back({c.layers, c.units, c.forward_s * 1e3, c.backward_input_s * 1e3,
                       c.backward_weight_s * 1e3, c.transfer_s * 1e3, c.optimizer_s * 1e3, c.parameter_bytes,
@@ -38,15 +43,25 @@ std::vector<StageRow> rows_of(const Scenario& scenario, const PipelineLayout& la
   return rows;
 }
 
+// The smaller microbatches' rows where the batch splits unevenly.
+std::vector<StageRow> smaller_rows_of(const Scenario& scenario, const PipelineLayout& layout,
+                                      const CostModel* costs) {
+  const auto* uneven = dynamic_cast<const UnevenMicrobatchCostModel*>(costs);
+  return uneven ? rows_of(scenario, layout, &uneven->smaller()) : std::vector<StageRow>{};
+}
+
 }  // namespace
 
 ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
+  require_modelled(scenario);
   ResolvedStageCosts result;
   if (entry == 0) {
     result.scenario = scenario;
     result.devices = scenario.stages;
     const PipelineLayout layout = PipelineLayout::linear(scenario.stages);
-    result.rows = rows_of(scenario, layout, make_cost_model(scenario, layout));
+    const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+    result.rows = rows_of(scenario, layout, costs.get());
+    result.smaller_rows = smaller_rows_of(scenario, layout, costs.get());
     return result;
   }
   const std::vector<ScheduleRequest> requests = requested_schedules(scenario);
@@ -61,7 +76,8 @@ ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
   result.scenario = run.scenario;
   result.entry = run.label;
   result.devices = run.layout.devices;
-  result.rows = rows_of(run.scenario, run.layout, run.costs);
+  result.rows = rows_of(run.scenario, run.layout, run.costs.get());
+  result.smaller_rows = smaller_rows_of(run.scenario, run.layout, run.costs.get());
   return result;
 }
 

@@ -23,6 +23,9 @@ struct ResolvedStageCosts {
   std::string entry;  // "" for the scenario's own pipeline, else the schedule entry's name and parameters
   int devices = 0;
   std::vector<StageRow> rows;
+  // Where m does not divide the global batch: `rows` are the larger microbatches' (⌈B/m⌉ samples, the first
+  // B mod m of each batch) and these the smaller ones'; empty otherwise.
+  std::vector<StageRow> smaller_rows;
 };
 
 // entry 0: the scenario's own pipeline, one stage per device; entry k >= 1: the scenario's k-th schedule

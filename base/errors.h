@@ -18,6 +18,13 @@ class ResourceLimitError : public InputError {
   using InputError::InputError;
 };
 
+// A command line the tool it describes would refuse before it started (an argument Megatron's argparse does
+// not know, close to one it does): exit 2, as a usage error.
+class UsageError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // The simulated schedule cannot progress: the message names each blocked device and what it waits for.
 class DeadlockError : public std::runtime_error {
  public:

@@ -30,6 +30,17 @@ std::optional<Bytes> checked_bytes(double bytes) {
   return static_cast<Bytes>(std::llround(bytes));
 }
 
+Bytes computed_bytes(double bytes, const char* what) {
+  constexpr double kLimit = 4611686018427387904.0;  // 2^62: four such values still sum inside int64
+  if (!(bytes >= 0 && bytes <= kLimit)) {
+    throw InputError(
+        fmt::format("{}: {:.4g} bytes, beyond what pipesim counts (2^62 bytes); check the model's "
+                    "sizes and the optimizer's state_bytes_per_param",
+                    what, bytes));
+  }
+  return static_cast<Bytes>(std::llround(bytes));
+}
+
 TimeNs add_time_ns(TimeNs a, TimeNs b, const char* what) {
   TimeNs sum = 0;
   if (__builtin_add_overflow(a, b, &sum)) {

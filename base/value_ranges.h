@@ -27,6 +27,11 @@ std::string bytes_range_text();
 std::optional<TimeNs> checked_ms_to_ns(double ms);
 std::optional<Bytes> checked_bytes(double bytes);
 
+// A byte count the model computed (a stage's weights, its optimizer state), rounded: an InputError naming
+// `what` when it is NaN, negative or so large (above 2^62, 4.6 EB) that the run's sums could leave int64
+// bytes, instead of a wrapped count that would print as 0 and "fits".
+Bytes computed_bytes(double bytes, const char* what);
+
 // a + b, or an InputError naming `what` when the sum leaves int64 nanoseconds.
 TimeNs add_time_ns(TimeNs a, TimeNs b, const char* what);
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/stage_costs.h"
+#include "api/unmodelled_check.h"
 #include "base/errors.h"
 #include "cli/commands.h"
 #include "io/hardware_profile_reader.h"
@@ -30,6 +31,7 @@ struct CostsArgs {
   bool profile_given = false;
   std::string layer_times_path;
   std::string data_dir = default_reference_data_dir();
+  bool allow_unmodelled = false;
 };
 
 // Which of the profile's measurements the figures rest on, and what the table leaves out.
@@ -56,9 +58,16 @@ std::string profile_terms(const HardwareProfile& p) {
 std::string describe_source(const ResolvedStageCosts& resolved) {
   const Scenario& s = resolved.scenario;
   const std::string batch = s.global_batch > 0 ? fmt::format("global batch {}, ", s.global_batch) : "";
-  const std::string shape = fmt::format(
-      "{}{} microbatches of {:.4g} sample(s){}", batch, s.microbatches, s.samples_per_microbatch(),
-      resolved.entry.empty() ? " (the scenario's pipeline:)" : " (entry " + resolved.entry + ")");
+  const UnevenSplit split = uneven_split(s);
+  const std::string sizes =
+      split.larger_count > 0
+          ? fmt::format("{} of {} and {} of {} samples (the table: the {}-sample ones)", split.larger_count,
+                        split.smaller + 1, s.microbatches - split.larger_count, split.smaller,
+                        split.smaller + 1)
+          : fmt::format("{:.4g} sample(s)", s.samples_per_microbatch());
+  const std::string shape =
+      fmt::format("{}{} microbatches of {}{}", batch, s.microbatches, sizes,
+                  resolved.entry.empty() ? " (the scenario's pipeline:)" : " (entry " + resolved.entry + ")");
   if (!s.transformer) return "explicit costs from the scenario; " + shape;
   const TransformerSetup& t = *s.transformer;
   return fmt::format(
@@ -85,6 +94,20 @@ std::string imbalance_line(const std::vector<StageRow>& rows) {
                      slowest + 1, largest, total / rows.size(), largest / (total / rows.size()));
 }
 
+// The smaller microbatches' op times where the batch splits unevenly (their memory is at most the table's).
+std::string smaller_microbatches_text(const ResolvedStageCosts& resolved) {
+  if (resolved.smaller_rows.empty()) return "";
+  std::vector<std::vector<std::string>> table;
+  for (size_t i = 0; i < resolved.smaller_rows.size(); ++i) {
+    const StageRow& r = resolved.smaller_rows[i];
+    table.push_back({fmt::format("{}", i + 1), fmt::format("{:.3f}", r.forward_ms),
+                     fmt::format("{:.3f}", r.backward_input_ms),
+                     fmt::format("{:.3f}", r.backward_weight_ms)});
+  }
+  return fmt::format("\nthe microbatches of {} samples:\n", uneven_split(resolved.scenario).smaller) +
+         render_table({"stage", "F (ms)", "I (ms)", "W (ms)"}, table);
+}
+
 std::string render(const ResolvedStageCosts& resolved) {
   const std::vector<StageRow>& rows = resolved.rows;
   auto bytes = [](double b) { return b < 0 ? std::string("-") : format_bytes(static_cast<Bytes>(b)); };
@@ -102,7 +125,7 @@ std::string render(const ResolvedStageCosts& resolved) {
          render_table({"stage", "layers", "F (ms)", "I (ms)", "W (ms)", "comm (ms)", "U (ms)", "weights",
                        "grads", "optimizer", "M_B", "M_W"},
                       table) +
-         "\n" + imbalance_line(rows);
+         "\n" + imbalance_line(rows) + smaller_microbatches_text(resolved);
 }
 
 std::string to_json(const std::vector<StageRow>& rows) {
@@ -150,10 +173,11 @@ void run(const CostsArgs& args) {
     std::cout << render_fit_report(a100_fit_rows(profile, args.data_dir), profile.source);
     return;
   }
-  const Scenario scenario =
+  Scenario scenario =
       load_scenario(args.scenario.empty() ? default_scenario_path() : args.scenario, args.overrides);
+  scenario.allow_unmodelled = args.allow_unmodelled;
   const ResolvedStageCosts resolved = resolve_stage_costs(scenario, args.entry);
-  std::cout << render(resolved);
+  std::cout << unmodelled_banner(unmodelled_lines(unmodelled_features(scenario))) << render(resolved);
   if (!args.json_path.empty()) write_file(args.json_path, to_json(resolved.rows));
 }
 
@@ -165,6 +189,7 @@ void add_costs_command(CLI::App& app) {
       app.add_subcommand("costs", "show the per-stage times and bytes a scenario's cost model derives");
   cmd->add_option("scenario", args->scenario, "scenario YAML file (default: scenarios/default.yaml)");
   cmd->add_option("--json", args->json_path, "write the per-stage costs as JSON to this file");
+  add_allow_unmodelled_flag(cmd, args->allow_unmodelled);
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatch_size=2")
       ->allow_extra_args(false);
   cmd->add_option(

@@ -23,6 +23,7 @@ struct ExportArgs {
   std::vector<std::string> overrides;
   int entry = 1;
   bool comms = false;  // PyTorch's compute_comms format
+  bool allow_unmodelled = false;
 };
 
 // SCHEDULE names a scenario file: its entry is planned with the scenario's own costs (zb-1p/2p included).
@@ -48,11 +49,17 @@ void add_export_command(CLI::App& app) {
                   "plan SCHEDULE with this scenario's pipeline, costs and comm (zb-1p/2p search with them); "
                   "its keys change with --set");
   cmd->add_option("--set", args->overrides, "with a scenario file: override a scenario key");
+  add_allow_unmodelled_flag(cmd, args->allow_unmodelled);
   cmd->add_flag(
       "--comms", args->comms,
       "PyTorch's compute_comms format: SEND_F/RECV_F/SEND_B/RECV_B actions where PyTorch's lowering "
       "pass puts them");
   cmd->callback([args, cmd] {
+    const auto load = [&](const std::string& path) {
+      Scenario scenario = load_scenario(path, args->overrides);
+      scenario.allow_unmodelled = args->allow_unmodelled;
+      return scenario;
+    };
     if (!args->scenario_path.empty()) {
       for (const char* option : {"--stages", "--microbatches", "--costs", "--comm"}) {
         if (cmd->count(option) > 0) {
@@ -65,11 +72,9 @@ void add_export_command(CLI::App& app) {
     }
     const std::string csv =
         !args->scenario_path.empty()
-            ? export_schedule_csv(load_scenario(args->scenario_path, args->overrides),
-                                  quick_request(args->scenario), args->comms)
+            ? export_schedule_csv(load(args->scenario_path), quick_request(args->scenario), args->comms)
         : names_scenario_file(args->scenario.schedule)
-            ? export_scenario_entry_csv(load_scenario(args->scenario.schedule, args->overrides), args->entry,
-                                        args->comms)
+            ? export_scenario_entry_csv(load(args->scenario.schedule), args->entry, args->comms)
             : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario), args->comms);
     if (args->csv_path.empty()) {
       std::cout << csv;

@@ -27,10 +27,21 @@ struct ImportHfArgs {
   ImportSettings settings;
 };
 
-// The scenario's name: the file's directory (a model repository's name, e.g. Meta-Llama-3-8B) unless given.
+// The scenario's name unless given: a model repository's (the file's directory, e.g. Meta-Llama-3-8B; in
+// the Hugging Face cache, models--ORG--NAME/snapshots/HASH/config.json, NAME), or the file's own stem when it
+// is not called config.json (qwen3-32b.config.json: qwen3-32b).
 std::string default_name(const std::string& config_path) {
   namespace fs = std::filesystem;
-  std::string name = fs::absolute(config_path).parent_path().filename().string();
+  const fs::path path = fs::absolute(config_path);
+  std::string name = path.parent_path().filename().string();
+  const fs::path snapshots = path.parent_path().parent_path();
+  const std::string repository = snapshots.parent_path().filename().string();
+  if (snapshots.filename() == "snapshots" && repository.rfind("models--", 0) == 0) {
+    name = repository.substr(repository.rfind("--") + 2);
+  } else if (path.filename() != "config.json") {
+    name = path.stem().string();
+    if (name.size() > 7 && name.ends_with(".config")) name.resize(name.size() - 7);
+  }
   if (name.empty()) name = "imported";
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '-';
@@ -45,10 +56,19 @@ void add_shared_options(CLI::App* cmd, std::string& output, ImportSettings& sett
   cmd->add_option("--profile", settings.profile, "hardware profile: a shipped name or a path")
       ->capture_default_str();
   cmd->add_option("--name", settings.name, fmt::format("the scenario's name (default: {})", name_default));
+  cmd->add_option("--reserve-gb", settings.reserve_gb,
+                  "GiB of each GPU a run cannot use (CUDA context, NCCL buffers, allocator fragmentation), "
+                  "written as hardware.reserve_gb; 0: none")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
 }
 
 // What the figures cannot account for, said on standard error as well as in the scenario's comments.
 void report_gaps(const ModelImport& imported) {
+  for (const UnmodelledFeature& f : unmodelled_in_force(imported.model.unmodelled, imported.model.seq_len)) {
+    std::cerr << "not modelled yet (run refuses it without --allow-unmodelled): " << f.key << ": " << f.what
+              << ", priced as " << f.stand_in << "\n";
+  }
   for (const std::string& line : imported.unsupported) std::cerr << "not supported: " << line << "\n";
   for (const std::string& line : imported.unknown) std::cerr << "unknown: " << line << "\n";
 }
@@ -58,6 +78,7 @@ struct ImportMegatronArgs {
   std::string output = "-";
   int data_parallel = 1;
   int vocab = 0;
+  bool lenient = false;
   ImportSettings settings;
 };
 
@@ -65,9 +86,12 @@ void add_import_megatron(CLI::App* import) {
   auto args = std::make_shared<ImportMegatronArgs>();
   CLI::App* megatron = import->add_subcommand(
       "megatron",
-      "Megatron-LM's arguments (after --) as a scenario: the model, the pipeline stages, the "
-      "interleaving and m from the batch sizes; what pipesim cannot model yet (tensor or sequence "
-      "parallelism, the distributed optimizer, uneven stages) is listed in its comments");
+      "Megatron-LM's arguments (after --) as a scenario: the model (head size, experts, latent attention, "
+      "MTP and FP8 included), the pipeline stages, the interleaving, uneven stages and m from the batch "
+      "sizes, and the job: tensor, context and sequence parallelism, the distributed optimizer (ZeRO-1), "
+      "overlapped gradient reduction. Experts, latent attention, MTP and FP8 are written as model keys that "
+      "`run` refuses until they are modelled; what else it cannot model (expert parallelism, overlapped "
+      "tensor-parallel communication) is listed in its comments");
   megatron->add_option("ARGS", args->megatron_args, "pretrain_gpt.py's arguments, after --")->required();
   add_shared_options(megatron, args->output, args->settings, "megatron-gpt");
   megatron
@@ -76,13 +100,17 @@ void add_import_megatron(CLI::App* import) {
                    "global batch is split over them")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  megatron->add_flag(
+      "--lenient", args->lenient,
+      "list an unknown argument close to a known one as unknown instead of refusing it as a typo "
+      "(Megatron's argparse refuses both)");
   megatron
       ->add_option("--vocab", args->vocab,
                    "the tokenizer's vocabulary when the arguments give no --vocab-size")
       ->check(CLI::Range(1, 1 << 24));
   megatron->callback([args] {
-    MegatronImport m = read_megatron_args(args->megatron_args,
-                                          args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt);
+    MegatronImport m = read_megatron_args(
+        args->megatron_args, args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt, args->lenient);
     ImportSettings settings = args->settings;
     if (settings.name.empty()) settings.name = "megatron-gpt";
     settings.stages = m.pipeline_stages;
@@ -140,8 +168,10 @@ void add_import_torchtitan(CLI::App* import) {
   CLI::App* titan = import->add_subcommand(
       "torchtitan",
       "a torchtitan job file (TOML) as a scenario: the model (its llama3 flavor, or --hf-config), "
-      "the stages, schedule, stages per rank, m, the sequence length and activation checkpointing; "
-      "tensor, context, expert parallelism and FSDP are listed as not supported");
+      "the stages, schedule, stages per rank, m, the sequence length, activation checkpointing, float8 "
+      "converters (model.fp8, refused by `run` until modelled), and the job: tensor and context "
+      "parallelism, FSDP shards (ZeRO-3) and replicas; expert parallelism and async tensor parallelism are "
+      "listed as not supported");
   titan->add_option("JOB", args->job_path, "the job's .toml file")->required();
   titan->add_option(
       "--hf-config", args->hf_config,
@@ -198,12 +228,16 @@ void add_import_command(CLI::App& app) {
   CLI::App* hf = import->add_subcommand(
       "hf",
       "a Hugging Face config.json as the scenario's model: section, with the hardware and pipeline "
-      "given here; what the file has that pipesim does not model is listed in the scenario's comments");
+      "given here; experts, latent attention, sliding windows and MTP become model keys that `run` refuses "
+      "until they are modelled, and what else the file has that pipesim does not model is listed in the "
+      "scenario's comments");
   hf->add_option("CONFIG", args->config_path, "the model's config.json")->required();
-  add_shared_options(hf, args->output, args->settings, "the config's directory");
+  add_shared_options(hf, args->output, args->settings,
+                     "the config's directory, the model's in a Hugging Face cache, or the file's stem");
   hf->add_option("--seq-len", args->seq_len,
-                 "tokens per sequence in training (default: the model's longest context, "
-                 "max_position_embeddings)")
+                 fmt::format("tokens per sequence in training (default: {}, or the model's longest context "
+                             "max_position_embeddings where that is shorter)",
+                             kDefaultImportSeqLen))
       ->check(CLI::Range(1, 1 << 24));
   hf->add_option("--stages,-N", args->settings.stages, "pipeline stages (devices)")
       ->check(CLI::Range(1, 4096))

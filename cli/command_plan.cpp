@@ -10,6 +10,7 @@
 
 #include "api/schedule_selection.h"
 #include "api/trace_calibration.h"
+#include "api/unmodelled_check.h"
 #include "base/did_you_mean.h"
 #include "base/errors.h"
 #include "base/text_file.h"
@@ -36,6 +37,7 @@ struct PlanArgs {
   std::vector<std::string> trace_costs;
   bool quiet = false;
   bool mpi = false;
+  bool allow_unmodelled = false;
 };
 
 std::vector<Recompute> parse_recompute_list(const std::string& text) {
@@ -58,6 +60,8 @@ std::vector<Recompute> parse_recompute_list(const std::string& text) {
 
 void plan(PlanArgs& args) {
   Scenario scenario = load_scenario(args.scenario_path, args.overrides);
+  scenario.allow_unmodelled = args.allow_unmodelled;
+  require_modelled(scenario);  // before the search: no configuration of a stand-in is ranked silently
   if (!args.trace_costs.empty()) {
     // The traced run's op times over the model's, for every configuration the search tries.
     TracedActions traced;
@@ -109,6 +113,7 @@ void add_plan_command(CLI::App& app) {
       "transformer scenario on G GPUs; prints the fastest configurations that fit in memory");
   cmd->add_option("scenario", args->scenario_path, "transformer scenario YAML (model: and hardware:)")
       ->required();
+  add_allow_unmodelled_flag(cmd, args->allow_unmodelled);
   cmd->add_option("--gpus,-G", args->options.space.gpus, "GPUs in the job")
       ->required()
       ->check(CLI::Range(1, 1 << 24));

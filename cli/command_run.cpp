@@ -8,6 +8,7 @@
 #include "api/run_batch.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
+#include "api/unmodelled_check.h"
 #include "base/errors.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
@@ -39,6 +40,7 @@ struct RunArgs {
   int trace_batches = 0;
   double trace_limit_mb = 256;
   bool force = false;
+  bool allow_unmodelled = false;
 };
 
 // Standard output carries one document: --format's, or the one whose file is "-".
@@ -56,7 +58,9 @@ void run(const RunArgs& args) {
   const std::string to_stdout = stdout_format(args);
   const TableOptions table{args.wide, args.columns.empty() ? std::vector<std::string>{}
                                                            : parse_column_list(args.columns, "--columns")};
-  const Scenario scenario = load_scenario(path, args.overrides);
+  Scenario scenario = load_scenario(path, args.overrides);
+  scenario.allow_unmodelled = args.allow_unmodelled;
+  require_modelled(scenario);  // one error for the scenario, not one skipped run per schedule
   const std::vector<ScheduleRequest> requests = select_runs(scenario, args.schedules, args.entries);
   RunBatch batch;
   {
@@ -147,6 +151,7 @@ void add_run_command(CLI::App& app) {
                   "with --trace: refuse a trace larger than this many MiB (default 256) unless --force")
       ->check(finite_range(0.001, 1e9));
   cmd->add_flag("--force", args->force, "write the trace whatever its size");
+  add_allow_unmodelled_flag(cmd, args->allow_unmodelled);
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.microbatches=16")
       ->allow_extra_args(false);
   cmd->add_flag("--memory-timeline", args->memory_timeline,

@@ -88,6 +88,7 @@ void add_sweep_command(CLI::App& app) {
       "sweep",
       "run the product of lists of N, m, schedules and schedule parameters on all cores; one CSV row a run");
   cmd->add_option("scenario", args->config.scenario_path, "scenario YAML file")->required();
+  add_allow_unmodelled_flag(cmd, args->config.allow_unmodelled);
   cmd->add_option("--stages,-N", args->stages,
                   "list of N: 4,8,16 or 4:64:x2 (geometric) or 2:10:+2 (arithmetic)");
   cmd->add_option("--microbatches,-m", args->microbatches, "list of m, same syntax");

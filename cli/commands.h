@@ -31,6 +31,16 @@ void add_execute_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 
+// --allow-unmodelled: a model with features the costs do not represent yet (model.moe, model.fp8, ...) runs
+// as its dense stand-in, every header and JSON document listing what the figures leave out
+// (api/unmodelled_check.h); without it such a scenario is refused, naming the key.
+inline void add_allow_unmodelled_flag(CLI::App* cmd, bool& allow) {
+  cmd->add_flag("--allow-unmodelled", allow,
+                "price a model whose features pipesim does not model yet (experts, latent attention, sliding "
+                "windows, multi-token prediction, FP8) as its dense stand-in, every figure bannered; "
+                "refused without it");
+}
+
 // Writes text to a file atomically (a temporary file renamed over it; a symlink's target is replaced, the
 // link kept), or to standard output for "-"; a device, FIFO or /dev/stdout is written through, never replaced
 // (cli/output_file.cpp). Throws InputError naming the file; a failed write leaves an existing file unchanged.

@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
     const std::string what = hint.empty() ? e.what() : std::string("unknown command '") + argv[1] + "'";
     std::cerr << "pipesim: error: " << what << hint << " (see --help)\n";
     return pipesim::kExitUsage;
+  } catch (const pipesim::UsageError& e) {
+    std::cerr << "pipesim: error: " << pipesim::error_message(e) << "\n";
+    return pipesim::kExitUsage;
   } catch (const pipesim::NothingRanError& e) {
     std::cerr << "pipesim: error: " << pipesim::error_message(e) << "\n";
     return pipesim::kExitNothingRan;

@@ -84,21 +84,21 @@ void append(std::vector<Gemm>& to, const std::vector<Gemm>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-// The GEMMs of a layer's attention half: QKV (k key/value heads: h + 2kd wide), the attention's batched
+// The GEMMs of a layer's attention half: QKV (a query and k key/value heads of d: ad + 2kd wide), the batched
 // GEMMs (per query head), the projection. Flash attention's backward recomputes the scores (one more
 // batched GEMM); recomputation reruns in I what it dropped.
 // With tensor parallelism over `tp` ranks, one rank's share: QKV column-parallel (output / tp), the
 // projection row-parallel (input / tp), heads / tp.
 LayerShapes attention_shapes(const TransformerModel& t, double b, int tp = 1) {
-  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = h / t.heads, batch = b * t.heads / tp,
-               qkv = (h + 2.0 * t.key_value_heads() * d) / tp, h_split = h / tp;
+  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = t.head_size(), batch = b * t.heads / tp,
+               qkv = (t.query_width() + 2.0 * t.key_value_width()) / tp, q_split = t.query_width() / tp;
   LayerShapes shapes;
-  const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, h_split}};
+  const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, q_split}};
   const double flash = t.attention == AttentionKind::kFlash ? flash_work_share(t) : 0;
   const std::vector<Gemm> core = {{s, s, d, batch, flash}, {s, d, s, batch, flash}};
   shapes.forward = projections;
   append(shapes.forward, core);
-  shapes.backward_input = {{tokens, h, qkv},        {tokens, h_split, h},    {s, s, d, batch, flash},
+  shapes.backward_input = {{tokens, h, qkv},        {tokens, q_split, h},    {s, s, d, batch, flash},
                            {s, d, s, batch, flash}, {s, d, s, batch, flash}, {s, d, s, batch, flash}};
   if (t.attention == AttentionKind::kFlash) {
     shapes.backward_input.push_back({s, s, d, batch, flash});
@@ -106,7 +106,7 @@ LayerShapes attention_shapes(const TransformerModel& t, double b, int tp = 1) {
     append(shapes.backward_input, core);
   }
   if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
-  shapes.backward_weight = {{h, qkv, tokens}, {h_split, h, tokens}};
+  shapes.backward_weight = {{h, qkv, tokens}, {q_split, h, tokens}};
   return shapes;
 }
 
@@ -139,10 +139,10 @@ double scale_16bit(const TransformerModel& t) {
 // What one microbatch leaves for the backward in one half of a layer (docs/design.md §6), in bytes: stored
 // under the model's recomputation, and full (without recomputation: what element-wise kernels move and what
 // a full recompute rebuilds). Per token, in 16-bit units (scaled for fp32):
-//   attention: norm input 2h, QKV input 2h, Q 2h, K and V 2kd each, the context (projection input) 2h
-//              = 8h + 4kd; eager adds the softmax 2as per token (and with dropout its mask as and output
-//              2as); flash stores the softmax statistics instead (4 bytes per head, fp32); dropout adds the
-//              output's mask h.
+//   attention: norm input 2h, QKV input 2h, Q 2ad, K and V 2kd each, the context (projection input) 2ad
+//              = 4h + 4ad + 4kd (8h + 4kd for d = h/a); eager adds the softmax 2as per token (and with
+//              dropout its mask as and output 2as); flash stores the softmax statistics instead (4 bytes per
+//              head, fp32); dropout adds the output's mask h.
 //   MLP:       norm input 2h, up input 2h, then GeLU: its input and output 2f + 2f; SwiGLU: gate and up
 //              outputs 4f and the down input 2f; dropout adds the output's mask h.
 //   selective: no s-sized term; full: the attention half keeps the layer's input 2h, the MLP half nothing.
@@ -156,8 +156,8 @@ struct HalfBytes {
 // whole on every rank, or / tp too with sequence parallelism (sp).
 HalfBytes attention_bytes(const TransformerModel& t, double b, int tp = 1, bool sp = false) {
   const double s = t.seq_len, h = t.hidden, a = t.heads, tokens = s * b, scale = scale_16bit(t);
-  const double kd = t.key_value_heads() * h / a, replicated = sp ? 1.0 / tp : 1.0;
-  const double base = tokens * ((4 * h + (t.dropout ? h : 0)) * replicated + (4 * h + 4 * kd) / tp) * scale;
+  const double ad = t.query_width(), kd = t.key_value_width(), replicated = sp ? 1.0 / tp : 1.0;
+  const double base = tokens * ((4 * h + (t.dropout ? h : 0)) * replicated + (4 * ad + 4 * kd) / tp) * scale;
   const double eager_scores = tokens * a * s * (t.dropout ? 5 : 2) * scale / tp;
   const double flash_statistics = 4 * tokens * a / tp;
   const double without_recompute =
@@ -218,7 +218,8 @@ struct MatrixOptimizerWork {
 using MatrixShapes = std::vector<std::pair<double, double>>;
 MatrixShapes attention_matrices(const TransformerModel& t) {
   const double h = t.hidden;
-  return {{h, h + 2.0 * t.key_value_heads() * h / t.heads}, {h, h}};
+  const double qkv = t.query_width() + 2.0 * t.key_value_width(), ad = t.query_width();
+  return {{std::min(h, qkv), std::max(h, qkv)}, {std::min(h, ad), std::max(h, ad)}};
 }
 MatrixShapes mlp_matrices(const TransformerModel& t) {
   const double h = t.hidden, f = t.ffn();
@@ -483,8 +484,7 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
     throw InputError(fmt::format("parallel.context {}: expected {}", p.context, needed));
   }
   const LinkSpec& link = group_link(setup, ParallelDimension::kContext, stages);
-  const double head_size = static_cast<double>(t.hidden) / t.heads;
-  const double kv_bytes = 2 * t.seq_len * b_rank * (t.key_value_heads() * head_size / p.tensor) * d.bytes;
+  const double kv_bytes = 2 * t.seq_len * b_rank * (t.key_value_width() / p.tensor) * d.bytes;
   const auto step_s = [&](double bytes) {
     return bytes / (link.bandwidth_gb_per_s * 1e9) + link.latency_us * 1e-6;
   };
@@ -597,9 +597,10 @@ namespace {
 // One tensor-parallel rank's share of each weight GEMM's input and output gradient (as attention_bytes
 // divides them).
 double weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
-  const double h = t.hidden, f = t.ffn(), kd = t.key_value_heads() * h / t.heads, tokens = t.seq_len * b;
+  const double h = t.hidden, f = t.ffn(), ad = t.query_width(), kd = t.key_value_width(),
+               tokens = t.seq_len * b;
   const double whole = sp ? h / tp : h;
-  const double attention = (whole + (h + 2 * kd) / tp) + (h / tp + whole);  // QKV, projection: in + out
+  const double attention = (whole + (ad + 2 * kd) / tp) + (ad / tp + whole);  // QKV, projection: in + out
   const double mlp = t.mlp == MlpKind::kSwiglu ? (whole + 2 * f / tp) + (f / tp + whole)
                                                : (whole + f / tp) + (f / tp + whole);
   return 2 * tokens * (attention + mlp) * scale_16bit(t);
@@ -615,7 +616,7 @@ double layer_weight_grad_activation_bytes(const TransformerModel& t, double b) {
 
 double attention_parameters(const TransformerModel& t) {
   const double h = t.hidden;
-  return 2 * h * h + 2 * h * t.key_value_heads() * (h / t.heads);
+  return 2 * h * t.query_width() + 2 * h * t.key_value_width();
 }
 
 double mlp_parameters(const TransformerModel& t) {
@@ -673,11 +674,13 @@ std::string model_choices_text(const TransformerModel& t) {
   const std::string heads = t.key_value_heads() == t.heads
                                 ? "multi-head attention"
                                 : fmt::format("{} key/value heads of {}", t.key_value_heads(), t.heads);
-  return fmt::format("{}{} attention ({}), {} MLP (f = {}), {}recomputation: {}{}",
+  const std::string head_size =
+      t.head_dim > 0 && t.head_dim * t.heads != t.hidden ? fmt::format(", heads {} wide", t.head_dim) : "";
+  return fmt::format("{}{} attention ({}{}), {} MLP (f = {}), {}recomputation: {}{}",
                      t.attention == AttentionKind::kFlash && t.causal ? "causal " : "",
-                     attention_name(t.attention), heads, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU",
-                     t.ffn(), t.dropout ? "dropout, " : "", recompute_name(t.recompute),
-                     t.tied_embeddings ? ", tied embeddings" : "");
+                     attention_name(t.attention), heads, head_size,
+                     t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(), t.dropout ? "dropout, " : "",
+                     recompute_name(t.recompute), t.tied_embeddings ? ", tied embeddings" : "");
 }
 
 std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
@@ -805,9 +808,9 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b_rank);
 
 // A balanced split: contiguous groups of units, by a min-max partition of F + I + W per microbatch under the
 // device's memory (cost_models/balanced_split.h).
-std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, double b, int stages) {
+std::vector<int> balanced_starts(const TransformerSetup& setup, const std::vector<UnitCosts>& units, double b,
+                                 int stages) {
   const Device d(setup);
-  const std::vector<UnitCosts> units = rank_units(setup, b);
   std::vector<PartitionItem> items;
   for (const UnitCosts& u : units) {
     StageCosts alone;
@@ -817,13 +820,22 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
                      alone.parameter_bytes + alone.gradient_bytes + alone.optimizer_bytes,
                      u.activation_bytes});
   }
-  std::vector<int> starts;
   try {
-    starts = min_max_partition(items, stages, setup.profile.usable_memory_bytes());
+    return min_max_partition(items, stages, setup.profile.usable_memory_bytes());
   } catch (const InputError& e) {
     throw InputError(fmt::format("layer_split balanced on {}, microbatch size {:g}: {}", setup.profile.source,
                                  b, e.what()));
   }
+}
+
+std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, double b, int stages) {
+  const Device d(setup);
+  const std::vector<UnitCosts> units = rank_units(setup, b);
+  std::vector<int> starts = setup.balanced_unit_starts.empty() ? balanced_starts(setup, units, b, stages)
+                                                               : setup.balanced_unit_starts;
+  if (static_cast<int>(starts.size()) != stages)
+    throw InputError(
+        fmt::format("layer_split balanced: {} pinned stage starts for {} stages", starts.size(), stages));
   starts.push_back(static_cast<int>(units.size()));
   const double recompute_working_bytes =
       attention_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel).full +
@@ -966,6 +978,11 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
 
 std::vector<UnitCosts> transformer_units(const TransformerSetup& setup, double b) {
   return scaled_op_times(rank_units(setup, rank_microbatch(setup, b)), setup.profile.op_time_scale);
+}
+
+std::vector<int> balanced_unit_starts(const TransformerSetup& setup, double microbatch_size, int stages) {
+  const double b = rank_microbatch(setup, microbatch_size);
+  return balanced_starts(setup, rank_units(setup, b), b, stages);
 }
 
 std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
@@ -1119,15 +1136,16 @@ TimeNs TransformerCostModel::before_barrier_ns(const Action& step) const {
 }
 
 Bytes TransformerCostModel::activation_bytes(int stage) const {
-  return static_cast<Bytes>(std::llround(stages_.at(stage).activation_bytes));
+  return computed_bytes(stages_.at(stage).activation_bytes, "a stage's activations per microbatch");
 }
 
 Bytes TransformerCostModel::weight_grad_activation_bytes(int stage) const {
-  return static_cast<Bytes>(std::llround(stages_.at(stage).weight_grad_activation_bytes));
+  return computed_bytes(stages_.at(stage).weight_grad_activation_bytes,
+                        "a stage's held weight-gradient inputs");
 }
 
 Bytes TransformerCostModel::transfer_bytes(int stage) const {
-  return static_cast<Bytes>(std::llround(stages_.at(stage).transfer_bytes));
+  return computed_bytes(stages_.at(stage).transfer_bytes, "a stage's transfer");
 }
 
 }  // namespace pipesim

@@ -1,10 +1,13 @@
 #pragma once
 // Costs predicted from a transformer and a hardware profile (docs/design.md §6).
 //
-// Per layer and microbatch of b samples of s tokens, hidden h, a query heads of size d = h/a, k key/value
-// heads (GQA; k = a is multi-head attention), MLP width f; P = the layer's matrix parameters:
-//   params P = 2h² + 2h·k·d (attention) + 2h·f (GeLU MLP) or 3h·f (SwiGLU MLP); 12h² for k = a, f = 4h
-//   FLOPs  F = 2sbP + 4s²bh, I = 2sbP + 8s²bh (+ 2s²bh: flash attention recomputes the scores), W = 2sbP;
+// Per layer and microbatch of b samples of s tokens, hidden h, a query heads of size d (h/a unless the model
+// says head_dim), k key/value heads (GQA; k = a is multi-head attention), MLP width f; P = the layer's matrix
+// parameters:
+//   params P = 2h·a·d + 2h·k·d (attention) + 2h·f (GeLU MLP) or 3h·f (SwiGLU MLP); 12h² for d = h/a, k = a,
+//          f = 4h
+//   FLOPs  F = 2sbP + 4s²b·ad, I = 2sbP + 8s²b·ad (+ 2s²b·ad: flash attention recomputes the scores),
+//          W = 2sbP;
 //          recomputation adds to I what it reruns (selective: eager attention's scores; full: all of F)
 //   bytes  M_B, M_W: docs/design.md §6 (Korthikanti et al. 2022 for eager attention with dropout:
 //          s·b(34h + 5·a·s), M_W = 32·s·b·h, in 16-bit), less under flash attention and recomputation
@@ -22,6 +25,7 @@
 #include "base/name_table.h"
 #include "cost_models/hardware_profile.h"
 #include "cost_models/optimizer_kind.h"
+#include "cost_models/unmodelled_features.h"
 #include "sim/cost_model.h"
 #include "sim/layout.h"
 
@@ -44,6 +48,7 @@ struct TransformerModel {
   int seq_len = 1;
   int vocab = 1;
   int kv_heads = 0;    // key/value heads; 0: heads (multi-head attention)
+  int head_dim = 0;    // d, each head's width; 0: hidden / heads (Qwen3, Gemma: a·d != h)
   int ffn_hidden = 0;  // MLP width f; 0: 4h (gelu), or 8h/3 rounded up to a multiple of 256 (swiglu, Llama)
   MlpKind mlp = MlpKind::kGelu;
   bool tied_embeddings = false;  // the output layer reuses the embedding matrix
@@ -56,7 +61,13 @@ struct TransformerModel {
   Recompute recompute = Recompute::kNone;
   std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
 
+  // What the costs do not represent yet; a run refuses it unless told to show the dense figures.
+  UnmodelledFeatures unmodelled;
+
   int key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  double head_size() const { return head_dim > 0 ? head_dim : static_cast<double>(hidden) / heads; }
+  double query_width() const { return heads * head_size(); }                  // a·d: Q and the context
+  double key_value_width() const { return key_value_heads() * head_size(); }  // k·d: K and V each
   int ffn() const;
   // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
   // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times
@@ -152,7 +163,13 @@ struct TransformerSetup {
   OptimizerSpec optimizer;
   ParallelConfig parallel;
   std::vector<int> stage_layers;  // split == kExplicit: layers per (virtual) stage, in model order
+  // split == kBalanced: each stage's first unit, pinned (microbatches of two sizes share the split found for
+  // the larger); empty: the min-max partition at the microbatch size priced.
+  std::vector<int> balanced_unit_starts;
 };
+
+// The balanced split's first unit of each of `stages` stages for microbatches of `microbatch_size`.
+std::vector<int> balanced_unit_starts(const TransformerSetup& setup, double microbatch_size, int stages);
 
 // Seconds a tensor-parallel group of the setup spends in collectives per layer: forward and input gradient
 // (the blocking all-reduces, or reduce-scatter plus all-gather, of tokens x h activations); 0 for t = 1.

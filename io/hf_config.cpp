@@ -60,7 +60,6 @@ const std::set<std::string>& ignored_keys() {
                                           "auto_map",
                                           "attn_implementation",
                                           "_attn_implementation",
-                                          "max_window_layers",
                                           "qk_layernorm",
                                           "final_logit_softcapping",
                                           "attn_logit_softcapping",
@@ -78,20 +77,38 @@ struct Unsupported {
   const char* key;
   const char* why;
 };
+// (Mixtures of experts, latent attention, sliding windows and multi-token prediction are read into the
+// scenario's model.moe, model.mla, ... instead: read_unmodelled_features.)
 const std::vector<Unsupported>& unsupported_keys() {
   static const std::vector<Unsupported> keys{
-      {"num_local_experts", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"num_experts", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"n_routed_experts", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"num_experts_per_tok", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"moe_intermediate_size", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"sliding_window", "sliding-window attention: pipesim's attention spans the whole sequence"},
-      {"use_sliding_window", "sliding-window attention: pipesim's attention spans the whole sequence"},
-      {"kv_lora_rank", "multi-head latent attention: pipesim models (grouped) multi-head attention"},
-      {"q_lora_rank", "multi-head latent attention: pipesim models (grouped) multi-head attention"},
-      {"attention_chunk_size", "chunked attention: pipesim's attention spans the whole sequence"},
       {"vision_config", "a vision tower: pipesim models the language model only"},
       {"audio_config", "an audio tower: pipesim models the language model only"}};
+  return keys;
+}
+
+// Keys that only tune a feature read into model.moe / model.mla (routing, balancing losses, rope splits):
+// no figure of the stand-in depends on them, and the feature itself is refused until it is modelled.
+const std::set<std::string>& feature_detail_keys() {
+  static const std::set<std::string> keys{"norm_topk_prob",
+                                          "router_aux_loss_coef",
+                                          "output_router_logits",
+                                          "router_jitter_noise",
+                                          "topk_method",
+                                          "n_group",
+                                          "topk_group",
+                                          "routed_scaling_factor",
+                                          "scoring_func",
+                                          "aux_loss_alpha",
+                                          "seq_aux",
+                                          "ep_size",
+                                          "qk_nope_head_dim",
+                                          "qk_rope_head_dim",
+                                          "v_head_dim",
+                                          "moe_layer_freq",
+                                          "decoder_sparse_step",
+                                          "mlp_only_layers",
+                                          "sliding_window_pattern",
+                                          "max_window_layers"};
   return keys;
 }
 
@@ -194,6 +211,79 @@ class ConfigReader {
   std::set<std::string> used_;
 };
 
+// The features the costs do not represent yet, into model.moe, model.mla, ... (cost_models/
+// unmodelled_features.h): the scenario carries them, so that `run` refuses it instead of pricing a dense
+// stand-in. A sliding window is kept only where the file says it is used.
+void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
+  UnmodelledFeatures& f = m.unmodelled;
+  const auto number = [&](std::initializer_list<const char*> keys) -> int {
+    const auto v = r.positive_int(keys, "feature's size", false);
+    if (v) out.read.pop_back();  // said below, with what it means
+    return v.value_or(0);
+  };
+  if (const int experts = number({"num_local_experts", "num_experts", "n_routed_experts"}); experts > 0) {
+    f.moe.experts = experts;
+    f.moe.experts_per_token = number({"num_experts_per_tok", "num_selected_experts"});
+    if (f.moe.experts_per_token == 0) {
+      f.moe.experts_per_token = std::min(2, experts);
+      out.assumed.push_back(
+          fmt::format("no num_experts_per_tok: {} experts per token", f.moe.experts_per_token));
+    }
+    f.moe.expert_ffn_hidden = number({"moe_intermediate_size"});
+    f.moe.shared_experts = number({"n_shared_experts"});
+    if (const int shared_width = number({"shared_expert_intermediate_size"}); shared_width > 0) {
+      // Qwen-MoE's one shared expert of this width, counted in experts of the routed width.
+      const int width = f.moe.expert_ffn_hidden > 0 ? f.moe.expert_ffn_hidden : m.ffn();
+      f.moe.shared_experts = std::max(1, (shared_width + width / 2) / width);
+    }
+    f.moe.dense_layers = number({"first_k_dense_replace"});
+    out.read.push_back(
+        fmt::format("experts: {} routed, {} per token{}{}{} -> model.moe (not modelled yet)", experts,
+                    f.moe.experts_per_token,
+                    f.moe.shared_experts > 0 ? fmt::format(", {} shared", f.moe.shared_experts) : "",
+                    f.moe.expert_ffn_hidden > 0 ? fmt::format(", width {}", f.moe.expert_ffn_hidden) : "",
+                    f.moe.dense_layers > 0 ? fmt::format(", first {} dense", f.moe.dense_layers) : ""));
+  }
+  if (const int rank = number({"kv_lora_rank"}); rank > 0) {
+    f.mla.kv_lora_rank = rank;
+    f.mla.q_lora_rank = number({"q_lora_rank"});
+    out.read.push_back(fmt::format("kv_lora_rank {} -> model.mla (not modelled yet)", rank));
+  } else {
+    r.mark_used("q_lora_rank");
+  }
+  std::string key;
+  const json* use = r.find({"use_sliding_window"}, key);
+  const bool window_off = use && use->is_boolean() && !use->get<bool>();
+  if (const int window = number({"sliding_window", "sliding_window_size"}); window > 0) {
+    if (window_off) {
+      out.ignored.push_back(fmt::format("sliding_window {} (use_sliding_window: false)", window));
+    } else {
+      f.sliding_window = window;
+      out.read.push_back(
+          fmt::format("sliding_window {} -> model.sliding_window (not modelled yet where "
+                      "shorter than seq_len)",
+                      window));
+    }
+  }
+  if (const int chunk = number({"attention_chunk_size"}); chunk > 0) {
+    f.attention_chunk = chunk;
+    out.read.push_back(fmt::format("attention_chunk_size {} -> model.attention_chunk", chunk));
+  }
+  if (const int mtp = number({"num_nextn_predict_layers"}); mtp > 0) {
+    f.mtp_layers = mtp;
+    out.read.push_back(
+        fmt::format("num_nextn_predict_layers {} -> model.mtp_layers (not modelled yet)", mtp));
+  }
+  if (const auto q = config.find("quantization_config"); q != config.end()) {
+    r.mark_used("quantization_config");
+    out.assumed.push_back(fmt::format(
+        "quantization_config {}: how the checkpoint's weights are stored, not how training multiplies; the "
+        "GEMMs are priced in dtype (add model.fp8: RECIPE to state FP8 training, refused until modelled)",
+        short_text(*q)));
+  }
+}
+
 std::string dtype_of(const std::string& torch_dtype) {
   if (torch_dtype == "bfloat16") return "bf16";
   if (torch_dtype == "float16") return "fp16";
@@ -206,8 +296,18 @@ std::string dtype_of(const std::string& torch_dtype) {
 ModelImport read_hf_config(const std::string& json_text, const std::string& source,
                            std::optional<int> seq_len) {
   json root;
+  // A config.json nests a few levels; a value nested thousands deep (a crafted file) would overflow the
+  // stack wherever it is printed or copied, so it is refused while parsing.
+  constexpr int kMaxDepth = 256;
+  const json::parser_callback_t depth_check = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth) {
+      throw InputError(
+          fmt::format("{}: a value nested more than {} levels deep: not a config.json", source, kMaxDepth));
+    }
+    return true;
+  };
   try {
-    root = json::parse(json_text);
+    root = json::parse(json_text, depth_check);
   } catch (const json::parse_error& e) {
     const auto [line, column] = line_and_column(json_text, e.byte > 0 ? e.byte - 1 : 0);
     std::string what = e.what();
@@ -237,10 +337,17 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
   m.hidden = *r.positive_int({"hidden_size", "n_embd", "d_model"}, "hidden", true);
   m.heads = *r.positive_int({"num_attention_heads", "n_head"}, "heads", true);
   m.vocab = *r.positive_int({"vocab_size"}, "vocab", true);
-  if (m.hidden % m.heads != 0) {
+  // Each head's width: hidden / heads unless head_dim says otherwise (Qwen3, Gemma: heads x head_dim != h).
+  if (const auto d = r.positive_int({"head_dim"}, "head_dim", false)) {
+    if (*d * static_cast<long long>(m.heads) == m.hidden) {
+      out.read.back() = fmt::format("head_dim: {} (= hidden / heads)", *d);
+    } else {
+      m.head_dim = *d;
+    }
+  } else if (m.hidden % m.heads != 0) {
     throw InputError(
-        fmt::format("{}: {} heads do not divide the hidden size {}: pipesim's attention has "
-                    "heads of hidden / heads each",
+        fmt::format("{}: {} heads do not divide the hidden size {} and there is no head_dim: each head's "
+                    "width is unknown",
                     source, m.heads, m.hidden));
   }
   if (const auto kv = r.positive_int({"num_key_value_heads", "num_kv_heads"}, "kv_heads", false)) {
@@ -279,13 +386,15 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
                    "gives the training run's)",
                    false);
     out.read.push_back(fmt::format("--seq-len {} -> seq_len", *seq_len));
-  } else if (const auto s =
-                 r.positive_int({"max_position_embeddings", "n_positions", "seq_length"}, "seq_len", false)) {
-    m.seq_len = *s;
-    out.assumed.push_back(
-        fmt::format("seq_len {} is the model's longest context; a training run is often "
-                    "shorter (pipesim import hf --seq-len S)",
-                    *s));
+  } else if (const auto s = r.positive_int({"max_position_embeddings", "n_positions", "seq_length"},
+                                           "the longest context", false)) {
+    // The longest context (131,072 tokens for Llama 3.1) is not what pretraining runs at, and fits nothing.
+    m.seq_len = std::min(*s, kDefaultImportSeqLen);
+    out.assumed.push_back(fmt::format(
+        "no --seq-len: seq_len {} ({}; the model's longest context is {}): give the training run's with "
+        "pipesim import hf --seq-len S",
+        m.seq_len, m.seq_len == *s ? "the longest context" : "pipesim's default, a common pretraining length",
+        *s));
   } else {
     throw InputError(
         fmt::format("{}: no max_position_embeddings or n_positions: give the sequence length "
@@ -315,6 +424,7 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
   } else {
     out.assumed.push_back("no torch_dtype: bf16");
   }
+  read_unmodelled_features(*config, r, out);
   // Dropout anywhere means dropout in pipesim's layer (it stores its masks).
   for (const auto& [name, value] : config->items()) {
     const bool dropout_key =
@@ -330,13 +440,8 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
     if (r.used(name)) continue;
     const auto unsupported = std::find_if(unsupported_keys().begin(), unsupported_keys().end(),
                                           [&name = name](const Unsupported& u) { return name == u.key; });
-    if (name == "head_dim") {
-      if (value.is_number_integer() && value.get<long long>() == m.hidden / m.heads) {
-        out.ignored.push_back(name);
-      } else {
-        out.unsupported.push_back(fmt::format("head_dim: {} (pipesim's heads are hidden / heads = {} wide)",
-                                              short_text(value), m.hidden / m.heads));
-      }
+    if (feature_detail_keys().count(name) > 0) {
+      out.ignored.push_back(name);
     } else if (unsupported != unsupported_keys().end()) {
       if (active(value)) {
         out.unsupported.push_back(fmt::format("{}: {} ({})", name, short_text(value), unsupported->why));

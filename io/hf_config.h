@@ -24,4 +24,8 @@ namespace pipesim {
 ModelImport read_hf_config(const std::string& json_text, const std::string& source,
                            std::optional<int> seq_len = std::nullopt);
 
+// The sequence length without --seq-len: a common pretraining length, or the model's longest context where
+// that is shorter.
+inline constexpr int kDefaultImportSeqLen = 4096;
+
 }  // namespace pipesim

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "base/did_you_mean.h"
 #include "base/errors.h"
 #include "io/megatron_layout.h"
 
@@ -115,8 +116,28 @@ const std::set<std::string>& read_flags() {
                                            "account-for-embedding-in-pipeline-split",
                                            "account-for-loss-in-pipeline-split",
                                            "moe-grouped-gemm",
+                                           "multi-latent-attention",
                                            "squared-relu"};
   return flags;
+}
+
+// Tokenizers whose vocabulary has one size whatever files they load (Megatron's --tokenizer-type):
+// GPT-2's BPE and the BERT word pieces as published.
+std::optional<int> tokenizer_vocabulary(const std::string& type) {
+  static const std::map<std::string, int> sizes{
+      {"GPT2BPETokenizer", 50257}, {"BertWordPieceLowerCase", 30522}, {"BertWordPieceCase", 28996}};
+  const auto it = sizes.find(type);
+  return it == sizes.end() ? std::nullopt : std::optional<int>(it->second);
+}
+
+// The known argument `name` is one or two edits from: a typo, not one of Megatron's many arguments pipesim
+// does not list (those differ from every known one by more: --lr-warmup-init against --lr-warmup-iters).
+std::string likely_typo(const std::string& name, const std::vector<std::string>& known) {
+  if (name.size() < 6) return "";
+  for (const std::string& k : known) {
+    if (k != name && edit_distance(name, k) <= 2 && k.size() >= 6) return k;
+  }
+  return "";
 }
 
 // Arguments that take no value, so that the next token is not taken for one.
@@ -149,7 +170,11 @@ class ArgumentReader {
         argument.value = name.substr(eq + 1);
         name = name.substr(0, eq);
       } else if (!is_flag(name) && i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
+        // Every value up to the next --name: argparse's nargs='+' arguments (--data-path 0.5 a 0.5 b,
+        // --recompute-modules mlp moe) take several.
         argument.value = tokens[++i];
+        while (i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0)
+          argument.value += " " + tokens[++i];
       } else {
         argument.flag = true;
       }
@@ -197,8 +222,13 @@ class ArgumentReader {
     return arguments_.count(name) ? arguments_[name].value : "";
   }
 
-  // Arguments not read: sorted into ignored, unsupported (with why) and unknown.
-  void account_for_the_rest(const std::map<std::string, std::string>& unsupported_why) {
+  // Arguments not read: sorted into ignored, unsupported (with why) and unknown. An unknown one close to a
+  // known one is a typo Megatron's argparse would refuse: a UsageError with a did-you-mean, unless lenient.
+  void account_for_the_rest(const std::map<std::string, std::string>& unsupported_why, bool lenient) {
+    std::vector<std::string> known(used_.begin(), used_.end());
+    for (const auto* names : {&read_flags(), &ignored_flags(), &ignored_values()})
+      known.insert(known.end(), names->begin(), names->end());
+    for (const auto& [name, why] : unsupported_why) known.push_back(name);
     for (const std::string& name : order_) {
       if (used_.count(name)) continue;
       used_.insert(name);
@@ -210,6 +240,12 @@ class ArgumentReader {
         out_.unsupported.push_back(fmt::format("{} ({})", shown, it->second));
       } else if (is_ignored(name) || unsupported_why.count(name)) {
         out_.ignored.push_back(shown);
+      } else if (const std::string typo = likely_typo(name, known); !typo.empty() && !lenient) {
+        throw UsageError(fmt::format(
+            "Megatron argument --{}: not an argument pipesim knows; did you mean '--{}'? (Megatron's "
+            "argparse "
+            "refuses an unknown argument; pipesim import megatron --lenient lists it as unknown instead)",
+            name, typo));
       } else {
         out_.unknown.push_back(shown);
       }
@@ -223,9 +259,46 @@ class ArgumentReader {
   std::set<std::string> used_;
 };
 
+// The features the costs do not represent yet (cost_models/unmodelled_features.h): read into model.moe,
+// model.mla, model.mtp_layers and model.fp8, so that the scenario is refused rather than priced dense.
+void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
+  UnmodelledFeatures& f = out.model.unmodelled;
+  if (const auto experts = r.positive_int("num-experts", "model.moe.experts (not modelled yet)")) {
+    f.moe.experts = *experts;
+    f.moe.experts_per_token = r.positive_int("moe-router-topk", "model.moe.experts_per_token").value_or(0);
+    if (f.moe.experts_per_token == 0) {
+      f.moe.experts_per_token = std::min(2, *experts);
+      out.assumed.push_back(
+          fmt::format("no --moe-router-topk: {} (Megatron's default)", f.moe.experts_per_token));
+    }
+    f.moe.expert_ffn_hidden =
+        r.positive_int("moe-ffn-hidden-size", "model.moe.expert_ffn_hidden").value_or(0);
+    if (const auto shared = r.positive_int("moe-shared-expert-intermediate-size", "")) {
+      const int width = f.moe.expert_ffn_hidden > 0 ? f.moe.expert_ffn_hidden : out.model.ffn();
+      f.moe.shared_experts = std::max(1, (*shared + width / 2) / width);
+      out.read.push_back(
+          fmt::format("--moe-shared-expert-intermediate-size {} -> model.moe.shared_experts: {}", *shared,
+                      f.moe.shared_experts));
+    }
+  }
+  if (r.has("multi-latent-attention")) {
+    f.mla.kv_lora_rank = r.positive_int("kv-lora-rank", "model.mla.kv_lora_rank").value_or(512);
+    f.mla.q_lora_rank = r.positive_int("q-lora-rank", "model.mla.q_lora_rank").value_or(0);
+    out.read.push_back("--multi-latent-attention -> model.mla (not modelled yet)");
+  }
+  if (const auto mtp = r.positive_int("mtp-num-layers", "model.mtp_layers (not modelled yet)"))
+    f.mtp_layers = *mtp;
+  if (const std::string format = r.text("fp8-format"); !format.empty()) {
+    const std::string recipe = r.text("fp8-recipe");
+    f.fp8 = recipe.empty() ? format : format + ", " + recipe + " scaling";
+    out.read.push_back(fmt::format("--fp8-format {} -> model.fp8 (not modelled yet)", format));
+  }
+}
+
 }  // namespace
 
-MegatronImport read_megatron_args(const std::vector<std::string>& args, std::optional<int> vocab) {
+MegatronImport read_megatron_args(const std::vector<std::string>& args, std::optional<int> vocab,
+                                  bool lenient) {
   MegatronImport result;
   ModelImport& out = result.imported;
   out.model_type = "megatron-gpt";
@@ -234,9 +307,12 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   m.layers = r.required_int("num-layers", "layers");
   m.hidden = r.required_int("hidden-size", "hidden");
   m.heads = r.required_int("num-attention-heads", "heads");
-  if (m.hidden % m.heads != 0)
+  if (m.hidden % m.heads != 0 && !r.has("kv-channels"))
     throw InputError(
-        fmt::format("--num-attention-heads {} does not divide --hidden-size {}", m.heads, m.hidden));
+        fmt::format("--num-attention-heads {} does not divide --hidden-size {} and there is no --kv-channels "
+                    "(each head's "
+                    "width)",
+                    m.heads, m.hidden));
   if (const auto s = r.positive_int("seq-length", "seq_len")) {
     m.seq_len = *s;
   } else if (const auto p = r.positive_int("max-position-embeddings", "seq_len")) {
@@ -258,10 +334,16 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
         fmt::format("vocabulary {} from pipesim's --vocab (Megatron reads it from the "
                     "tokenizer)",
                     *vocab));
+  } else if (const auto fixed = tokenizer_vocabulary(r.text("tokenizer-type"))) {
+    raw_vocab = *fixed;
+    out.read.push_back(fmt::format("--tokenizer-type {} -> vocabulary {} (that tokenizer's fixed size)",
+                                   r.text("tokenizer-type"), *fixed));
   } else {
-    throw InputError(
-        "no --vocab-size: Megatron reads the vocabulary from the tokenizer's files; give its size "
-        "with pipesim's --vocab (e.g. 50257 for GPT-2's, 128256 for Llama 3's)");
+    const std::string tokenizer = r.text("tokenizer-type");
+    throw InputError(fmt::format(
+        "no --vocab-size{}: Megatron reads the vocabulary from the tokenizer's files; give its size "
+        "with pipesim's --vocab (e.g. 50257 for GPT-2's, 128256 for Llama 3's)",
+        tokenizer.empty() ? "" : fmt::format(" and --tokenizer-type {} has no fixed size", tokenizer)));
   }
   const int multiple = divisible_by * result.tensor_parallel;
   m.vocab = (raw_vocab + multiple - 1) / multiple * multiple;
@@ -383,10 +465,15 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
           loss ? "--account-for-loss-in-pipeline-split" : "", fmt::join(result.stage_layers, ", ")));
     }
   }
-  if (const auto kv = r.positive_int("kv-channels", ""); kv && *kv != m.hidden / m.heads) {
-    out.unsupported.push_back(fmt::format("--kv-channels {} (pipesim's heads are hidden / heads = {} wide)",
-                                          *kv, m.hidden / m.heads));
+  if (const auto kv = r.positive_int("kv-channels", ""); kv) {
+    if (static_cast<long long>(*kv) * m.heads != m.hidden) {
+      m.head_dim = *kv;
+      out.read.push_back(fmt::format("--kv-channels {} -> head_dim", *kv));
+    } else {
+      out.read.push_back(fmt::format("--kv-channels {} (= hidden / heads)", *kv));
+    }
   }
+  read_unmodelled_arguments(r, out);
   // The job: tensor parallelism (its all-reduces blocking the compute stream), sequence parallelism and the
   // distributed optimizer (ZeRO-1 over the data-parallel replicas, whose number the launch gives).
   ParallelConfig& parallel = result.imported.parallel;
@@ -422,13 +509,11 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
         "and context-parallel ranks)");
   }
   std::map<std::string, std::string> unsupported{
-      {"expert-model-parallel-size", "experts are not modelled"},
-      {"num-experts", "a mixture of experts: pipesim models one dense MLP per layer"},
-      {"moe-router-topk", "a mixture of experts: pipesim models one dense MLP per layer"},
+      {"expert-model-parallel-size", "expert parallelism is not modelled"},
       {"tp-comm-overlap",
        "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"}};
 
-  r.account_for_the_rest(unsupported);
+  r.account_for_the_rest(unsupported, lenient);
   return result;
 }
 

@@ -47,7 +47,9 @@ std::vector<int> megatron_stage_layers(int layers, int stages, int chunks, int f
 
 // Throws InputError naming the argument and what was expected. `vocab` stands in for a tokenizer's vocabulary
 // when the arguments give no --vocab-size.
+// An unknown argument within a typo of a known one is a UsageError with a did-you-mean (Megatron's argparse
+// refuses it) unless `lenient`, which lists it as unknown.
 MegatronImport read_megatron_args(const std::vector<std::string>& args,
-                                  std::optional<int> vocab = std::nullopt);
+                                  std::optional<int> vocab = std::nullopt, bool lenient = false);
 
 }  // namespace pipesim

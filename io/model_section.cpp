@@ -25,11 +25,78 @@ void read_choice(const YamlReader& r, const YAML::Node& node, const std::string&
   }
 }
 
+// What the costs do not represent yet (cost_models/unmodelled_features.h): read whole, so that a run can
+// refuse it by its key and line, never dropped.
+UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) {
+  UnmodelledFeatures f;
+  const auto located = [&](const char* key) {
+    const std::string name = std::string("model.") + key;
+    f.where[name] = r.where(node[key], name);
+    return name;
+  };
+  if (const YAML::Node moe = node["moe"]) {
+    const std::string key = located("moe");
+    r.expect_map(moe, key,
+                 {"experts", "experts_per_token", "shared_experts", "expert_ffn_hidden", "dense_layers"});
+    if (!moe["experts"] || !moe["experts_per_token"])
+      r.fail(moe, key,
+             "{experts: E, experts_per_token: K} (and shared_experts, expert_ffn_hidden, dense_layers)");
+    f.moe.experts = r.get_int(moe["experts"], key + ".experts", 1);
+    f.moe.experts_per_token = r.get_int(moe["experts_per_token"], key + ".experts_per_token", 1);
+    if (f.moe.experts_per_token > f.moe.experts)
+      r.fail(moe["experts_per_token"], key + ".experts_per_token",
+             fmt::format("at most {} (the experts)", f.moe.experts));
+    if (moe["shared_experts"])
+      f.moe.shared_experts = r.get_int(moe["shared_experts"], key + ".shared_experts", 0);
+    if (moe["expert_ffn_hidden"])
+      f.moe.expert_ffn_hidden = r.get_int(moe["expert_ffn_hidden"], key + ".expert_ffn_hidden", 1);
+    if (moe["dense_layers"]) f.moe.dense_layers = r.get_int(moe["dense_layers"], key + ".dense_layers", 0);
+  }
+  if (const YAML::Node mla = node["mla"]) {
+    const std::string key = located("mla");
+    r.expect_map(mla, key, {"kv_lora_rank", "q_lora_rank"});
+    if (!mla["kv_lora_rank"]) r.fail(mla, key, "{kv_lora_rank: R} (and q_lora_rank)");
+    f.mla.kv_lora_rank = r.get_int(mla["kv_lora_rank"], key + ".kv_lora_rank", 1);
+    if (mla["q_lora_rank"]) f.mla.q_lora_rank = r.get_int(mla["q_lora_rank"], key + ".q_lora_rank", 0);
+  }
+  if (node["sliding_window"])
+    f.sliding_window = r.get_int(node["sliding_window"], located("sliding_window"), 1);
+  if (node["attention_chunk"])
+    f.attention_chunk = r.get_int(node["attention_chunk"], located("attention_chunk"), 1);
+  if (node["mtp_layers"]) f.mtp_layers = r.get_int(node["mtp_layers"], located("mtp_layers"), 0);
+  if (node["fp8"]) {
+    f.fp8 = r.get_string(node["fp8"], located("fp8"));
+    if (f.fp8.empty())
+      r.fail(node["fp8"], "model.fp8", "the FP8 recipe's name (e.g. hybrid, e4m3, tensorwise)");
+  }
+  return f;
+}
+
 TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "model",
-               {"layers", "hidden", "heads", "seq_len", "vocab", "kv_heads", "ffn_hidden", "mlp",
-                "tied_embeddings", "attention", "causal", "dropout", "recompute", "dtype",
-                "forward_elementwise_passes", "backward_elementwise_passes"});
+               {"layers",
+                "hidden",
+                "heads",
+                "seq_len",
+                "vocab",
+                "kv_heads",
+                "head_dim",
+                "ffn_hidden",
+                "mlp",
+                "tied_embeddings",
+                "attention",
+                "causal",
+                "dropout",
+                "recompute",
+                "dtype",
+                "forward_elementwise_passes",
+                "backward_elementwise_passes",
+                "moe",
+                "mla",
+                "sliding_window",
+                "attention_chunk",
+                "mtp_layers",
+                "fp8"});
   TransformerModel t;
   for (const char* key : {"layers", "hidden", "heads", "seq_len", "vocab"}) {
     if (!node[key])
@@ -40,7 +107,12 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   t.heads = r.get_int(node["heads"], "model.heads", 1);
   t.seq_len = r.get_int(node["seq_len"], "model.seq_len", 1);
   t.vocab = r.get_int(node["vocab"], "model.vocab", 1);
-  if (t.hidden % t.heads != 0) r.fail(node["heads"], "model.heads", "a divisor of model.hidden");
+  if (node["head_dim"]) {
+    t.head_dim = r.get_int(node["head_dim"], "model.head_dim", 1);
+  } else if (t.hidden % t.heads != 0) {
+    r.fail(node["heads"], "model.heads",
+           "a divisor of model.hidden (or give model.head_dim, each head's width)");
+  }
   if (node["kv_heads"]) {
     t.kv_heads = r.get_int(node["kv_heads"], "model.kv_heads", 1);
     if (t.heads % t.kv_heads != 0) {
@@ -74,6 +146,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
     t.backward_elementwise_passes =
         r.get_double(node["backward_elementwise_passes"], "model.backward_elementwise_passes", 0);
   }
+  t.unmodelled = read_unmodelled(r, node);
   return t;
 }
 
@@ -232,6 +305,10 @@ TransformerSetup read_transformer_setup(const YamlReader& r, const YAML::Node& r
     }
     if (const YAML::Node state = optimizer[kOptimizerStateKey]) {
       setup.optimizer.state_bytes_per_param = r.get_double(state, "optimizer.state_bytes_per_param", 0);
+      // AdamW keeps 12 bytes, Adan 20; a thousand is already far beyond any optimizer.
+      if (setup.optimizer.state_bytes_per_param > 1024)
+        r.fail(state, "optimizer.state_bytes_per_param",
+               "bytes of state per parameter, at most 1024 (AdamW: 12)");
     }
     if (const YAML::Node frequency = optimizer[kOptimizerPreconditionKey]) {
       if (setup.optimizer.type != OptimizerKind::kSoap)

@@ -343,6 +343,17 @@ double Scenario::samples_per_microbatch() const {
   return global_batch > 0 ? static_cast<double>(global_batch) / microbatches : microbatch_size;
 }
 
+UnevenSplit uneven_split(const Scenario& s) {
+  if (s.global_batch <= 0 || s.microbatches < 1) return {};
+  return {s.global_batch / s.microbatches, s.global_batch % s.microbatches};
+}
+
+std::string microbatch_size_text(const Scenario& s) {
+  const UnevenSplit split = uneven_split(s);
+  if (split.larger_count > 0) return fmt::format("{}-{}", split.smaller, split.smaller + 1);
+  return fmt::format("{:.3g}", s.samples_per_microbatch());
+}
+
 Scenario scenario_for(const Scenario& scenario, const ScheduleRequest& request) {
   const PipelineOverride& o = request.pipeline;
   const auto pinned = [&](const char* key) { return scenario.pinned_pipeline_keys.count(key) > 0; };
@@ -381,7 +392,7 @@ std::string pipeline_label(const Scenario& s, const ScheduleRequest& request) {
   const std::string batch = s.global_batch > 0 ? fmt::format("B={} ", s.global_batch) : "";
   const std::string split =
       request.pipeline.layer_split && s.transformer ? " split=" + layer_split_text(*s.transformer) : "";
-  return fmt::format(" [{}m={} b={:.3g}{}]", batch, s.microbatches, s.samples_per_microbatch(), split);
+  return fmt::format(" [{}m={} b={}{}]", batch, s.microbatches, microbatch_size_text(s), split);
 }
 
 std::string default_scenario_path() {

@@ -70,11 +70,24 @@ struct Scenario {
   // microbatch_size, global_batch and layer_split when set.
   std::set<std::string> pinned_pipeline_keys;
   ExecutorSection executor;  // `executor:`: what `pipesim execute` trains
+  // The command's --allow-unmodelled: a model with features the costs do not represent (model.moe, ...)
+  // runs as its dense stand-in, every figure bannered, instead of being refused (api/unmodelled_check.h).
+  bool allow_unmodelled = false;
 };
 
 // `overrides` are "dotted.key=value" strings (--set); the value is parsed as YAML. A relative path that is
 // not there is looked up under the data directories (io/data_dirs.h: share/ in the source tree), so
 // `scenarios/default.yaml` is the shipped scenario from any directory.
+// A global batch that m microbatches do not divide: B mod m microbatches of ⌊B/m⌋ + 1 samples and the rest
+// of ⌊B/m⌋ (as torch.tensor_split cuts it). larger_count 0: every microbatch holds samples_per_microbatch().
+struct UnevenSplit {
+  int smaller = 0;
+  int larger_count = 0;
+};
+UnevenSplit uneven_split(const Scenario& scenario);
+// "5.33" for an even or mean b, "5-6" for microbatches of 5 and 6 samples.
+std::string microbatch_size_text(const Scenario& scenario);
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
                         const std::vector<std::string>& overrides = {});

@@ -121,10 +121,12 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
   const TransformerSetup& setup = *scenario.transformer;
   std::string out = fmt::format(
       "plan: {} ({:.1f} B parameters, {} layers) on {} GPUs ({} per node), global batch {} samples of {} "
-      "tokens; hardware profile {}, {:.2f} GiB usable per GPU\n",
+      "tokens; hardware profile {} ({}), {:.2f} GiB usable per GPU\n",
       scenario.name, model_parameters(setup.model) / 1e9, setup.model.layers, result.gpus,
       setup.parallel.gpus_per_node, result.global_batch, setup.model.seq_len, setup.profile.name,
-      result.capacity_bytes / kBytesPerGiB);
+      setup.profile.kind_text(), result.capacity_bytes / kBytesPerGiB);
+  out +=
+      unmodelled_banner(unmodelled_lines(unmodelled_in_force(setup.model.unmodelled, setup.model.seq_len)));
   if (const OpTimeScale& scale = setup.profile.op_time_scale; scale.scaled()) {
     out += fmt::format("op times scaled by a measured run: F x{:.3f}, I x{:.3f}, W x{:.3f} ({})\n",
                        scale.forward, scale.backward_input, scale.backward_weight, scale.source);

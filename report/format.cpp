@@ -66,4 +66,11 @@ std::string render_table(const std::vector<std::string>& header,
   return out;
 }
 
+std::string unmodelled_banner(const std::vector<std::string>& unmodelled) {
+  if (unmodelled.empty()) return "";
+  std::string out = "UNMODELLED (--allow-unmodelled): every figure below prices a stand-in without\n";
+  for (const std::string& line : unmodelled) out += "  " + line + "\n";
+  return out;
+}
+
 }  // namespace pipesim

@@ -17,4 +17,8 @@ std::string format_rate(double value, int decimals);
 std::string render_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows);
 
+// The banner above figures that price a stand-in for a model pipesim does not fully describe
+// (--allow-unmodelled), one feature a line: "" when `unmodelled` is empty.
+std::string unmodelled_banner(const std::vector<std::string>& unmodelled);
+
 }  // namespace pipesim

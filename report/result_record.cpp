@@ -133,6 +133,8 @@ Json result_record(const SimulationResult& r, const ReportOptions& options) {
   j["sync"] = name_in(sync_names(), r.spec.sync);
   j["fits"] = or_null(fits_memory(r));
   if (!r.model_choices.empty()) j["model_choices"] = r.model_choices;
+  if (!r.profile_kind.empty()) j["profile_kind"] = r.profile_kind;
+  if (!r.unmodelled.empty()) j["unmodelled"] = r.unmodelled;
   j["metrics"] = metrics_json(r);
   j["devices"] = devices_json(r);
   j["stages"] = stages_json(r);

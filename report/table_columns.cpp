@@ -58,6 +58,8 @@ const std::vector<Column>& catalogue() {
       text("schedule", "schedule", true, [](const SimulationResult& r) { return r.schedule_label; }),
       text("mxb", "m x b", true,
            [](const SimulationResult& r) {
+             if (!r.microbatch_size_text.empty())
+               return fmt::format("{}x{}", r.spec.microbatches, r.microbatch_size_text);
              return fmt::format("{}x{:.3g}", r.spec.microbatches, r.microbatch_size);
            }),
       text("global_batch", "B", true,
@@ -314,6 +316,7 @@ std::string render_result_table(const std::string& scenario_name,
     if (hardware != std::string::npos) choices.replace(hardware, 11, "\nhardware: ");
     out += fmt::format("model: {}\n", choices);
   }
+  out += unmodelled_banner(first.unmodelled);
   out += "\n";
   const std::vector<const Column*> columns = chosen_columns(options);
   const int best = best_fitting_run(results);

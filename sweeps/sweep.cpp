@@ -18,6 +18,7 @@
 #include "api/resolve.h"
 #include "api/schedule_selection.h"
 #include "api/simulation.h"
+#include "api/unmodelled_check.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
 #include "distributed/work_farm.h"
@@ -111,6 +112,7 @@ std::vector<ShapeScenario> load_shapes(const SweepConfig& config, const Scenario
       if (!config.microbatches.empty()) overrides.push_back(fmt::format("pipeline.microbatches={}", m));
       try {
         shape.scenario = load_scenario(config.scenario_path, overrides);
+        shape.scenario->allow_unmodelled = config.allow_unmodelled;
       } catch (const InputError& e) {
         shape.error = e.what();
       }
@@ -314,7 +316,9 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
     throw InputError(
         fmt::format("--shard {}/{}: expected i/n with 1 <= i <= n", config.shard_index, config.shard_count));
   }
-  const Scenario base = load_scenario(config.scenario_path, config.overrides);
+  Scenario base = load_scenario(config.scenario_path, config.overrides);
+  base.allow_unmodelled = config.allow_unmodelled;
+  require_modelled(base);  // one refusal, not one per row
   check_sweep_size(config, base);
   const std::vector<ShapeScenario> shapes = load_shapes(config, base);
   std::vector<SweepRun> runs = expand_runs(config, base, shapes.size());

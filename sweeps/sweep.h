@@ -37,6 +37,7 @@ struct SweepConfig {
   // expected ops first, and writes the rows in the product's order; the other ranks only run what they are
   // handed (their sink is never called). The rows are the same as with threads.
   bool mpi = false;
+  bool allow_unmodelled = false;  // --allow-unmodelled (api/unmodelled_check.h)
 };
 
 // "i/n" (1 <= i <= n) as {i, n}; names --shard in errors.

@@ -31,8 +31,13 @@ void expect_costs_agree_with_run(const Scenario& scenario) {
     ASSERT_EQ(costs.rows.size(), static_cast<size_t>(layout.stages));
     ASSERT_EQ(costs.devices, layout.devices);
     int checked_ops = 0;
+    const UnevenSplit split = uneven_split(costs.scenario);
+    EXPECT_EQ(costs.smaller_rows.empty(), split.larger_count == 0);
     for (const OpRecord& op : run.trace.ops) {
-      const StageRow& row = costs.rows[op.action.stage];
+      // An uneven batch: the first B mod m microbatches of each batch are the larger ones (costs.rows).
+      const bool smaller =
+          split.larger_count > 0 && op.action.microbatch % costs.scenario.microbatches >= split.larger_count;
+      const StageRow& row = (smaller ? costs.smaller_rows : costs.rows)[op.action.stage];
       double expected_ms = -1;
       if (op.action.kind == OpKind::F) expected_ms = row.forward_ms;
       if (op.action.kind == OpKind::I) expected_ms = row.backward_input_ms;

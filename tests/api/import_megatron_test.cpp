@@ -232,5 +232,40 @@ TEST(ImportMegatron, TheScenarioReadsBackWithTheInterleavedScheduleFirst) {
   EXPECT_EQ(s.transformer->model.vocab, 51200);
 }
 
+// Read as Megatron's argparse reads them: nargs arguments take every value up to the next --name; an
+// unknown argument a typo away from a known one is refused with a did-you-mean (exit 2) unless --lenient;
+// a tokenizer of fixed size gives the vocabulary.
+TEST(ImportMegatron, ArgumentsAreReadAsArgparseReadsThem) {
+  const std::vector<std::string> base = {"--num-layers",          "4", "--hidden-size", "512",
+                                         "--num-attention-heads", "8", "--seq-length",  "1024"};
+  std::vector<std::string> args = base;
+  for (const char* a :
+       {"--data-path", "0.5", "a", "0.5", "b", "--recompute-modules", "mlp", "moe", "--vocab-size", "32000"})
+    args.push_back(a);
+  const MegatronImport read = read_megatron_args(args);
+  EXPECT_TRUE(test::any_line_contains(read.imported.ignored, "--data-path 0.5 a 0.5 b"))
+      << read.imported.ignored.front();
+  std::vector<std::string> typo = base;
+  for (const char* a : {"--vocab-size", "32000", "--tensor-model-paralel-size", "2"}) typo.push_back(a);
+  try {
+    read_megatron_args(typo);
+    ADD_FAILURE() << "a typo was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean '--tensor-model-parallel-size'?"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(test::any_line_contains(read_megatron_args(typo, std::nullopt, true).imported.unknown,
+                                      "--tensor-model-paralel-size 2"));
+  std::vector<std::string> gpt2 = base;
+  for (const char* a : {"--tokenizer-type", "GPT2BPETokenizer"}) gpt2.push_back(a);
+  EXPECT_EQ(read_megatron_args(gpt2).imported.model.vocab, 50304);  // 50257 padded to a multiple of 128
+  std::vector<std::string> sentencepiece = base;
+  for (const char* a : {"--tokenizer-type", "SentencePieceTokenizer"}) sentencepiece.push_back(a);
+  EXPECT_NE(test::input_error_of([&] {
+              read_megatron_args(sentencepiece);
+            }).find("--tokenizer-type SentencePieceTokenizer has no fixed size"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipesim

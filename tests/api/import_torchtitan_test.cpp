@@ -178,5 +178,26 @@ TEST(ImportTorchtitan, TheScenarioReadsBack) {
   EXPECT_EQ(s.transformer->model.recompute, Recompute::kSelective);
 }
 
+// A section or key a typo away from a known one is refused with a did-you-mean and its line; torchtitan's
+// Python config registry is recognised, not reported as bad TOML.
+TEST(ImportTorchtitan, TyposAndPythonConfigsAreNamed) {
+  const std::string model = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n";
+  const std::string section = test::input_error_of(
+      [&] { read_torchtitan_config(model + "[paralelism]\ntensor_parallel_degree = 2\n", "j.toml"); });
+  EXPECT_NE(section.find("j.toml:4:"), std::string::npos) << section;
+  EXPECT_NE(section.find("did you mean [parallelism]?"), std::string::npos) << section;
+  const std::string key = test::input_error_of(
+      [&] { read_torchtitan_config(model + "[parallelism]\ntensor_paralel_degree = 2\n", "j.toml"); });
+  EXPECT_NE(key.find("j.toml:5:"), std::string::npos) << key;
+  EXPECT_NE(key.find("did you mean 'tensor_parallel_degree'?"), std::string::npos) << key;
+  const std::string python = test::input_error_of([] {
+    read_torchtitan_config(
+        "from torchtitan.config import JobConfig\n\ndef llama3_8b():\n    return JobConfig()\n",
+        "llama3_8b.py");
+  });
+  EXPECT_NE(python.find("a Python file (torchtitan's config registry"), std::string::npos) << python;
+  EXPECT_EQ(python.find("not TOML:"), std::string::npos) << python;
+}
+
 }  // namespace
 }  // namespace pipesim

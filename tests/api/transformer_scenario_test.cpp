@@ -102,7 +102,8 @@ TEST(TransformerScenario, MistakesNameFileLineAndKey) {
   EXPECT_EQ(
       scenario_error_of("model: {layers: 8, hidden: 512, heads: 7, seq_len: 256, vocab: 1000}\n"
                         "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),
-      "s.yaml:1: key 'model.heads': expected a divisor of model.hidden, got '7'");
+      "s.yaml:1: key 'model.heads': expected a divisor of model.hidden (or give model.head_dim, each head's "
+      "width), got '7'");
   EXPECT_EQ(
       scenario_error_of("model: {layers: 8, hidden: 512, heads: 8, seq_len: 256}\n"
                         "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n"),

@@ -23,13 +23,61 @@ TEST(ImportCommand, WritesAScenarioThatRuns) {
       dir);
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_NE(imported.err.find("wrote"), std::string::npos) << imported.err;
-  EXPECT_NE(imported.err.find("not supported: num_local_experts: 4"), std::string::npos) << imported.err;
+  EXPECT_NE(imported.err.find("not modelled yet (run refuses it without --allow-unmodelled): model.moe"),
+            std::string::npos)
+      << imported.err;
   const std::string text = test::read_file(dir.file("tiny.yaml"));
   EXPECT_NE(text.find("name: tiny-llama\n"), std::string::npos) << text;
-  const test::CommandResult run =
+  EXPECT_NE(text.find("moe: {experts: 4, experts_per_token: 2}"), std::string::npos) << text;
+  // The reserve the quickstart uses: no plan fills the device to its last byte.
+  EXPECT_NE(text.find("hardware: {profile: h100-sxm5-80gb, reserve_gb: 4}"), std::string::npos) << text;
+  // The experts are not modelled: refused, naming the key, unless the stand-in is asked for.
+  const test::CommandResult refused =
       test::run_pipesim(fmt::format("run '{}' --schedules 1f1b-flush", dir.file("tiny.yaml")), dir);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("key 'model.moe': a mixture of experts (4 routed experts, 2 per token) is not "
+                             "modelled yet"),
+            std::string::npos)
+      << refused.err;
+  for (const char* command : {"plan '{}' --gpus 8 --top 1", "costs '{}'"}) {
+    const test::CommandResult other =
+        test::run_pipesim(fmt::format(fmt::runtime(command), dir.file("tiny.yaml")), dir);
+    EXPECT_EQ(other.exit_code, 1) << command << other.err;
+    EXPECT_NE(other.err.find("model.moe"), std::string::npos) << command << other.err;
+  }
+  const test::CommandResult run = test::run_pipesim(
+      fmt::format("run '{}' --schedules 1f1b-flush --allow-unmodelled", dir.file("tiny.yaml")), dir);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("1f1b-flush"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("UNMODELLED (--allow-unmodelled)"), std::string::npos) << run.out;
+  const test::CommandResult plan = test::run_pipesim(
+      fmt::format("plan '{}' --gpus 8 --top 1 --allow-unmodelled", dir.file("tiny.yaml")), dir);
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("UNMODELLED (--allow-unmodelled)"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("(spec-derived: an upper bound)"), std::string::npos) << plan.out;
+}
+
+// A config in the Hugging Face cache is named after its model, not the snapshot's hash; a file not called
+// config.json after its stem; without --seq-len the sequence is a stated 4,096 tokens, not the 131,072-token
+// longest context (which fits nothing).
+TEST(ImportCommand, CacheLayoutNamesAndAStatedSequenceDefault) {
+  const test::TempDir dir;
+  const std::string snapshot =
+      "hub/models--meta-llama--Llama-3.1-8B/snapshots/0e9e39f249a16976918f6564b8830bc8";
+  std::filesystem::create_directories(dir.file(snapshot));
+  std::string config = kConfig;
+  config.replace(config.find("2048"), 4, "131072");
+  const std::string path = dir.write(snapshot + "/config.json", config);
+  const test::CommandResult r = test::run_pipesim(fmt::format("import hf '{}' --stages 4", path), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("name: Llama-3.1-8B\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seq_len: 4096\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no --seq-len: seq_len 4096"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("longest context is 131072"), std::string::npos) << r.out;
+  const std::string stem = dir.write("qwen3-32b.config.json", kConfig);
+  const test::CommandResult named = test::run_pipesim(fmt::format("import hf '{}' --stages 4", stem), dir);
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_NE(named.out.find("name: qwen3-32b\n"), std::string::npos) << named.out;
 }
 
 TEST(ImportCommand, ABadConfigIsAnInputErrorNamingTheFile) {

@@ -63,6 +63,27 @@ TEST(TransformerCosts, FlopAndByteCountsMatchHandComputedValues) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(fp32, 2), 2 * 180'224);
 }
 
+// A head size of the model's own (Qwen3, Gemma: a·d != h). small_model with d = 32 (a·d = k·d = 128 = 2h):
+//   params: attention 2h·ad + 2h·kd = 16,384 + 16,384, MLP 2h·4h = 32,768: 65,536 per layer
+//   F = 2·s·b·P + 4·s²·b·ad = 2·64·65,536 + 4·1,024·2·128 = 9,437,184
+//   M_B: attention 64·(5h + 4ad + 4kd) + eager scores 64·a·s·5 = 86,016 + 40,960; MLP 64·(5h + 4f) = 86,016
+TEST(TransformerCosts, AHeadSizeOfItsOwnWidensQkvAndTheProjection) {
+  TransformerModel t = small_model();
+  t.head_dim = 32;
+  EXPECT_DOUBLE_EQ(attention_parameters(t), 32'768);
+  EXPECT_DOUBLE_EQ(layer_parameters(t), 65'536);
+  EXPECT_DOUBLE_EQ(layer_forward_flops(t, 2), 9'437'184);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(t, 2), 212'992);
+  // head_dim = h / a is the model without it, figure for figure.
+  TransformerModel same = small_model();
+  same.head_dim = 16;
+  EXPECT_DOUBLE_EQ(layer_forward_flops(same, 2), 6'815'744);
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(same, 2), 7'340'032);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(same, 2), 180'224);
+  EXPECT_DOUBLE_EQ(layer_weight_grad_activation_bytes(same, 2), 131'072);
+  EXPECT_DOUBLE_EQ(layer_parameters(same), 49'152);
+}
+
 TEST(TransformerCosts, ZeroBubbleModelsHaveTheirNamedSizes) {
   struct Case {
     int layers, hidden;

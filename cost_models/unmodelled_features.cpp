@@ -1,0 +1,60 @@
+#include "cost_models/unmodelled_features.h"
+
+#include <fmt/format.h>
+
+namespace pipesim {
+namespace {
+
+std::string moe_text(const MixtureOfExperts& m) {
+  std::string text =
+      fmt::format("a mixture of experts ({} routed experts, {} per token", m.experts, m.experts_per_token);
+  if (m.shared_experts > 0) text += fmt::format(", {} shared", m.shared_experts);
+  if (m.expert_ffn_hidden > 0) text += fmt::format(", expert MLP width {}", m.expert_ffn_hidden);
+  if (m.dense_layers > 0) text += fmt::format(", the first {} layers dense", m.dense_layers);
+  return text + ")";
+}
+
+}  // namespace
+
+std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& f, int seq_len) {
+  std::vector<UnmodelledFeature> out;
+  const auto add = [&](const std::string& key, std::string what, std::string stand_in) {
+    const auto at = f.where.find(key);
+    out.push_back({key, std::move(what), std::move(stand_in), at == f.where.end() ? "" : at->second});
+  };
+  if (f.moe.experts > 0) add("model.moe", moe_text(f.moe), "one dense MLP per layer");
+  if (f.mla.kv_lora_rank > 0) {
+    add("model.mla",
+        fmt::format("multi-head latent attention (kv_lora_rank {}{})", f.mla.kv_lora_rank,
+                    f.mla.q_lora_rank > 0 ? fmt::format(", q_lora_rank {}", f.mla.q_lora_rank) : ""),
+        "(grouped) multi-head attention");
+  }
+  if (f.sliding_window > 0 && f.sliding_window < seq_len) {
+    add("model.sliding_window",
+        fmt::format("sliding-window attention ({} of the {} tokens)", f.sliding_window, seq_len),
+        "attention over the whole sequence");
+  }
+  if (f.attention_chunk > 0 && f.attention_chunk < seq_len) {
+    add("model.attention_chunk",
+        fmt::format("chunked attention (chunks of {} of the {} tokens)", f.attention_chunk, seq_len),
+        "attention over the whole sequence");
+  }
+  if (f.mtp_layers > 0) {
+    add("model.mtp_layers",
+        fmt::format("multi-token prediction ({} module{})", f.mtp_layers, f.mtp_layers == 1 ? "" : "s"),
+        "the model without its modules and their losses");
+  }
+  if (!f.fp8.empty()) {
+    add("model.fp8", fmt::format("FP8 GEMMs ({})", f.fp8), "the GEMMs in the model's dtype");
+  }
+  return out;
+}
+
+std::vector<std::string> unmodelled_lines(const std::vector<UnmodelledFeature>& features) {
+  std::vector<std::string> lines;
+  for (const UnmodelledFeature& f : features)
+    lines.push_back(f.key + ": " + f.what + ", priced as " + f.stand_in);
+  return lines;
+}
+
+}  // namespace pipesim
