@@ -22,6 +22,7 @@
 
 #include "api/simulation.h"
 #include "base/errors.h"
+#include "base/output_path.h"
 #include "base/task_pool.h"
 #include "base/text_file.h"
 #include "executor/scenario_training.h"
@@ -581,9 +582,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
                         bool show_progress, int jobs) {
   // The curves are resumed, rewritten and appended to: a regular file (a symlink's target, the link kept).
   std::error_code ec;
-  const std::string csv_path = std::filesystem::is_symlink(csv_path_as_given, ec)
-                                   ? std::filesystem::weakly_canonical(csv_path_as_given).string()
-                                   : csv_path_as_given;
+  const std::string csv_path = output_target(csv_path_as_given);
   if (std::filesystem::exists(csv_path, ec) && !std::filesystem::is_regular_file(csv_path, ec)) {
     throw InputError(fmt::format(
         "{}: the study's curves must be a regular file (it is resumed and rewritten)", csv_path_as_given));

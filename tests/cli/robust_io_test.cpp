@@ -162,6 +162,24 @@ TEST(Outputs, ASymlinkKeepsItsLinkAndItsTargetIsReplaced) {
   EXPECT_EQ(test::read_file(target).rfind("schedule_name,", 0), 0u);
 }
 
+// A dangling link (here a chain: a relative link to a link whose target is missing) is kept too: its final
+// target is created, never the link replaced by a regular file.
+TEST(Outputs, ADanglingSymlinkIsKeptAndItsTargetCreated) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  std::filesystem::create_directory(dir.file("sub"));
+  const std::string target = dir.file("sub/real.json");
+  std::filesystem::create_symlink("real.json", dir.file("sub/inner.json"));
+  const std::string link = dir.file("link.json");
+  std::filesystem::create_symlink("sub/inner.json", link);
+  const test::CommandResult r = test::run_pipesim(fmt::format("run '{}' --json '{}'", scenario, link), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("sub/inner.json")));
+  ASSERT_TRUE(std::filesystem::is_regular_file(target));
+  EXPECT_NE(test::read_file(target).find("\"results\""), std::string::npos);
+}
+
 TEST(Outputs, TemporaryFilesGoOnSigtermAndStaleOnesOfDeadProcessesAreRemoved) {
   test::TempDir dir;
   const std::string out = dir.file("sweep.csv");

@@ -472,6 +472,16 @@ TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
   StudyCurves linked;
   EXPECT_EQ(run_study(study, link, linked, false).runs_resumed, 6);
   EXPECT_TRUE(std::filesystem::is_symlink(link));
+  // A dangling link is kept as well: its target is created and the study trained into it.
+  const std::string dangling = dir + "/study_dangling.csv";
+  std::filesystem::remove(dangling);
+  std::filesystem::remove(dir + "/study_dangling_target.csv");
+  std::filesystem::create_symlink("study_dangling_target.csv", dangling);
+  StudyCurves from_dangling;
+  EXPECT_EQ(run_study(study, dangling, from_dangling, false).runs_executed, 6);
+  EXPECT_TRUE(std::filesystem::is_symlink(dangling));
+  EXPECT_EQ(sorted_lines(without_measured(read_text(dir + "/study_dangling_target.csv"))),
+            sorted_lines(without_measured(full)));
   const std::string fifo = dir + "/study_fifo.csv";
   std::filesystem::remove(fifo);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
