@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "base/errors.h"
 #include "base/text_file.h"
@@ -115,6 +118,39 @@ TEST(Outputs, StdoutWriteErrorIsAFailure) {
       std::system(fmt::format("'{}' run '{}' >/dev/full 2>/dev/null", PIPESIM_BINARY, scenario).c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
+}
+
+// --version and --help print to standard output like any command: a write error there is exit 1 too.
+TEST(Outputs, VersionAndHelpOnAFullDiskFail) {
+  for (const char* args : {"--version", "--help", "run --help"}) {
+    const int status =
+        std::system(fmt::format("'{}' {} >/dev/full 2>/dev/null", PIPESIM_BINARY, args).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << args;
+  }
+}
+
+// An output option's value that is empty or reads as an option is refused, naming the option: never a file
+// named "--" or an empty path.
+TEST(Outputs, EmptyAndOptionLikeOutputPathsAreRefused) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  for (const std::string& output :
+       std::vector<std::string>{"--json --", "--json ''", "--csv ''", "-o ''", "--csv -x", "--trace --"}) {
+    const std::string command = output.rfind("-o", 0) == 0
+                                    ? fmt::format("import hf '{}' {}", scenario, output)
+                                    : fmt::format("run '{}' {}", scenario, output);
+    const test::CommandResult r = test::run_pipesim(command, dir);
+    EXPECT_NE(r.exit_code, 0) << command;
+    const std::string option = output.substr(0, output.find(' '));
+    EXPECT_NE(r.err.find(option), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("expected a file path or - (standard output)"), std::string::npos)
+        << command << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // The commands ran in this process's directory: no file named "--" there.
+  EXPECT_FALSE(std::filesystem::exists("--"));
+  std::filesystem::remove("--");
 }
 
 TEST(Outputs, DevicesAndFifosAreWrittenThroughNeverReplaced) {
