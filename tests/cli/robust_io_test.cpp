@@ -62,6 +62,17 @@ TEST(YamlInput, DuplicateKeyIsAnErrorWithItsLine) {
   }
 }
 
+// A key missing from a map read through a const node is yaml-cpp's "zombie" node, whose type throws
+// InvalidNode: the reader says "expected ..., got nothing" instead.
+TEST(YamlInput, AMissingKeyReadThroughAConstNodeIsAnInputError) {
+  const YAML::Node map = YAML::Load("{a: 1}");
+  const YamlReader reader("m.yaml");
+  EXPECT_THROW(reader.get_string(map["b"], "b"), InputError);
+  EXPECT_THROW(reader.get_int(map["b"], "b", 0), InputError);
+  EXPECT_THROW(reader.get_double_list(map["b"], "b", 2, 0), InputError);
+  EXPECT_THROW(reader.expect_map(map["b"], "b", {}), InputError);
+}
+
 TEST(YamlInput, LongValuesAreEchoedAsAShortPrefix) {
   std::string list = "[";
   for (int i = 0; i < 100000; ++i) list += (i ? ", " : "") + std::to_string(i);

@@ -132,6 +132,11 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(parse_study(kTinyStudy, "s.yaml", false)
                 .target_scenario_where.find("s.yaml:4: key 'target_setting.scenario'"),
             std::string::npos);
+  // An empty target setting is located, not yaml-cpp's InvalidNode (a "pipesim bug" at the top).
+  EXPECT_EQ(
+      expect_input_error(replaced(kTinyStudy, "{scenario: scenarios/paci/gpt2-medium-8stage.yaml}", "{}")),
+      "s.yaml:4: key 'target_setting.scenario': expected a scenario key (the target setting's scenario "
+      "file), got {}");
   // The name is a file name under --out, never a path out of it.
   for (const char* name : {"/abs/x", "../../x", "a/b", "..", "back\\slash"}) {
     const std::string error =
