@@ -440,6 +440,14 @@ TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
   EXPECT_EQ(read_complete_curves(damaged, study, &why).size(), 5U);
   ASSERT_EQ(why.size(), 1U);
   EXPECT_NE(why[0].find("not a number"), std::string::npos) << why[0];
+  // A run whose middle point was dropped (its first and last rows kept, so it looks complete) is retrained,
+  // saying why.
+  std::string dropped = full;
+  dropped.erase(second_row, dropped.find('\n', second_row) + 1 - second_row);
+  why.clear();
+  EXPECT_EQ(read_complete_curves(dropped, study, &why).size(), 5U);
+  ASSERT_EQ(why.size(), 1U);
+  EXPECT_NE(why[0].find("a point is missing before the one at 64 samples"), std::string::npos) << why[0];
   const std::size_t first_row = full.find('\n') + 1;
   const std::string first_run = full.substr(first_row, full.find("seed=2") - first_row);
   why.clear();
