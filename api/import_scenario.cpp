@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "base/errors.h"
 #include "io/hardware_profile_reader.h"
 #include "io/scenario.h"
@@ -70,9 +74,47 @@ std::string hardware_yaml(const ImportSettings& settings) {
   return fmt::format("hardware: {{profile: {}}}\n", settings.profile);
 }
 
+// Characters a plain YAML scalar may hold anywhere without changing how it reads.
+bool plain_yaml_scalar(const std::string& value) {
+  if (value.empty() || value == "~" || value == "null" || value == "Null" || value == "NULL") return false;
+  return std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._()=+-").find(c) != std::string_view::npos;
+  });
+}
+
 }  // namespace
 
+std::string imported_name_line(const std::string& name) {
+  if (plain_yaml_scalar(name)) return fmt::format("name: {}\n", name);
+  std::string quoted = "\"";
+  for (const char c : name) {
+    if (c == '"' || c == '\\') {
+      quoted += {'\\', c};
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      quoted += c;  // UTF-8 bytes as they are (the reader checks the text is valid)
+    }
+  }
+  return fmt::format("name: {}\"\n", quoted);
+}
+
+void expect_imported_scenario_reads_back(const std::string& text, const std::string& what) {
+  try {
+    (void)parse_scenario(text, "the imported scenario");
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{} does not read back: {}", what, e.what()));
+  }
+}
+
 std::string scenario_from_import(const ModelImport& imported, const ImportSettings& settings) {
+  // Found before anything is written, and named with its option (the read-back would name the text).
+  try {
+    (void)resolve_profile_path(settings.profile);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--profile {}: {}", settings.profile, e.what()));
+  }
   const TransformerModel& m = imported.model;
   if (settings.stages > m.layers) {
     throw InputError(fmt::format("{} pipeline stages for {} layers: every stage needs at least one layer",
@@ -95,7 +137,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
                 "options),\n"
                 "# not the file's: edit them.\n"
               : "# The hardware and optimizer below are the importer's choices (its options): edit them.\n";
-  text += fmt::format("name: {}\n", settings.name);
+  text += imported_name_line(settings.name);
   text += "model:\n";
   text += fmt::format("  layers: {}\n  hidden: {}\n  heads: {}\n", m.layers, m.hidden, m.heads);
   if (m.kv_heads > 0) text += fmt::format("  kv_heads: {}\n", m.kv_heads);
@@ -125,12 +167,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   text += "optimizer: {type: adamw}\n";
   text += fmt::format("schedules: {}\n", settings.schedules);
   // What it writes must read back as the scenario it describes.
-  try {
-    const Scenario back = parse_scenario(text, settings.name + ".yaml");
-    (void)back;
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("the imported scenario does not read back: {}", e.what()));
-  }
+  expect_imported_scenario_reads_back(text, "the imported scenario");
   return text;
 }
 

@@ -25,10 +25,18 @@ struct ImportSettings {
   double reserve_gb = 4;
 };
 
+// "name: NAME\n" for a scenario an importer writes: the --name as given, double-quoted where YAML would read
+// it otherwise ("a: b" breaks the line, "#1" and "null" read as nothing).
+std::string imported_name_line(const std::string& name);
+
+// Reads an importer's text back as a scenario (what it writes must be one); InputError "<what> does not read
+// back: ..." otherwise, the text named as "the imported scenario", not a file that does not exist.
+void expect_imported_scenario_reads_back(const std::string& text, const std::string& what);
+
 // The scenario's YAML text: the imported model with comments listing what was read, what was assumed and
 // what the figures ignore or cannot represent, then the settings' hardware and pipeline, marked as the
-// importer's choice. Read back as a scenario before it is returned: InputError when it does not read (a
-// profile that does not exist, say).
+// importer's choice. Read back as a scenario before it is returned: InputError when it does not read; a
+// profile that does not exist is named with its option (--profile).
 std::string scenario_from_import(const ModelImport& imported, const ImportSettings& settings);
 
 }  // namespace pipesim

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "api/import_scenario.h"
 #include "base/errors.h"
 #include "io/scenario.h"
 #include "report/format.h"
@@ -142,7 +143,7 @@ std::string scenario_from_trace(const TracedActions& traced, const TraceImportSe
       others.push_back(fmt::format("{} x{}", kind, count));
     text += fmt::format("# Other pipelining actions read and left out: {}.\n", fmt::join(others, ", "));
   }
-  text += fmt::format("name: {}\n", settings.name);
+  text += imported_name_line(settings.name);
   text += fmt::format("pipeline: {{stages: {}, microbatches: {}}}\n", ranks, traced.microbatches);
   text += fmt::format("costs:\n  forward_ms: {}\n", ms_list(forward));
   if (split) {
@@ -154,11 +155,7 @@ std::string scenario_from_trace(const TracedActions& traced, const TraceImportSe
   text += chunks_given == 0
               ? fmt::format("schedules: [{}]\n", schedule_name)
               : fmt::format("schedules: [{{name: {}, chunks: {}}}]\n", schedule_name, chunks_given);
-  try {
-    parse_scenario(text, settings.name + ".yaml");
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("the scenario imported from {} does not read back: {}", sources, e.what()));
-  }
+  expect_imported_scenario_reads_back(text, fmt::format("the scenario imported from {}", sources));
   return text;
 }
 

@@ -1,7 +1,7 @@
 // Outputs are never half-written and never destroy anything:
-// - a regular file (or a missing one) gets a temporary file beside it, renamed over it only once complete, so
-// a
-//   failed run leaves an existing file as it was; a symlink is followed and its target replaced the same way;
+// - a regular file (or a missing one) gets a temporary file beside it, renamed over it only once complete,
+//   so a failed run leaves an existing file as it was; a symlink is followed and its target replaced (or
+//   created, for a dangling link) the same way;
 // - anything else (a character device such as /dev/null, a FIFO, a socket, /dev/stdout and /dev/fd/N) is
 //   written through, never replaced by a regular file;
 // - a write error (a full disk, /dev/full) is an error, never exit 0;
@@ -24,6 +24,7 @@
 #include <mutex>
 
 #include "base/errors.h"
+#include "base/output_path.h"
 #include "cli/commands.h"
 
 namespace pipesim {
@@ -92,12 +93,10 @@ bool is_special_file(const std::string& path) {
   return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-// Where a regular output really lives: a symlink's final target (so that the link is kept), else the path.
+// Where a regular output really lives: a symlink's final target, dangling or not (so that the link is
+// kept), else the path.
 std::string replaced_path(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_symlink(path, ec)) return path;
-  const fs::path target = fs::weakly_canonical(path, ec);
-  return ec ? path : target.string();
+  return output_target(path);
 }
 
 // PATH.tmp.PID files beside the target whose process is gone: left by a killed run, never an output.

@@ -1,12 +1,14 @@
 #pragma once
 // CLI11 validators for numbers: CLI11's own Range, PositiveNumber and NonNegativeNumber let NaN through
 // (every comparison with NaN is false), and infinities pass "positive". These refuse both, as the YAML reader
-// does.
+// does. And one for output paths, which CLI11 takes as they come (empty, or an option's name).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace pipesim {
 
@@ -25,6 +27,38 @@ inline CLI::Validator finite_range(double min_value, double max_value) {
         return "";
       },
       fmt::format("NUMBER in [{:g}, {:g}]", min_value, max_value));
+}
+
+// An output option's value: a path, or - for standard output; never empty and never an option ("--json --"
+// would write a file named --, "-o --csv" would swallow the option).
+inline CLI::Validator output_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty()) return "expected a file path or - (standard output), got an empty path";
+        if (text.size() > 1 && text[0] == '-') {
+          return fmt::format(
+              "expected a file path or - (standard output), got '{}', which reads as an option "
+              "(write ./{} for a file of that name)",
+              text, text);
+        }
+        return "";
+      },
+      "");
+}
+
+// Every option that names an output (file or directory), in every command: output_path() checks its value.
+inline void check_output_options(CLI::App& app) {
+  static const std::vector<std::string> kOutputOptions = {"--json",     "--csv", "--trace",  "--junit",
+                                                          "--markdown", "--out", "--output", "--dump-init"};
+  for (CLI::Option* option : app.get_options()) {
+    for (const std::string& name : option->get_lnames()) {
+      if (std::find(kOutputOptions.begin(), kOutputOptions.end(), "--" + name) != kOutputOptions.end()) {
+        option->check(output_path());
+        break;
+      }
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) check_output_options(*sub);
 }
 
 }  // namespace pipesim

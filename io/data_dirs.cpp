@@ -32,9 +32,21 @@ std::string beside_binary() {
   return (exe.parent_path().parent_path() / "share" / "pipesim").string();
 }
 
+// A directory the user named must be one: a typo would otherwise fall through to the shipped data unnoticed.
+// `named` is how the user gave it: "--data-dir DIR" or "PIPESIM_DATA_DIR=DIR".
+void expect_directory(const std::string& directory, const std::string& named) {
+  std::error_code error;
+  if (fs::is_directory(directory, error)) return;
+  throw InputError(
+      fmt::format("{}: {}; expected a directory holding scenarios/, studies/, profiles/, data/ "
+                  "and corpus/, as share/ does",
+                  named, fs::exists(directory, error) ? "not a directory" : "no such directory"));
+}
+
 }  // namespace
 
 void set_data_dir(const std::string& directory) {
+  if (!directory.empty()) expect_directory(directory, "--data-dir " + directory);
   std::lock_guard<std::mutex> lock(data_dir_mutex());
   data_dir_flag() = directory;
 }
@@ -46,6 +58,7 @@ std::vector<DataDirCandidate> data_dir_candidates() {
     if (!data_dir_flag().empty()) candidates.push_back({data_dir_flag(), "--data-dir"});
   }
   if (const char* env = std::getenv("PIPESIM_DATA_DIR"); env && *env) {
+    expect_directory(env, fmt::format("PIPESIM_DATA_DIR={}", env));
     candidates.push_back({env, "PIPESIM_DATA_DIR"});
   }
   if (const std::string dir = beside_binary(); !dir.empty()) candidates.push_back({dir, "beside the binary"});

@@ -18,10 +18,12 @@ struct DataDirCandidate {
   std::string origin;  // "--data-dir", "PIPESIM_DATA_DIR", "beside the binary", ...
 };
 
-// An empty string clears it. Set once, before any run reads data (the CLI's --data-dir).
+// An empty string clears it. Set once, before any run reads data (the CLI's --data-dir). InputError when it
+// is not a directory.
 void set_data_dir(const std::string& directory);
 
-// The directories searched, in order; unset ones are left out.
+// The directories searched, in order; unset ones are left out. InputError when PIPESIM_DATA_DIR is set and
+// is not a directory.
 std::vector<DataDirCandidate> data_dir_candidates();
 
 // A scenario or study file named by the user: `path` itself when it exists (or is absolute), else the file of

@@ -49,14 +49,31 @@ void read_pytorch_trace(const std::string& text, const std::string& source, Trac
     throw InputError(fmt::format("{}: \"traceEvents\" is not a list of events", source));
   for (size_t i = 0; i < events->size(); ++i) {
     const nlohmann::json& e = (*events)[i];
-    if (!e.is_object() || e.value("ph", "") != "X") continue;
+    if (!e.is_object() || !e.contains("ph")) continue;
+    // json::value throws the library's type_error for a field of another type: say which event and field.
+    if (!e["ph"].is_string()) {
+      throw InputError(
+          fmt::format("{}: event {}: \"ph\" should be a string (the event's phase, \"X\" for a "
+                      "complete event), got {}",
+                      source, i, e["ph"].dump()));
+    }
+    if (e["ph"] != "X") continue;
     ++into.events;
+    if (e.contains("name") && !e["name"].is_string()) {
+      throw InputError(
+          fmt::format("{}: event {}: \"name\" should be a string, got {}", source, i, e["name"].dump()));
+    }
     const std::string name = e.value("name", "");
     std::smatch match;
     if (!std::regex_match(name, match, action_pattern())) continue;
     if (!e.contains("dur") || !e["dur"].is_number() || e["dur"].get<double>() < 0) {
       throw InputError(
           fmt::format("{}: event {} ({}): \"dur\" should be a duration in microseconds", source, i, name));
+    }
+    // Digits past int's range would make std::stoi throw out_of_range: far beyond any pipeline anyway.
+    if (match[1].length() > 6 || match[3].length() > 9) {
+      throw InputError(
+          fmt::format("{}: event {} ({}): its stage or microbatch number is out of range", source, i, name));
     }
     const int stage = std::stoi(match[1].str());
     const std::string kind = match[2].str();

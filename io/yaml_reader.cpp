@@ -12,6 +12,22 @@
 
 namespace pipesim {
 
+namespace {
+
+// A key missing from a map read through a const node is yaml-cpp's "zombie" node, whose Type() throws
+// InvalidNode: these ask IsDefined() first, so that a missing key fails as "expected ..., got nothing".
+bool is_scalar(const YAML::Node& node) {
+  return node.IsDefined() && node.IsScalar();
+}
+bool is_sequence(const YAML::Node& node) {
+  return node.IsDefined() && node.IsSequence();
+}
+bool is_map(const YAML::Node& node) {
+  return node.IsDefined() && node.IsMap();
+}
+
+}  // namespace
+
 std::string show_yaml(const YAML::Node& node) {
   if (!node.IsDefined() || node.IsNull()) return "nothing";
   // Long values (a list of a million entries) are echoed as a short prefix, not megabytes of error.
@@ -67,7 +83,7 @@ void YamlReader::expect_unique_keys(const YAML::Node& node, const std::string& k
 
 void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
                             const std::vector<std::string>& allowed) const {
-  if (!node.IsMap()) fail(node, key, "a map");
+  if (!is_map(node)) fail(node, key, "a map");
   expect_unique_keys(node, key);
   for (const auto& entry : node) {
     const std::string name = entry.first.Scalar();
@@ -82,14 +98,14 @@ void YamlReader::expect_map(const YAML::Node& node, const std::string& key,
 }
 
 bool YamlReader::get_bool(const YAML::Node& node, const std::string& key) const {
-  if (!node.IsScalar() || (node.Scalar() != "true" && node.Scalar() != "false"))
+  if (!is_scalar(node) || (node.Scalar() != "true" && node.Scalar() != "false"))
     fail(node, key, "true or false");
   return node.Scalar() == "true";
 }
 
 int YamlReader::get_int(const YAML::Node& node, const std::string& key, int min_value) const {
   const std::string expected = fmt::format("an integer >= {}", min_value);
-  if (!node.IsScalar()) fail(node, key, expected);
+  if (!is_scalar(node)) fail(node, key, expected);
   int value = 0;
   try {
     value = node.as<int>();
@@ -102,7 +118,7 @@ int YamlReader::get_int(const YAML::Node& node, const std::string& key, int min_
 
 double YamlReader::get_double(const YAML::Node& node, const std::string& key, double min_value) const {
   const std::string expected = fmt::format("a number >= {}", min_value);
-  if (!node.IsScalar()) fail(node, key, expected);
+  if (!is_scalar(node)) fail(node, key, expected);
   double value = 0;
   try {
     value = node.as<double>();
@@ -120,7 +136,7 @@ template <typename Convert>
 auto get_checked(const YamlReader& r, const YAML::Node& node, const std::string& key,
                  const std::string& expected, Convert convert) {
   double value = 0;
-  if (!node.IsScalar()) r.fail(node, key, expected);
+  if (!is_scalar(node)) r.fail(node, key, expected);
   try {
     value = node.as<double>();
   } catch (const YAML::Exception&) {
@@ -135,8 +151,8 @@ template <typename Convert>
 std::vector<std::int64_t> get_checked_list(const YamlReader& r, const YAML::Node& node,
                                            const std::string& key, int count, const std::string& expected,
                                            Convert convert) {
-  if (node.IsScalar()) return std::vector<std::int64_t>(count, get_checked(r, node, key, expected, convert));
-  if (!node.IsSequence() || static_cast<int>(node.size()) != count) {
+  if (is_scalar(node)) return std::vector<std::int64_t>(count, get_checked(r, node, key, expected, convert));
+  if (!is_sequence(node) || static_cast<int>(node.size()) != count) {
     r.fail(node, key, fmt::format("{}, or a list of {} such values (one per stage)", expected, count));
   }
   std::vector<std::int64_t> values;
@@ -163,7 +179,7 @@ std::vector<std::int64_t> YamlReader::get_bytes_list(const YAML::Node& node, con
 }
 
 std::string YamlReader::get_string(const YAML::Node& node, const std::string& key) const {
-  if (!node.IsScalar()) fail(node, key, "a string");
+  if (!is_scalar(node)) fail(node, key, "a string");
   // Names reach JSON reports, which hold only UTF-8: refuse other bytes here, where the key is known.
   if (!is_valid_utf8(node.Scalar())) fail(node, key, "a string of valid UTF-8 text");
   return node.Scalar();
@@ -183,10 +199,10 @@ std::string YamlReader::get_choice(const YAML::Node& node, const std::string& ke
 
 std::vector<double> YamlReader::get_double_list(const YAML::Node& node, const std::string& key, int count,
                                                 double min_value) const {
-  if (node.IsScalar()) return std::vector<double>(count, get_double(node, key, min_value));
+  if (is_scalar(node)) return std::vector<double>(count, get_double(node, key, min_value));
   const std::string expected =
       fmt::format("a number >= {} or a list of {} such numbers (one per stage)", min_value, count);
-  if (!node.IsSequence() || static_cast<int>(node.size()) != count) fail(node, key, expected);
+  if (!is_sequence(node) || static_cast<int>(node.size()) != count) fail(node, key, expected);
   std::vector<double> values;
   for (size_t i = 0; i < node.size(); ++i) {
     values.push_back(get_double(node[i], fmt::format("{}[{}]", key, i), min_value));

@@ -200,26 +200,27 @@ std::string plan_csv(const PlanResult& result) {
     auto num = [](bool shown, double value, const char* format) {
       return shown ? fmt::format(fmt::runtime(format), value) : std::string();
     };
-    out += csv_line({r.label,
-                     std::to_string(c.tensor),
-                     std::to_string(c.context),
-                     std::to_string(c.pipeline),
-                     std::to_string(c.data),
-                     std::to_string(c.microbatch_size),
-                     std::to_string(c.microbatches),
-                     recompute_name(c.recompute),
-                     std::to_string(c.zero),
-                     r.synchronous ? "true" : "false",
-                     fate_name(r.fate),
-                     r.reason,
-                     num(bounded, r.busiest_work_s, "{:.6g}"),
-                     num(bounded, r.min_peak_bytes / kBytesPerGiB, "{:.4g}"),
-                     num(figures, r.step_s, "{:.6g}"),
-                     num(figures, r.tokens_per_gpu_s, "{:.6g}"),
-                     num(figures, r.tflops_per_gpu, "{:.6g}"),
-                     num(figures, r.mfu, "{:.4g}"),
-                     num(figures, r.peak_bytes / kBytesPerGiB, "{:.4g}"),
-                     num(figures, r.idle_fraction, "{:.4g}")});
+    // Labels and reasons hold commas ("paci(accumulation=4,...)", "a, b"): quoted as RFC 4180 says.
+    out += csv_escaped_line({r.label,
+                             std::to_string(c.tensor),
+                             std::to_string(c.context),
+                             std::to_string(c.pipeline),
+                             std::to_string(c.data),
+                             std::to_string(c.microbatch_size),
+                             std::to_string(c.microbatches),
+                             recompute_name(c.recompute),
+                             std::to_string(c.zero),
+                             r.synchronous ? "true" : "false",
+                             fate_name(r.fate),
+                             r.reason,
+                             num(bounded, r.busiest_work_s, "{:.6g}"),
+                             num(bounded, r.min_peak_bytes / kBytesPerGiB, "{:.4g}"),
+                             num(figures, r.step_s, "{:.6g}"),
+                             num(figures, r.tokens_per_gpu_s, "{:.6g}"),
+                             num(figures, r.tflops_per_gpu, "{:.6g}"),
+                             num(figures, r.mfu, "{:.4g}"),
+                             num(figures, r.peak_bytes / kBytesPerGiB, "{:.4g}"),
+                             num(figures, r.idle_fraction, "{:.4g}")});
   }
   return out;
 }

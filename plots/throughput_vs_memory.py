@@ -6,7 +6,7 @@
 
 Filled markers: pipesim's predictions, joined across m (labels give m). Hollow markers: the Zero Bubble paper's
 measurements (1F1B-flush, ZB-2p). Stars: the PACI paper's method (measured 1F1B x (m+N-1)/m at 1F1B's memory).
-The dashed line is the device memory (--capacity, default 80 GB).
+The dashed line is the device memory (--capacity, default 80 GiB).
 """
 import argparse
 import csv
@@ -26,7 +26,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("csv", help="CSV written by pipesim extrapolate --csv")
     parser.add_argument("-o", "--output", required=True, help="PNG file to write")
-    parser.add_argument("--capacity", type=float, default=80.0, help="device memory in GB (0: no line)")
+    parser.add_argument("--capacity", type=float, default=80.0, help="device memory in GiB (0: no line)")
     parser.add_argument("--title", default="Throughput against peak memory (predicted; measured hollow)")
     args = parser.parse_args()
 
@@ -47,14 +47,14 @@ def main():
         for r in rows:
             if r["model"] != model:
                 continue
-            memory, throughput = number(r["peak_memory_gb"]), number(r["throughput_samples_per_gpu_s"])
+            memory, throughput = number(r["peak_memory_gib"]), number(r["throughput_samples_per_gpu_s"])
             if r["schedule"] == PAPER_METHOD:
                 ax.scatter(memory, throughput, marker="*", s=120, color=colours.get("paci", "black"),
                            edgecolor="black", linewidth=0.5, zorder=4)
                 continue
             if memory is not None and throughput is not None:
                 predicted[r["schedule"]].append((memory, throughput, r["microbatches"]))
-            measured_memory = number(r["measured_memory_gb"])
+            measured_memory = number(r["measured_memory_gib"])
             measured_throughput = number(r["measured_throughput_samples_per_gpu_s"])
             if measured_memory is not None and measured_throughput is not None:
                 ax.scatter(measured_memory, measured_throughput, facecolors="none", edgecolors=colours[r["schedule"]],
@@ -70,7 +70,7 @@ def main():
             ax.axvline(args.capacity, color="grey", linestyle="--", linewidth=0.8)
         stages = next(r["stages"] for r in rows if r["model"] == model)
         ax.set_title(f"{model} ({stages} stages)", fontsize=10)
-        ax.set_xlabel("peak memory per GPU (GB)")
+        ax.set_xlabel("peak memory per GPU (GiB)")
         ax.set_ylabel("samples / GPU / s")
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(models):]:

@@ -19,4 +19,11 @@ std::string csv_line(const std::vector<std::string>& cells) {
   return line;
 }
 
+std::string csv_escaped_line(const std::vector<std::string>& cells) {
+  std::vector<std::string> escaped;
+  escaped.reserve(cells.size());
+  for (const std::string& cell : cells) escaped.push_back(csv_escape(cell));
+  return csv_line(escaped);
+}
+
 }  // namespace pipesim

@@ -10,5 +10,7 @@ namespace pipesim {
 std::string csv_escape(const std::string& text);
 // The cells joined by commas, with a newline; each cell already escaped.
 std::string csv_line(const std::vector<std::string>& cells);
+// The same line of cells as they are (names, reasons): each through csv_escape first.
+std::string csv_escaped_line(const std::vector<std::string>& cells);
 
 }  // namespace pipesim

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 namespace pipesim {
 
@@ -19,6 +20,55 @@ std::string format_bytes(Bytes bytes) {
 std::string format_rate(double value, int decimals) {
   if (value > 0 && value < 1) return fmt::format("{:.3g}", value);
   return fmt::format("{:.{}f}", value, decimals);
+}
+
+namespace {
+
+// Columns on a terminal: UTF-8 continuation bytes take none (τ, Δ are one column each).
+size_t text_columns(std::string_view text) {
+  return static_cast<size_t>(std::count_if(
+      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+void append_wrapped(std::string_view line, size_t width, size_t indent, std::string& out) {
+  if (text_columns(line) <= width) {
+    out += line;
+    return;
+  }
+  size_t used = 0;
+  bool line_start = true;
+  size_t pos = 0;
+  while (pos < line.size()) {
+    const size_t space = std::min(line.find(' ', pos), line.size());
+    const std::string_view word = line.substr(pos, space - pos);
+    const size_t word_columns = text_columns(word);
+    if (!line_start && used + 1 + word_columns > width) {
+      out += '\n';
+      out.append(indent, ' ');
+      used = indent;
+    } else if (!line_start) {
+      out += ' ';
+      ++used;
+    }
+    out += word;
+    used += word_columns;
+    line_start = false;
+    pos = space + 1;
+  }
+}
+
+}  // namespace
+
+std::string wrap_lines(const std::string& text, size_t width, size_t indent) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    append_wrapped(std::string_view(text).substr(start, end - start), width, indent, out);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
 }
 
 namespace {

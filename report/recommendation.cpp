@@ -75,7 +75,7 @@ std::string recommendation_text(const std::vector<SimulationResult>& results,
   const bool capacity_known =
       std::any_of(results.begin(), results.end(), [](const SimulationResult& r) { return fits_memory(r); });
   if (capacity_known && std::none_of(results.begin(), results.end(), fits)) {
-    return nothing_fits_text(results, context);
+    return wrap_lines(nothing_fits_text(results, context));
   }
   const std::string that_fits = capacity_known ? " that fits" : "";
   std::string out;
@@ -114,7 +114,7 @@ std::string recommendation_text(const std::vector<SimulationResult>& results,
     }
     out += caveat + ": samples/s compares hardware use, not how training converges at each setting.\n";
   }
-  return out;
+  return wrap_lines(out);  // under a table of at most 120 columns, as wide as it
 }
 
 }  // namespace pipesim

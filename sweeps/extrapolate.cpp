@@ -8,11 +8,17 @@
 #include "api/zb_model_scenario.h"
 #include "base/errors.h"
 #include "cost_models/chunk_layers.h"
+#include "cost_models/hardware_profile.h"
 #include "io/hardware_profile_reader.h"
 #include "report/format.h"
 
 namespace pipesim {
 namespace {
+
+// The paper's memory figures are GB of 1e9 bytes; every pipesim table is in GiB.
+double published_gib(double gb) {
+  return gb * 1e9 / kBytesPerGiB;
+}
 
 struct ScheduleChoice {
   std::string name;
@@ -54,7 +60,7 @@ ExtrapolationRow predict(const Scenario& scenario, const ScheduleChoice& choice,
   try {
     const SimulationResult run = simulate_schedule(scenario, request, SimulationOptions{false, {}});
     row.throughput_samples_per_gpu_s = run.metrics.throughput_samples_per_gpu_s;
-    row.peak_memory_gb = static_cast<double>(run.memory.peak_bytes()) / 1e9;
+    row.peak_memory_gib = static_cast<double>(run.memory.peak_bytes()) / kBytesPerGiB;
     row.bubble_fraction = run.metrics.bubble_fraction;
     int drift = 0, bound = 0;
     for (const StageDrift& s : run.drift.stages) drift = std::max(drift, s.drift_max);
@@ -77,7 +83,7 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
   const HardwareProfile profile = load_hardware_profile(resolve_profile_path(options.profile));
   Extrapolation e;
   e.profile_source = profile.source;
-  e.memory_capacity_gb = profile.memory_capacity_bytes() / 1e9;  // this table's GB are 1e9 bytes
+  e.memory_capacity_gib = profile.memory_capacity_bytes() / kBytesPerGiB;
   e.blocking_comm = options.blocking_comm;
   for (const ZbModel& model : models) {
     if (!options.models.empty() &&
@@ -104,10 +110,10 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
         ExtrapolationRow row = predict(scenario, choice, base);
         if (published && choice.name == "1f1b-flush") {
           row.measured_throughput_samples_per_gpu_s = published->throughput_1f1b;
-          row.measured_memory_gb = published->memory_gb_1f1b;
+          row.measured_memory_gib = published_gib(published->memory_gb_1f1b);
         } else if (published && choice.name == "zb-2p") {
           row.measured_throughput_samples_per_gpu_s = published->throughput_zb2p;
-          row.measured_memory_gb = published->memory_gb_zb2p;
+          row.measured_memory_gib = published_gib(published->memory_gb_zb2p);
         }
         e.rows.push_back(std::move(row));
       }
@@ -116,7 +122,7 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
         paper.schedule = kPaciPaperMethod;
         paper.throughput_samples_per_gpu_s =
             published->throughput_1f1b * (m + model.stages - 1) / static_cast<double>(m);
-        paper.peak_memory_gb = published->memory_gb_1f1b;
+        paper.peak_memory_gib = published_gib(published->memory_gb_1f1b);
         e.rows.push_back(std::move(paper));
       }
     }

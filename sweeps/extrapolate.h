@@ -20,21 +20,21 @@ struct ExtrapolateOptions {
 };
 
 // One schedule on one (model, m). Predicted values are empty when the schedule could not run (see `error`);
-// measured ones are empty where nothing was published.
+// measured ones are empty where nothing was published. Memory in GiB (2^30 bytes), as every pipesim table.
 struct ExtrapolationRow {
   std::string model;
   int stages = 0, microbatch_size = 0, microbatches = 0;
   std::string schedule;  // registry name; paci runs with a = m, interleaved-1f1b with one layer per chunk
   int interleaved_chunks = 0;  // v of interleaved-1f1b on this model: (layers + 2) / N
-  std::optional<double> throughput_samples_per_gpu_s, peak_memory_gb, bubble_fraction;
+  std::optional<double> throughput_samples_per_gpu_s, peak_memory_gib, bubble_fraction;
   std::optional<int> drift_max, drift_bound;
-  std::optional<double> measured_throughput_samples_per_gpu_s, measured_memory_gb;
+  std::optional<double> measured_throughput_samples_per_gpu_s, measured_memory_gib;
   std::string error;
 };
 
 struct Extrapolation {
   std::string profile_source;
-  double memory_capacity_gb = 0;  // 0: the profile does not say
+  double memory_capacity_gib = 0;  // 0: the profile does not say
   bool blocking_comm = false;
   std::vector<ExtrapolationRow> rows;
 };

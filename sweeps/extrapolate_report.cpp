@@ -18,10 +18,10 @@ std::string ratio(const std::optional<double>& predicted, const std::optional<do
   return predicted && measured ? fmt::format("{:.3f}", *predicted / *measured) : "";
 }
 
-std::string memory_cell(const Extrapolation& e, const std::optional<double>& gb) {
-  if (!gb) return "";
-  const bool exceeds = e.memory_capacity_gb > 0 && *gb > e.memory_capacity_gb;
-  return fmt::format("{:.1f}{}", *gb, exceeds ? " (!)" : "");
+std::string memory_cell(const Extrapolation& e, const std::optional<double>& gib) {
+  if (!gib) return "";
+  const bool exceeds = e.memory_capacity_gib > 0 && *gib > e.memory_capacity_gib;
+  return fmt::format("{:.1f}{}", *gib, exceeds ? " (!)" : "");
 }
 
 std::string drift_cell(const ExtrapolationRow& r) {
@@ -47,9 +47,9 @@ std::vector<std::string> table_row(const Extrapolation& e, const ExtrapolationRo
           number(r.throughput_samples_per_gpu_s, "{:.3f}"),
           number(r.measured_throughput_samples_per_gpu_s, "{:.2f}"),
           ratio(r.throughput_samples_per_gpu_s, r.measured_throughput_samples_per_gpu_s),
-          memory_cell(e, r.peak_memory_gb),
-          number(r.measured_memory_gb, "{:.0f}"),
-          ratio(r.peak_memory_gb, r.measured_memory_gb),
+          memory_cell(e, r.peak_memory_gib),
+          number(r.measured_memory_gib, "{:.0f}"),
+          ratio(r.peak_memory_gib, r.measured_memory_gib),
           r.bubble_fraction ? fmt::format("{:.1f}", 100 * *r.bubble_fraction) : "",
           drift_cell(r)};
 }
@@ -61,21 +61,21 @@ std::string comm_sentence(const Extrapolation& e) {
 }
 
 const std::vector<std::string> kTableHeader = {"schedule",  "samples/GPU/s", "measured",
-                                               "pred/meas", "peak GB",       "measured GB",
+                                               "pred/meas", "peak GiB",      "measured GiB",
                                                "pred/meas", "bubble %",      "Δ max / bound"};
 
 }  // namespace
 
 std::string extrapolation_csv(const Extrapolation& e) {
   std::string out =
-      "model,stages,microbatch_size,microbatches,schedule,throughput_samples_per_gpu_s,peak_memory_gb,"
-      "bubble_fraction,drift_max,measured_throughput_samples_per_gpu_s,measured_memory_gb\n";
+      "model,stages,microbatch_size,microbatches,schedule,throughput_samples_per_gpu_s,peak_memory_gib,"
+      "bubble_fraction,drift_max,measured_throughput_samples_per_gpu_s,measured_memory_gib\n";
   for (const ExtrapolationRow& r : e.rows) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r.model, r.stages, r.microbatch_size,
                        r.microbatches, r.schedule, number(r.throughput_samples_per_gpu_s),
-                       number(r.peak_memory_gb), number(r.bubble_fraction),
+                       number(r.peak_memory_gib), number(r.bubble_fraction),
                        r.drift_max ? std::to_string(*r.drift_max) : "",
-                       number(r.measured_throughput_samples_per_gpu_s), number(r.measured_memory_gb));
+                       number(r.measured_throughput_samples_per_gpu_s), number(r.measured_memory_gib));
   }
   return out;
 }
@@ -85,7 +85,8 @@ std::string extrapolation_markdown(const Extrapolation& e) {
       "# pipesim extrapolation: the Zero Bubble paper's models\n\n"
       "Predicted with the transformer cost model on `{}`; memory by the memory model (weights × live "
       "versions, "
-      "gradients, AdamW state, activations in flight; 1 GB = 1e9 bytes). Measured: Zero Bubble paper, Table "
+      "gradients, AdamW state, activations in flight; GiB = 2^30 bytes, the paper's GB read as 1e9 bytes). "
+      "Measured: Zero Bubble paper, Table "
       "4 "
       "(A100 SXM 80GB). `{}`: the PACI paper's method, measured 1F1B-flush throughput × (m+N−1)/m at "
       "1F1B-flush's "
@@ -93,8 +94,8 @@ std::string extrapolation_markdown(const Extrapolation& e) {
       "Bubble paper (v = (layers+2)/N chunks per device, the embedding and the loss counted as layers), "
       "zb-1p/zb-2p with optimizer post-validation. {} pred/meas = predicted / measured. {}\n",
       e.profile_source, kPaciPaperMethod, comm_sentence(e),
-      e.memory_capacity_gb > 0
-          ? fmt::format("(!) marks a peak above the device's {:.0f} GB.", e.memory_capacity_gb)
+      e.memory_capacity_gib > 0
+          ? fmt::format("(!) marks a peak above the device's {:.0f} GiB.", e.memory_capacity_gib)
           : "");
   std::vector<std::pair<std::string, int>> order;
   const auto groups = by_setting(e, order);
@@ -129,9 +130,9 @@ std::string extrapolation_markdown(const Extrapolation& e) {
     out +=
         fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", key.first, key.second,
                     ratio(flush->throughput_samples_per_gpu_s, flush->measured_throughput_samples_per_gpu_s),
-                    ratio(flush->peak_memory_gb, flush->measured_memory_gb),
+                    ratio(flush->peak_memory_gib, flush->measured_memory_gib),
                     ratio(zb2p->throughput_samples_per_gpu_s, zb2p->measured_throughput_samples_per_gpu_s),
-                    ratio(zb2p->peak_memory_gb, zb2p->measured_memory_gb),
+                    ratio(zb2p->peak_memory_gib, zb2p->measured_memory_gib),
                     ratio(paci->throughput_samples_per_gpu_s, paper->throughput_samples_per_gpu_s));
   }
   return out;
@@ -148,7 +149,7 @@ std::string extrapolation_summary(const Extrapolation& e) {
   header.insert(header.end(), kTableHeader.begin(), kTableHeader.end());
   return fmt::format(
              "extrapolation on {}{}\n{}\n\n", e.profile_source,
-             e.memory_capacity_gb > 0 ? fmt::format("; (!) = above {:.0f} GB", e.memory_capacity_gb) : "",
+             e.memory_capacity_gib > 0 ? fmt::format("; (!) = above {:.0f} GiB", e.memory_capacity_gib) : "",
              comm_sentence(e)) +
          render_table(header, rows);
 }

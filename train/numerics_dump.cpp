@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/errors.h"
+#include "base/output_path.h"
 #include "executor/datasets.h"
 #include "executor/dense_ops.h"
 
@@ -21,8 +22,10 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "the .npy files are written little-endian as stored");
 
-// Bytes to a file, written beside it and renamed over it (a kill never leaves half a file under the name).
-void write_bytes(const std::string& path, const std::string& bytes) {
+// Bytes to a file, written beside it and renamed over it (a kill never leaves half a file under the name; a
+// symlink's target is written, the link kept).
+void write_bytes(const std::string& path_as_given, const std::string& bytes) {
+  const std::string path = output_target(path_as_given);
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);

@@ -271,6 +271,8 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   }
   const YAML::Node target = root["target_setting"];
   reader.expect_map(target, "target_setting", {"scenario", "set"});
+  if (!target["scenario"])
+    reader.fail(target, "target_setting.scenario", "a scenario key (the target setting's scenario file)");
   study.target_scenario = reader.get_string(target["scenario"], "target_setting.scenario");
   study.target_scenario_where = reader.where(target["scenario"], "target_setting.scenario");
   if (target["set"]) {

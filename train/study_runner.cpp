@@ -22,6 +22,7 @@
 
 #include "api/simulation.h"
 #include "base/errors.h"
+#include "base/output_path.h"
 #include "base/task_pool.h"
 #include "base/text_file.h"
 #include "executor/scenario_training.h"
@@ -501,13 +502,28 @@ ParsedRow parse_row(const std::string& line, std::size_t columns) {
   return row;
 }
 
-// Why a complete run's points cannot be trusted, or "".
-std::string curve_problem(const std::vector<CurvePoint>& points) {
+// The first grid value above `value`: where train_study_run takes the point after one at `value`.
+std::int64_t next_on_grid(std::int64_t value, std::int64_t every) {
+  return (value / every + 1) * every;
+}
+
+// Why a complete run's points cannot be trusted, or "". `max_step_samples`: the most samples one optimizer
+// step adds to those every stage has applied.
+std::string curve_problem(const std::vector<CurvePoint>& points, const Study& study,
+                          std::int64_t max_step_samples) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const CurvePoint& p = points[i];
     if (i == 0 ? p.samples != 0 : p.samples <= points[i - 1].samples) {
       return i == 0 ? "its first point is not at 0 samples" : "its samples do not rise (a duplicated run?)";
     }
+    // A point is taken at the first step that reaches the grid value after the last point: a later one
+    // means a point in between is missing (a row dropped from the file).
+    const bool missing =
+        i > 0 &&
+        (study.eval_every_samples > 0
+             ? p.samples >= next_on_grid(points[i - 1].samples, study.eval_every_samples) + max_step_samples
+             : p.steps > next_on_grid(points[i - 1].steps, study.eval_every_steps));
+    if (missing) return fmt::format("a point is missing before the one at {} samples", p.samples);
     const bool finite = (i == 0 || std::isfinite(p.train_loss)) && std::isfinite(p.val_loss) &&
                         std::isfinite(p.val_accuracy) && std::isfinite(p.predicted_s) &&
                         std::isfinite(p.measured_s) && !std::isinf(p.pipelined_s);
@@ -522,9 +538,13 @@ StudyCurves read_complete_curves(const std::string& csv_text, const Study& study
                                  std::vector<std::string>* distrusted) {
   std::map<std::string, std::int64_t> expected_samples;
   std::map<std::string, std::string> expected_hash;
+  std::map<std::string, std::int64_t> step_samples;  // the most one step adds (curve_problem)
   for (const StudyRun& run : study_runs_at_every_rate(study)) {
     expected_samples[run.key()] = run_samples(study, run);
     expected_hash[run.key()] = run.hash(study);
+    const std::int64_t per_microbatch = run.global_batch / run.schedule.microbatches;
+    step_samples[run.key()] =
+        std::max<std::int64_t>(run.global_batch, per_microbatch * microbatches_per_step(study, run.schedule));
   }
   StudyCurves curves;
   std::map<std::string, std::string> why;  // runs that cannot be trusted
@@ -563,7 +583,7 @@ StudyCurves read_complete_curves(const std::string& csv_text, const Study& study
   }
   for (auto it = curves.begin(); it != curves.end();) {
     const bool complete = it->second.back().samples == expected_samples.at(it->first);
-    const std::string problem = complete ? curve_problem(it->second) : "";
+    const std::string problem = complete ? curve_problem(it->second, study, step_samples.at(it->first)) : "";
     if (!problem.empty()) why.emplace(it->first, problem);
     it = complete && !why.contains(it->first) ? std::next(it) : curves.erase(it);
   }
@@ -581,9 +601,7 @@ StudyProgress run_study(const Study& study, const std::string& csv_path_as_given
                         bool show_progress, int jobs) {
   // The curves are resumed, rewritten and appended to: a regular file (a symlink's target, the link kept).
   std::error_code ec;
-  const std::string csv_path = std::filesystem::is_symlink(csv_path_as_given, ec)
-                                   ? std::filesystem::weakly_canonical(csv_path_as_given).string()
-                                   : csv_path_as_given;
+  const std::string csv_path = output_target(csv_path_as_given);
   if (std::filesystem::exists(csv_path, ec) && !std::filesystem::is_regular_file(csv_path, ec)) {
     throw InputError(fmt::format(
         "{}: the study's curves must be a regular file (it is resumed and rewritten)", csv_path_as_given));

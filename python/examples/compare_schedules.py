@@ -17,7 +17,7 @@ except ImportError:  # run from a checkout without PYTHONPATH: the module the de
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "python"))
     import pipesim
 
-GB = 1e9
+GiB = 2**30  # binary units, as pipesim's tables and device capacities state memory
 
 
 def samples_per_batch(result):
@@ -32,14 +32,14 @@ def main(argv):
     print(f"pipesim {pipesim.__version__}: {len(results)} runs at B = 128, fastest first (* best that fits)")
     width = max(len(r["label"]) for r in results)
     sync_width = max(len(r["sync"]) for r in results)
-    print(f"  {'schedule':<{width}} {'m':>3} {'sync':<{sync_width}} {'samples/s':>9} {'bubble':>7} {'peak GB':>8}  fits")
+    print(f"  {'schedule':<{width}} {'m':>3} {'sync':<{sync_width}} {'samples/s':>9} {'bubble':>7} {'peak GiB':>9}  fits")
     for r in results:
         mark = "*" if r is best else " "
         bubble = f"{100 * r['metrics']['bubble_fraction']:.1f}%"
-        peak_gb = r["metrics"]["peak_memory_bytes"] / GB
+        peak_gib = r["metrics"]["peak_memory_bytes"] / GiB
         fits = {True: "yes", False: "no", None: "-"}[r["fits"]]
         print(f"{mark} {r['label']:<{width}} {r['pipeline']['microbatches']:>3} {r['sync']:<{sync_width}} "
-              f"{r['metrics']['throughput_samples_per_s']:>9.1f} {bubble:>7} {peak_gb:>8.1f}  {fits}")
+              f"{r['metrics']['throughput_samples_per_s']:>9.1f} {bubble:>7} {peak_gib:>9.1f}  {fits}")
     # Synchronous schedules flush every batch; asynchronous ones have sync "none".
     flush = max((r for r in results if r["sync"] != "none"), key=lambda r: r["metrics"]["throughput_samples_per_s"])
     if best is not None:
@@ -55,14 +55,14 @@ def main(argv):
 
         fig, ax = plt.subplots(figsize=(8, 5))
         for r in results:
-            x, y = r["metrics"]["peak_memory_bytes"] / GB, r["metrics"]["throughput_samples_per_s"]
+            x, y = r["metrics"]["peak_memory_bytes"] / GiB, r["metrics"]["throughput_samples_per_s"]
             ax.scatter(x, y, color="tab:green" if r["fits"] else "tab:red")
             ax.annotate(r["label"], (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
         if results and results[0]["metrics"]["memory_capacity_bytes"]:
-            ax.axvline(results[0]["metrics"]["memory_capacity_bytes"] / GB, color="grey", linestyle="--",
+            ax.axvline(results[0]["metrics"]["memory_capacity_bytes"] / GiB, color="grey", linestyle="--",
                        label="device memory")
             ax.legend()
-        ax.set_xlabel("peak memory of the fullest device (GB)")
+        ax.set_xlabel("peak memory of the fullest device (GiB)")
         ax.set_ylabel("samples/s")
         ax.set_title("scenarios/default.yaml, B = 128")
         fig.tight_layout()

@@ -76,6 +76,38 @@ def _overrides(set_, batches):
     return assignments
 
 
+def _integer(name, value):
+    """An integer argument, or pipesim.InputError naming it (int() alone raises a bare ValueError)."""
+    try:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name}: expected an integer, got {value!r}") from None
+
+
+def _number(name, value):
+    """A number argument, or pipesim.InputError naming it."""
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name}: expected a number, got {value!r}") from None
+
+
+def _write_text(path, text):
+    """The text to a file, as the command writes its outputs: a path that cannot be written is an InputError
+    naming it (not a bare IsADirectoryError or PermissionError)."""
+    try:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+    except IsADirectoryError:
+        raise InputError(f"{os.fspath(path)}: is a directory, not an output file") from None
+    except OSError as e:
+        raise InputError(f"{os.fspath(path)}: cannot write it: {e.strerror}") from None
+
+
 def _list_text(value):
     """A list option in the command's syntax: a string as written ("4:64:x2"), a list joined with commas."""
     if value is None:
@@ -153,7 +185,7 @@ def sweep(scenario, stages=None, microbatches=None, schedules=None, param=None, 
     """
     params = [(key, _list_text(values)) for key, values in (param or {}).items()]
     arguments = (_list_text(stages), _list_text(microbatches), _list_text(schedules), params,
-                 _overrides(set, batches), 0 if jobs is None else int(jobs))
+                 _overrides(set, batches), 0 if jobs is None else _integer("jobs", jobs))
     if isinstance(scenario, Mapping):
         # The command's sweep reads a file: the dict goes through one.
         with tempfile.TemporaryDirectory(prefix="pipesim-") as directory:
@@ -190,18 +222,18 @@ def export(schedule, stages=4, microbatches=8, chunks=None, costs="1,1,1", comm_
 
     Returns the CSV text; a run-time schedule (PipeDream, PACI, ...) raises pipesim.InputError.
     """
-    text = _pipesim.export_csv(schedule, int(stages), int(microbatches), 0 if chunks is None else int(chunks),
-                               _list_text(costs), str(comm_ms))
+    text = _pipesim.export_csv(schedule, _integer("stages", stages), _integer("microbatches", microbatches),
+                               0 if chunks is None else _integer("chunks", chunks), _list_text(costs),
+                               str(comm_ms))
     if path is not None:
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(text)
+        _write_text(path, text)
     return text
 
 
 def set_max_memory_gb(gb):
     """Refuse runs whose estimated memory exceeds gb GB, as the command's --max-memory-gb (default 4).
     Process-wide: it holds for every later call, in every thread."""
-    _pipesim.set_max_memory_gb(float(gb))
+    _pipesim.set_max_memory_gb(_number("gb", gb))
 
 
 def max_memory_gb():

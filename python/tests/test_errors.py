@@ -93,6 +93,20 @@ class ErrorTest(TempDirTest):
                               timeout=120, check=False)
         self.assertEqual((done.returncode, done.stdout.strip()), (0, "alive"), done.stderr)
 
+    def test_bad_arguments_and_paths_raise_pipesims_errors(self):
+        # int(), float() and open() once raised bare ValueError and IsADirectoryError here.
+        for kwargs in ({"stages": "four"}, {"microbatches": 2.5}, {"chunks": "x"}, {"stages": None}):
+            with self.subTest(**kwargs), self.assertRaises(pipesim.InputError) as caught:
+                pipesim.export("gpipe", **kwargs)
+            self.assertIn(next(iter(kwargs)), str(caught.exception))
+        with self.assertRaises(pipesim.InputError) as caught:
+            pipesim.export("gpipe", path=self.tmp)
+        self.assertEqual(str(caught.exception), f"{self.tmp}: is a directory, not an output file")
+        with self.assertRaisesRegex(pipesim.InputError, "^gb: expected a number"):
+            pipesim.set_max_memory_gb("lots")
+        with self.assertRaisesRegex(pipesim.InputError, "^jobs: expected an integer"):
+            pipesim.sweep(uniform_scenario(2, 4, 1.0, 2.0), jobs="all")
+
     def test_messages_are_bounded(self):
         # A schedule list of 100,000 items once gave a 200,000-character message; the command bounds it.
         with self.assertRaises(pipesim.InputError) as raised:

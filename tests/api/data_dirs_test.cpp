@@ -110,5 +110,28 @@ TEST_F(DataDirsTest, InputFilesComeFromTheCurrentDirectoryThenTheSearchPath) {
   EXPECT_EQ(load_scenario("scenarios/default.yaml").name, "paci-gpt2-medium-8stage");
 }
 
+// A data directory the user named that is not one is an error naming the option or the variable, never a
+// silent fall-through to the shipped data.
+TEST_F(DataDirsTest, ADataDirectoryThatDoesNotExistIsRefused) {
+  const std::string missing = (root_ / "no_such_dir").string();
+  std::string error = test::input_error_of([&] { set_data_dir(missing); });
+  EXPECT_NE(error.find("--data-dir " + missing + ": no such directory"), std::string::npos) << error;
+  ::setenv("PIPESIM_DATA_DIR", missing.c_str(), 1);
+  error = test::input_error_of([] { find_data_path("scenarios/default.yaml", "the default scenario"); });
+  EXPECT_NE(error.find("PIPESIM_DATA_DIR=" + missing + ": no such directory"), std::string::npos) << error;
+  ::setenv("PIPESIM_DATA_DIR", (root_ / "flag" / "scenarios" / "in_both.yaml").c_str(), 1);
+  error = test::input_error_of([] { data_dir_candidates(); });
+  EXPECT_NE(error.find(": not a directory"), std::string::npos) << error;
+  ::unsetenv("PIPESIM_DATA_DIR");
+  // The command: exit 1, one line naming each.
+  const test::TempDir dir;
+  test::CommandResult r = test::run_pipesim(fmt::format("--data-dir '{}' run", missing), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--data-dir " + missing + ": no such directory"), std::string::npos) << r.err;
+  r = test::run_pipesim_with(fmt::format("PIPESIM_DATA_DIR='{}' '{}'", missing, PIPESIM_BINARY), "run", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("PIPESIM_DATA_DIR=" + missing + ": no such directory"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace pipesim

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "base/did_you_mean.h"
+#include "report/format.h"
 #include "report/report.h"
 #include "report/table_columns.h"
 #include "tests/test_util.h"
@@ -20,13 +24,27 @@ Scenario with_capacity(double gib) {
       gib));
 }
 
+// The text with its wrapped lines joined again (wrap_lines breaks at spaces and indents by 2).
+std::string unwrapped(std::string text) {
+  for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
+    text.replace(at, 3, " ");
+  }
+  return text;
+}
+
+// Columns of a line on a terminal (UTF-8 continuation bytes take none).
+size_t columns(const std::string& line) {
+  return static_cast<size_t>(std::count_if(
+      line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 TEST(Recommendation, NamesTheFastestSynchronousRunAndTheMarginToAnAsynchronousOne) {
   const Scenario s = with_capacity(6);
   const std::vector<SimulationResult> runs = {test::run_schedule(s, "gpipe"),
                                               test::run_schedule(s, "1f1b-flush"),
                                               test::run_schedule(s, "paci", {{"accumulation", "8"}})};
   ASSERT_EQ(fits_memory(runs[0]), std::optional<bool>(false));
-  const std::string text = recommendation_text(runs);
+  const std::string text = unwrapped(recommendation_text(runs));
   EXPECT_NE(text.find("fastest synchronous run that fits: 1f1b-flush (B=8, m=8)"), std::string::npos) << text;
   EXPECT_NE(text.find("fastest run that fits: paci"), std::string::npos) << text;
   EXPECT_NE(text.find("asynchronous: changes the training semantics"), std::string::npos) << text;
@@ -43,14 +61,14 @@ TEST(Recommendation, WhenNothingFitsItNamesTheLeanestRunAndWhatWouldHelp) {
   const Scenario s = with_capacity(2);
   const std::vector<SimulationResult> runs = {test::run_schedule(s, "gpipe"),
                                               test::run_schedule(s, "1f1b-flush")};
-  const std::string text = recommendation_text(runs);
+  const std::string text = unwrapped(recommendation_text(runs));
   EXPECT_NE(text.find("no run fits: the device may hold 2.00 GiB; the leanest, 1f1b-flush (B=8, m=8), needs "
                       "4.00 GiB on device 1. What would help: more stages"),
             std::string::npos)
       << text;
   // Recomputation is named only where the model can recompute more.
   EXPECT_EQ(text.find("recomputation"), std::string::npos) << text;
-  EXPECT_NE(recommendation_text(runs, {true, true}).find("recomputation (model.recompute"),
+  EXPECT_NE(unwrapped(recommendation_text(runs, {true, true})).find("recomputation (model.recompute"),
             std::string::npos);
   EXPECT_EQ(recommendation_text(runs, {true, false}).find("recomputation"), std::string::npos);
 }
@@ -66,6 +84,28 @@ TEST(Recommendation, SortOrdersRowsByAColumn) {
   const std::vector<SimulationResult> by_speed = sorted_by_column(runs, "throughput_samples_per_s");
   EXPECT_EQ(by_speed.front().schedule_name, "paci");  // highest first
   EXPECT_THROW(sorted_by_column(runs, "no_such"), InputError);
+}
+
+// Long lines break at spaces, continued with an indent of 2; short lines and words wider than the line are
+// kept whole; τ and Δ count one column each.
+TEST(Recommendation, LongLinesWrapAtWordsWithAnIndent) {
+  EXPECT_EQ(wrap_lines("short\nalso short\n", 10), "short\nalso short\n");
+  EXPECT_EQ(wrap_lines("aaaa bbbb cccc dddd\n", 10), "aaaa bbbb\n  cccc\n  dddd\n");
+  EXPECT_EQ(wrap_lines("τττττ Δ", 7), "τττττ Δ");
+  EXPECT_EQ(wrap_lines("a verylongwordindeed b", 8), "a\n  verylongwordindeed\n  b");
+}
+
+// Every line `pipesim run` prints for the default scenario and the quickstart fits 120 columns (the lines
+// under the table reached 212).
+TEST(Recommendation, EveryLineOfTheDefaultRunFits120Columns) {
+  const test::TempDir dir;
+  for (const char* scenario : {"", "scenarios/quickstart/llama2-7b-h100.yaml"}) {
+    const test::CommandResult r = test::run_pipesim(fmt::format("run {}", scenario), dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::stringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+      EXPECT_LE(columns(line), 120U) << scenario << ": " << line;
+  }
 }
 
 TEST(DidYouMean, SuggestsCloseNamesAndPrefixesOnly) {

@@ -104,6 +104,21 @@ TEST(TraceImport, BadTracesSayWhatIsWrong) {
               read_pytorch_trace("{\"events\": []}", "t.json", traced);
             }).find("traceEvents"),
             std::string::npos);
+  // Fields of another type, or numbers no pipeline has, are located errors, not the JSON library's
+  // type_error (a "pipesim bug" at the top).
+  EXPECT_NE(test::input_error_of([&] {
+              read_pytorch_trace(R"({"traceEvents": [{"ph": "X"}, {"ph": 5}]})", "t.json", traced);
+            }).find("t.json: event 1: \"ph\" should be a string"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              read_pytorch_trace(R"([{"ph": "X", "name": 7}])", "t.json", traced);
+            }).find("t.json: event 0: \"name\" should be a string"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              read_pytorch_trace(R"([{"ph": "X", "name": "PP:99999999999F0", "dur": 1}])", "t.json", traced);
+            }).find("t.json: event 0 (PP:99999999999F0): its stage or microbatch number is out of range"),
+            std::string::npos);
+  traced = {};
   read_pytorch_trace(R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "ts": 0, "dur": 3}]})", "t.json",
                      traced);
   TraceImportSettings settings;

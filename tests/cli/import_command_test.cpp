@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "tests/test_util.h"
 
@@ -78,6 +80,29 @@ TEST(ImportCommand, CacheLayoutNamesAndAStatedSequenceDefault) {
   const test::CommandResult named = test::run_pipesim(fmt::format("import hf '{}' --stages 4", stem), dir);
   ASSERT_EQ(named.exit_code, 0) << named.err;
   EXPECT_NE(named.out.find("name: qwen3-32b\n"), std::string::npos) << named.out;
+}
+
+// A --name YAML would misread is written quoted and reads back as given; a --profile that does not exist is
+// an error naming the option, never a read-back error about NAME.yaml, a file that does not exist.
+TEST(ImportCommand, TheNameReadsBackAsGivenAndABadProfileNamesItsOption) {
+  const test::TempDir dir;
+  const std::string config = dir.write("config.json", kConfig);
+  for (const std::string& name :
+       std::vector<std::string>{"a: b #c", "#1", "null", "[x", "say \"hi\" \\ there"}) {
+    const test::CommandResult r = test::run_pipesim(
+        fmt::format("import hf '{}' -o '{}' --seq-len 1024 --name '{}'", config, dir.file("n.yaml"), name),
+        dir);
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    const test::CommandResult run =
+        test::run_pipesim(fmt::format("run '{}' --schedules 1f1b-flush", dir.file("n.yaml")), dir);
+    ASSERT_EQ(run.exit_code, 0) << name << ": " << run.err;
+    EXPECT_EQ(run.out.rfind("scenario " + name + ": ", 0), 0U) << name << ": " << run.out;
+  }
+  const test::CommandResult r = test::run_pipesim(
+      fmt::format("import hf '{}' --seq-len 1024 --name job --profile h100-sxm5-80gbx", config), dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("pipesim: error: --profile h100-sxm5-80gbx: ", 0), 0U) << r.err;
+  EXPECT_EQ(r.err.find("job.yaml"), std::string::npos) << r.err;
 }
 
 TEST(ImportCommand, ABadConfigIsAnInputErrorNamingTheFile) {

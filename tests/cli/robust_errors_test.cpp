@@ -10,6 +10,10 @@
 #include <filesystem>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "api/engine_error_location.h"
 #include "base/errors.h"
@@ -187,6 +191,41 @@ TEST(RobustErrors, NoiseOutsideItsRangeIsAnInputErrorNotACounterexample) {
         fmt::format("{} check {} -N 2 -m 2 --schedules 1f1b-flush > /dev/null 2>&1", PIPESIM_BINARY, option)
             .c_str());
     EXPECT_EQ(WEXITSTATUS(status), 2) << option;
+  }
+}
+
+// The README's exit-code table lists every code cli/exit_codes.h defines (5 was missing).
+TEST(ErrorMessages, TheReadmeListsEveryExitCode) {
+  const std::string codes = test::read_file(std::string(PIPESIM_SOURCE_DIR) + "/cli/exit_codes.h");
+  const std::string readme = test::read_file(std::string(PIPESIM_SOURCE_DIR) + "/README.md");
+  const size_t table = readme.find("### Exit codes");
+  ASSERT_NE(table, std::string::npos);
+  const std::string section = readme.substr(table, readme.find("\n## ", table) - table);
+  const std::regex defined("kExit[A-Za-z]+ = ([0-9]+);");
+  int count = 0;
+  for (std::sregex_iterator it(codes.begin(), codes.end(), defined), end; it != end; ++it, ++count) {
+    EXPECT_THAT(section, HasSubstr("\n| " + (*it)[1].str() + " | ")) << (*it)[0].str();
+  }
+  EXPECT_GE(count, 6);
+}
+
+// A mistyped option or subcommand gets a did-you-mean from the options of the commands given (an outer
+// command's options count: they may follow the subcommand), exit 2.
+TEST(ErrorMessages, MistypedOptionsAndCommandsSuggestTheClosestName) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", scenario_text("{forward_ms: 1, backward_ms: 2}"));
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"run '" + scenario + "' --schedule gpipe",
+            "unknown option '--schedule'; did you mean '--schedules'?"},
+           {"run '" + scenario + "' --jsno out.json", "unknown option '--jsno'; did you mean '--json'?"},
+           {"run '" + scenario + "' --max-memroy-gb 2",
+            "unknown option '--max-memroy-gb'; did you mean "
+            "'--max-memory-gb'?"},
+           {"import hff config.json", "unknown command 'hff'; did you mean 'hf'?"},
+           {"swep", "unknown command 'swep'; did you mean 'sweep'?"}}) {
+    const test::CommandResult r = test::run_pipesim(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.err, "pipesim: error: " + expected + " (see --help)\n") << args;
   }
 }
 

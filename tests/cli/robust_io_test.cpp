@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "base/errors.h"
 #include "base/text_file.h"
@@ -57,6 +60,17 @@ TEST(YamlInput, DuplicateKeyIsAnErrorWithItsLine) {
     EXPECT_NE(std::string(e.what()).find(":4: key 'pipeline.stages': duplicate key"), std::string::npos)
         << e.what();
   }
+}
+
+// A key missing from a map read through a const node is yaml-cpp's "zombie" node, whose type throws
+// InvalidNode: the reader says "expected ..., got nothing" instead.
+TEST(YamlInput, AMissingKeyReadThroughAConstNodeIsAnInputError) {
+  const YAML::Node map = YAML::Load("{a: 1}");
+  const YamlReader reader("m.yaml");
+  EXPECT_THROW(reader.get_string(map["b"], "b"), InputError);
+  EXPECT_THROW(reader.get_int(map["b"], "b", 0), InputError);
+  EXPECT_THROW(reader.get_double_list(map["b"], "b", 2, 0), InputError);
+  EXPECT_THROW(reader.expect_map(map["b"], "b", {}), InputError);
 }
 
 TEST(YamlInput, LongValuesAreEchoedAsAShortPrefix) {
@@ -117,6 +131,39 @@ TEST(Outputs, StdoutWriteErrorIsAFailure) {
   EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
+// --version and --help print to standard output like any command: a write error there is exit 1 too.
+TEST(Outputs, VersionAndHelpOnAFullDiskFail) {
+  for (const char* args : {"--version", "--help", "run --help"}) {
+    const int status =
+        std::system(fmt::format("'{}' {} >/dev/full 2>/dev/null", PIPESIM_BINARY, args).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << args;
+  }
+}
+
+// An output option's value that is empty or reads as an option is refused, naming the option: never a file
+// named "--" or an empty path.
+TEST(Outputs, EmptyAndOptionLikeOutputPathsAreRefused) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  for (const std::string& output :
+       std::vector<std::string>{"--json --", "--json ''", "--csv ''", "-o ''", "--csv -x", "--trace --"}) {
+    const std::string command = output.rfind("-o", 0) == 0
+                                    ? fmt::format("import hf '{}' {}", scenario, output)
+                                    : fmt::format("run '{}' {}", scenario, output);
+    const test::CommandResult r = test::run_pipesim(command, dir);
+    EXPECT_NE(r.exit_code, 0) << command;
+    const std::string option = output.substr(0, output.find(' '));
+    EXPECT_NE(r.err.find(option), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("expected a file path or - (standard output)"), std::string::npos)
+        << command << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  // The commands ran in this process's directory: no file named "--" there.
+  EXPECT_FALSE(std::filesystem::exists("--"));
+  std::filesystem::remove("--");
+}
+
 TEST(Outputs, DevicesAndFifosAreWrittenThroughNeverReplaced) {
   test::TempDir dir;
   const std::string scenario = dir.write("s.yaml", kScenario);
@@ -160,6 +207,24 @@ TEST(Outputs, ASymlinkKeepsItsLinkAndItsTargetIsReplaced) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::is_symlink(link));
   EXPECT_EQ(test::read_file(target).rfind("schedule_name,", 0), 0u);
+}
+
+// A dangling link (here a chain: a relative link to a link whose target is missing) is kept too: its final
+// target is created, never the link replaced by a regular file.
+TEST(Outputs, ADanglingSymlinkIsKeptAndItsTargetCreated) {
+  test::TempDir dir;
+  const std::string scenario = dir.write("s.yaml", kScenario);
+  std::filesystem::create_directory(dir.file("sub"));
+  const std::string target = dir.file("sub/real.json");
+  std::filesystem::create_symlink("real.json", dir.file("sub/inner.json"));
+  const std::string link = dir.file("link.json");
+  std::filesystem::create_symlink("sub/inner.json", link);
+  const test::CommandResult r = test::run_pipesim(fmt::format("run '{}' --json '{}'", scenario, link), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("sub/inner.json")));
+  ASSERT_TRUE(std::filesystem::is_regular_file(target));
+  EXPECT_NE(test::read_file(target).find("\"results\""), std::string::npos);
 }
 
 TEST(Outputs, TemporaryFilesGoOnSigtermAndStaleOnesOfDeadProcessesAreRemoved) {

@@ -222,6 +222,21 @@ TEST(Plan, PruningKeepsExactlyTheConfigurationsAFullSearchFinds) {
   }
 }
 
+// A label or reason holding a comma or a quote is one quoted cell (RFC 4180), so that every row keeps the
+// header's columns.
+TEST(Plan, CsvCellsWithCommasAreQuoted) {
+  PlanResult result;
+  PlanRow row;
+  row.fate = CandidateFate::kNotRunnable;
+  row.label = "paci(accumulation=4,window=2)";
+  row.reason = "m < 2N, the schedule's \"rule\"";
+  result.rows.push_back(row);
+  const std::string csv = plan_csv(result);
+  const std::string line = csv.substr(csv.find('\n') + 1);
+  EXPECT_EQ(line.rfind("\"paci(accumulation=4,window=2)\",1,1,1,1,1,1,", 0), 0U) << line;
+  EXPECT_NE(line.find(",\"m < 2N, the schedule's \"\"rule\"\"\","), std::string::npos) << line;
+}
+
 TEST(Plan, TheResultIsTheSameForAnyNumberOfThreads) {
   const Scenario s = small_job();
   PlanOptions one = small_plan(16, 4);

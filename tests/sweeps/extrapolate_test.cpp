@@ -10,6 +10,7 @@
 
 #include "api/zb_model_scenario.h"
 #include "base/errors.h"
+#include "cost_models/hardware_profile.h"
 #include "sweeps/extrapolate_report.h"
 #include "tests/test_util.h"
 
@@ -32,14 +33,27 @@ TEST(Extrapolate, CsvHasExactlyTheIssueColumns) {
   std::string header;
   std::getline(lines, header);
   EXPECT_EQ(header,
-            "model,stages,microbatch_size,microbatches,schedule,throughput_samples_per_gpu_s,peak_memory_gb,"
-            "bubble_fraction,drift_max,measured_throughput_samples_per_gpu_s,measured_memory_gb");
+            "model,stages,microbatch_size,microbatches,schedule,throughput_samples_per_gpu_s,peak_memory_gib,"
+            "bubble_fraction,drift_max,measured_throughput_samples_per_gpu_s,measured_memory_gib");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) {
     ++rows;
     EXPECT_EQ(std::count(line.begin(), line.end(), ','), 10) << line;
   }
   EXPECT_EQ(rows, 3 * 9);  // m = 24, 32, 64; eight schedules and the PACI paper's method
+}
+
+// One byte unit, GiB, as every pipesim table: the summary, the Markdown and the capacity mark (which said GB,
+// 1e9 bytes, beside profiles in GiB).
+TEST(Extrapolate, MemoryIsInGiBEverywhere) {
+  const Extrapolation& e = small_extrapolation();
+  for (const std::string& text : {extrapolation_summary(e), extrapolation_markdown(e)}) {
+    EXPECT_NE(text.find("peak GiB"), std::string::npos) << text;
+    EXPECT_NE(text.find("measured GiB"), std::string::npos) << text;
+    EXPECT_NE(text.find("80 GiB"), std::string::npos) << text;
+    for (const char* old : {"peak GB", "measured GB", "86 GB"})
+      EXPECT_EQ(text.find(old), std::string::npos) << old;
+  }
 }
 
 TEST(Extrapolate, PublishedFiguresSitBesideTheirSchedules) {
@@ -62,19 +76,19 @@ TEST(Extrapolate, PublishedFiguresSitBesideTheirSchedules) {
     ASSERT_NE(published, nullptr);
     if (r.schedule == "1f1b-flush") {
       EXPECT_EQ(r.measured_throughput_samples_per_gpu_s, published->throughput_1f1b);
-      EXPECT_EQ(r.measured_memory_gb, published->memory_gb_1f1b);
+      EXPECT_DOUBLE_EQ(*r.measured_memory_gib, published->memory_gb_1f1b * 1e9 / kBytesPerGiB);
     } else if (r.schedule == "zb-2p") {
       EXPECT_EQ(r.measured_throughput_samples_per_gpu_s, published->throughput_zb2p);
-      EXPECT_EQ(r.measured_memory_gb, published->memory_gb_zb2p);
+      EXPECT_DOUBLE_EQ(*r.measured_memory_gib, published->memory_gb_zb2p * 1e9 / kBytesPerGiB);
     } else if (r.schedule == kPaciPaperMethod) {
       // The PACI paper's method: measured 1F1B throughput x (m+N-1)/m, at 1F1B's memory.
       EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s,
                        published->throughput_1f1b * (r.microbatches + 7) / r.microbatches);
-      EXPECT_EQ(r.peak_memory_gb, published->memory_gb_1f1b);
+      EXPECT_DOUBLE_EQ(*r.peak_memory_gib, published->memory_gb_1f1b * 1e9 / kBytesPerGiB);
       EXPECT_FALSE(r.measured_throughput_samples_per_gpu_s.has_value());
     } else {
       EXPECT_FALSE(r.measured_throughput_samples_per_gpu_s.has_value()) << r.schedule;
-      EXPECT_FALSE(r.measured_memory_gb.has_value()) << r.schedule;
+      EXPECT_FALSE(r.measured_memory_gib.has_value()) << r.schedule;
     }
   }
 }
@@ -92,7 +106,7 @@ TEST(Extrapolate, RowsAreTheRunsOfTheSameScenario) {
     if (r.microbatches != 32) continue;
     if (r.schedule == "1f1b-flush") {
       EXPECT_DOUBLE_EQ(*r.throughput_samples_per_gpu_s, flush.metrics.throughput_samples_per_gpu_s);
-      EXPECT_DOUBLE_EQ(*r.peak_memory_gb, flush.memory.peak_bytes() / 1e9);
+      EXPECT_DOUBLE_EQ(*r.peak_memory_gib, flush.memory.peak_bytes() / kBytesPerGiB);
       EXPECT_DOUBLE_EQ(*r.bubble_fraction, flush.metrics.bubble_fraction);
     }
     if (r.schedule == "paci") {
@@ -110,7 +124,7 @@ TEST(Extrapolate, MarkdownPrintsEveryPredictedOverMeasuredRatio) {
     if (!r.measured_throughput_samples_per_gpu_s) continue;
     const std::string throughput =
         fmt::format("{:.3f}", *r.throughput_samples_per_gpu_s / *r.measured_throughput_samples_per_gpu_s);
-    const std::string memory = fmt::format("{:.3f}", *r.peak_memory_gb / *r.measured_memory_gb);
+    const std::string memory = fmt::format("{:.3f}", *r.peak_memory_gib / *r.measured_memory_gib);
     EXPECT_NE(
         markdown.find("| " + r.schedule + " | " + fmt::format("{:.3f}", *r.throughput_samples_per_gpu_s) +
                       " | " + fmt::format("{:.2f}", *r.measured_throughput_samples_per_gpu_s) + " | " +

@@ -132,6 +132,11 @@ TEST(StudyConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_NE(parse_study(kTinyStudy, "s.yaml", false)
                 .target_scenario_where.find("s.yaml:4: key 'target_setting.scenario'"),
             std::string::npos);
+  // An empty target setting is located, not yaml-cpp's InvalidNode (a "pipesim bug" at the top).
+  EXPECT_EQ(
+      expect_input_error(replaced(kTinyStudy, "{scenario: scenarios/paci/gpt2-medium-8stage.yaml}", "{}")),
+      "s.yaml:4: key 'target_setting.scenario': expected a scenario key (the target setting's scenario "
+      "file), got {}");
   // The name is a file name under --out, never a path out of it.
   for (const char* name : {"/abs/x", "../../x", "a/b", "..", "back\\slash"}) {
     const std::string error =
@@ -435,6 +440,14 @@ TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
   EXPECT_EQ(read_complete_curves(damaged, study, &why).size(), 5U);
   ASSERT_EQ(why.size(), 1U);
   EXPECT_NE(why[0].find("not a number"), std::string::npos) << why[0];
+  // A run whose middle point was dropped (its first and last rows kept, so it looks complete) is retrained,
+  // saying why.
+  std::string dropped = full;
+  dropped.erase(second_row, dropped.find('\n', second_row) + 1 - second_row);
+  why.clear();
+  EXPECT_EQ(read_complete_curves(dropped, study, &why).size(), 5U);
+  ASSERT_EQ(why.size(), 1U);
+  EXPECT_NE(why[0].find("a point is missing before the one at 64 samples"), std::string::npos) << why[0];
   const std::size_t first_row = full.find('\n') + 1;
   const std::string first_run = full.substr(first_row, full.find("seed=2") - first_row);
   why.clear();
@@ -472,6 +485,16 @@ TEST(StudyRunner, ResumesOnlyRunsWithTheSameSettingsAndTrustworthyRows) {
   StudyCurves linked;
   EXPECT_EQ(run_study(study, link, linked, false).runs_resumed, 6);
   EXPECT_TRUE(std::filesystem::is_symlink(link));
+  // A dangling link is kept as well: its target is created and the study trained into it.
+  const std::string dangling = dir + "/study_dangling.csv";
+  std::filesystem::remove(dangling);
+  std::filesystem::remove(dir + "/study_dangling_target.csv");
+  std::filesystem::create_symlink("study_dangling_target.csv", dangling);
+  StudyCurves from_dangling;
+  EXPECT_EQ(run_study(study, dangling, from_dangling, false).runs_executed, 6);
+  EXPECT_TRUE(std::filesystem::is_symlink(dangling));
+  EXPECT_EQ(sorted_lines(without_measured(read_text(dir + "/study_dangling_target.csv"))),
+            sorted_lines(without_measured(full)));
   const std::string fifo = dir + "/study_fifo.csv";
   std::filesystem::remove(fifo);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
