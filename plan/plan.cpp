@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <map>
@@ -206,10 +207,12 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
             std::map<size_t, size_t> position;
             for (size_t k = 0; k < to_run.size(); ++k) position[to_run[k]] = k;
             std::vector<size_t> order = to_run;
-            std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-              return candidates[a].microbatches * candidates[a].pipeline >
-                     candidates[b].microbatches * candidates[b].pipeline;
-            });
+            // In int64: m up to 2^30 times p can wrap an int.
+            const auto size_of = [&](size_t i) {
+              return static_cast<std::int64_t>(candidates[i].microbatches) * candidates[i].pipeline;
+            };
+            std::stable_sort(order.begin(), order.end(),
+                             [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
             farm(order,
                  [&](size_t i, const std::string& bytes) { on_outcome(position.at(i), decode(bytes)); });
             return;

@@ -41,8 +41,12 @@ struct PlanCandidate {
 // asynchronous ones (PipeDream-2BW, PACI).
 std::string default_plan_schedules();
 
+// The largest global batch a plan takes (--global-batch's bound): m, b and d of every candidate fit an int.
+inline constexpr int kMaxPlanGlobalBatch = 1 << 30;
+
 // The global batch the plan uses: options.global_batch, or the scenario's job's: its replica's batch
-// (pipeline.global_batch, else m x b) times parallel.data.
+// (pipeline.global_batch, else m x b) times parallel.data. Throws InputError when that is above
+// kMaxPlanGlobalBatch.
 int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options);
 
 // Every candidate, in a fixed order (t, p, b, schedule, recompute, ZeRO). Throws InputError when the scenario

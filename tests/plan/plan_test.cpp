@@ -111,6 +111,30 @@ TEST(PlanSpace, InputThatCannotBePlannedSaysWhy) {
             std::string::npos);
 }
 
+// Issue 47: PACI's accumulation doubled past m = 2^30 wrapped to 0 and divided by it (SIGFPE); a scenario's
+// m x b x d past an int wrapped too.
+TEST(PlanSpace, AGlobalBatchOf2To30EnumeratesEveryPowerOfTwoWithoutOverflow) {
+  PlanSpaceOptions space;
+  space.gpus = 1;
+  space.global_batch = 1 << 30;
+  space.microbatch_sizes = {1};
+  space.schedules = {{"paci", ScheduleParams()}};
+  std::set<int> accumulation;
+  for (const PlanCandidate& c : plan_candidates(small_job(), space)) {
+    EXPECT_EQ(c.microbatches, 1 << 30);
+    accumulation.insert(std::stoi(c.schedule.params.get_string("accumulation", "0")));
+  }
+  EXPECT_EQ(accumulation.size(), 31u);  // 2^0 .. 2^30
+  EXPECT_EQ(*accumulation.rbegin(), 1 << 30);
+  Scenario wide = small_job();
+  wide.microbatch_size = 1 << 30;  // 8 microbatches of 2^30 samples: 2^33, past an int
+  EXPECT_NE(
+      test::input_error_of([&] { plan_global_batch(wide, {}); })
+          .find("global batch is 8589934592 samples (8589934592 per replica x parallel.data = 1), above "
+                "the 1073741824"),
+      std::string::npos);
+}
+
 // The generic bound equals the busiest device's ops of one batch counted from the schedule's own lists, for
 // every static schedule the plan searches by default (two copies of the model and V placements included).
 TEST(PlanBounds, TheWorkBoundIsTheBusiestDevicesOpsOfOneBatch) {
