@@ -273,6 +273,18 @@ TEST(ResourceEstimate, ACommandsWholeWorkIsEstimatedBeforeItStarts) {
   EXPECT_NE(sweep.err.find("sweep: 2 runs would simulate about"), std::string::npos) << sweep.err;
   EXPECT_NE(sweep.err.find("--shard i/n, or raise the ceiling with --max-total-ops"), std::string::npos)
       << sweep.err;
+  // Issue 47: `run` bounded each schedule but not the command, whose schedules each under the run's ceiling
+  // could take minutes together: their estimates are summed before the first run too.
+  const std::string run = fmt::format("run '{}' --schedules gpipe,gpipe,gpipe", yaml);
+  const test::CommandResult tight_run = test::run_pipesim("--max-total-ops 10 " + run, dir);
+  EXPECT_EQ(tight_run.exit_code, 1) << tight_run.err;
+  EXPECT_EQ(tight_run.out, "");  // refused before the first run
+  EXPECT_NE(tight_run.err.find("run: 3 runs would simulate about"), std::string::npos) << tight_run.err;
+  EXPECT_NE(tight_run.err.find("run fewer schedules (--schedules, --entry) or lower N or m, or raise the "
+                               "ceiling with --max-total-ops"),
+            std::string::npos)
+      << tight_run.err;
+  EXPECT_EQ(test::run_pipesim("--max-total-ops 1000 " + run, dir).exit_code, 0);
 }
 
 TEST(TextInput, Utf8IsValidatedByItsEncodingRules) {
