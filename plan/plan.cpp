@@ -24,6 +24,7 @@
 #include "plan/plan_bounds.h"
 #include "report/progress_bar.h"
 #include "schedules/registry.h"
+#include "sim/resource_estimate.h"
 
 namespace pipesim {
 namespace {
@@ -223,6 +224,7 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
         };
     result.rows.resize(n);
     std::vector<std::string> fingerprints(n);
+    std::vector<double> estimated_ops_of(n, 0);  // what each candidate's simulation would take
     ProgressBar bar(2 * n, "candidates bounded or run", options.progress);
     std::atomic<size_t> done{0};
 
@@ -243,7 +245,10 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
         row.min_peak_bytes = bounds.min_peak_bytes;
         row.fate = bounds.min_peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemoryBound
                                                                  : CandidateFate::kSimulated;
-        if (row.fate == CandidateFate::kSimulated) fingerprints[i] = simulation_fingerprint(run);
+        if (row.fate == CandidateFate::kSimulated) {
+          fingerprints[i] = simulation_fingerprint(run);
+          estimated_ops_of[i] = estimated_ops(run, checks);
+        }
       } catch (const InputError& e) {
         row.fate = CandidateFate::kNotRunnable;
         row.label = make_schedule(candidates[i].schedule.name, candidates[i].schedule.params)->label();
@@ -260,6 +265,19 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return result.rows[a].busiest_work_s < result.rows[b].busiest_work_s;
     });
+    // The most the search can simulate, before the first simulation: every candidate under its memory bound,
+    // once per fingerprint (pruning only lowers it), under the ceiling on a command's work (as sweep, check).
+    {
+      std::set<std::string> counted;
+      double ops = 0;
+      for (size_t i : order) {
+        if (counted.insert(fingerprints[i]).second) ops += estimated_ops_of[i];
+      }
+      check_total_ops(
+          ops, static_cast<double>(counted.size()),
+          "plan (at most: the candidates under their memory bound, before pruning)",
+          "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)");
+    }
     done += n - order.size();
     bar.update(done);
     const double batch = result.global_batch;

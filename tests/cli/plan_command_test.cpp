@@ -91,6 +91,29 @@ TEST(PlanCommand, BadOptionsSayWhatWasExpected) {
   EXPECT_NE(unknown.err.find("unknown schedule 'zb-vv'"), std::string::npos) << unknown.err;
 }
 
+// Issue 47: PACI's accumulation doubled past m = 2^30 and divided by 0 (SIGFPE); a huge global batch ran for
+// minutes. The first plans (no candidate fits the run's own ceilings), the second is refused by its estimated
+// work before the first simulation, naming the figure and the option that raises the ceiling.
+TEST(PlanCommand, AHugeGlobalBatchIsPlannedOrRefusedByItsWork) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("job.yaml", kJob);
+  const test::CommandResult paci = test::run_pipesim(
+      fmt::format("plan '{}' --gpus 8 --schedules paci --global-batch 1073741824 -q", scenario), dir);
+  EXPECT_EQ(paci.exit_code, 0) << paci.err;
+  EXPECT_NE(paci.out.find("global batch 1073741824 samples"), std::string::npos) << paci.out;
+  const test::CommandResult tight = test::run_pipesim(
+      fmt::format("--max-total-ops 1000 plan '{}' --gpus 8 --global-batch 64 -q", scenario), dir);
+  EXPECT_EQ(tight.exit_code, 1) << tight.out;
+  EXPECT_EQ(tight.out, "");
+  EXPECT_NE(tight.err.find("plan (at most: the candidates under their memory bound, before pruning): "),
+            std::string::npos)
+      << tight.err;
+  EXPECT_NE(tight.err.find("above the ceiling of 1e+03 ops; lower --global-batch or narrow the search"),
+            std::string::npos)
+      << tight.err;
+  EXPECT_NE(tight.err.find("raise the ceiling with --max-total-ops"), std::string::npos) << tight.err;
+}
+
 #ifdef PIPESIM_MPIEXEC
 // Under mpiexec with 2 and 4 ranks, --mpi prints the plan one thread prints (but for its search time) and
 // writes the same CSV.
