@@ -15,8 +15,10 @@ std::string gib(double bytes) {
   return fmt::format("{:.1f}", bytes / kBytesPerGiB);
 }
 
-// Context parallelism is a column only when some configuration shown uses it.
-std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column) {
+// Context parallelism is a column only when some configuration shown uses it. `capacity_bytes`: the usable
+// memory per GPU, which the memory margin is measured under.
+std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column,
+                                   double capacity_bytes) {
   const PlanCandidate& c = r.candidate;
   // One column for rank and schedule: the first column is always left-aligned, and a name such as
   // 1f1b-flush elsewhere would line up as a number.
@@ -33,15 +35,16 @@ std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_c
                                          fmt::format("{:.1f}", r.tflops_per_gpu),
                                          r.mfu > 0 ? fmt::format("{:.1f}", 100 * r.mfu) : "",
                                          gib(r.peak_bytes),
+                                         gib(capacity_bytes - r.peak_bytes),
                                          fmt::format("{:.1f}", 100 * r.idle_fraction)};
   row.insert(row.end(), rest.begin(), rest.end());
   return row;
 }
 
 std::vector<std::string> table_header(bool context_column) {
-  std::vector<std::string> header = {"# schedule",  "t",         "p",       "d",      "b",
-                                     "m",           "recompute", "ZeRO",    "step s", "tokens/s/GPU",
-                                     "TFLOP/s/GPU", "MFU %",     "GiB/GPU", "idle %"};
+  std::vector<std::string> header = {"# schedule",  "t",         "p",       "d",        "b",
+                                     "m",           "recompute", "ZeRO",    "step s",   "tokens/s/GPU",
+                                     "TFLOP/s/GPU", "MFU %",     "GiB/GPU", "GiB left", "idle %"};
   if (context_column) header.insert(header.begin() + 2, "c");
   return header;
 }
@@ -51,7 +54,7 @@ std::string ranked_table(const PlanResult& result, const std::vector<size_t>& in
                                           [&](size_t i) { return result.rows[i].candidate.context > 1; });
   std::vector<std::vector<std::string>> rows;
   for (size_t k = 0; k < indices.size(); ++k) {
-    rows.push_back(table_row(k + 1, result.rows[indices[k]], context_column));
+    rows.push_back(table_row(k + 1, result.rows[indices[k]], context_column, result.capacity_bytes));
   }
   return render_table(table_header(context_column), rows);
 }
@@ -163,11 +166,11 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
       "replica and step; ZeRO: what each stage shards over d (1: optimizer state, 2: and gradients, 3: and\n"
       "weights). step s: one step of the global batch; tokens/s/GPU and TFLOP/s/GPU: the job's over its "
       "GPUs\n"
-      "(model FLOPs, recomputation not counted); GiB/GPU: the simulated peak; idle %: the busiest GPU's "
-      "share of\n"
-      "the step outside its own ops (bubble and waits). Rows differing only in recomputation and ZeRO show "
-      "the\n"
-      "fastest, then leanest. Model: {}. {}; tensor-parallel collectives block the compute stream.\n",
+      "(model FLOPs, recomputation not counted); GiB/GPU: the simulated peak; GiB left: the usable memory\n"
+      "(capacity less reserve) above that peak; idle %: the busiest GPU's share of the step outside its own "
+      "ops\n"
+      "(bubble and waits). Rows differing only in recomputation and ZeRO show the fastest, then leanest.\n"
+      "Model: {}. {}; tensor-parallel collectives block the compute stream.\n",
       options.space.sequence_parallel ? "on with t > 1" : "off",
       std::any_of(result.rows.begin(), result.rows.end(),
                   [](const PlanRow& r) { return r.candidate.context > 1; })
@@ -185,11 +188,13 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
 }
 
 std::string plan_csv(const PlanResult& result) {
-  std::string out = csv_line(
-      {"schedule",       "tensor",       "context", "pipeline",         "data",           "microbatch_size",
-       "microbatches",   "recompute",    "zero",    "synchronous",      "fate",           "reason",
-       "busiest_work_s", "min_peak_gib", "step_s",  "tokens_per_gpu_s", "tflops_per_gpu", "mfu",
-       "peak_gib",       "idle_fraction"});
+  std::string out = csv_line({"schedule",         "tensor",         "context",
+                              "pipeline",         "data",           "microbatch_size",
+                              "microbatches",     "recompute",      "zero",
+                              "synchronous",      "fate",           "reason",
+                              "busiest_work_s",   "min_peak_gib",   "step_s",
+                              "tokens_per_gpu_s", "tflops_per_gpu", "mfu",
+                              "peak_gib",         "margin_gib",     "idle_fraction"});
   for (const PlanRow& r : result.rows) {
     const PlanCandidate& c = r.candidate;
     const bool figures = r.fate == CandidateFate::kSimulated || r.fate == CandidateFate::kReused ||
@@ -217,6 +222,7 @@ std::string plan_csv(const PlanResult& result) {
                      num(figures, r.tflops_per_gpu, "{:.6g}"),
                      num(figures, r.mfu, "{:.4g}"),
                      num(figures, r.peak_bytes / kBytesPerGiB, "{:.4g}"),
+                     num(figures, (result.capacity_bytes - r.peak_bytes) / kBytesPerGiB, "{:.4g}"),
                      num(figures, r.idle_fraction, "{:.4g}")});
   }
   return out;

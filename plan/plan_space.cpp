@@ -49,8 +49,8 @@ std::vector<ScheduleRequest> expanded_for(const ScheduleRequest& request, int mi
 }  // namespace
 
 std::string default_plan_schedules() {
-  return "gpipe,1f1b-flush,interleaved-1f1b:chunks=2,interleaved-1f1b:chunks=4,zb-h1,zb-v,v-half,dualpipe-v,"
-         "pipedream-2bw,paci";
+  return "gpipe,1f1b-flush,interleaved-1f1b:chunks=2,interleaved-1f1b:chunks=3,interleaved-1f1b:chunks=4,"
+         "interleaved-1f1b:chunks=6,zb-h1,zb-v,v-half,dualpipe-v,pipedream-2bw,paci";
 }
 
 int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options) {

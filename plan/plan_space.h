@@ -37,8 +37,8 @@ struct PlanCandidate {
 };
 
 // The search's schedules when none are given: the synchronous ones a Megatron or torchtitan user picks from
-// (1F1B, interleaved at 2 and 4 chunks, the Zero Bubble family with 1F1B's memory, DualPipeV) and two
-// asynchronous ones (PipeDream-2BW, PACI).
+// (1F1B, interleaved at 2, 3, 4 and 6 chunks, the depths Megatron users pick, the Zero Bubble family with
+// 1F1B's memory, DualPipeV) and two asynchronous ones (PipeDream-2BW, PACI).
 std::string default_plan_schedules();
 
 // The largest global batch a plan takes (--global-batch's bound): m, b and d of every candidate fit an int.

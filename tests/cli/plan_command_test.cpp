@@ -33,6 +33,17 @@ TEST(PlanCommand, PrintsTheBestConfigurationsAndWritesEveryCandidate) {
   const std::string csv = test::read_file(dir.file("plan.csv"));
   EXPECT_EQ(csv.rfind("schedule,tensor,context,pipeline,data,", 0), 0u) << csv;
   EXPECT_NE(csv.find(",simulated,"), std::string::npos) << csv;
+  // Issue 47: each row's memory margin, the usable memory (79.65 GiB here) above its peak, in the table and
+  // the CSV.
+  EXPECT_NE(r.out.find("GiB/GPU  GiB left  idle %"), std::string::npos) << r.out;
+  EXPECT_NE(csv.find(",peak_gib,margin_gib,idle_fraction\n"), std::string::npos) << csv;
+  const std::smatch row = [&] {
+    std::smatch m;
+    std::regex_search(csv, m, std::regex(",simulated,,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,([^,]*),([^,]*),"));
+    return m;
+  }();
+  ASSERT_EQ(row.size(), 3u) << csv;
+  EXPECT_NEAR(std::stod(row[1]) + std::stod(row[2]), 79.65, 0.02) << row[0];  // to the CSV's 4 digits
 }
 
 // A traced run of the scenario's own configuration scales every configuration's op times, and says so.

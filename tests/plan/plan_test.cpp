@@ -8,6 +8,7 @@
 #include <set>
 
 #include "api/resolve.h"
+#include "api/schedule_selection.h"
 #include "plan/plan_bounds.h"
 #include "plan/plan_report.h"
 #include "schedules/registry.h"
@@ -133,6 +134,20 @@ TEST(PlanSpace, AGlobalBatchOf2To30EnumeratesEveryPowerOfTwoWithoutOverflow) {
           .find("global batch is 8589934592 samples (8589934592 per replica x parallel.data = 1), above "
                 "the 1073741824"),
       std::string::npos);
+}
+
+// Issue 47: the default search lacked the interleaving depths experts use, 3 and 6 chunks per device.
+TEST(PlanSpace, TheDefaultSchedulesInterleaveAt2To6Chunks) {
+  const Scenario s = small_job();
+  PlanSpaceOptions space;
+  space.gpus = 8;
+  space.global_batch = 48;
+  space.schedules = select_schedules(s, default_plan_schedules());
+  std::set<std::string> chunks;
+  for (const PlanCandidate& c : plan_candidates(s, space)) {
+    if (c.schedule.name == "interleaved-1f1b") chunks.insert(c.schedule.params.get_string("chunks", ""));
+  }
+  EXPECT_EQ(chunks, (std::set<std::string>{"2", "3", "4", "6"}));
 }
 
 // The generic bound equals the busiest device's ops of one batch counted from the schedule's own lists, for
