@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "report/csv.h"
@@ -75,6 +76,24 @@ std::string failed_text(const PlanResult& result) {
   return "";
 }
 
+// A line saying how many candidates split their layers evenly because the scenario's layer_split list names
+// another number of stages than theirs; "" when the list fit them all (or there is none).
+std::string layer_split_note(const TransformerSetup& setup, const PlanResult& result) {
+  std::set<int> degrees;
+  size_t count = 0;
+  for (const PlanRow& r : result.rows) {
+    if (!r.candidate.even_split) continue;
+    ++count;
+    degrees.insert(r.candidate.pipeline);
+  }
+  if (count == 0) return "";
+  return fmt::format(
+      "note: pipeline.layer_split {} names {} stages; {} of the {} configurations (pipeline degrees {}) have "
+      "another number of stages per model copy and split the layers evenly instead\n",
+      layer_split_text(setup), setup.stage_layers.size(), count, result.rows.size(),
+      fmt::join(degrees, ", "));
+}
+
 // The model's choices without its recomputation, which each row states.
 std::string model_text(const TransformerModel& model) {
   std::vector<std::string> parts;
@@ -135,11 +154,11 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
   out += fmt::format(
       "searched {} configurations in {:.1f} s: {} not runnable (schedule rules, layers per stage), {} over "
       "memory by their bound, {} pruned by their throughput bound, {} simulated, {} reused from a run with "
-      "identical costs, {} over memory once simulated\n{}\n",
+      "identical costs, {} over memory once simulated\n{}{}\n",
       result.rows.size(), result.seconds, result.count(CandidateFate::kNotRunnable),
       result.count(CandidateFate::kOverMemoryBound), result.count(CandidateFate::kPrunedByBound),
       result.count(CandidateFate::kSimulated), result.count(CandidateFate::kReused),
-      result.count(CandidateFate::kOverMemory), failed_text(result));
+      result.count(CandidateFate::kOverMemory), failed_text(result), layer_split_note(setup, result));
   if (result.best_sync.empty() && result.best_async.empty()) {
     out +=
         "no configuration fits in memory and runs: try more GPUs, a smaller microbatch, recomputation or "

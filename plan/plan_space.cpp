@@ -115,11 +115,17 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
           if (b < 1 || per_replica % b != 0) continue;
           const int m = per_replica / b;
           for (const ScheduleRequest& request : options.schedules) {
+            // A layer_split list fits one number of stages per model copy (p x chunks): elsewhere it would
+            // rule the candidate out unsaid, so its layers are split evenly there.
+            const bool even_split =
+                setup.split == LayerSplit::kExplicit &&
+                static_cast<int>(setup.stage_layers.size()) !=
+                    make_schedule(request.name, request.params)->layout(p).stages_per_pipeline();
             for (const ScheduleRequest& schedule : expanded_for(request, m)) {
               for (Recompute r : recompute) {
                 for (int z : zero) {
                   if (z > 0 && d * cp == 1) continue;  // nothing to shard over
-                  PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule};
+                  PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule, even_split};
                   out.push_back(std::move(candidate));
                 }
               }
@@ -159,6 +165,10 @@ Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bo
   t.parallel.zero = c.zero;
   t.parallel.sequence_parallel = sequence_parallel && c.tensor > 1;
   t.model.recompute = c.recompute;
+  if (c.even_split) {
+    t.split = LayerSplit::kEven;
+    t.stage_layers.clear();
+  }
   return s;
 }
 

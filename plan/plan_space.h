@@ -34,6 +34,9 @@ struct PlanCandidate {
   Recompute recompute = Recompute::kNone;
   int zero = 0;
   ScheduleRequest schedule;
+  // The scenario's layer_split list names another number of stages per model copy than this candidate has:
+  // its layers are split evenly instead (the plan's report says for how many candidates and degrees).
+  bool even_split = false;
 };
 
 // The search's schedules when none are given: the synchronous ones a Megatron or torchtitan user picks from

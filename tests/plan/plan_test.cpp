@@ -136,6 +136,32 @@ TEST(PlanSpace, AGlobalBatchOf2To30EnumeratesEveryPowerOfTwoWithoutOverflow) {
       std::string::npos);
 }
 
+// Issue 47: a layer_split list (one count per stage) made every other pipeline degree "not runnable" unsaid.
+// It applies where it fits; elsewhere the layers split evenly, and the report says for how many.
+TEST(Plan, ALayerSplitListAppliesWhereItFitsAndTheOtherDegreesSplitEvenly) {
+  const Scenario s = test::scenario_from_yaml(
+      "name: split-job\n"
+      "model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, seq_len: 2048, vocab: 32000, mlp: swiglu}\n"
+      "hardware: {profile: h100-sxm5-80gb}\n"
+      "parallel: {gpus_per_node: 4}\n"
+      "pipeline: {stages: 2, microbatches: 8, microbatch_size: 2, layer_split: [3, 5]}\n");
+  PlanOptions options = small_plan(8, 3);
+  options.space.schedules = {{"1f1b-flush", ScheduleParams()}};
+  const PlanResult result = run_plan(s, options);
+  size_t runnable_elsewhere = 0;
+  for (const PlanRow& r : result.rows) {
+    EXPECT_EQ(r.candidate.even_split, r.candidate.pipeline != 2) << candidate_shape_text(r.candidate);
+    if (r.candidate.pipeline == 4 && r.fate != CandidateFate::kNotRunnable) ++runnable_elsewhere;
+  }
+  EXPECT_GT(runnable_elsewhere, 0u);
+  const std::string text = format_plan(s, options, result);
+  EXPECT_NE(text.find("note: pipeline.layer_split [3,5] names 2 stages; "), std::string::npos) << text;
+  EXPECT_NE(text.find("(pipeline degrees 1, 4, 8) have another number of stages per model copy and split the "
+                      "layers evenly instead"),
+            std::string::npos)
+      << text;
+}
+
 // Issue 47: the default search lacked the interleaving depths experts use, 3 and 6 chunks per device.
 TEST(PlanSpace, TheDefaultSchedulesInterleaveAt2To6Chunks) {
   const Scenario s = small_job();
