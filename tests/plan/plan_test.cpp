@@ -9,6 +9,7 @@
 
 #include "api/resolve.h"
 #include "api/schedule_selection.h"
+#include "pipesim_source_dir.h"
 #include "plan/plan_bounds.h"
 #include "plan/plan_report.h"
 #include "schedules/registry.h"
@@ -174,6 +175,32 @@ TEST(PlanSpace, TheDefaultSchedulesInterleaveAt2To6Chunks) {
     if (c.schedule.name == "interleaved-1f1b") chunks.insert(c.schedule.params.get_string("chunks", ""));
   }
   EXPECT_EQ(chunks, (std::set<std::string>{"2", "3", "4", "6"}));
+}
+
+// Issue 47: on the shipped BLOOM scenario (--top 300), PACI at a = 16, t = 4, p = 48, d = 2, b = 2, m = 512
+// had a simulated step 1.1e-6 below its busiest GPU's work, and the bound check stopped the plan with an
+// internal logic_error; `pipesim run` of it finds no steady state without sequence parallelism. It is listed
+// as failed, with why.
+TEST(Plan, AWindowThatWasNotQuiteSteadyIsAFailedCandidateNotAnInternalError) {
+  const Scenario s =
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/published/bloom-176b.yaml");
+  PlanOptions options;
+  options.space.gpus = 384;
+  options.space.tensor = {4};
+  options.space.pipeline = {48};
+  options.space.microbatch_sizes = {2};
+  options.space.recompute = {Recompute::kNone};
+  options.space.zero = {0};
+  options.space.schedules = {{"paci", ScheduleParams()}};
+  options.space.schedules[0].params.set("accumulation", "16");
+  options.jobs = 1;
+  const PlanResult result = run_plan(s, options);
+  ASSERT_EQ(result.rows.size(), 1u);
+  const PlanRow& row = result.rows[0];
+  EXPECT_EQ(row.fate, CandidateFate::kFailed) << row.reason;
+  EXPECT_NE(row.reason.find("below its busiest GPU's work"), std::string::npos) << row.reason;
+  EXPECT_NE(row.reason.find("the measured window was not a steady state"), std::string::npos) << row.reason;
+  EXPECT_NE(format_plan(s, options, result).find("1 failed to simulate"), std::string::npos);
 }
 
 // The generic bound equals the busiest device's ops of one batch counted from the schedule's own lists, for
