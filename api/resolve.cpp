@@ -209,6 +209,10 @@ double estimated_ops(const Scenario& scenario, const ScheduleRequest& request,
   }
 }
 
+double estimated_ops(const ResolvedRun& run, const ResolveOptions& options) {
+  return estimate_resources(run_shape(run.scenario, *run.schedule, run.spec, run.layout, options)).ops;
+}
+
 std::unique_ptr<CommModel> ResolvedRun::make_comm() const {
   return make_comm_model(scenario, layout);
 }

@@ -65,5 +65,7 @@ ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request,
 // (sweep, check) before it starts and for progress weights. 0 when the request cannot run.
 double estimated_ops(const Scenario& scenario, const ScheduleRequest& request,
                      const ResolveOptions& options = {});
+// The same for a run already resolved (with the options it was resolved with).
+double estimated_ops(const ResolvedRun& run, const ResolveOptions& options);
 
 }  // namespace pipesim

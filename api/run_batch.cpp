@@ -8,6 +8,7 @@
 #include "api/resolve.h"
 #include "base/errors.h"
 #include "schedules/registry.h"
+#include "sim/resource_estimate.h"
 
 namespace pipesim {
 namespace {
@@ -44,20 +45,24 @@ RunBatch run_schedules(const Scenario& scenario, const std::vector<ScheduleReque
     if (reason.rfind(name + ": ", 0) == 0) reason = reason.substr(name.size() + 2);
     skip[i] = SkippedRun{request_text(scenario, requests[i]), where, one_line_reason(reason)};
   };
-  // Every request is checked before the first run, so a run that cannot happen is known at once.
+  // Every request is checked before the first run, so a run that cannot happen is known at once, and the
+  // runs' work is summed: each under its own ceiling can still take minutes together.
+  ResolveOptions checks;
+  checks.task_graph = options.analyze_graph;
+  checks.records = options.keep_trace || options.analyze_graph;
+  checks.fixed_batches = options.fixed_batches;
+  double ops = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
     make_schedule(requests[i].name, requests[i].params);  // a bad name or parameter is bad input: thrown
     try {
-      ResolveOptions checks;
-      checks.task_graph = options.analyze_graph;
-      checks.records = options.keep_trace || options.analyze_graph;
-      checks.fixed_batches = options.fixed_batches;
-      resolve(scenario, requests[i], checks);
+      ops += estimated_ops(resolve(scenario, requests[i], checks), checks);
     } catch (const InputError& e) {
       skip_with(i, e);
     }
   }
   size_t done = static_cast<size_t>(std::count_if(skip.begin(), skip.end(), [](const auto& s) { return s; }));
+  check_total_ops(ops, static_cast<double>(requests.size() - done), "run",
+                  "run fewer schedules (--schedules, --entry) or lower N or m");
   if (progress) progress(done);
   RunBatch batch;
   for (size_t i = 0; i < requests.size(); ++i) {

@@ -15,6 +15,17 @@ std::string time_range_text() {
       kMaxTimeMs, kMaxTimeMs / 1e3);
 }
 
+std::string computed_time_range_text() {
+  return fmt::format(
+      "at most {:g} s ({:.1f} h; a longer computed op could overflow the run's integer "
+      "nanoseconds)",
+      static_cast<double>(kMaxComputedTimeNs) / 1e9, static_cast<double>(kMaxComputedTimeNs) / 1e9 / 3600);
+}
+
+bool computed_time_in_range(double ns) {
+  return ns >= 0 && ns <= static_cast<double>(kMaxComputedTimeNs);
+}
+
 std::string bytes_range_text() {
   return fmt::format("a byte count from 0 to {:.0f} (1 TiB, so that sums over a run fit in 64 bits)",
                      kMaxBytes);

@@ -119,7 +119,7 @@ void add_plan_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 24));
   cmd->add_option("--global-batch,-B", args->options.space.global_batch,
                   "samples per optimizer step of the whole job (default: the scenario's)")
-      ->check(CLI::Range(1, 1 << 30));
+      ->check(CLI::Range(1, kMaxPlanGlobalBatch));
   cmd->add_option("--schedules", args->schedules,
                   fmt::format("comma-separated schedules with parameters (name:key=value); PACI without "
                               "accumulation tries every power of two dividing m (default: {})",

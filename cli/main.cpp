@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
          "refuse a run estimated to simulate more ops than this (default 1e8: 10-20 s or more)")
       ->check(pipesim::finite_range(1, 1e15));
   app.add_option_function<double>("--max-total-ops", pipesim::set_total_ops_ceiling,
-                                  "refuse a sweep or check whose runs are estimated to simulate more ops in "
-                                  "all than this (default 1e10)")
+                                  "refuse a run, sweep, check or plan whose runs are estimated to simulate "
+                                  "more ops in all than this (default 1e10)")
       ->check(pipesim::finite_range(1, 1e18));
   app.add_option_function<double>(
          "--max-tflop", pipesim::set_flop_ceiling_tflop,

@@ -23,4 +23,11 @@ double stage_memory_bytes(const PartitionItem& sum, int stage, int parts);
 // parts, or when no split fits (saying what the leanest split needs).
 std::vector<int> min_max_partition(const std::vector<PartitionItem>& items, int parts, double capacity_bytes);
 
+// One step of the partition's search (a few ns) against one simulated op (100-200 ns): the ops ceiling
+// (--max-ops, 10-20 s of simulation) admits this many steps per op.
+inline constexpr double kPartitionStepsPerOp = 50;
+// Throws ResourceLimitError, before anything is allocated, when the exact search over `items` units and
+// `parts` stages would take more steps than the ops ceiling admits or more memory than its ceiling.
+void check_partition_work(int items, int parts);
+
 }  // namespace pipesim

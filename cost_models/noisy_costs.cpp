@@ -71,9 +71,9 @@ TimeNs NoisyCosts::duration(const Action& action) const {
       stage_speed_factor(action.stage) * std::exp(noise_.jitter_sigma * normal(noise_.seed, key, 0));
   if (uniform(noise_.seed, key, 0, 3) < noise_.straggler_probability) factor *= noise_.straggler_factor;
   const double ns = static_cast<double>(base_->duration(action)) * factor;
-  if (!(ns <= static_cast<double>(kMaxTimeNs) * 1e3)) {
-    throw InputError(
-        fmt::format("noise made an op take {:.3g} s, beyond the engine's range; lower the noise", ns / 1e9));
+  if (!computed_time_in_range(ns)) {
+    throw InputError(fmt::format("noise made an op take {:.3g} s; expected {}; lower the noise", ns / 1e9,
+                                 computed_time_range_text()));
   }
   return static_cast<TimeNs>(std::llround(ns));
 }

@@ -1065,8 +1065,8 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
 
 namespace {
 
-// The model's derived times and bytes obey the same limits as values read from a scenario
-// (base/value_ranges.h), so that the engine's sums cannot overflow.
+// The model's derived times obey the bound of computed times, its bytes the same limits as values read from
+// a scenario (base/value_ranges.h), so that the engine's sums cannot overflow unchecked.
 void check_derived_ranges(const std::vector<StageCosts>& stages) {
   for (size_t i = 0; i < stages.size(); ++i) {
     const StageCosts& c = stages[i];
@@ -1076,11 +1076,11 @@ void check_derived_ranges(const std::vector<StageCosts>& stages) {
         {"optimizer", c.optimizer_s},
         {"transfer", c.transfer_s}};
     for (const auto& [what, seconds] : times) {
-      if (!checked_ms_to_ns(seconds * 1e3)) {
+      if (!computed_time_in_range(seconds * 1e9)) {
         throw InputError(
             fmt::format("model: stage {}'s {} time is {:.3g} s; expected {} (fewer layers per stage, "
-                        "a smaller model or microbatch)",
-                        i + 1, what, seconds, time_range_text()));
+                        "a smaller model or microbatch, a faster link)",
+                        i + 1, what, seconds, computed_time_range_text()));
       }
     }
     const std::pair<const char*, double> bytes[] = {

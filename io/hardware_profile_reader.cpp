@@ -143,6 +143,22 @@ ProfileFit read_fit(const YamlReader& r, const YAML::Node& node) {
 
 }  // namespace
 
+namespace {
+
+// The fields `link` gives, over `spec`; the same checks for a whole link and a change of one.
+void read_link_fields(const YamlReader& r, const YAML::Node& link, const std::string& key, LinkSpec& spec) {
+  if (link["bandwidth_gb_per_s"])
+    spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], key + ".bandwidth_gb_per_s", 1e-6);
+  if (!link["latency_us"]) return;
+  spec.latency_us = r.get_double(link["latency_us"], key + ".latency_us", 0);
+  // One time value (base/value_ranges.h): the latency is added to every transfer of a run.
+  if (spec.latency_us > kMaxTimeMs * 1e3)
+    r.fail(link["latency_us"], key + ".latency_us",
+           fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
+}
+
+}  // namespace
+
 // `link` and `inter_node_link`: the same map, the same checks; errors name `key`.
 LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::string& key) {
   r.expect_map(link, key, {"bandwidth_gb_per_s", "latency_us", "source"});
@@ -150,13 +166,23 @@ LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::strin
     r.fail(link, key, "bandwidth_gb_per_s and latency_us");
   }
   LinkSpec spec;
-  spec.bandwidth_gb_per_s = r.get_double(link["bandwidth_gb_per_s"], key + ".bandwidth_gb_per_s", 1e-6);
-  spec.latency_us = r.get_double(link["latency_us"], key + ".latency_us", 0);
-  // One time value (base/value_ranges.h): the latency is added to every transfer of a run.
-  if (spec.latency_us > kMaxTimeMs * 1e3)
-    r.fail(link["latency_us"], key + ".latency_us",
-           fmt::format("a latency in us from 0 to {:g} (100 s)", kMaxTimeMs * 1e3));
+  read_link_fields(r, link, key, spec);
   if (link["source"]) spec.source = r.get_string(link["source"], key + ".source");
+  return spec;
+}
+
+LinkSpec read_link_change(const YamlReader& r, const YAML::Node& link, const std::string& key,
+                          const LinkSpec& base) {
+  r.expect_map(link, key, {"bandwidth_gb_per_s", "latency_us"});
+  LinkSpec spec = base;
+  read_link_fields(r, link, key, spec);
+  for (const auto& [field, value, was] :
+       {std::tuple{"bandwidth_gb_per_s", spec.bandwidth_gb_per_s, base.bandwidth_gb_per_s},
+        std::tuple{"latency_us", spec.latency_us, base.latency_us}}) {
+    if (!link[field]) continue;
+    spec.source += fmt::format("; {} {:g} (was {:g}) set by {}", field, value, was,
+                               r.where(link[field], fmt::format("{}.{}", key, field)));
+  }
   return spec;
 }
 

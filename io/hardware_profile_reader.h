@@ -17,6 +17,10 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
 HardwareProfile load_hardware_profile(const std::string& path);
 // A `link` or `inter_node_link` map ({bandwidth_gb_per_s, latency_us, source}); errors name `key`.
 LinkSpec read_link(const YamlReader& r, const YAML::Node& link, const std::string& key);
+// Some fields of `base` (a profile's link) changed by a map without a source (a scenario's, or
+// `--set hardware.link.bandwidth_gb_per_s=100`): the others kept, and the change appended to base's source.
+LinkSpec read_link_change(const YamlReader& r, const YAML::Node& link, const std::string& key,
+                          const LinkSpec& base);
 
 // A name in share/profiles/ on the data search path (io/data_dirs.h), without .yaml, or a path to a
 // profile file. Throws InputError listing the shipped profiles when neither exists.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -173,14 +174,24 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
              "a device's memory in GiB, at most 1e6");
   }
   // The scenario's own links in place of the profile's (a machine the profile's device sits in): each must
-  // say where its figures come from.
+  // say where its figures come from. A map without a source changes fields of the profile's own link
+  // (--set hardware.link.bandwidth_gb_per_s=100), which its source then records.
   for (const char* key : {"link", "inter_node_link"}) {
     if (!node[key]) continue;
     const std::string name = std::string("hardware.") + key;
-    if (!node[key].IsMap() || !node[key]["source"]) {
-      r.fail(node[key], name, "{bandwidth_gb_per_s, latency_us, source: where the figures come from}");
+    std::optional<LinkSpec>& link = std::string(key) == "link" ? profile.link : profile.inter_node_link;
+    if (node[key].IsMap() && !node[key]["source"] && link) {
+      link = read_link_change(r, node[key], name, *link);
+      continue;
     }
-    (std::string(key) == "link" ? profile.link : profile.inter_node_link) = read_link(r, node[key], name);
+    if (!node[key].IsMap() || !node[key]["source"]) {
+      r.fail(
+          node[key], name,
+          fmt::format("{{bandwidth_gb_per_s, latency_us, source: where the figures come from}} (profile {} "
+                      "has no {} whose fields a map without a source could change)",
+                      profile.name, key));
+    }
+    link = read_link(r, node[key], name);
   }
   if (const YAML::Node scale = node["op_time_scale"]) {
     r.expect_map(scale, "hardware.op_time_scale", {"forward", "backward_input", "backward_weight", "source"});

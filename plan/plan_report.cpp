@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "report/csv.h"
@@ -15,8 +16,10 @@ std::string gib(double bytes) {
   return fmt::format("{:.1f}", bytes / kBytesPerGiB);
 }
 
-// Context parallelism is a column only when some configuration shown uses it.
-std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column) {
+// Context parallelism is a column only when some configuration shown uses it. `capacity_bytes`: the usable
+// memory per GPU, which the memory margin is measured under.
+std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column,
+                                   double capacity_bytes) {
   const PlanCandidate& c = r.candidate;
   // One column for rank and schedule: the first column is always left-aligned, and a name such as
   // 1f1b-flush elsewhere would line up as a number.
@@ -33,15 +36,16 @@ std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_c
                                          fmt::format("{:.1f}", r.tflops_per_gpu),
                                          r.mfu > 0 ? fmt::format("{:.1f}", 100 * r.mfu) : "",
                                          gib(r.peak_bytes),
+                                         gib(capacity_bytes - r.peak_bytes),
                                          fmt::format("{:.1f}", 100 * r.idle_fraction)};
   row.insert(row.end(), rest.begin(), rest.end());
   return row;
 }
 
 std::vector<std::string> table_header(bool context_column) {
-  std::vector<std::string> header = {"# schedule",  "t",         "p",       "d",      "b",
-                                     "m",           "recompute", "ZeRO",    "step s", "tokens/s/GPU",
-                                     "TFLOP/s/GPU", "MFU %",     "GiB/GPU", "idle %"};
+  std::vector<std::string> header = {"# schedule",  "t",         "p",       "d",        "b",
+                                     "m",           "recompute", "ZeRO",    "step s",   "tokens/s/GPU",
+                                     "TFLOP/s/GPU", "MFU %",     "GiB/GPU", "GiB left", "idle %"};
   if (context_column) header.insert(header.begin() + 2, "c");
   return header;
 }
@@ -51,7 +55,7 @@ std::string ranked_table(const PlanResult& result, const std::vector<size_t>& in
                                           [&](size_t i) { return result.rows[i].candidate.context > 1; });
   std::vector<std::vector<std::string>> rows;
   for (size_t k = 0; k < indices.size(); ++k) {
-    rows.push_back(table_row(k + 1, result.rows[indices[k]], context_column));
+    rows.push_back(table_row(k + 1, result.rows[indices[k]], context_column, result.capacity_bytes));
   }
   return render_table(table_header(context_column), rows);
 }
@@ -70,6 +74,24 @@ std::string failed_text(const PlanResult& result) {
     }
   }
   return "";
+}
+
+// A line saying how many candidates split their layers evenly because the scenario's layer_split list names
+// another number of stages than theirs; "" when the list fit them all (or there is none).
+std::string layer_split_note(const TransformerSetup& setup, const PlanResult& result) {
+  std::set<int> degrees;
+  size_t count = 0;
+  for (const PlanRow& r : result.rows) {
+    if (!r.candidate.even_split) continue;
+    ++count;
+    degrees.insert(r.candidate.pipeline);
+  }
+  if (count == 0) return "";
+  return fmt::format(
+      "note: pipeline.layer_split {} names {} stages; {} of the {} configurations (pipeline degrees {}) have "
+      "another number of stages per model copy and split the layers evenly instead\n",
+      layer_split_text(setup), setup.stage_layers.size(), count, result.rows.size(),
+      fmt::join(degrees, ", "));
 }
 
 // The model's choices without its recomputation, which each row states.
@@ -134,11 +156,11 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
   out += fmt::format(
       "searched {} configurations in {:.1f} s: {} not runnable (schedule rules, layers per stage), {} over "
       "memory by their bound, {} pruned by their throughput bound, {} simulated, {} reused from a run with "
-      "identical costs, {} over memory once simulated\n{}\n",
+      "identical costs, {} over memory once simulated\n{}{}\n",
       result.rows.size(), result.seconds, result.count(CandidateFate::kNotRunnable),
       result.count(CandidateFate::kOverMemoryBound), result.count(CandidateFate::kPrunedByBound),
       result.count(CandidateFate::kSimulated), result.count(CandidateFate::kReused),
-      result.count(CandidateFate::kOverMemory), failed_text(result));
+      result.count(CandidateFate::kOverMemory), failed_text(result), layer_split_note(setup, result));
   if (result.best_sync.empty() && result.best_async.empty()) {
     out +=
         "no configuration fits in memory and runs: try more GPUs, a smaller microbatch, recomputation or "
@@ -165,11 +187,11 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
       "replica and step; ZeRO: what each stage shards over d (1: optimizer state, 2: and gradients, 3: and\n"
       "weights). step s: one step of the global batch; tokens/s/GPU and TFLOP/s/GPU: the job's over its "
       "GPUs\n"
-      "(model FLOPs, recomputation not counted); GiB/GPU: the simulated peak; idle %: the busiest GPU's "
-      "share of\n"
-      "the step outside its own ops (bubble and waits). Rows differing only in recomputation and ZeRO show "
-      "the\n"
-      "fastest, then leanest. Model: {}. {}; tensor-parallel collectives block the compute stream.\n",
+      "(model FLOPs, recomputation not counted); GiB/GPU: the simulated peak; GiB left: the usable memory\n"
+      "(capacity less reserve) above that peak; idle %: the busiest GPU's share of the step outside its own "
+      "ops\n"
+      "(bubble and waits). Rows differing only in recomputation and ZeRO show the fastest, then leanest.\n"
+      "Model: {}. {}; tensor-parallel collectives block the compute stream.\n",
       options.space.sequence_parallel ? "on with t > 1" : "off",
       std::any_of(result.rows.begin(), result.rows.end(),
                   [](const PlanRow& r) { return r.candidate.context > 1; })
@@ -187,11 +209,13 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
 }
 
 std::string plan_csv(const PlanResult& result) {
-  std::string out = csv_line(
-      {"schedule",       "tensor",       "context", "pipeline",         "data",           "microbatch_size",
-       "microbatches",   "recompute",    "zero",    "synchronous",      "fate",           "reason",
-       "busiest_work_s", "min_peak_gib", "step_s",  "tokens_per_gpu_s", "tflops_per_gpu", "mfu",
-       "peak_gib",       "idle_fraction"});
+  std::string out = csv_line({"schedule",         "tensor",         "context",
+                              "pipeline",         "data",           "microbatch_size",
+                              "microbatches",     "recompute",      "zero",
+                              "synchronous",      "fate",           "reason",
+                              "busiest_work_s",   "min_peak_gib",   "step_s",
+                              "tokens_per_gpu_s", "tflops_per_gpu", "mfu",
+                              "peak_gib",         "margin_gib",     "idle_fraction"});
   for (const PlanRow& r : result.rows) {
     const PlanCandidate& c = r.candidate;
     const bool figures = r.fate == CandidateFate::kSimulated || r.fate == CandidateFate::kReused ||
@@ -220,6 +244,7 @@ std::string plan_csv(const PlanResult& result) {
                              num(figures, r.tflops_per_gpu, "{:.6g}"),
                              num(figures, r.mfu, "{:.4g}"),
                              num(figures, r.peak_bytes / kBytesPerGiB, "{:.4g}"),
+                             num(figures, (result.capacity_bytes - r.peak_bytes) / kBytesPerGiB, "{:.4g}"),
                              num(figures, r.idle_fraction, "{:.4g}")});
   }
   return out;

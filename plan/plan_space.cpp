@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "base/errors.h"
 #include "schedules/registry.h"
@@ -29,13 +30,14 @@ std::vector<int> default_tensor_degrees(const TransformerSetup& setup, int gpus)
   return out;
 }
 
-// PACI's accumulation when the request leaves it open: every power of two that divides m.
+// PACI's accumulation when the request leaves it open: every power of two that divides m (counted in int64:
+// doubling past m = 2^30 must not wrap to 0 and divide by it).
 std::vector<ScheduleRequest> expanded_for(const ScheduleRequest& request, int microbatches) {
   if (canonical_schedule_name(request.name) != "paci" || request.params.has("accumulation")) {
     return {request};
   }
   std::vector<ScheduleRequest> out;
-  for (int a = 1; a <= microbatches; a *= 2) {
+  for (std::int64_t a = 1; a <= microbatches; a *= 2) {
     if (microbatches % a != 0) continue;
     ScheduleRequest copy = request;
     copy.params.set("accumulation", std::to_string(a));
@@ -47,17 +49,26 @@ std::vector<ScheduleRequest> expanded_for(const ScheduleRequest& request, int mi
 }  // namespace
 
 std::string default_plan_schedules() {
-  return "gpipe,1f1b-flush,interleaved-1f1b:chunks=2,interleaved-1f1b:chunks=4,zb-h1,zb-v,v-half,dualpipe-v,"
-         "pipedream-2bw,paci";
+  return "gpipe,1f1b-flush,interleaved-1f1b:chunks=2,interleaved-1f1b:chunks=3,interleaved-1f1b:chunks=4,"
+         "interleaved-1f1b:chunks=6,zb-h1,zb-v,v-half,dualpipe-v,pipedream-2bw,paci";
 }
 
 int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options) {
   if (options.global_batch > 0) return options.global_batch;
-  // The scenario's pipeline is one replica: its batch times its data-parallel degree is the job's.
-  const int replicas = scenario.transformer ? scenario.transformer->parallel.data : 1;
-  const int replica_batch =
-      scenario.global_batch > 0 ? scenario.global_batch : scenario.microbatches * scenario.microbatch_size;
-  return replica_batch * replicas;
+  // The scenario's pipeline is one replica: its batch times its data-parallel degree is the job's (in int64:
+  // each factor fits an int, their product need not).
+  const std::int64_t replicas = scenario.transformer ? scenario.transformer->parallel.data : 1;
+  const std::int64_t replica_batch =
+      scenario.global_batch > 0 ? scenario.global_batch
+                                : static_cast<std::int64_t>(scenario.microbatches) * scenario.microbatch_size;
+  const std::int64_t batch = replica_batch * replicas;
+  if (batch > kMaxPlanGlobalBatch) {
+    throw InputError(fmt::format(
+        "{}: the job's global batch is {} samples ({} per replica x parallel.data = {}), above the {} "
+        "`pipesim plan` takes; give a smaller one with --global-batch",
+        scenario.source, batch, replica_batch, replicas, kMaxPlanGlobalBatch));
+  }
+  return static_cast<int>(batch);
 }
 
 std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanSpaceOptions& options) {
@@ -89,8 +100,9 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
   int shapes = 0;  // (t, c, p, d) that use every GPU
   for (int t : tensor)
     for (int cp : context) {
+      // t and c each divide the GPUs first: their product of two list values up to 10^6 could wrap.
+      if (t < 1 || cp < 1 || options.gpus % t != 0 || (options.gpus / t) % cp != 0) continue;
       const int tc = t * cp;
-      if (t < 1 || options.gpus % tc != 0) continue;
       const std::vector<int> pipeline =
           options.pipeline.empty() ? divisors(options.gpus / tc) : options.pipeline;
       for (int p : pipeline) {
@@ -103,11 +115,17 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
           if (b < 1 || per_replica % b != 0) continue;
           const int m = per_replica / b;
           for (const ScheduleRequest& request : options.schedules) {
+            // A layer_split list fits one number of stages per model copy (p x chunks): elsewhere it would
+            // rule the candidate out unsaid, so its layers are split evenly there.
+            const bool even_split =
+                setup.split == LayerSplit::kExplicit &&
+                static_cast<int>(setup.stage_layers.size()) !=
+                    make_schedule(request.name, request.params)->layout(p).stages_per_pipeline();
             for (const ScheduleRequest& schedule : expanded_for(request, m)) {
               for (Recompute r : recompute) {
                 for (int z : zero) {
                   if (z > 0 && d * cp == 1) continue;  // nothing to shard over
-                  PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule};
+                  PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule, even_split};
                   out.push_back(std::move(candidate));
                 }
               }
@@ -147,6 +165,10 @@ Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bo
   t.parallel.zero = c.zero;
   t.parallel.sequence_parallel = sequence_parallel && c.tensor > 1;
   t.model.recompute = c.recompute;
+  if (c.even_split) {
+    t.split = LayerSplit::kEven;
+    t.stage_layers.clear();
+  }
   return s;
 }
 

@@ -34,15 +34,22 @@ struct PlanCandidate {
   Recompute recompute = Recompute::kNone;
   int zero = 0;
   ScheduleRequest schedule;
+  // The scenario's layer_split list names another number of stages per model copy than this candidate has:
+  // its layers are split evenly instead (the plan's report says for how many candidates and degrees).
+  bool even_split = false;
 };
 
 // The search's schedules when none are given: the synchronous ones a Megatron or torchtitan user picks from
-// (1F1B, interleaved at 2 and 4 chunks, the Zero Bubble family with 1F1B's memory, DualPipeV) and two
-// asynchronous ones (PipeDream-2BW, PACI).
+// (1F1B, interleaved at 2, 3, 4 and 6 chunks, the depths Megatron users pick, the Zero Bubble family with
+// 1F1B's memory, DualPipeV) and two asynchronous ones (PipeDream-2BW, PACI).
 std::string default_plan_schedules();
 
+// The largest global batch a plan takes (--global-batch's bound): m, b and d of every candidate fit an int.
+inline constexpr int kMaxPlanGlobalBatch = 1 << 30;
+
 // The global batch the plan uses: options.global_batch, or the scenario's job's: its replica's batch
-// (pipeline.global_batch, else m x b) times parallel.data.
+// (pipeline.global_batch, else m x b) times parallel.data. Throws InputError when that is above
+// kMaxPlanGlobalBatch.
 int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options);
 
 // Every candidate, in a fixed order (t, p, b, schedule, recompute, ZeRO). Throws InputError when the scenario

@@ -40,12 +40,12 @@ TransferTiming LinkComm::send(int src_device, int dst_device, Bytes bytes, TimeN
       across_nodes ? inter_bandwidth_bytes_per_ns_ : bandwidth_bytes_per_ns_;
   const TimeNs latency_ns = across_nodes ? inter_latency_ns_ : latency_ns_;
   const double wire_ns = std::ceil(static_cast<double>(bytes) / bandwidth_bytes_per_ns);
-  // Bytes and bandwidth are each in range, but their ratio may not be: one transfer is one time value.
-  if (!(wire_ns <= static_cast<double>(kMaxTimeNs))) {
-    throw InputError(
-        fmt::format("a transfer of {} bytes at {:g} GB/s takes {:.3g} s, more than the {:g} s one "
-                    "time value may be (comm.bandwidth_gb_per_s or the transfer bytes)",
-                    bytes, bandwidth_bytes_per_ns, wire_ns / 1e9, kMaxTimeMs / 1e3));
+  // Bytes and bandwidth are each in range, but their ratio may not be: one transfer is one computed time.
+  if (!computed_time_in_range(wire_ns)) {
+    throw InputError(fmt::format(
+        "a transfer of {} bytes at {:g} GB/s takes {:.3g} s; expected {} (comm.bandwidth_gb_per_s or the "
+        "transfer bytes)",
+        bytes, bandwidth_bytes_per_ns, wire_ns / 1e9, computed_time_range_text()));
   }
   free_ns = add_time_ns(start, static_cast<TimeNs>(wire_ns), "a transfer's end");
   return {start, add_time_ns(free_ns, latency_ns, "a transfer's arrival")};

@@ -41,8 +41,8 @@ void set_ops_ceiling(double ops);
 double flop_ceiling();
 void set_flop_ceiling_tflop(double tflop);
 
-// The ceiling on ops one command simulates over all its runs (sweep, check); 10^10 unless --max-total-ops
-// changed it.
+// The ceiling on ops one command simulates over all its runs (run, sweep, check, plan); 10^10 unless
+// --max-total-ops changed it.
 double total_ops_ceiling();
 void set_total_ops_ceiling(double ops);
 // Throws ResourceLimitError when `ops`, summed over a command's `runs`, exceed total_ops_ceiling():

@@ -375,6 +375,15 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   setup.lr_schedule = {.warmup_fraction = study.warmup_fraction,
                        .floor_ratio = study.floor_ratio,
                        .total_microbatches = total_samples / setup.samples_per_microbatch};
+  // Before the model is built (its blocks grow with the stages, and so does its split's search): the estimate
+  // execute_schedule checks, so that a study of a million stages is refused, not allocated.
+  PipelineSpec spec;
+  spec.devices = devices;
+  spec.microbatches = m;
+  spec.batches = static_cast<int>(std::min<std::int64_t>(total_samples / run.global_batch, 1 << 30));
+  check_execution_resources(
+      estimate_execution(setup, spec, make_schedule(request.name, request.params)->layout(devices)),
+      fmt::format("{}: {} at N = {}", study.source, run.schedule.label(), devices));
   const executor::StagedModel model = executor::build_staged_model(setup, stages);
 
   std::vector<CurvePoint> points;

@@ -175,6 +175,23 @@ TEST(BalancedSplit, TooLittleMemoryIsAnError) {
   EXPECT_NE(message.find("no split of 51 units over 8 stages fits 5.00 GiB"), std::string::npos) << message;
 }
 
+// Issue 47: the exact search is O(stages x units^2): 10^6 layers never ended. It is bounded before it starts,
+// by the ops ceiling (a step weighing 1/50 of a simulated op) and the memory ceiling.
+TEST(BalancedSplit, ASearchBeyondTheCeilingsIsRefusedBeforeItStarts) {
+  TransformerSetup setup = default_setup();
+  setup.model.layers = 1000000;
+  const std::string message = test::input_error_of([&] { transformer_stage_costs(setup, 16, 8); });
+  EXPECT_NE(message.find("units over 8 stages take about 1.6e+13 steps of the exact split's search"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("above the 5e+09 the ceiling allows (--max-ops 1e+08"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("or raise --max-ops"), std::string::npos) << message;
+  // 100,000 units over 1,000 stages: 5e12 steps and 1.2 GB of tables.
+  EXPECT_THROW(check_partition_work(100000, 1000), ResourceLimitError);
+  check_partition_work(200, 100);  // 2e6 steps: a default scenario's size
+}
+
 TEST(BalancedSplit, DefaultModelIsGpt2MediumWithAnUntiedHead) {
   const TransformerSetup setup = default_setup();
   double params = 0;

@@ -7,6 +7,8 @@
 
 #include "base/errors.h"
 #include "io/hardware_profile_reader.h"
+#include "io/scenario.h"
+#include "pipesim_source_dir.h"
 #include "tests/test_util.h"
 
 namespace pipesim {
@@ -310,6 +312,35 @@ TEST(HardwareProfile, SpecDerivedHopperProfilesFollowTheirStatedDerivation) {
   // GiB: the totals CUDA reports, in MiB / 1024.
   EXPECT_NEAR(h100.memory_capacity_gb, 81559 / 1024.0, 0.01);
   EXPECT_NEAR(h200.memory_capacity_gb, 143771 / 1024.0, 0.01);
+}
+
+// Issue 47: `--set hardware.link.bandwidth_gb_per_s=100` made hardware.link a map without its other fields
+// and source, which was refused. A map without a source changes those fields of the profile's link, keeps the
+// others, and its source records the change.
+TEST(HardwareProfile, ASetChangesOneFieldOfTheProfilesLink) {
+  const std::string path =
+      std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/transformer/llama3-70b-h100.yaml";
+  const Scenario base = load_scenario(path);
+  const Scenario changed = load_scenario(path, {"hardware.link.bandwidth_gb_per_s=100"});
+  const LinkSpec& before = *base.transformer->profile.link;
+  const LinkSpec& after = *changed.transformer->profile.link;
+  EXPECT_EQ(after.bandwidth_gb_per_s, 100);
+  EXPECT_EQ(after.latency_us, before.latency_us);
+  EXPECT_EQ(
+      after.source,
+      fmt::format("{}; bandwidth_gb_per_s 100 (was {:g}) set by --set hardware.link.bandwidth_gb_per_s: key "
+                  "'hardware.link.bandwidth_gb_per_s'",
+                  before.source, before.bandwidth_gb_per_s));
+  EXPECT_DOUBLE_EQ(changed.comm.bandwidth_bytes_per_ns, 100);  // the run's comm is the changed link
+  // Its values are checked as a whole link's are; a profile without that link has no field to change.
+  EXPECT_NE(test::input_error_of([&] {
+              load_scenario(path, {"hardware.link.latency_us=1e9"});
+            }).find("hardware.link.latency_us': expected a latency in us from 0 to 1e+08"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              load_scenario(path, {"hardware.link.bandwith_gb_per_s=1"});
+            }).find("bandwith_gb_per_s"),
+            std::string::npos);
 }
 
 }  // namespace

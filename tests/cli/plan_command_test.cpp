@@ -33,6 +33,17 @@ TEST(PlanCommand, PrintsTheBestConfigurationsAndWritesEveryCandidate) {
   const std::string csv = test::read_file(dir.file("plan.csv"));
   EXPECT_EQ(csv.rfind("schedule,tensor,context,pipeline,data,", 0), 0u) << csv;
   EXPECT_NE(csv.find(",simulated,"), std::string::npos) << csv;
+  // Issue 47: each row's memory margin, the usable memory (79.65 GiB here) above its peak, in the table and
+  // the CSV.
+  EXPECT_NE(r.out.find("GiB/GPU  GiB left  idle %"), std::string::npos) << r.out;
+  EXPECT_NE(csv.find(",peak_gib,margin_gib,idle_fraction\n"), std::string::npos) << csv;
+  const std::smatch row = [&] {
+    std::smatch m;
+    std::regex_search(csv, m, std::regex(",simulated,,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,([^,]*),([^,]*),"));
+    return m;
+  }();
+  ASSERT_EQ(row.size(), 3u) << csv;
+  EXPECT_NEAR(std::stod(row[1]) + std::stod(row[2]), 79.65, 0.02) << row[0];  // to the CSV's 4 digits
 }
 
 // A traced run of the scenario's own configuration scales every configuration's op times, and says so.
@@ -89,6 +100,29 @@ TEST(PlanCommand, BadOptionsSayWhatWasExpected) {
       test::run_pipesim(fmt::format("plan '{}' --gpus 8 --schedules zb-vv", scenario), dir);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("unknown schedule 'zb-vv'"), std::string::npos) << unknown.err;
+}
+
+// Issue 47: PACI's accumulation doubled past m = 2^30 and divided by 0 (SIGFPE); a huge global batch ran for
+// minutes. The first plans (no candidate fits the run's own ceilings), the second is refused by its estimated
+// work before the first simulation, naming the figure and the option that raises the ceiling.
+TEST(PlanCommand, AHugeGlobalBatchIsPlannedOrRefusedByItsWork) {
+  const test::TempDir dir;
+  const std::string scenario = dir.write("job.yaml", kJob);
+  const test::CommandResult paci = test::run_pipesim(
+      fmt::format("plan '{}' --gpus 8 --schedules paci --global-batch 1073741824 -q", scenario), dir);
+  EXPECT_EQ(paci.exit_code, 0) << paci.err;
+  EXPECT_NE(paci.out.find("global batch 1073741824 samples"), std::string::npos) << paci.out;
+  const test::CommandResult tight = test::run_pipesim(
+      fmt::format("--max-total-ops 1000 plan '{}' --gpus 8 --global-batch 64 -q", scenario), dir);
+  EXPECT_EQ(tight.exit_code, 1) << tight.out;
+  EXPECT_EQ(tight.out, "");
+  EXPECT_NE(tight.err.find("plan (at most: the candidates under their memory bound, before pruning): "),
+            std::string::npos)
+      << tight.err;
+  EXPECT_NE(tight.err.find("above the ceiling of 1e+03 ops; lower --global-batch or narrow the search"),
+            std::string::npos)
+      << tight.err;
+  EXPECT_NE(tight.err.find("raise the ceiling with --max-total-ops"), std::string::npos) << tight.err;
 }
 
 #ifdef PIPESIM_MPIEXEC

@@ -2,6 +2,7 @@
 // that would not fit in memory are refused before anything is allocated: the repros of the fuzzing report.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <thread>
 
@@ -77,29 +78,49 @@ TEST(ValueRanges, ScenarioValuesOutOfRangeNameTheFileLineAndKey) {
   EXPECT_NE(latency.find("test.yaml:3: key 'comm.latency_ms'"), std::string::npos) << latency;
 }
 
+// Exactly the one batch asked for (no run-length extension), so the makespan is that batch's.
+SimulationResult one_batch_run(const std::string& yaml, const std::string& schedule) {
+  return test::run_schedule(test::scenario_from_yaml(yaml), schedule, {}, test::fixed_batches());
+}
+
 TEST(ValueRanges, ExtremeButAcceptedValuesRunWithoutOverflow) {
   // The largest time on every op, and the largest bytes: the run ends at an exact, hand-computed time.
   // 1F1B-flush, N = 2, m = 2, F = B = 100 s, one batch: F0 F0' ... the makespan is (m + N - 1) (F + B) = 600
   // s.
-  const Scenario s = test::scenario_from_yaml(
+  const SimulationResult r = one_batch_run(
       "pipeline: {stages: 2, microbatches: 2, batches: 1}\n"
       "costs: {forward_ms: 1e5, backward_ms: 1e5, activation_bytes: 1099511627776, parameter_bytes: "
-      "1099511627776}\n");
-  // Exactly the one batch asked for (no run-length extension), so the makespan is that batch's.
-  const SimulationResult r = test::run_schedule(s, "1f1b-flush", {}, test::fixed_batches());
+      "1099511627776}\n",
+      "1f1b-flush");
   EXPECT_EQ(r.trace.makespan_ns, 600 * TimeNs{1'000'000'000});
   // Device 0 holds both microbatches' activations at its peak: 2 x 2^40 bytes.
   EXPECT_EQ(r.trace.peak_activation_bytes[0], Bytes{2} << 40);
 }
 
 TEST(ValueRanges, TransformerTimesDerivedBeyondTheBoundAreAnError) {
-  // hidden 2^20 on one stage: F FLOPs s*b*h*(24h + 4s) per layer are ~1e20, far beyond 100 s on a CPU.
+  // hidden 2^22 on one stage: F FLOPs s*b*h*(24h + 4s) per layer are ~1e21, far beyond 1e5 s on a CPU.
   const Scenario s =
       load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/transformer/tiny-gpt-cpu.yaml",
-                    {"model.hidden=1048576", "model.heads=8"});
+                    {"model.hidden=4194304", "model.heads=8"});
   const std::string message = input_error_of([&] { test::run_schedule(s, "gpipe"); });
   EXPECT_NE(message.find("model: stage 1's forward time is"), std::string::npos) << message;
-  EXPECT_NE(message.find("expected a time in ms from 0 to 100000"), std::string::npos) << message;
+  EXPECT_NE(message.find("expected at most 100000 s (27.8 h"), std::string::npos) << message;
+}
+
+// Issue 47: a computed time (here a transfer's wire time, bytes over bandwidth) was held to the 100 s of a
+// typed one, which refused a legitimate communication-bound run; it may reach 1e5 s.
+TEST(ValueRanges, ComputedTimesMayExceedTheBoundOfTypedOnes) {
+  // F0, the activation's 500 s on the link, F1 B1, the gradient's 500 s back, B0: 1000.004 s.
+  EXPECT_EQ(one_batch_run("pipeline: {stages: 2, microbatches: 1, batches: 1}\n"
+                          "costs: {forward_ms: 1, backward_ms: 1, transfer_bytes: 5e11}\n"
+                          "comm: {model: link, bandwidth_gb_per_s: 1}\n",
+                          "gpipe")
+                .trace.makespan_ns,
+            1000 * TimeNs{1'000'000'000} + 4'000'000);
+  EXPECT_GT(static_cast<double>(kMaxComputedTimeNs), 1e3 * static_cast<double>(kMaxTimeNs) - 1);
+  EXPECT_TRUE(computed_time_in_range(1e14));
+  EXPECT_FALSE(computed_time_in_range(1.0000001e14));
+  EXPECT_FALSE(computed_time_in_range(std::nan("")));
 }
 
 TEST(ValueRanges, LinkTransferLongerThanOneTimeValueIsAnError) {
@@ -273,6 +294,18 @@ TEST(ResourceEstimate, ACommandsWholeWorkIsEstimatedBeforeItStarts) {
   EXPECT_NE(sweep.err.find("sweep: 2 runs would simulate about"), std::string::npos) << sweep.err;
   EXPECT_NE(sweep.err.find("--shard i/n, or raise the ceiling with --max-total-ops"), std::string::npos)
       << sweep.err;
+  // Issue 47: `run` bounded each schedule but not the command, whose schedules each under the run's ceiling
+  // could take minutes together: their estimates are summed before the first run too.
+  const std::string run = fmt::format("run '{}' --schedules gpipe,gpipe,gpipe", yaml);
+  const test::CommandResult tight_run = test::run_pipesim("--max-total-ops 10 " + run, dir);
+  EXPECT_EQ(tight_run.exit_code, 1) << tight_run.err;
+  EXPECT_EQ(tight_run.out, "");  // refused before the first run
+  EXPECT_NE(tight_run.err.find("run: 3 runs would simulate about"), std::string::npos) << tight_run.err;
+  EXPECT_NE(tight_run.err.find("run fewer schedules (--schedules, --entry) or lower N or m, or raise the "
+                               "ceiling with --max-total-ops"),
+            std::string::npos)
+      << tight_run.err;
+  EXPECT_EQ(test::run_pipesim("--max-total-ops 1000 " + run, dir).exit_code, 0);
 }
 
 TEST(TextInput, Utf8IsValidatedByItsEncodingRules) {

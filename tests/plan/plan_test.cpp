@@ -8,6 +8,8 @@
 #include <set>
 
 #include "api/resolve.h"
+#include "api/schedule_selection.h"
+#include "pipesim_source_dir.h"
 #include "plan/plan_bounds.h"
 #include "plan/plan_report.h"
 #include "schedules/registry.h"
@@ -109,6 +111,96 @@ TEST(PlanSpace, InputThatCannotBePlannedSaysWhy) {
   space.pipeline = {2};
   EXPECT_NE(test::input_error_of([&] { plan_candidates(small_job(), space); }).find("global batch 3"),
             std::string::npos);
+}
+
+// Issue 47: PACI's accumulation doubled past m = 2^30 wrapped to 0 and divided by it (SIGFPE); a scenario's
+// m x b x d past an int wrapped too.
+TEST(PlanSpace, AGlobalBatchOf2To30EnumeratesEveryPowerOfTwoWithoutOverflow) {
+  PlanSpaceOptions space;
+  space.gpus = 1;
+  space.global_batch = 1 << 30;
+  space.microbatch_sizes = {1};
+  space.schedules = {{"paci", ScheduleParams()}};
+  std::set<int> accumulation;
+  for (const PlanCandidate& c : plan_candidates(small_job(), space)) {
+    EXPECT_EQ(c.microbatches, 1 << 30);
+    accumulation.insert(std::stoi(c.schedule.params.get_string("accumulation", "0")));
+  }
+  EXPECT_EQ(accumulation.size(), 31u);  // 2^0 .. 2^30
+  EXPECT_EQ(*accumulation.rbegin(), 1 << 30);
+  Scenario wide = small_job();
+  wide.microbatch_size = 1 << 30;  // 8 microbatches of 2^30 samples: 2^33, past an int
+  EXPECT_NE(
+      test::input_error_of([&] { plan_global_batch(wide, {}); })
+          .find("global batch is 8589934592 samples (8589934592 per replica x parallel.data = 1), above "
+                "the 1073741824"),
+      std::string::npos);
+}
+
+// Issue 47: a layer_split list (one count per stage) made every other pipeline degree "not runnable" unsaid.
+// It applies where it fits; elsewhere the layers split evenly, and the report says for how many.
+TEST(Plan, ALayerSplitListAppliesWhereItFitsAndTheOtherDegreesSplitEvenly) {
+  const Scenario s = test::scenario_from_yaml(
+      "name: split-job\n"
+      "model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, seq_len: 2048, vocab: 32000, mlp: swiglu}\n"
+      "hardware: {profile: h100-sxm5-80gb}\n"
+      "parallel: {gpus_per_node: 4}\n"
+      "pipeline: {stages: 2, microbatches: 8, microbatch_size: 2, layer_split: [3, 5]}\n");
+  PlanOptions options = small_plan(8, 3);
+  options.space.schedules = {{"1f1b-flush", ScheduleParams()}};
+  const PlanResult result = run_plan(s, options);
+  size_t runnable_elsewhere = 0;
+  for (const PlanRow& r : result.rows) {
+    EXPECT_EQ(r.candidate.even_split, r.candidate.pipeline != 2) << candidate_shape_text(r.candidate);
+    if (r.candidate.pipeline == 4 && r.fate != CandidateFate::kNotRunnable) ++runnable_elsewhere;
+  }
+  EXPECT_GT(runnable_elsewhere, 0u);
+  const std::string text = format_plan(s, options, result);
+  EXPECT_NE(text.find("note: pipeline.layer_split [3,5] names 2 stages; "), std::string::npos) << text;
+  EXPECT_NE(text.find("(pipeline degrees 1, 4, 8) have another number of stages per model copy and split the "
+                      "layers evenly instead"),
+            std::string::npos)
+      << text;
+}
+
+// Issue 47: the default search lacked the interleaving depths experts use, 3 and 6 chunks per device.
+TEST(PlanSpace, TheDefaultSchedulesInterleaveAt2To6Chunks) {
+  const Scenario s = small_job();
+  PlanSpaceOptions space;
+  space.gpus = 8;
+  space.global_batch = 48;
+  space.schedules = select_schedules(s, default_plan_schedules());
+  std::set<std::string> chunks;
+  for (const PlanCandidate& c : plan_candidates(s, space)) {
+    if (c.schedule.name == "interleaved-1f1b") chunks.insert(c.schedule.params.get_string("chunks", ""));
+  }
+  EXPECT_EQ(chunks, (std::set<std::string>{"2", "3", "4", "6"}));
+}
+
+// Issue 47: on the shipped BLOOM scenario (--top 300), PACI at a = 16, t = 4, p = 48, d = 2, b = 2, m = 512
+// had a simulated step 1.1e-6 below its busiest GPU's work, and the bound check stopped the plan with an
+// internal logic_error; `pipesim run` of it finds no steady state without sequence parallelism. It is listed
+// as failed, with why.
+TEST(Plan, AWindowThatWasNotQuiteSteadyIsAFailedCandidateNotAnInternalError) {
+  const Scenario s =
+      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/published/bloom-176b.yaml");
+  PlanOptions options;
+  options.space.gpus = 384;
+  options.space.tensor = {4};
+  options.space.pipeline = {48};
+  options.space.microbatch_sizes = {2};
+  options.space.recompute = {Recompute::kNone};
+  options.space.zero = {0};
+  options.space.schedules = {{"paci", ScheduleParams()}};
+  options.space.schedules[0].params.set("accumulation", "16");
+  options.jobs = 1;
+  const PlanResult result = run_plan(s, options);
+  ASSERT_EQ(result.rows.size(), 1u);
+  const PlanRow& row = result.rows[0];
+  EXPECT_EQ(row.fate, CandidateFate::kFailed) << row.reason;
+  EXPECT_NE(row.reason.find("below its busiest GPU's work"), std::string::npos) << row.reason;
+  EXPECT_NE(row.reason.find("the measured window was not a steady state"), std::string::npos) << row.reason;
+  EXPECT_NE(format_plan(s, options, result).find("1 failed to simulate"), std::string::npos);
 }
 
 // The generic bound equals the busiest device's ops of one batch counted from the schedule's own lists, for

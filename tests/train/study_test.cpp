@@ -531,6 +531,21 @@ TEST(StudyRunner, JobsTrainTheSameCurvesAsOneAndPassOnAFailure) {
   EXPECT_THROW(run_study(broken, dir + "/study_broken.csv", none, false, 2), InputError);
 }
 
+// Issue 47: a study of a million stages grew its model to a block per stage, and searched the blocks' split,
+// before any estimate: 24 GB before the kernel stopped it. The run's estimate now comes first.
+TEST(StudyRunner, AMillionStagesAreRefusedBeforeTheModelIsBuilt) {
+  const Study study = parse_study(replaced(kTinyStudy, "stages: 2", "stages: 1000000"), "s.yaml", false);
+  const std::string path = testing::TempDir() + "/study_million.csv";
+  std::filesystem::remove(path);
+  StudyCurves curves;
+  const std::string message = test::input_error_of([&] { run_study(study, path, curves, false); });
+  EXPECT_NE(message.find("s.yaml: 1f1b-flush m=2 at N = 1000000: training this model would need about"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("above the 4 GB ceiling"), std::string::npos) << message;
+  EXPECT_NE(message.find("--max-memory-gb"), std::string::npos) << message;
+}
+
 // The character GPT on the repository's snippet: per-position predictions, so the accuracy is a fraction of
 // positions (in [0, 1], not a count per sample), and 512 samples of training lower the held-out loss.
 TEST(StudyRunner, TheSnippetGptTaskTrainsTheCharacterModelOnHeldOutText) {
