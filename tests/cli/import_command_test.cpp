@@ -93,8 +93,8 @@ TEST(ImportCommand, TheNameReadsBackAsGivenAndABadProfileNamesItsOption) {
         fmt::format("import hf '{}' -o '{}' --seq-len 1024 --name '{}'", config, dir.file("n.yaml"), name),
         dir);
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
-    const test::CommandResult run =
-        test::run_pipesim(fmt::format("run '{}' --schedules 1f1b-flush", dir.file("n.yaml")), dir);
+    const test::CommandResult run = test::run_pipesim(
+        fmt::format("run '{}' --schedules 1f1b-flush --allow-unmodelled", dir.file("n.yaml")), dir);
     ASSERT_EQ(run.exit_code, 0) << name << ": " << run.err;
     EXPECT_EQ(run.out.rfind("scenario " + name + ": ", 0), 0U) << name << ": " << run.out;
   }
