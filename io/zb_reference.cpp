@@ -78,7 +78,7 @@ std::vector<FitRow> a100_fit_rows(const HardwareProfile& profile, const std::str
   std::vector<FitRow> rows;
   for (const ZbProfiledTimes& p : load_zb_profiled_times(data_dir)) {
     const ZbModel& m = find_zb_model(models, p.model);
-    TransformerSetup setup{m.model, profile, LayerSplit::kZeroBubble, {}, {}, {}};
+    TransformerSetup setup{m.model, profile, LayerSplit::kZeroBubble, {}, {}, {}, {}};
     const std::vector<StageCosts> stages = transformer_stage_costs(setup, m.microbatch_size, p.stages);
     FitRow row;
     row.profiled = p;

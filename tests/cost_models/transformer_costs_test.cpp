@@ -44,7 +44,7 @@ HardwareProfile flat_profile(double tflops, double gb_per_s, double launch_us, d
 }
 
 TransformerSetup setup_with(const HardwareProfile& profile, double fwd_passes = 0, double bwd_passes = 0) {
-  TransformerSetup s{small_model(), profile, LayerSplit::kEven, {}, {}, {}};
+  TransformerSetup s{small_model(), profile, LayerSplit::kEven, {}, {}, {}, {}};
   s.model.forward_elementwise_passes = fwd_passes;
   s.model.backward_elementwise_passes = bwd_passes;
   return s;
