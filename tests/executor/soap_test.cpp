@@ -10,7 +10,7 @@
 namespace pipesim::executor {
 namespace {
 
-void step(StageUpdater& updater, std::vector<float>& w, const std::vector<float>& g) {
+void soap_step(StageUpdater& updater, std::vector<float>& w, const std::vector<float>& g) {
   updater.update(w, {&g});
 }
 
@@ -28,12 +28,12 @@ TEST(Soap, FirstStepOnlyBuildsTheBasesThenAdamRunsInThem) {
   StageUpdater updater(soap_rule(10), blocks, 4);
   std::vector<float> w{1.0F, 2.0F, 3.0F, 4.0F};
   // Step 1, G1 = [[1, 1], [1, 1]]: L = R = 0.05 G1 G1ᵀ, eigenvectors (1, 1)/√2 and (1, -1)/√2; no update.
-  step(updater, w, {1.0F, 1.0F, 1.0F, 1.0F});
+  soap_step(updater, w, {1.0F, 1.0F, 1.0F, 1.0F});
   EXPECT_EQ(w, (std::vector<float>{1.0F, 2.0F, 3.0F, 4.0F}));
   // Step 2 (k = 1), G2 = [[1, 0], [0, 0]]: M / c1 = G2, rotated Q G2 Q = ±[[.5, .5], [.5, .5]]; V / c2 = its
   // square, so N' = ±[[1, 1], [1, 1]] (times 0.5 / (0.5 + eps)) and u = Q N' Qᵀ = [[2, 0], [0, 0]]. AdamW
   // would step [[1, 0], [0, 0]]: the rotation spreads the preconditioning over the basis.
-  step(updater, w, {1.0F, 0.0F, 0.0F, 0.0F});
+  soap_step(updater, w, {1.0F, 0.0F, 0.0F, 0.0F});
   const double scale = 0.5 / (0.5 + 1e-8);
   EXPECT_NEAR(w[0], 1.0 - 0.1 * 2.0 * scale, 1e-6);
   for (int i = 1; i < 4; ++i) EXPECT_NEAR(w[i], i + 1.0, 1e-6) << i;
@@ -62,8 +62,8 @@ TEST(Soap, WithDiagonalGradientsItIsAdamWOneStepBehind) {
     g[8] = c;
     g[9] = unit(random) - 0.5F;
     g[10] = unit(random) - 0.5F;
-    step(soap, w_soap, g);
-    if (t > 1) step(adam, w_adam, g);
+    soap_step(soap, w_soap, g);
+    if (t > 1) soap_step(adam, w_adam, g);
   }
   for (int i = 0; i < 11; ++i) EXPECT_NEAR(w_soap[i], w_adam[i], 2e-5) << i;
 }
@@ -100,8 +100,8 @@ TEST(Soap, RotatingEveryGradientRotatesTheWeightsOfARectangularMatrix) {
     for (int t = 1; t <= 9; ++t) {
       std::vector<float> g(r * c);
       for (float& x : g) x = normal(random);
-      step(plain, w_plain, g);
-      step(rotated, w_rotated, multiply(multiply(a, g, r, r, c), b, r, c, c));
+      soap_step(plain, w_plain, g);
+      soap_step(rotated, w_rotated, multiply(multiply(a, g, r, r, c), b, r, c, c));
     }
     const std::vector<float> expected = multiply(multiply(a, w_plain, r, r, c), b, r, c, c);
     double worst = 0;

@@ -166,7 +166,7 @@ TEST(RunBatch, EveryRunnableRowRunsAndTheRestAreSkippedWithAReason) {
   EXPECT_THROW(run_schedules(s, select_schedules(s, "paci:accumulation=0"), {}), InputError);
 }
 
-int exit_code(const std::string& args) {
+int selection_exit_code(const std::string& args) {
   const int status = std::system(fmt::format("{} {} > /dev/null 2>&1", PIPESIM_BINARY, args).c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -177,11 +177,11 @@ TEST(RunBatch, ExitCodesSaySomethingRanNothingRanOrTheCommandLineWasWrong) {
                                      "pipeline: {stages: 8, microbatches: 12, batches: 2}\n"
                                      "costs: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, "
                                      "weight_grad_activation_bytes: 0}\n");
-  EXPECT_EQ(exit_code("run " + path), 0);
-  EXPECT_EQ(exit_code("run " + path + " --schedules dualpipe-v"), 3);
-  EXPECT_EQ(exit_code("run " + path + " --schedules no-such"), 1);
-  EXPECT_EQ(exit_code("run " + path + " --no-such-flag"), 2);
-  EXPECT_EQ(exit_code("runn " + path), 2);
+  EXPECT_EQ(selection_exit_code("run " + path), 0);
+  EXPECT_EQ(selection_exit_code("run " + path + " --schedules dualpipe-v"), 3);
+  EXPECT_EQ(selection_exit_code("run " + path + " --schedules no-such"), 1);
+  EXPECT_EQ(selection_exit_code("run " + path + " --no-such-flag"), 2);
+  EXPECT_EQ(selection_exit_code("runn " + path), 2);
 }
 
 }  // namespace
