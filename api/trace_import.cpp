@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "api/import_scenario.h"
 #include "base/errors.h"
+#include "import/import_scenario.h"
 #include "io/scenario.h"
 #include "report/format.h"
 #include "schedules/registry.h"

@@ -65,4 +65,13 @@ std::string did_you_mean(const std::string& given, const std::vector<std::string
   return name.empty() ? "" : fmt::format("; did you mean '{}'?", name);
 }
 
+std::string near_miss(const std::string& given, const std::vector<std::string>& known, int max_edits,
+                      size_t min_length) {
+  if (given.size() < min_length) return "";
+  for (const std::string& name : known) {
+    if (name != given && name.size() >= min_length && edit_distance(given, name) <= max_edits) return name;
+  }
+  return "";
+}
+
 }  // namespace pipesim

@@ -9,13 +9,15 @@
 #include <iostream>
 #include <memory>
 
-#include "api/import_scenario.h"
 #include "base/errors.h"
 #include "base/text_file.h"
 #include "cli/commands.h"
-#include "io/hf_config.h"
-#include "io/megatron_args.h"
-#include "io/torchtitan_config.h"
+#include "import/hf_config.h"
+#include "import/import_scenario.h"
+#include "import/launch_settings.h"
+#include "import/megatron_args.h"
+#include "import/torchtitan_config.h"
+#include "report/format.h"
 
 namespace pipesim {
 namespace {
@@ -49,13 +51,32 @@ std::string default_name(const std::string& config_path) {
   return name;
 }
 
+// What the importer reads, from the reader's own key table, under its --help; --keys prints the same as a
+// Markdown list, then every key of the table, and exits (docs/import-keys.md is those three outputs).
+void add_key_table(CLI::App* cmd, const ImportKeyTable& table) {
+  cmd->footer(wrap_lines(import_support_summary(table), kReportColumns, 0));
+  cmd->add_flag_callback(
+      "--keys",
+      [&table] {
+        std::string summary = "- " + import_support_summary(table);
+        for (size_t at = summary.find('\n'); at != std::string::npos; at = summary.find('\n', at + 1))
+          summary.insert(at + 1, "- ");
+        std::cout << wrap_lines(summary, kReportColumns, 2) << "\n\n" << import_key_listing(table);
+        throw CLI::Success();
+      },
+      "print every key the importer knows and what it becomes (a Markdown table), then exit");
+}
+
 // The options every importer shares: the file to write, the hardware profile, the scenario's name.
 void add_shared_options(CLI::App* cmd, std::string& output, ImportSettings& settings,
                         const char* name_default) {
   cmd->add_option("-o,--output", output, "the scenario file to write (default: standard output)");
   cmd->add_option("--profile", settings.profile, "hardware profile: a shipped name or a path")
       ->capture_default_str();
-  cmd->add_option("--name", settings.name, fmt::format("the scenario's name (default: {})", name_default));
+  cmd->add_option("--name", settings.name, fmt::format("the scenario's name (default: {})", name_default))
+      ->check([](const std::string& name) {
+        return name.empty() ? std::string("an empty name") : std::string();
+      });
   cmd->add_option("--reserve-gb", settings.reserve_gb,
                   "GiB of each GPU a run cannot use (CUDA context, NCCL buffers, allocator fragmentation), "
                   "written as hardware.reserve_gb; 0: none")
@@ -86,13 +107,10 @@ void add_import_megatron(CLI::App* import) {
   auto args = std::make_shared<ImportMegatronArgs>();
   CLI::App* megatron = import->add_subcommand(
       "megatron",
-      "Megatron-LM's arguments (after --) as a scenario: the model (head size, experts, latent attention, "
-      "MTP and FP8 included), the pipeline stages, the interleaving, uneven stages and m from the batch "
-      "sizes, and the job: tensor, context and sequence parallelism, the distributed optimizer (ZeRO-1), "
-      "overlapped gradient reduction. Experts, latent attention, MTP and FP8 are written as model keys that "
-      "`run` refuses until they are modelled; what else it cannot model (expert parallelism, overlapped "
-      "tensor-parallel communication) is listed in its comments");
+      "Megatron-LM's arguments (after --) as a scenario: the model, the pipeline and the job (what each "
+      "argument becomes is below; --keys lists them all)");
   megatron->add_option("ARGS", args->megatron_args, "pretrain_gpt.py's arguments, after --")->required();
+  add_key_table(megatron, megatron_argument_keys());
   add_shared_options(megatron, args->output, args->settings, "megatron-gpt");
   megatron
       ->add_option("--data-parallel", args->data_parallel,
@@ -111,45 +129,11 @@ void add_import_megatron(CLI::App* import) {
   megatron->callback([args] {
     MegatronImport m = read_megatron_args(
         args->megatron_args, args->vocab > 0 ? std::optional<int>(args->vocab) : std::nullopt, args->lenient);
-    ImportSettings settings = args->settings;
-    if (settings.name.empty()) settings.name = "megatron-gpt";
-    settings.stages = m.pipeline_stages;
-    const int per_step = m.micro_batch * args->data_parallel;
-    const int global = m.global_batch > 0 ? m.global_batch : per_step;
-    if (global % per_step != 0) {
-      throw InputError(
-          fmt::format("--global-batch-size {} is not a multiple of --micro-batch-size {} x "
-                      "--data-parallel {}",
-                      global, m.micro_batch, args->data_parallel));
-    }
-    settings.microbatches = global / per_step;
-    settings.global_batch = global / args->data_parallel;
-    settings.pipeline_from_options = false;
-    settings.pipeline_notes.push_back(fmt::format(
-        "{} stages (--pipeline-model-parallel-size); one data-parallel replica of {}: {} sequences per step "
-        "in m = {} microbatches of {}{}",
-        m.pipeline_stages, args->data_parallel, settings.global_batch, settings.microbatches, m.micro_batch,
-        m.global_batch > 0 ? ""
-                           : " (no --global-batch-size: Megatron's default, one microbatch per replica)"));
-    // Megatron's own layout, uneven stages included, on its own entry: the others compare at an even split.
-    const std::string uneven = m.stage_layers.empty() ? ""
-                                                      : fmt::format(", pipeline: {{layer_split: [{}]}}",
-                                                                    fmt::join(m.stage_layers, ", "));
-    const std::string megatron_schedule =
-        m.chunks > 1 ? fmt::format("{{name: interleaved-1f1b, chunks: {}{}}}", m.chunks, uneven)
-                     : (uneven.empty() ? "1f1b-flush" : fmt::format("{{name: 1f1b-flush{}}}", uneven));
-    settings.pipeline_notes.push_back(fmt::format(
-        "Megatron's schedule first ({}), then the Zero Bubble schedules to compare", megatron_schedule));
-    settings.schedules =
-        fmt::format("[{}{}, zb-h1, zb-h2, zb-v]", megatron_schedule, m.chunks > 1 ? ", 1f1b-flush" : "");
+    ImportSettings settings = megatron_launch_settings(m, args->data_parallel, args->settings);
     std::string joined;
     for (const std::string& a : args->megatron_args) joined += " " + a;
     settings.origin = fmt::format("pipesim import megatron --data-parallel {} --profile {} --{}",
                                   args->data_parallel, settings.profile, joined);
-    // The launch's data-parallel size (the arguments do not give the world size); the distributed
-    // optimizer shards nothing over one replica.
-    m.imported.parallel.data = args->data_parallel;
-    if (args->data_parallel == 1) m.imported.parallel.zero = 0;
     const std::string scenario = scenario_from_import(m.imported, settings);
     write_file(args->output, scenario);
     report_gaps(m.imported);
@@ -167,12 +151,10 @@ void add_import_torchtitan(CLI::App* import) {
   auto args = std::make_shared<ImportTorchtitanArgs>();
   CLI::App* titan = import->add_subcommand(
       "torchtitan",
-      "a torchtitan job file (TOML) as a scenario: the model (its llama3 flavor, or --hf-config), "
-      "the stages, schedule, stages per rank, m, the sequence length, activation checkpointing, float8 "
-      "converters (model.fp8, refused by `run` until modelled), and the job: tensor and context "
-      "parallelism, FSDP shards (ZeRO-3) and replicas; expert parallelism and async tensor parallelism are "
-      "listed as not supported");
+      "a torchtitan job file (TOML) as a scenario: the model (its llama3 flavor, or --hf-config), the "
+      "pipeline and the job (what each key becomes is below; --keys lists them all)");
   titan->add_option("JOB", args->job_path, "the job's .toml file")->required();
+  add_key_table(titan, torchtitan_keys());
   titan->add_option(
       "--hf-config", args->hf_config,
       "the model's Hugging Face config.json, for a model that is not one of torchtitan's llama3 "
@@ -184,29 +166,8 @@ void add_import_torchtitan(CLI::App* import) {
       model = read_hf_config(read_text_file(args->hf_config, "Hugging Face config"), args->hf_config);
     const TorchtitanImport t =
         read_torchtitan_config(read_text_file(args->job_path, "torchtitan job file"), args->job_path, model);
-    ImportSettings settings = args->settings;
+    ImportSettings settings = torchtitan_launch_settings(t, args->settings);
     if (settings.name.empty()) settings.name = std::filesystem::path(args->job_path).stem().string();
-    settings.stages = t.pipeline_stages;
-    settings.microbatches = t.microbatches;
-    settings.global_batch = t.local_batch;
-    settings.pipeline_from_options = false;
-    // The job's own split on its entry; the schedule compared with it runs at an even split.
-    const std::string uneven = t.stage_layers.empty() ? ""
-                                                      : fmt::format(", pipeline: {{layer_split: [{}]}}",
-                                                                    fmt::join(t.stage_layers, ", "));
-    const bool takes_chunks = t.chunks > 1 && t.schedule != "zb-v" && t.schedule != "dualpipe-v" &&
-                              t.schedule != "v-half" && t.schedule != "v-min";
-    const std::string schedule =
-        takes_chunks ? fmt::format("{{name: {}, chunks: {}{}}}", t.schedule, t.chunks, uneven)
-                     : (uneven.empty() ? t.schedule : fmt::format("{{name: {}{}}}", t.schedule, uneven));
-    settings.schedules =
-        fmt::format("[{}{}]", schedule, t.schedule == "1f1b-flush" ? ", zb-h1, zb-v" : ", 1f1b-flush");
-    settings.pipeline_notes.push_back(
-        fmt::format("{} stages, one pipeline replica: {} sequences per step (training.local_batch_size) in m "
-                    "= {} microbatches",
-                    t.pipeline_stages, t.local_batch, t.microbatches));
-    settings.pipeline_notes.push_back(
-        fmt::format("the job's schedule first ({}), then one to compare", schedule));
     settings.origin =
         fmt::format("pipesim import torchtitan {}{} --profile {}", args->job_path,
                     args->hf_config.empty() ? "" : " --hf-config " + args->hf_config, settings.profile);
@@ -227,11 +188,10 @@ void add_import_command(CLI::App& app) {
   auto args = std::make_shared<ImportHfArgs>();
   CLI::App* hf = import->add_subcommand(
       "hf",
-      "a Hugging Face config.json as the scenario's model: section, with the hardware and pipeline "
-      "given here; experts, latent attention, sliding windows and MTP become model keys that `run` refuses "
-      "until they are modelled, and what else the file has that pipesim does not model is listed in the "
-      "scenario's comments");
+      "a Hugging Face config.json as the scenario's model: section, with the hardware and pipeline given "
+      "here (what each key becomes is below; --keys lists them all)");
   hf->add_option("CONFIG", args->config_path, "the model's config.json")->required();
+  add_key_table(hf, hf_config_keys());
   add_shared_options(hf, args->output, args->settings,
                      "the config's directory, the model's in a Hugging Face cache, or the file's stem");
   hf->add_option("--seq-len", args->seq_len,

@@ -128,6 +128,8 @@ int main(int argc, char** argv) {
     return with_stdout_checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
     return with_stdout_checked(app.exit(e));
+  } catch (const CLI::Success&) {
+    return with_stdout_checked(pipesim::kExitSuccess);  // an option that printed what it was asked (--keys)
   } catch (const CLI::RuntimeError& e) {
     return e.get_exit_code();  // a command's own verdict (already reported
   } catch (const CLI::ParseError& e) {

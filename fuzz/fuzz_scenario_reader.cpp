@@ -1,6 +1,7 @@
 // libFuzzer target: the YAML scenario reader, then a run of every schedule the scenario asks for when the run
-// is small. InputError is the expected answer to bad input; anything else (a crash, a sanitizer report,
-// another exception) is a finding. scripts/fuzz.sh runs it with seeds from scenarios/ and fuzz/scenario.dict.
+// is small, and the writers of what it ran: the JSON document (which must parse back), the CSV rows, the
+// table. InputError is the expected answer to bad input; anything else (a crash, a sanitizer report, another
+// exception) is a finding. scripts/fuzz.sh runs it with seeds from scenarios/ and fuzz/scenario.dict.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,6 +9,9 @@
 #include "api/simulation.h"
 #include "base/errors.h"
 #include "io/scenario.h"
+#include "report/report.h"
+#include "report/result_record.h"
+#include "report/table_columns.h"
 #include "sim/resource_estimate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -17,12 +21,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Keep each input fast: the engine's own limits are tested elsewhere.
     if (static_cast<double>(scenario.stages) * scenario.microbatches * scenario.batches > 2000) return 0;
     pipesim::set_memory_ceiling_gb(0.05);
+    std::vector<pipesim::SimulationResult> results;
     for (const pipesim::ScheduleRequest& request : pipesim::requested_schedules(scenario)) {
       try {
-        pipesim::simulate_schedule(scenario, request);
+        results.push_back(pipesim::simulate_schedule(scenario, request));
       } catch (const pipesim::InputError&) {
       }
     }
+    const std::string json = pipesim::results_json_text({scenario.name, "fuzz.yaml"}, results);
+    if (nlohmann::json::parse(json).at("results").size() != results.size()) __builtin_trap();
+    pipesim::results_to_csv(results);
+    pipesim::render_result_table(scenario.name, results);
   } catch (const pipesim::InputError&) {
   }
   return 0;

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Fuzzes the four input readers with libFuzzer for SECONDS each (default 60), all at once: the YAML scenario
-# reader (and small runs of what it accepts), the PyTorch CSV schedule reader, the hardware profile reader and
-# the learning-study reader. Builds build-asan/ (scripts/sanitize_build.sh) when needed. Seeds: the repository's scenarios and
-# profiles, CSVs that `pipesim export` writes, and fuzz/regressions/<target>/ (every past finding). The corpus
+# Fuzzes every reader and writer target of fuzz/ with libFuzzer for SECONDS each (default 60), all at once:
+# the YAML scenario reader (with small runs of what it accepts and their JSON and CSV writers), the PyTorch CSV
+# schedule reader, the hardware profile reader, the learning-study reader, the three importers (Hugging Face,
+# Megatron-LM, torchtitan, each with the scenario it writes read back) and the planner (with its report and
+# CSV). Builds build-asan/ (scripts/sanitize_build.sh) when needed. Seeds: fuzz/seeds/<target>/, the
+# repository's scenarios and profiles, CSVs that `pipesim export` writes, and fuzz/regressions/<target>/ (every past finding). The corpus
 # grows in build-asan/corpus/<target>/ across runs. Any crash, sanitizer report or unexpected exception fails
 # the script and leaves the input in build-asan/crash-<target>-*: copy it into fuzz/regressions/<target>/ (the
 # ctest fuzz_regressions_<target> replays it from then on) and add a unit test for its class of bug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-targets=(scenario_reader pytorch_csv_reader profile_reader study_reader)
+source scripts/fuzz_targets.sh
+targets=("${fuzz_targets[@]}")
 scripts/sanitize_build.sh
 
 seeds=build-asan/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{scenario_reader,pytorch_csv_reader,profile_reader,study_reader}
+for target in "${targets[@]}"; do
+  mkdir -p "$seeds/$target"
+  if [ -d "fuzz/seeds/$target" ]; then cp "fuzz/seeds/$target"/* "$seeds/$target/"; fi
+done
+cp share/scenarios/transformer/*.yaml share/scenarios/quickstart/*.yaml "$seeds/planner/"
 cp share/studies/*.yaml "$seeds/study_reader/"
 for file in share/scenarios/*.yaml share/scenarios/*/*.yaml; do  # two directories hold files of the same name
   cp "$file" "$seeds/scenario_reader/$(echo "${file#share/scenarios/}" | tr / -)"

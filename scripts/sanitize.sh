@@ -27,7 +27,8 @@ for tests in build-asan/pipesim_tests_*; do
     grep -E '^\[  PASSED  \]|^\[  FAILED  \]|^\[  SKIPPED \]' "build-asan/$name-shard-$shard.log" | sed "s/^/$name: /" >&2 || true
   done
 done
-for reader in scenario_reader pytorch_csv_reader profile_reader study_reader; do
+source scripts/fuzz_targets.sh
+for reader in "${fuzz_targets[@]}"; do
   build-asan/"fuzz_replay_$reader" "fuzz/regressions/$reader" >&2 || status=1
 done
 build-asan/pipesim check --stages 2,3,4 --seeds 2 || status=1

@@ -18,7 +18,8 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESIM_WERROR="${P
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(--target pipesim pipesim_tests)
-  for reader in scenario_reader pytorch_csv_reader profile_reader study_reader; do
+  source scripts/fuzz_targets.sh
+  for reader in "${fuzz_targets[@]}"; do
     targets+=("fuzz_$reader" "fuzz_replay_$reader")
   done
 fi

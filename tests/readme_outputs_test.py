@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The README's printed outputs are what the commands print today: the quickstart table, the default run's
-table and the plan's, byte for byte but for the plan's search time (a README that shows stale figures is a bug). Usage: readme_outputs_test.py PIPESIM SOURCE_DIR
+table and the plan's, byte for byte but for the plan's search time (a README that shows stale figures is a bug), and
+docs/import-keys.md against the importers' key tables. Usage: readme_outputs_test.py PIPESIM SOURCE_DIR
 """
 import re
 import subprocess
@@ -41,6 +42,14 @@ def without_time(text):
 printed, now = block_after("## Plan a job", "plan:"), run(*plan_args)
 if without_time(printed) != without_time(now):
     failures.append(f"README.md, ## Plan a job: the block differs from `pipesim {' '.join(plan_args)}`:\n{now}")
+# What the importers read, from their key tables (scripts/import_keys_doc.py writes the file).
+sys.path.insert(0, f"{source}/scripts")
+import import_keys_doc  # noqa: E402
+
+with open(f"{source}/docs/import-keys.md", encoding="utf-8") as f:
+    if f.read() != import_keys_doc.document(pipesim):
+        failures.append("docs/import-keys.md is not what the importers' key tables say today: run "
+                        "scripts/import_keys_doc.py build/pipesim > docs/import-keys.md")
 if failures:
     print("\n".join(failures))
     sys.exit(1)

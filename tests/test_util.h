@@ -19,6 +19,7 @@
 #include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
+#include "tests/error_text.h"
 #include "tests/sim/plans.h"
 
 namespace pipesim::test {
@@ -26,23 +27,6 @@ namespace pipesim::test {
 inline constexpr const char* kTestSource = "test.yaml";
 
 // A scenario from YAML text, reported as coming from test.yaml.
-// The message of the InputError that `action` throws, or "no error".
-template <typename Action>
-std::string input_error_of(Action&& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-// Whether any of `lines` contains `text`.
-inline bool any_line_contains(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
-}
-
 inline Scenario scenario_from_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   return parse_scenario(yaml, kTestSource, overrides);
 }

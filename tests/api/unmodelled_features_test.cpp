@@ -4,11 +4,11 @@
 // JSON record listing what the figures leave out. A head size of the model's own is modelled, not flagged.
 #include <gtest/gtest.h>
 
-#include "api/import_scenario.h"
 #include "api/unmodelled_check.h"
-#include "io/hf_config.h"
-#include "io/megatron_args.h"
-#include "io/torchtitan_config.h"
+#include "import/hf_config.h"
+#include "import/import_scenario.h"
+#include "import/megatron_args.h"
+#include "import/torchtitan_config.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
 #include "tests/test_util.h"

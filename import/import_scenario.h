@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "io/model_import.h"
+#include "import/model_import.h"
 
 namespace pipesim {
 

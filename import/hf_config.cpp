@@ -1,4 +1,4 @@
-#include "io/hf_config.h"
+#include "import/hf_config.h"
 
 #include <fmt/format.h>
 
@@ -13,104 +13,6 @@ namespace pipesim {
 namespace {
 
 using nlohmann::json;
-
-// Keys that change no figure pipesim computes: names, token ids, numerics of norms and positions, flags of
-// the Python implementation.
-const std::set<std::string>& ignored_keys() {
-  static const std::set<std::string> keys{"_name_or_path",
-                                          "transformers_version",
-                                          "bos_token_id",
-                                          "eos_token_id",
-                                          "pad_token_id",
-                                          "sep_token_id",
-                                          "decoder_start_token_id",
-                                          "initializer_range",
-                                          "rms_norm_eps",
-                                          "layer_norm_eps",
-                                          "layer_norm_epsilon",
-                                          "rope_theta",
-                                          "rope_scaling",
-                                          "rope_type",
-                                          "rotary_emb_base",
-                                          "use_cache",
-                                          "pretraining_tp",
-                                          "attention_bias",
-                                          "mlp_bias",
-                                          "bias",
-                                          "n_ctx",
-                                          "scale_attn_weights",
-                                          "scale_attn_by_inverse_layer_idx",
-                                          "reorder_and_upcast_attn",
-                                          "summary_type",
-                                          "summary_use_proj",
-                                          "summary_activation",
-                                          "summary_proj_to_labels",
-                                          "summary_first_dropout",
-                                          "task_specific_params",
-                                          "id2label",
-                                          "label2id",
-                                          "problem_type",
-                                          "return_dict",
-                                          "output_attentions",
-                                          "output_hidden_states",
-                                          "torchscript",
-                                          "use_return_dict",
-                                          "is_encoder_decoder",
-                                          "tokenizer_class",
-                                          "auto_map",
-                                          "attn_implementation",
-                                          "_attn_implementation",
-                                          "qk_layernorm",
-                                          "final_logit_softcapping",
-                                          "attn_logit_softcapping",
-                                          "query_pre_attn_scalar",
-                                          "embedding_multiplier",
-                                          "logits_scaling",
-                                          "residual_multiplier",
-                                          "attention_multiplier",
-                                          "clip_qkv"};
-  return keys;
-}
-
-// Keys whose value, when it does something, the transformer model cannot represent.
-struct Unsupported {
-  const char* key;
-  const char* why;
-};
-// (Mixtures of experts, latent attention, sliding windows and multi-token prediction are read into the
-// scenario's model.moe, model.mla, ... instead: read_unmodelled_features.)
-const std::vector<Unsupported>& unsupported_keys() {
-  static const std::vector<Unsupported> keys{
-      {"vision_config", "a vision tower: pipesim models the language model only"},
-      {"audio_config", "an audio tower: pipesim models the language model only"}};
-  return keys;
-}
-
-// Keys that only tune a feature read into model.moe / model.mla (routing, balancing losses, rope splits):
-// no figure of the stand-in depends on them, and the feature itself is refused until it is modelled.
-const std::set<std::string>& feature_detail_keys() {
-  static const std::set<std::string> keys{"norm_topk_prob",
-                                          "router_aux_loss_coef",
-                                          "output_router_logits",
-                                          "router_jitter_noise",
-                                          "topk_method",
-                                          "n_group",
-                                          "topk_group",
-                                          "routed_scaling_factor",
-                                          "scoring_func",
-                                          "aux_loss_alpha",
-                                          "seq_aux",
-                                          "ep_size",
-                                          "qk_nope_head_dim",
-                                          "qk_rope_head_dim",
-                                          "v_head_dim",
-                                          "moe_layer_freq",
-                                          "decoder_sparse_step",
-                                          "mlp_only_layers",
-                                          "sliding_window_pattern",
-                                          "max_window_layers"};
-  return keys;
-}
 
 // Model types whose MLP is gated (three matrices), whatever the activation's name.
 bool gated_model_type(const std::string& type) {
@@ -158,6 +60,7 @@ class ConfigReader {
   // The first of `keys` present with a non-null value, or nullptr.
   const json* find(std::initializer_list<const char*> keys, std::string& found) {
     for (const char* key : keys) {
+      mark_consulted(key);
       const auto it = config_.find(key);
       if (it != config_.end()) used_.insert(key);
       if (it != config_.end() && !it->is_null()) {
@@ -201,7 +104,16 @@ class ConfigReader {
     return value->get<std::string>();
   }
 
-  void mark_used(const std::string& key) { used_.insert(key); }
+  void mark_used(const std::string& key) {
+    mark_consulted(key);
+    used_.insert(key);
+  }
+  // Every lookup goes through the key table (hf_config_keys): one it lacks is a pipesim bug.
+  void mark_consulted(const std::string& key) {
+    hf_config_keys().consulted(key);
+    if (std::find(out_.consulted.begin(), out_.consulted.end(), key) == out_.consulted.end())
+      out_.consulted.push_back(key);
+  }
   bool used(const std::string& key) const { return used_.count(key) > 0; }
 
  private:
@@ -323,6 +235,7 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
   if (!root.contains("num_hidden_layers") && !root.contains("n_layer") && root.contains("text_config") &&
       root["text_config"].is_object()) {
     config = &root["text_config"];
+    out.consulted.push_back("text_config");
     out.assumed.push_back("the language model read from text_config (the rest describes other towers)");
   }
   ConfigReader r(*config, source, out);
@@ -436,22 +349,21 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
     out.read.push_back(
         fmt::format("{}: {} -> {}", name, short_text(value), drops ? "dropout: true" : "no dropout"));
   }
+  // The rest, sorted by the key table.
   for (const auto& [name, value] : config->items()) {
     if (r.used(name)) continue;
-    const auto unsupported = std::find_if(unsupported_keys().begin(), unsupported_keys().end(),
-                                          [&name = name](const Unsupported& u) { return name == u.key; });
-    if (feature_detail_keys().count(name) > 0) {
-      out.ignored.push_back(name);
-    } else if (unsupported != unsupported_keys().end()) {
-      if (active(value)) {
-        out.unsupported.push_back(fmt::format("{}: {} ({})", name, short_text(value), unsupported->why));
-      } else {
-        out.ignored.push_back(name);
-      }
-    } else if (ignored_keys().count(name) > 0) {
-      out.ignored.push_back(name);
-    } else if (config == &root || name != "text_config") {
+    const ImportKey* key = hf_config_keys().find(name);
+    if (!key) {
       out.unknown.push_back(name);
+    } else if (key->use == KeyUse::kUnsupported && active(value)) {
+      out.unsupported.push_back(fmt::format("{}: {} ({})", name, short_text(value), key->what));
+    } else if (key->use == KeyUse::kIgnored || key->use == KeyUse::kUnsupported) {
+      out.ignored.push_back(name);
+    } else if (name == "text_config") {
+      out.ignored.push_back("text_config (the file's top level describes the language model)");
+    } else {
+      out.ignored.push_back(
+          fmt::format("{} (not in force here)", name));  // e.g. experts per token, no experts
     }
   }
   return out;

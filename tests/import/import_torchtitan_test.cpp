@@ -1,14 +1,14 @@
-// `pipesim import torchtitan` (io/torchtitan_config.h): torchtitan's Llama 3 8B job file as its repository
-// ships it, then with pipeline parallelism, read into the model and pipeline it describes.
+// `pipesim import torchtitan` (import/torchtitan_config.h): torchtitan's Llama 3 8B job file as its
+// repository ships it, then with pipeline parallelism, read into the model and pipeline it describes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "api/import_scenario.h"
-#include "io/hf_config.h"
+#include "import/hf_config.h"
+#include "import/import_scenario.h"
+#include "import/torchtitan_config.h"
 #include "io/scenario.h"
-#include "io/torchtitan_config.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
 
 namespace pipesim {
 namespace {

@@ -1,10 +1,10 @@
-// Megatron-LM's --pipeline-model-parallel-layout string (io/megatron_layout.h): expansion as Megatron expands
-// it, layers per virtual stage, and an error naming the stage for every layout pipesim cannot run.
-#include "io/megatron_layout.h"
+// Megatron-LM's --pipeline-model-parallel-layout string (import/megatron_layout.h): expansion as Megatron
+// expands it, layers per virtual stage, and an error naming the stage for every layout pipesim cannot run.
+#include "import/megatron_layout.h"
 
 #include <gtest/gtest.h>
 
-#include "tests/test_util.h"
+#include "tests/error_text.h"
 
 namespace pipesim {
 namespace {

@@ -19,7 +19,9 @@ struct ModelImport {
   std::vector<std::string> ignored;      // keys that change no figure pipesim computes
   std::vector<std::string> unsupported;  // "key: value (why the figures do not account for it)"
   std::vector<std::string> unknown;      // keys pipesim does not know
-  ParallelConfig parallel;               // the job around the pipeline, as far as the file says
+  std::vector<std::string>
+      consulted;            // every key the reader looked up, present or not (its key table's test)
+  ParallelConfig parallel;  // the job around the pipeline, as far as the file says
 };
 
 }  // namespace pipesim

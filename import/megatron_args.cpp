@@ -1,4 +1,4 @@
-#include "io/megatron_args.h"
+#include "import/megatron_args.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,115 +11,10 @@
 
 #include "base/did_you_mean.h"
 #include "base/errors.h"
-#include "io/megatron_layout.h"
+#include "import/megatron_layout.h"
 
 namespace pipesim {
 namespace {
-
-// Flags (store_true) and valued arguments of training, data and bookkeeping: no figure pipesim computes
-// depends on them.
-const std::set<std::string>& ignored_flags() {
-  static const std::set<std::string> flags{"use-mcore-models",
-                                           "overlap-grad-reduce",
-                                           "overlap-param-gather",
-                                           "disable-bias-linear",
-                                           "no-masked-softmax-fusion",
-                                           "use-rotary-position-embeddings",
-                                           "no-position-embedding",
-                                           "log-throughput",
-                                           "log-params-norm",
-                                           "log-num-zeros-in-grad",
-                                           "no-gradient-accumulation-fusion",
-                                           "qk-layernorm",
-                                           "mock-data",
-                                           "no-load-optim",
-                                           "no-load-rng",
-                                           "attention-softmax-in-fp32",
-                                           "accumulate-allreduce-grads-in-fp32",
-                                           "no-bias-swiglu-fusion",
-                                           "no-bias-dropout-fusion",
-                                           "no-rope-fusion",
-                                           "use-checkpoint-args",
-                                           "no-async-tensor-model-parallel-allreduce",
-                                           "apply-layernorm-1p",
-                                           "use-legacy-models",
-                                           "log-timers-to-tensorboard",
-                                           "log-validation-ppl-to-tensorboard",
-                                           "no-save-optim",
-                                           "no-save-rng"};
-  return flags;
-}
-const std::set<std::string>& ignored_values() {
-  static const std::set<std::string> values{"lr",
-                                            "min-lr",
-                                            "lr-decay-style",
-                                            "lr-decay-iters",
-                                            "lr-decay-samples",
-                                            "lr-warmup-fraction",
-                                            "lr-warmup-iters",
-                                            "lr-warmup-samples",
-                                            "train-iters",
-                                            "train-samples",
-                                            "weight-decay",
-                                            "clip-grad",
-                                            "adam-beta1",
-                                            "adam-beta2",
-                                            "adam-eps",
-                                            "init-method-std",
-                                            "data-path",
-                                            "split",
-                                            "tokenizer-type",
-                                            "tokenizer-model",
-                                            "vocab-file",
-                                            "merge-file",
-                                            "save",
-                                            "load",
-                                            "save-interval",
-                                            "eval-interval",
-                                            "eval-iters",
-                                            "log-interval",
-                                            "seed",
-                                            "distributed-backend",
-                                            "norm-epsilon",
-                                            "rotary-base",
-                                            "position-embedding-type",
-                                            "normalization",
-                                            "tensorboard-dir",
-                                            "wandb-project",
-                                            "wandb-exp-name",
-                                            "transformer-impl",
-                                            "attention-backend",
-                                            "data-cache-path",
-                                            "num-workers",
-                                            "exit-interval",
-                                            "timing-log-level",
-                                            "ckpt-format",
-                                            "rotary-percent",
-                                            "empty-unused-memory-level",
-                                            "max-position-embeddings",
-                                            "recompute-num-layers"};
-  return values;
-}
-
-// Flags pipesim reads or reports as not supported.
-const std::set<std::string>& read_flags() {
-  static const std::set<std::string> flags{"group-query-attention",
-                                           "swiglu",
-                                           "untie-embeddings-and-output-weights",
-                                           "bf16",
-                                           "fp16",
-                                           "sequence-parallel",
-                                           "use-distributed-optimizer",
-                                           "use-flash-attn",
-                                           "recompute-activations",
-                                           "tp-comm-overlap",
-                                           "account-for-embedding-in-pipeline-split",
-                                           "account-for-loss-in-pipeline-split",
-                                           "moe-grouped-gemm",
-                                           "multi-latent-attention",
-                                           "squared-relu"};
-  return flags;
-}
 
 // Tokenizers whose vocabulary has one size whatever files they load (Megatron's --tokenizer-type):
 // GPT-2's BPE and the BERT word pieces as published.
@@ -130,23 +25,10 @@ std::optional<int> tokenizer_vocabulary(const std::string& type) {
   return it == sizes.end() ? std::nullopt : std::optional<int>(it->second);
 }
 
-// The known argument `name` is one or two edits from: a typo, not one of Megatron's many arguments pipesim
-// does not list (those differ from every known one by more: --lr-warmup-init against --lr-warmup-iters).
-std::string likely_typo(const std::string& name, const std::vector<std::string>& known) {
-  if (name.size() < 6) return "";
-  for (const std::string& k : known) {
-    if (k != name && edit_distance(name, k) <= 2 && k.size() >= 6) return k;
-  }
-  return "";
-}
-
 // Arguments that take no value, so that the next token is not taken for one.
 bool is_flag(const std::string& name) {
-  return read_flags().count(name) > 0 || ignored_flags().count(name) > 0;
-}
-
-bool is_ignored(const std::string& name) {
-  return ignored_flags().count(name) > 0 || ignored_values().count(name) > 0;
+  const ImportKey* key = megatron_argument_keys().find(name);
+  return key && key->flag;
 }
 
 struct Argument {
@@ -166,26 +48,29 @@ class ArgumentReader {
       }
       std::string name = token.substr(2);
       Argument argument;
-      if (const auto eq = name.find('='); eq != std::string::npos) {
+      const auto eq = name.find('=');
+      if (eq != std::string::npos) {
         argument.value = name.substr(eq + 1);
         name = name.substr(0, eq);
-      } else if (!is_flag(name) && i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
+      }
+      for (char& c : name) c = c == '_' ? '-' : c;  // Megatron's argparse takes --a_b as --a-b too
+      const bool valued = eq != std::string::npos;  // --name=value
+      if (!valued && !is_flag(name) && i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0) {
         // Every value up to the next --name: argparse's nargs='+' arguments (--data-path 0.5 a 0.5 b,
         // --recompute-modules mlp moe) take several.
         argument.value = tokens[++i];
         while (i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0)
           argument.value += " " + tokens[++i];
-      } else {
+      } else if (!valued) {
         argument.flag = true;
       }
-      for (char& c : name) c = c == '_' ? '-' : c;  // Megatron's argparse takes --a_b as --a-b too
       order_.push_back(name);
       arguments_[name] = argument;
     }
   }
 
   bool has(const std::string& name) {
-    used_.insert(name);
+    consult(name);
     return arguments_.count(name) > 0;
   }
 
@@ -218,17 +103,16 @@ class ArgumentReader {
   }
 
   std::string text(const std::string& name) {
-    used_.insert(name);
+    consult(name);
     return arguments_.count(name) ? arguments_[name].value : "";
   }
 
-  // Arguments not read: sorted into ignored, unsupported (with why) and unknown. An unknown one close to a
-  // known one is a typo Megatron's argparse would refuse: a UsageError with a did-you-mean, unless lenient.
-  void account_for_the_rest(const std::map<std::string, std::string>& unsupported_why, bool lenient) {
-    std::vector<std::string> known(used_.begin(), used_.end());
-    for (const auto* names : {&read_flags(), &ignored_flags(), &ignored_values()})
-      known.insert(known.end(), names->begin(), names->end());
-    for (const auto& [name, why] : unsupported_why) known.push_back(name);
+  // Arguments not read, sorted by the key table: ignored, unsupported (with why, where in force) and
+  // unknown. An unknown one close to a known one is a typo Megatron's argparse would refuse: a UsageError
+  // with a did-you-mean, unless lenient.
+  void account_for_the_rest(bool lenient) {
+    const ImportKeyTable& table = megatron_argument_keys();
+    const std::vector<std::string> known = table.names();
     for (const std::string& name : order_) {
       if (used_.count(name)) continue;
       used_.insert(name);
@@ -236,15 +120,16 @@ class ArgumentReader {
       const std::string shown = a.flag ? "--" + name : fmt::format("--{} {}", name, a.value);
       // A size of 1 (or 0) turns the feature off.
       const bool off = a.value == "1" || a.value == "0";
-      if (const auto it = unsupported_why.find(name); it != unsupported_why.end() && !off) {
-        out_.unsupported.push_back(fmt::format("{} ({})", shown, it->second));
-      } else if (is_ignored(name) || unsupported_why.count(name)) {
+      const ImportKey* key = table.find(name);
+      if (key && key->use == KeyUse::kUnsupported && !off) {
+        out_.unsupported.push_back(fmt::format("{} ({})", shown, key->what));
+      } else if (key) {
         out_.ignored.push_back(shown);
-      } else if (const std::string typo = likely_typo(name, known); !typo.empty() && !lenient) {
+      } else if (const std::string typo = near_miss(name, known, 2, 6); !typo.empty() && !lenient) {
         throw UsageError(fmt::format(
             "Megatron argument --{}: not an argument pipesim knows; did you mean '--{}'? (Megatron's "
-            "argparse "
-            "refuses an unknown argument; pipesim import megatron --lenient lists it as unknown instead)",
+            "argparse refuses an unknown argument; pipesim import megatron --lenient lists it as unknown "
+            "instead)",
             name, typo));
       } else {
         out_.unknown.push_back(shown);
@@ -253,6 +138,14 @@ class ArgumentReader {
   }
 
  private:
+  // Every lookup goes through the key table (megatron_argument_keys): one it lacks is a pipesim bug.
+  void consult(const std::string& name) {
+    megatron_argument_keys().consulted(name);
+    used_.insert(name);
+    if (std::find(out_.consulted.begin(), out_.consulted.end(), name) == out_.consulted.end())
+      out_.consulted.push_back(name);
+  }
+
   ModelImport& out_;
   std::vector<std::string> order_;
   std::map<std::string, Argument> arguments_;
@@ -508,12 +401,7 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
         "--use-distributed-optimizer -> parallel.zero: 1 (the optimizer state sharded over the data-parallel "
         "and context-parallel ranks)");
   }
-  std::map<std::string, std::string> unsupported{
-      {"expert-model-parallel-size", "expert parallelism is not modelled"},
-      {"tp-comm-overlap",
-       "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"}};
-
-  r.account_for_the_rest(unsupported, lenient);
+  r.account_for_the_rest(lenient);
   return result;
 }
 

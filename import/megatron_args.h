@@ -1,27 +1,18 @@
 #pragma once
 // Megatron-LM's command line (pretrain_gpt.py's arguments) read as a scenario's model and pipeline
 // (`pipesim import megatron -- ARGS...`).
-//
-// Model: --num-layers, --hidden-size, --ffn-hidden-size (Megatron's default: 4h, or with --swiglu
-// int(4h * 2/3 / 64) * 64), --num-attention-heads, --group-query-attention with --num-query-groups,
-// --seq-length, --vocab-size (padded as Megatron pads it: up to a multiple of --make-vocab-size-divisible-by,
-// default 128, times the tensor-parallel size), --swiglu, --untie-embeddings-and-output-weights,
-// --bf16/--fp16,
-// --attention-dropout/--hidden-dropout (Megatron's default 0.1 each), --recompute-granularity.
-// Pipeline: --pipeline-model-parallel-size (stages), --virtual-pipeline-model-parallel-size or
-// --num-layers-per-virtual-pipeline-stage (interleaved chunks), uneven stages (--decoder-first/last-pipeline-
-// num-layers, --account-for-embedding/loss-in-pipeline-split, or a --pipeline-model-parallel-layout string:
-// io/megatron_layout.h), --micro-batch-size and --global-batch-size (m = global / (micro x data-parallel
-// size); the data-parallel size is the launcher's, so it is given to pipesim).
-// Job: --tensor-model-parallel-size, --context-parallel-size, --sequence-parallel,
-// --use-distributed-optimizer. What pipesim cannot model (experts, overlapped tensor-parallel communication,
-// ...) is listed as unsupported with its value; training and data arguments (learning rate, paths, logging)
-// are listed as ignored; anything else as unknown.
+// What each argument becomes is the key table below (import/megatron_argument_keys.cpp): the model (with
+// Megatron's defaults where an argument is absent), the pipeline (stages, interleaving, uneven stages as
+// import/megatron_layout.h reads them, m from the batch sizes and the launch's data-parallel size, which
+// pipesim is given), the job's parallel: section, features the costs do not model yet as refused model keys;
+// what pipesim cannot model is listed as not supported, training and data arguments as ignored, anything else
+// as unknown (or, near a listed one, refused as a typo).
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "io/model_import.h"
+#include "import/import_keys.h"
+#include "import/model_import.h"
 
 namespace pipesim {
 
@@ -44,6 +35,10 @@ struct MegatronImport {
 // InputError naming the argument when a share does not divide.
 std::vector<int> megatron_stage_layers(int layers, int stages, int chunks, int first, int last,
                                        bool embedding, bool loss);
+
+// Every argument the reader looks up or sorts, with what it becomes (`pipesim import megatron --help`,
+// --keys).
+const ImportKeyTable& megatron_argument_keys();
 
 // Throws InputError naming the argument and what was expected. `vocab` stands in for a tokenizer's vocabulary
 // when the arguments give no --vocab-size.

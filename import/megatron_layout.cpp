@@ -1,4 +1,4 @@
-#include "io/megatron_layout.h"
+#include "import/megatron_layout.h"
 
 #include <fmt/format.h>
 

@@ -11,13 +11,16 @@
 // (b; m = local_batch_size / b; the older pipeline_parallel_microbatches gives m),
 // first/last_stage_less_layers (1 and 1, torchtitan's defaults, is pipesim's `zb` split for one stage per
 // rank). [activation_checkpoint] mode: none, full, selective (op: the attention core, pipesim's selective).
-// Tensor, context and expert parallelism and FSDP sharding are listed as not supported; keys of the training
-// loop (optimizer, learning rate, checkpoints, metrics) as ignored; anything else as unknown.
+// Tensor and context parallelism and FSDP shards go to the parallel: section; float8 converters to model.fp8
+// (refused until modelled); expert parallelism and async tensor parallelism are listed as not supported,
+// the training loop's keys as ignored, anything else as unknown: the key table below
+// (import/torchtitan_keys.cpp) says what each key becomes.
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "io/model_import.h"
+#include "import/import_keys.h"
+#include "import/model_import.h"
 
 namespace pipesim {
 
@@ -38,8 +41,12 @@ struct TorchtitanImport {
 // stages goes to the first stages; the last takes what is left. Throws InputError as torchtitan refuses.
 std::vector<int> torchtitan_stage_layers(int layers, int stages, int input_weight, int output_weight);
 
+// Every section.key the reader looks up or sorts, with what it becomes (`pipesim import torchtitan --help`,
+// --keys).
+const ImportKeyTable& torchtitan_keys();
+
 // Throws InputError with the file, line and column of a TOML error, or the key and what was expected.
-// `model` replaces the flavor table (a Hugging Face config.json read by io/hf_config.h).
+// `model` replaces the flavor table (a Hugging Face config.json read by import/hf_config.h).
 TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std::string& source,
                                         const std::optional<ModelImport>& model = std::nullopt);
 

@@ -1,13 +1,13 @@
-// `pipesim import megatron` (io/megatron_args.h): GPT-3 175B's published Megatron-LM setting as an argument
-// list, read into the model and pipeline it describes, every argument accounted for.
+// `pipesim import megatron` (import/megatron_args.h): GPT-3 175B's published Megatron-LM setting as an
+// argument list, read into the model and pipeline it describes, every argument accounted for.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "api/import_scenario.h"
-#include "io/megatron_args.h"
+#include "import/import_scenario.h"
+#include "import/megatron_args.h"
 #include "io/scenario.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
 
 namespace pipesim {
 namespace {
@@ -191,7 +191,7 @@ bool layout_error_says(const std::function<void()>& action, const std::string& t
   return message.find(text) != std::string::npos;
 }
 
-// Megatron's --pipeline-model-parallel-layout (io/megatron_layout.h): its stages' layers, its chunks.
+// Megatron's --pipeline-model-parallel-layout (import/megatron_layout.h): its stages' layers, its chunks.
 TEST(ImportMegatron, ALayoutStringBecomesTheEntrysLayerSplit) {
   const auto with = thirty_layers_on_four_ranks;
   const MegatronImport m = with({"--pipeline-model-parallel-layout", "Et*3|(tttt|)*6,t*3L"});

@@ -1,13 +1,13 @@
-// `pipesim import hf` (io/hf_config.h, api/import_scenario.h): real configs written out here, read into the
-// model they describe, every key accounted for, and a scenario that reads back as the same model.
+// `pipesim import hf` (import/hf_config.h, import/import_scenario.h): real configs written out here, read
+// into the model they describe, every key accounted for, and a scenario that reads back as the same model.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "api/import_scenario.h"
-#include "io/hf_config.h"
+#include "import/hf_config.h"
+#include "import/import_scenario.h"
 #include "io/scenario.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
 
 namespace pipesim {
 namespace {

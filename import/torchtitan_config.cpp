@@ -1,4 +1,4 @@
-#include "io/torchtitan_config.h"
+#include "import/torchtitan_config.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -39,40 +39,18 @@ int llama_ffn(int dim, double multiplier, int multiple_of) {
   return multiple_of * ((hidden + multiple_of - 1) / multiple_of);
 }
 
-// Keys of the training loop that change no figure pipesim computes, by section.
-const std::set<std::string>& ignored_sections() {
-  static const std::set<std::string> sections{
-      "job",  "profiling",  "metrics",      "optimizer",       "lr_scheduler", "checkpoint",
-      "comm", "validation", "experimental", "fault_tolerance", "compile",      "memory_estimation"};
-  return sections;
-}
-
-// Keys of the loop, of file locations and of all data-parallel ranks together (one pipeline replica is
-// modelled): no figure depends on them.
-const std::set<std::string>& ignored_torchtitan_keys() {
-  static const std::set<std::string> keys{"training.global_batch_size",
-                                          "model.tokenizer_path",
-                                          "model.hf_assets_path",
-                                          "training.steps",
-                                          "training.max_norm",
-                                          "training.dataset",
-                                          "training.dataset_path",
-                                          "training.gc_freq",
-                                          "training.seed",
-                                          "training.deterministic",
-                                          "training.mixed_precision_reduce",
-                                          "training.enable_cpu_offload",
-                                          "training.warmup_steps"};
-  return keys;
-}
-
 class TomlReader {
  public:
   TomlReader(const toml::table& root, const std::string& source, ModelImport& out)
       : root_(root), source_(source), out_(out) {}
 
+  // Every lookup goes through the key table (torchtitan_keys): one it lacks is a pipesim bug.
   const toml::node* node(const std::string& section, const std::string& key) {
-    used_.insert(section + "." + key);
+    const std::string name = section + "." + key;
+    torchtitan_keys().consulted(name);
+    used_.insert(name);
+    if (std::find(out_.consulted.begin(), out_.consulted.end(), name) == out_.consulted.end())
+      out_.consulted.push_back(name);
     const toml::table* table = root_[section].as_table();
     return table ? table->get(key) : nullptr;
   }
@@ -109,45 +87,46 @@ class TomlReader {
     return *value;
   }
 
-  // Every key not read: ignored (the training loop's sections), unsupported (with why, when active) or
-  // unknown.
-  // A section or key within two edits of a known one is a typo torchtitan would not read either: an
-  // InputError with a did-you-mean, naming its line.
-  void account_for_the_rest(const std::map<std::string, std::string>& unsupported_why) {
-    std::set<std::string> known_keys(used_.begin(), used_.end());
-    known_keys.insert(ignored_torchtitan_keys().begin(), ignored_torchtitan_keys().end());
-    for (const auto& [name, why] : unsupported_why) known_keys.insert(name);
-    std::set<std::string> known_sections(ignored_sections().begin(), ignored_sections().end());
-    for (const std::string& name : known_keys) known_sections.insert(name.substr(0, name.find('.')));
-    known_sections.insert({"float8", "quantize", "mx"});
-    const auto typo = [](const std::string& given, const std::set<std::string>& known) -> std::string {
-      if (given.size() < 4 || known.count(given)) return "";
-      for (const std::string& k : known) {
-        if (edit_distance(given, k) <= 2) return k;
-      }
-      return "";
+  // Every key not read, sorted by the key table: ignored, unsupported (with why, where in force) or
+  // unknown. A section or key within two edits of a known one is a typo torchtitan would not read either:
+  // an InputError with a did-you-mean, naming its line.
+  void account_for_the_rest() {
+    const ImportKeyTable& table = torchtitan_keys();
+    std::vector<std::string> known_sections;
+    for (const ImportKey& k : table.keys()) {
+      const std::string section = k.name.substr(0, k.name.find('.'));
+      if (std::find(known_sections.begin(), known_sections.end(), section) == known_sections.end())
+        known_sections.push_back(section);
+    }
+    const auto is_known = [](const std::vector<std::string>& known, const std::string& name) {
+      return std::find(known.begin(), known.end(), name) != known.end();
     };
     for (auto&& [section_key, section] : root_) {
       const std::string section_name(section_key.str());
-      if (const std::string known = typo(section_name, known_sections); !known.empty()) {
-        throw InputError(fmt::format("{}: not a torchtitan section; did you mean [{}]?",
-                                     where(&section, "[" + section_name + "]"), known));
+      if (!is_known(known_sections, section_name)) {
+        if (const std::string known = near_miss(section_name, known_sections, 2, 3); !known.empty()) {
+          throw InputError(fmt::format("{}: not a torchtitan section; did you mean [{}]?",
+                                       where(&section, "[" + section_name + "]"), known));
+        }
       }
-      const toml::table* table = section.as_table();
-      if (!table) {
+      const toml::table* table_node = section.as_table();
+      if (!table_node) {
         out_.unknown.push_back(section_name);
         continue;
       }
-      for (auto&& [key, value] : *table) {
+      std::vector<std::string> in_section;
+      for (const std::string& k : table.names()) {
+        if (k.rfind(section_name + ".", 0) == 0) in_section.push_back(k);
+      }
+      for (auto&& [key, value] : *table_node) {
         const std::string name = section_name + "." + std::string(key.str());
         if (used_.count(name)) continue;
-        std::set<std::string> in_section;
-        for (const std::string& k : known_keys) {
-          if (k.rfind(section_name + ".", 0) == 0) in_section.insert(k);
-        }
-        if (const std::string known = typo(name, in_section); !known.empty()) {
-          throw InputError(fmt::format("{}: not a key torchtitan reads; did you mean '{}'?",
-                                       where(&value, name), known.substr(section_name.size() + 1)));
+        const ImportKey* entry = table.find(name);
+        if (!entry || entry->name.ends_with(".*")) {
+          if (const std::string known = near_miss(name, in_section, 2, 4); !known.empty()) {
+            throw InputError(fmt::format("{}: not a key torchtitan reads; did you mean '{}'?",
+                                         where(&value, name), known.substr(section_name.size() + 1)));
+          }
         }
         std::string shown = name;
         if (value.is_value()) {
@@ -155,14 +134,12 @@ class TomlReader {
           value.visit([&text](auto&& v) { text << v; });
           shown += " = " + text.str();
         }
-        const auto why = unsupported_why.find(name);
         const auto number = value.value<int64_t>();
         const bool off = (number && (*number == 1 || *number == 0 || *number == -1)) ||
                          (value.is_boolean() && !*value.value<bool>());
-        if (why != unsupported_why.end() && !off) {
-          out_.unsupported.push_back(fmt::format("{} ({})", shown, why->second));
-        } else if (ignored_sections().count(section_name) || why != unsupported_why.end() ||
-                   ignored_torchtitan_keys().count(name)) {
+        if (entry && entry->use == KeyUse::kUnsupported && !off) {
+          out_.unsupported.push_back(fmt::format("{} ({})", shown, entry->what));
+        } else if (entry) {
           out_.ignored.push_back(shown);
         } else {
           out_.unknown.push_back(shown);
@@ -401,14 +378,7 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
         "replica's {}: the sharded memory is a little lower and the gathers' groups larger than torchtitan's",
         replicate, shards, parallel.data, shards));
   }
-  const std::map<std::string, std::string> unsupported{
-      {"parallelism.expert_parallel_degree", "experts are not modelled"},
-      {"parallelism.enable_async_tensor_parallel",
-       "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"},
-      {"float8.enable_fsdp_float8_all_gather", "float8 is not modelled"},
-      {"parallelism.pipeline_parallel_schedule_csv",
-       "a CSV schedule: import it with the scenario's csv: entry"}};
-  r.account_for_the_rest(unsupported);
+  r.account_for_the_rest();
   return result;
 }
 

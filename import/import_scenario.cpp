@@ -1,4 +1,4 @@
-#include "api/import_scenario.h"
+#include "import/import_scenario.h"
 
 #include <fmt/format.h>
 
