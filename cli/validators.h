@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
+#include "cli/commands.h"
+
 namespace pipesim {
 
 // A finite number in [min_value, max_value].
@@ -54,6 +57,17 @@ inline void check_output_options(CLI::App& app) {
     for (const std::string& name : option->get_lnames()) {
       if (std::find(kOutputOptions.begin(), kOutputOptions.end(), "--" + name) != kOutputOptions.end()) {
         option->check(output_path());
+        // A file's directory must exist and be writable (check_output_path): an error (exit 1) naming the
+        // option, before any work is done. `--out` names a directory where a command writes several files.
+        if (name != "out") {
+          option->each([option_name = "--" + name](const std::string& path) {
+            try {
+              check_output_path(path);
+            } catch (const InputError& e) {
+              throw InputError(fmt::format("{} {}", option_name, e.what()));
+            }
+          });
+        }
         break;
       }
     }

@@ -225,6 +225,11 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
     std::string what = e.what();
     if (const auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
     throw InputError(fmt::format("{}:{}:{}: not JSON: {}", source, line, column, what));
+  } catch (const json::out_of_range& e) {
+    // A number beyond a double (1e520): nlohmann says which, not where.
+    std::string what = e.what();
+    if (const auto at = what.find("number overflow"); at != std::string::npos) what = what.substr(at);
+    throw InputError(fmt::format("{}: not a config.json: {}", source, what));
   }
   if (!root.is_object())
     throw InputError(

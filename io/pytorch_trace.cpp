@@ -34,6 +34,8 @@ void read_pytorch_trace(const std::string& text, const std::string& source, Trac
     json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(fmt::format("{}: not JSON (byte {}): {}", source, e.byte, e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw InputError(fmt::format("{}: not a Chrome trace: {}", source, e.what()));  // a number such as 1e520
   }
   const nlohmann::json* events = &json;
   if (json.is_object()) {

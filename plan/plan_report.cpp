@@ -141,26 +141,29 @@ std::string runner_up_text(const PlanRow& best, const PlanRow& runner_up) {
 
 std::string format_plan(const Scenario& scenario, const PlanOptions& options, const PlanResult& result) {
   const TransformerSetup& setup = *scenario.transformer;
-  std::string out = fmt::format(
+  // Prose wraps at the report's width (tables keep their rows whole).
+  const auto paragraph = [](const std::string& text) { return wrap_lines(text, kReportColumns, 0) + "\n"; };
+  std::string out = paragraph(fmt::format(
       "plan: {} ({:.1f} B parameters, {} layers) on {} GPUs ({} per node), global batch {} samples of {} "
-      "tokens; hardware profile {} ({}), {:.2f} GiB usable per GPU\n",
+      "tokens; hardware profile {} ({}), {:.2f} GiB usable per GPU",
       scenario.name, model_parameters(setup.model) / 1e9, setup.model.layers, result.gpus,
       setup.parallel.gpus_per_node, result.global_batch, setup.model.seq_len, setup.profile.name,
-      setup.profile.kind_text(), result.capacity_bytes / kBytesPerGiB);
+      setup.profile.kind_text(), result.capacity_bytes / kBytesPerGiB));
   out +=
       unmodelled_banner(unmodelled_lines(unmodelled_in_force(setup.model.unmodelled, setup.model.seq_len)));
   if (const OpTimeScale& scale = setup.profile.op_time_scale; scale.scaled()) {
     out += fmt::format("op times scaled by a measured run: F x{:.3f}, I x{:.3f}, W x{:.3f} ({})\n",
                        scale.forward, scale.backward_input, scale.backward_weight, scale.source);
   }
-  out += fmt::format(
+  out += paragraph(fmt::format(
       "searched {} configurations in {:.1f} s: {} not runnable (schedule rules, layers per stage), {} over "
       "memory by their bound, {} pruned by their throughput bound, {} simulated, {} reused from a run with "
-      "identical costs, {} over memory once simulated\n{}{}\n",
+      "identical costs, {} over memory once simulated",
       result.rows.size(), result.seconds, result.count(CandidateFate::kNotRunnable),
       result.count(CandidateFate::kOverMemoryBound), result.count(CandidateFate::kPrunedByBound),
       result.count(CandidateFate::kSimulated), result.count(CandidateFate::kReused),
-      result.count(CandidateFate::kOverMemory), failed_text(result), layer_split_note(setup, result));
+      result.count(CandidateFate::kOverMemory)));
+  out += wrap_lines(failed_text(result) + layer_split_note(setup, result), kReportColumns, 0) + "\n";
   if (result.best_sync.empty() && result.best_async.empty()) {
     out +=
         "no configuration fits in memory and runs: try more GPUs, a smaller microbatch, recomputation or "
@@ -170,41 +173,43 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
     out += "Best synchronous configurations (every step sees the weights of the step before):\n";
     out += ranked_table(result, result.best_sync);
     if (result.best_sync.size() > 1) {
-      out += fmt::format("\n{}\n",
-                         runner_up_text(result.rows[result.best_sync[0]], result.rows[result.best_sync[1]]));
+      out += '\n';
+      out += paragraph(runner_up_text(result.rows[result.best_sync[0]], result.rows[result.best_sync[1]]));
     }
   }
   if (!result.best_async.empty()) {
-    out +=
-        "\nBest asynchronous configurations (stale weights: compare their learning before choosing one; "
-        "`pipesim run` shows each stage's delay):\n";
+    out += '\n';
+    out += paragraph(
+        "Best asynchronous configurations (stale weights: compare their learning before choosing one; "
+        "`pipesim run` shows each stage's delay):");
     out += ranked_table(result, result.best_async);
   }
-  out += fmt::format(
-      "\nt: tensor-parallel GPUs per pipeline rank (sequence parallelism {}){}; p: pipeline ranks; d: "
-      "data-parallel\n"
-      "replicas (ranks numbered tensor innermost, then {}); b: samples per microbatch; m: microbatches per\n"
-      "replica and step; ZeRO: what each stage shards over d (1: optimizer state, 2: and gradients, 3: and\n"
-      "weights). step s: one step of the global batch; tokens/s/GPU and TFLOP/s/GPU: the job's over its "
-      "GPUs\n"
-      "(model FLOPs, recomputation not counted); GiB/GPU: the simulated peak; GiB left: the usable memory\n"
-      "(capacity less reserve) above that peak; idle %: the busiest GPU's share of the step outside its own "
-      "ops\n"
-      "(bubble and waits). Rows differing only in recomputation and ZeRO show the fastest, then leanest.\n"
-      "Model: {}. {}; tensor-parallel collectives block the compute stream.\n",
+  out += '\n';
+  out += paragraph(fmt::format(
+      "t: tensor-parallel GPUs per pipeline rank (sequence parallelism {}){}; p: pipeline ranks; d: "
+      "data-parallel replicas (ranks numbered tensor innermost, then {}); b: samples per microbatch; m: "
+      "microbatches per replica and step; ZeRO: what each stage shards over d (1: optimizer state, 2: and "
+      "gradients, 3: and weights). step s: one step of the global batch; tokens/s/GPU and TFLOP/s/GPU: the "
+      "job's over its GPUs (model FLOPs, recomputation not counted); GiB/GPU: the simulated peak; GiB left: "
+      "the "
+      "usable memory (capacity less reserve) above that peak; idle %: the busiest GPU's share of the step "
+      "outside its own ops (bubble and waits). Rows differing only in recomputation and ZeRO show the "
+      "fastest, "
+      "then leanest.",
       options.space.sequence_parallel ? "on with t > 1" : "off",
       std::any_of(result.rows.begin(), result.rows.end(),
                   [](const PlanRow& r) { return r.candidate.context > 1; })
           ? "; c: context-parallel GPUs (ring attention: each holds 1/c of every sequence; gradients reduce "
             "and ZeRO shards over d x c)"
           : "",
-      setup.parallel.pipeline_before_data ? "pipeline, then data" : "data, then pipeline",
-      model_text(setup.model),
+      setup.parallel.pipeline_before_data ? "pipeline, then data" : "data, then pipeline"));
+  out += paragraph(fmt::format(
+      "Model: {}. {}; tensor-parallel collectives block the compute stream.", model_text(setup.model),
       setup.parallel.overlap_grad_reduce
-          ? "Each layer's gradients reduce over d as the stage's last backward makes them; what outlasts "
-            "it\noverlaps the other stages' work before the step's barrier"
-          : "The gradient reductions start once every stage has finished its backwards\n"
-            "(parallel.overlap_grad_reduce: false)");
+          ? "Each layer's gradients reduce over d as the stage's last backward makes them; what outlasts it "
+            "overlaps the other stages' work before the step's barrier"
+          : "The gradient reductions start once every stage has finished its backwards "
+            "(parallel.overlap_grad_reduce: false)"));
   return out;
 }
 

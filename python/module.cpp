@@ -58,24 +58,27 @@ PYBIND11_MODULE(_pipesim, m) {
   m.def(
       "run_json",
       [](const std::string& path, const std::string& text, const std::string& source,
-         const std::string& schedules, const std::vector<std::string>& overrides, bool memory_timeline) {
+         const std::string& schedules, const std::vector<std::string>& overrides, bool memory_timeline,
+         bool allow_unmodelled) {
         return without_gil([&] {
-          return facade::run_json({path, text, source}, {schedules, overrides, memory_timeline});
+          return facade::run_json({path, text, source},
+                                  {schedules, overrides, memory_timeline, allow_unmodelled});
         });
       },
       py::arg("path"), py::arg("text"), py::arg("source"), py::arg("schedules"), py::arg("overrides"),
-      py::arg("memory_timeline"));
+      py::arg("memory_timeline"), py::arg("allow_unmodelled"));
   m.def(
       "sweep_csv",
       [](const std::string& path, const std::string& stages, const std::string& microbatches,
          const std::string& schedules, const std::vector<std::pair<std::string, std::string>>& params,
-         const std::vector<std::string>& overrides, int jobs) {
+         const std::vector<std::string>& overrides, int jobs, bool allow_unmodelled) {
         return without_gil([&] {
-          return facade::sweep_csv(path, {stages, microbatches, schedules, params, overrides, jobs});
+          return facade::sweep_csv(
+              path, {stages, microbatches, schedules, params, overrides, jobs, allow_unmodelled});
         });
       },
       py::arg("path"), py::arg("stages"), py::arg("microbatches"), py::arg("schedules"), py::arg("params"),
-      py::arg("overrides"), py::arg("jobs"));
+      py::arg("overrides"), py::arg("jobs"), py::arg("allow_unmodelled"));
   m.def("schedules_json", [] { return without_gil([] { return facade::schedules_json(); }); });
   m.def(
       "export_csv",

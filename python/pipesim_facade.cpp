@@ -36,7 +36,8 @@ void check_range(const char* option, double value, double min_value, double max_
 
 // The body of `pipesim run` (cli/command_run.cpp) without the table and the files.
 std::string run_json(const ScenarioInput& input, const RunOptions& options) {
-  const Scenario scenario = load(input, options.overrides);
+  Scenario scenario = load(input, options.overrides);
+  scenario.allow_unmodelled = options.allow_unmodelled;
   SimulationOptions simulation;
   simulation.keep_trace =
       options.memory_timeline;  // as `pipesim run`: the timeline is the only op-level output
@@ -65,6 +66,7 @@ std::string sweep_csv(const std::string& scenario_path, const SweepOptions& opti
   }
   if (options.jobs != 0) check_range("--jobs", options.jobs, 1, 4096);
   config.jobs = options.jobs;
+  config.allow_unmodelled = options.allow_unmodelled;
   return sweep_to_csv(run_sweep(config));
 }
 

@@ -20,6 +20,7 @@ struct RunOptions {
   std::string schedules;               // `--schedules` syntax; empty: the scenario's
   std::vector<std::string> overrides;  // `--set key=value`
   bool memory_timeline = false;        // `--memory-timeline`
+  bool allow_unmodelled = false;       // `--allow-unmodelled` (api/unmodelled_check.h)
 };
 
 // `pipesim run --json`: the JSON document's text.
@@ -32,6 +33,7 @@ struct SweepOptions {
   std::vector<std::pair<std::string, std::string>> params;  // `--param key=LIST` as (key, LIST)
   std::vector<std::string> overrides;                       // `--set key=value`
   int jobs = 0;                                             // threads; 0: every core
+  bool allow_unmodelled = false;                            // `--allow-unmodelled`
 };
 
 // `pipesim sweep` (scenario files only, as the CLI): the CSV text it writes, failed runs included (their

@@ -20,16 +20,11 @@
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
 #include "tests/error_text.h"
+#include "tests/scenario_text.h"
 #include "tests/sim/plans.h"
+#include "tests/temp_dir.h"
 
 namespace pipesim::test {
-
-inline constexpr const char* kTestSource = "test.yaml";
-
-// A scenario from YAML text, reported as coming from test.yaml.
-inline Scenario scenario_from_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
-  return parse_scenario(yaml, kTestSource, overrides);
-}
 
 // N stages, m microbatches, uniform F and B (ms), a fixed comm latency, no schedule list.
 inline Scenario uniform_scenario(int stages, int microbatches, double forward_ms, double backward_ms,
@@ -105,42 +100,6 @@ inline ExplicitCostModel uniform_costs(const PipelineLayout& layout, double forw
   table.weight_grad_activation_bytes.assign(n, 0);
   table.transfer_bytes.assign(n, 0);
   return ExplicitCostModel(table, layout);
-}
-
-// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = std::filesystem::temp_directory_path() /
-            fmt::format("pipesim-test-{}-{}", static_cast<long>(::getpid()), counter++);
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  // Writes `text` to `name` in the directory and returns the full path.
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(file(name)) << text;
-    return file(name);
-  }
-
- private:
-  std::filesystem::path path_;
-};
-
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 struct CommandResult {

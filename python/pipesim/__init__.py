@@ -117,7 +117,8 @@ def _list_text(value):
     return ",".join(str(item) for item in value)
 
 
-def run(scenario=None, schedules=None, set=None, batches=None, memory_timeline=False, document=False):
+def run(scenario=None, schedules=None, set=None, batches=None, memory_timeline=False, document=False,
+        allow_unmodelled=False):
     """Simulate a scenario's schedules, as ``pipesim run SCENARIO --json FILE``.
 
     scenario: a path (str or pathlib.Path) to a scenario YAML file, a dict with the same structure, or None
@@ -128,6 +129,9 @@ def run(scenario=None, schedules=None, set=None, batches=None, memory_timeline=F
     batches: shorthand for set={"pipeline.batches": batches} (a minimum: runs extend to a steady state).
     memory_timeline: include each device's memory timeline, as --memory-timeline.
     document: return the whole JSON document (format, scenario, results) instead of its results.
+    allow_unmodelled: run a model with a feature pipesim does not model yet (model.moe, model.mla, ...) as its
+        dense stand-in, as --allow-unmodelled; each result then lists the features under "unmodelled".
+        Without it such a scenario raises pipesim.InputError naming the key.
 
     Returns one dict per schedule that ran, exactly the entries of the command's JSON "results" list
     (README.md, "JSON output"). Schedules that cannot run here (the schedule rejects the pipeline, a run over
@@ -138,7 +142,7 @@ def run(scenario=None, schedules=None, set=None, batches=None, memory_timeline=F
     """
     path, text, source = _scenario_input(scenario)
     out = _pipesim.run_json(path, text, source, _list_text(schedules), _overrides(set, batches),
-                            bool(memory_timeline))
+                            bool(memory_timeline), bool(allow_unmodelled))
     parsed = json.loads(out)
     if document:
         return parsed
@@ -165,7 +169,7 @@ def _cell(text):
 
 
 def sweep(scenario, stages=None, microbatches=None, schedules=None, param=None, set=None, batches=None,
-          jobs=None):
+          jobs=None, allow_unmodelled=False):
     """Run the product of lists of N, m, schedules and schedule parameters, as ``pipesim sweep``.
 
     scenario: a path to a scenario YAML file or a dict with the same structure (written to a temporary file,
@@ -177,6 +181,7 @@ def sweep(scenario, stages=None, microbatches=None, schedules=None, param=None, 
         {"memory_limit": "1:2:+0.25"}.
     set, batches: scenario overrides for every run, as in run().
     jobs: threads (None: every core).
+    allow_unmodelled: as in run().
 
     Returns one dict per run, in the order of the product, keyed by the command's CSV columns
     (schedule_name, one per param, the run columns, error) with numbers as int/float, true/false as bool and
@@ -185,7 +190,7 @@ def sweep(scenario, stages=None, microbatches=None, schedules=None, param=None, 
     """
     params = [(key, _list_text(values)) for key, values in (param or {}).items()]
     arguments = (_list_text(stages), _list_text(microbatches), _list_text(schedules), params,
-                 _overrides(set, batches), 0 if jobs is None else _integer("jobs", jobs))
+                 _overrides(set, batches), 0 if jobs is None else _integer("jobs", jobs), bool(allow_unmodelled))
     if isinstance(scenario, Mapping):
         # The command's sweep reads a file: the dict goes through one.
         with tempfile.TemporaryDirectory(prefix="pipesim-") as directory:

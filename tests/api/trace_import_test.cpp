@@ -101,6 +101,10 @@ TEST(TraceImport, BadTracesSayWhatIsWrong) {
             }).find("t.json: not JSON"),
             std::string::npos);
   EXPECT_NE(test::input_error_of([&] {
+              read_pytorch_trace(R"({"traceEvents": [{"dur": 1e520}]})", "t.json", traced);
+            }).find("t.json: not a Chrome trace: [json.exception.out_of_range.406] number overflow"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
               read_pytorch_trace("{\"events\": []}", "t.json", traced);
             }).find("traceEvents"),
             std::string::npos);

@@ -26,7 +26,7 @@ struct Costs {
   TimeNs weight_ns;  // W
 };
 
-constexpr TimeNs kMs = 1'000'000;
+constexpr TimeNs kOneMsNs = 1'000'000;
 
 Scenario zb_scenario(int stages, int microbatches, const Costs& c, const std::string& sync, int batches,
                      double comm_ms = 0) {
@@ -58,9 +58,10 @@ void expect_zb_bubble(const SimulationResult& r, int microbatches, const Costs& 
 // stage 1's span is the whole batch, so the period and the bubble fraction follow from the same bubble.
 // With I < W the last stage ends (N-1)(W-I) after stage 1, and the barrier makes every stage wait for it.
 TEST(ZbH1, BubbleIsNMinus1TimesFPlusIMinusW) {
-  const std::vector<Costs> costs = {{1 * kMs, 1 * kMs, 1 * kMs},     {2 * kMs, 2 * kMs, 1 * kMs},
-                                    {1'500'000, 1'200'000, 1 * kMs}, {1 * kMs, 2 * kMs, 1 * kMs},
-                                    {3 * kMs, 1 * kMs, 500'000},     {2 * kMs, 1 * kMs, 2 * kMs}};
+  const std::vector<Costs> costs = {
+      {1 * kOneMsNs, 1 * kOneMsNs, 1 * kOneMsNs}, {2 * kOneMsNs, 2 * kOneMsNs, 1 * kOneMsNs},
+      {1'500'000, 1'200'000, 1 * kOneMsNs},       {1 * kOneMsNs, 2 * kOneMsNs, 1 * kOneMsNs},
+      {3 * kOneMsNs, 1 * kOneMsNs, 500'000},      {2 * kOneMsNs, 1 * kOneMsNs, 2 * kOneMsNs}};
   for (const Costs& c : costs) {
     for (int n : stage_counts()) {
       for (int m : {n, n + 1, 2 * n, 3 * n}) {
@@ -79,7 +80,7 @@ TEST(ZbH1, BubbleIsNMinus1TimesFPlusIMinusW) {
 
 // The same pipeline under 1F1B-flush (B = I + W): (N-1)(F+I+W), so H1 saves 2(N-1)W.
 TEST(ZbH1, SavesTwoWPerStageOverOneFOneB) {
-  const Costs c{1'500'000, 1'200'000, 1 * kMs};
+  const Costs c{1'500'000, 1'200'000, 1 * kOneMsNs};
   for (int n : stage_counts()) {
     const int m = 2 * n;
     SCOPED_TRACE(fmt::format("N={} m={}", n, m));
@@ -92,7 +93,8 @@ TEST(ZbH1, SavesTwoWPerStageOverOneFOneB) {
 
 // Outside the range (W > F) nothing fills stage 1's wait for its first gradient.
 TEST(ZbH1, BubbleIsStageOneWaitWhenWExceedsF) {
-  for (const Costs& c : std::vector<Costs>{{1 * kMs, 1 * kMs, 2 * kMs}, {1 * kMs, 3 * kMs, 1'500'000}}) {
+  for (const Costs& c : std::vector<Costs>{{1 * kOneMsNs, 1 * kOneMsNs, 2 * kOneMsNs},
+                                           {1 * kOneMsNs, 3 * kOneMsNs, 1'500'000}}) {
     for (int n : stage_counts()) {
       SCOPED_TRACE(fmt::format("N={} F={} I={} W={} ns", n, c.forward_ns, c.input_ns, c.weight_ns));
       const SimulationResult r = run_schedule(zb_scenario(n, 2 * n, c, "barrier", 3), "zb-h1");
@@ -105,10 +107,11 @@ TEST(ZbH1, BubbleIsStageOneWaitWhenWExceedsF) {
 // for the parallelogram: stage N finishes (N-1)F after stage 1, and a barrier before U would add that
 // wait to the spans (the metrics count the U ops of the batch).
 TEST(ZbH2, BubbleIsNMinus1TimesFPlusIMinus2W) {
-  const std::vector<Costs> costs = {{1 * kMs, 1 * kMs, 1 * kMs},     {2 * kMs, 2 * kMs, 1 * kMs},
-                                    {1'500'000, 1'200'000, 1 * kMs}, {1 * kMs, 2 * kMs, 1 * kMs},
-                                    {2 * kMs, 1 * kMs, 1 * kMs},     {3 * kMs, 1 * kMs, 2 * kMs},
-                                    {3 * kMs, 2 * kMs, 500'000}};
+  const std::vector<Costs> costs = {
+      {1 * kOneMsNs, 1 * kOneMsNs, 1 * kOneMsNs}, {2 * kOneMsNs, 2 * kOneMsNs, 1 * kOneMsNs},
+      {1'500'000, 1'200'000, 1 * kOneMsNs},       {1 * kOneMsNs, 2 * kOneMsNs, 1 * kOneMsNs},
+      {2 * kOneMsNs, 1 * kOneMsNs, 1 * kOneMsNs}, {3 * kOneMsNs, 1 * kOneMsNs, 2 * kOneMsNs},
+      {3 * kOneMsNs, 2 * kOneMsNs, 500'000}};
   for (const Costs& c : costs) {
     for (int n : stage_counts()) {
       for (int m : {2 * n - 1, 2 * n, 3 * n}) {
@@ -122,7 +125,8 @@ TEST(ZbH2, BubbleIsNMinus1TimesFPlusIMinus2W) {
 
 // With W <= F but 2W > F+I the formula goes negative; the schedule is then bubble-free.
 TEST(ZbH2, NoBubbleWhenTwoWExceedsFPlusI) {
-  for (const Costs& c : std::vector<Costs>{{3 * kMs, 1 * kMs, 2'500'000}, {2 * kMs, 1 * kMs, 2 * kMs}}) {
+  for (const Costs& c : std::vector<Costs>{{3 * kOneMsNs, 1 * kOneMsNs, 2'500'000},
+                                           {2 * kOneMsNs, 1 * kOneMsNs, 2 * kOneMsNs}}) {
     for (int n : stage_counts()) {
       SCOPED_TRACE(fmt::format("N={} F={} I={} W={} ns", n, c.forward_ns, c.input_ns, c.weight_ns));
       const SimulationResult r = run_schedule(zb_scenario(n, 2 * n - 1, c, "post-validation", 1), "zb-h2");
@@ -134,7 +138,7 @@ TEST(ZbH2, NoBubbleWhenTwoWExceedsFPlusI) {
 // With F = I = W the H2 batch is a parallelogram: stage i (1-based) busy without a gap from (i-1)F
 // to (i-1)F + m(F+I+W).
 TEST(ZbH2, ParallelogramAtEqualCosts) {
-  const Costs c{1 * kMs, 1 * kMs, 1 * kMs};
+  const Costs c{1 * kOneMsNs, 1 * kOneMsNs, 1 * kOneMsNs};
   for (int n : stage_counts()) {
     const int m = 2 * n + 1;
     SCOPED_TRACE(fmt::format("N={} m={}", n, m));
@@ -148,9 +152,9 @@ TEST(ZbH2, ParallelogramAtEqualCosts) {
       busy[op.device] += op.duration_ns();
     }
     for (int d = 0; d < n; ++d) {
-      EXPECT_EQ(first[d], d * kMs) << "stage " << d + 1;
-      EXPECT_EQ(last[d], d * kMs + 3 * m * kMs) << "stage " << d + 1;
-      EXPECT_EQ(busy[d], 3 * m * kMs) << "stage " << d + 1;
+      EXPECT_EQ(first[d], d * kOneMsNs) << "stage " << d + 1;
+      EXPECT_EQ(last[d], d * kOneMsNs + 3 * m * kOneMsNs) << "stage " << d + 1;
+      EXPECT_EQ(busy[d], 3 * m * kOneMsNs) << "stage " << d + 1;
     }
   }
 }
@@ -160,7 +164,7 @@ TEST(ZbH2, ParallelogramAtEqualCosts) {
 // inputs of its deferred W's, i-1 of them in H1 and 2(i-1) in H2, so stage 1 peaks at N*M_B (H1) and
 // (2N-1)*M_B (H2) and no stage exceeds that.
 TEST(ZbHandcrafted, InFlightAndActivationPeaks) {
-  const Costs c{1 * kMs, 1 * kMs, 1 * kMs};
+  const Costs c{1 * kOneMsNs, 1 * kOneMsNs, 1 * kOneMsNs};
   constexpr Bytes kMb = 10;
   constexpr Bytes kMw = 3;
   for (int n : {1, 2, 3, 4, 6, 8}) {
@@ -192,7 +196,7 @@ TEST(ZbHandcrafted, InFlightAndActivationPeaks) {
 // and W of each of the batch's microbatches exactly once, I after F and W after I. The realized task
 // graph is validated too (simulate_schedule builds it).
 TEST(ZbHandcrafted, ValidForEveryMicrobatchCount) {
-  const Costs c{1'500'000, 1'200'000, 1 * kMs};
+  const Costs c{1'500'000, 1'200'000, 1 * kOneMsNs};
   for (const std::string schedule : {"zb-h1", "zb-h2"}) {
     for (int n : {1, 2, 3, 4, 5, 8}) {
       for (int m = 1; m <= 2 * n + 1; ++m) {

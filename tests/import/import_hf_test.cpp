@@ -143,6 +143,11 @@ TEST(ImportHf, BadFilesNameTheLineTheKeyAndWhatWasExpected) {
             std::string::npos);
   EXPECT_NE(test::input_error_of([] { read_hf_config("[1, 2]", "c.json"); }).find("expected a JSON object"),
             std::string::npos);
+  // A number beyond a double was nlohmann's out_of_range, which ended the process (the fuzz campaign).
+  EXPECT_NE(test::input_error_of([] {
+              read_hf_config(R"({"rms_norm_eps": 1e520})", "c.json");
+            }).find("c.json: not a config.json: number overflow parsing '1e520'"),
+            std::string::npos);
   // 100,000 levels deep overflowed the stack when the value was shown in an error.
   const std::string deep =
       "{\"num_hidden_layers\": " + std::string(100000, '[') + std::string(100000, ']') + "}";

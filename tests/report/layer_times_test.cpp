@@ -12,7 +12,8 @@
 #include "io/hardware_profile_reader.h"
 #include "pipesim_source_dir.h"
 #include "report/fit_report.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
+#include "tests/temp_dir.h"
 
 namespace pipesim {
 namespace {

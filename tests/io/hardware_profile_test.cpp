@@ -9,7 +9,9 @@
 #include "io/hardware_profile_reader.h"
 #include "io/scenario.h"
 #include "pipesim_source_dir.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
+#include "tests/scenario_text.h"
+#include "tests/temp_dir.h"
 
 namespace pipesim {
 namespace {

@@ -8,7 +8,7 @@
 #include "api/schedule_export.h"
 #include "executor/real_executor.h"
 #include "executor/sequential_training.h"
-#include "tests/executor/executor_test_util.h"
+#include "tests/train/executor_test_util.h"
 
 namespace pipesim::executor {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "base/errors.h"
 #include "executor/sequential_training.h"
-#include "tests/executor/executor_test_util.h"
+#include "tests/train/executor_test_util.h"
 
 namespace pipesim::executor {
 namespace {

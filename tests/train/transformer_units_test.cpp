@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "executor/model.h"
-#include "tests/executor/executor_test_util.h"
 #include "tests/executor/gradient_check_util.h"
+#include "tests/train/executor_test_util.h"
 
 namespace pipesim::executor {
 namespace {

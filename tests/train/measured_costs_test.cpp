@@ -6,7 +6,7 @@
 #include <map>
 
 #include "executor/replay_executor.h"
-#include "tests/executor/executor_test_util.h"
+#include "tests/train/executor_test_util.h"
 
 namespace pipesim::executor {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "executor/replay_executor.h"
 #include "executor/sequential_training.h"
-#include "tests/executor/executor_test_util.h"
+#include "tests/train/executor_test_util.h"
 
 namespace pipesim::executor {
 namespace {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
+#include "tests/scenario_text.h"
+#include "tests/temp_dir.h"
 
 namespace pipesim {
 namespace {
