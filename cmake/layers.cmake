@@ -1,4 +1,5 @@
-# pipesim_layer(NAME DIRS dir... [EXCLUDE file...] [USES layer...] [LINKS target...] [PCH_FROM layer])
+# pipesim_layer(NAME DIRS dir... [EXCLUDE file...] [USES layer...] [LINKS target...] [PCH_FROM layer]
+#               [ABOUT "what it holds"])
 # Declares a layer: the static library pipesim_NAME from the .cpp files of its directories (minus the EXCLUDE
 # file names), linked PUBLIC to the layers it USES and to the LINKS targets, with the project's precompiled
 # headers and sanitizer flags. It also records the layer in the table that cmake/check_layers.cmake enforces:
@@ -6,11 +7,12 @@
 # or through another (the transitive closure). One declaration gives both the link graph and the rule, so they
 # cannot drift apart. PCH_FROM reuses another layer's precompiled header instead of building one: only for a
 # layer compiled with exactly that layer's flags and definitions (GCC refuses a header built otherwise).
+# ABOUT says what the layer holds, for the maps drawn from the declarations (build/pipesim_layer_map.tsv).
 set_property(GLOBAL PROPERTY PIPESIM_LAYER_LINES "")
 set(PIPESIM_LAYER_TABLE ${CMAKE_BINARY_DIR}/pipesim_layers.cmake)
 
 function(pipesim_layer name)
-  cmake_parse_arguments(L "" "PCH_FROM" "DIRS;EXCLUDE;USES;LINKS" ${ARGN})
+  cmake_parse_arguments(L "" "PCH_FROM;ABOUT" "DIRS;EXCLUDE;USES;LINKS" ${ARGN})
   set(sources "")
   foreach(dir IN LISTS L_DIRS)
     file(GLOB dir_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${dir}/*.cpp)
@@ -34,6 +36,9 @@ function(pipesim_layer name)
   set_property(GLOBAL PROPERTY PIPESIM_LAYER_ALLOWED_${name} "${allowed}")
   string(REPLACE ";" ":" line "${allowed}")
   set_property(GLOBAL APPEND PROPERTY PIPESIM_LAYER_LINES "${line}")
+  # The map (scripts/layer_map.py draws docs/design.md's floors and the README's directory list from it).
+  string(REPLACE ";" " " uses_text "${L_USES}")
+  set_property(GLOBAL APPEND_STRING PROPERTY PIPESIM_LAYER_MAP "${name}\t${own_dir}\t${uses_text}\t${L_ABOUT}\n")
   if(L_LINKS)
     target_link_libraries(pipesim_${name} PUBLIC ${L_LINKS})
   endif()
@@ -62,4 +67,6 @@ function(pipesim_write_layer_table)
   string(REPLACE ";" " " known "${known}")
   string(APPEND text "set(PIPESIM_KNOWN_DIRS ${known})\n")
   file(WRITE ${PIPESIM_LAYER_TABLE} "${text}")
+  get_property(map GLOBAL PROPERTY PIPESIM_LAYER_MAP)
+  file(WRITE ${CMAKE_BINARY_DIR}/pipesim_layer_map.tsv "${map}")
 endfunction()

@@ -1,49 +1,67 @@
-#!/bin/sh
-# Writes what the deterministic commands print into DIR, one file per command and output, so that two trees
-# can be compared byte for byte (a restructuring must leave every output as it was):
-#   scripts/snapshot_outputs.sh build/pipesim /tmp/before    (on the old tree)
-#   scripts/snapshot_outputs.sh build/pipesim /tmp/after     (on the new one)
-#   diff -r /tmp/before /tmp/after
-# Covered: run (table, JSON, CSV, trace) on every shipped scenario, show, export, check, sweep, costs,
-# extrapolate and execute --clock scenario. Wall-clock lines ("checked in 3.1 s") are dropped and DIR is
-# written as OUT, so that snapshots in two directories compare equal.
-set -u
-binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-out=$2
-root=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$out"
-cd "$out" || exit 1
-
-# Runs the command line in $2.. from the source root; stdout and stderr into $1.out and $1.err, the exit code
-# into $1.rc, wall-clock lines dropped.
-snap() {
-  name=$1
-  shift
-  (cd "$root" && "$binary" "$@") >"$out/$name.out" 2>"$out/$name.err"
-  echo $? >"$out/$name.rc"
-  sed -i -E "/ in [0-9.]+ (s|ms)\$/d; /elapsed|seconds? (of|on) /d; s|$out|OUT|g" "$out/$name.out" "$out/$name.err"
-}
-
-for scenario in $(cd "$root/share" && find scenarios -name "*.yaml" | sort); do  # shipped files by their name under share/
-  id=$(echo "$scenario" | tr '/' '_')
-  snap "run_$id" run "$scenario" -q --json "$out/run_$id.json" --csv "$out/run_$id.csv"
-done
-snap run_default_trace run scenarios/default.yaml -q --schedules 1f1b-flush,paci --trace "$out/trace.json"
-snap run_zb_trace run scenarios/zb/1.5B-N8-m24.yaml -q --schedules zb-h1 --trace "$out/trace_zb.json"
-for schedule in gpipe 1f1b-flush interleaved-1f1b zb-h1 zb-h2 zb-v v-half dualpipe-v dualpipe chimera paci pipedream; do
-  snap "show_$schedule" show "$schedule" -N 4 -m 8
-  snap "export_$schedule" export "$schedule" -N 4 -m 8
-done
-snap check_grid check --stages 2,3,4 --seeds 2 -j 2 --json "$out/check.json"
-snap check_scenario check scenarios/paci/example.yaml --seeds 3 -j 1
-snap sweep sweep scenarios/default.yaml -N 2,4,8 -m 4:32:x2 -j 2 -o "$out/sweep.csv"
-snap sweep_params sweep scenarios/zb/1.5B-N8-m24.yaml --schedules zb-2p --param memory_limit=1:2:+0.5 -o "$out/sweep_params.csv"
-for scenario in scenarios/default.yaml scenarios/quickstart/llama2-7b-h100.yaml scenarios/zb/6.2B-N8-m24.yaml; do
-  id=$(echo "$scenario" | tr '/' '_')
-  snap "costs_$id" costs "$scenario"
-done
-snap extrapolate extrapolate --models 1.5B,6.2B --csv "$out/extrapolate.csv" --markdown "$out/extrapolate.md"
-if "$binary" execute --help >/dev/null 2>&1; then
-  snap execute_scenario execute scenarios/executor/fashion-mlp.yaml --clock scenario --csv "$out/execute.csv"
+#!/usr/bin/env bash
+# Writes what the commands print for every shipped scenario into DIR, one file per command, so that a change
+# meant to keep every output (a refactoring) can be checked: scripts/snapshot_outputs.sh PIPESIM DIR before
+# and after, then `diff -r` the two directories. Each file holds the command line, its exit status, its
+# standard output and standard error; wall times are replaced by "(time)". Covers: `run` (table and JSON),
+# `costs` of every scenario; `plan` of the transformer scenarios; `schedules`; `show` and `export` of a few
+# schedules; `import` of the fuzz seeds (fuzz/seeds/); every command's --help.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -ne 2 ]; then
+  echo "usage: scripts/snapshot_outputs.sh PIPESIM DIR" >&2
+  exit 2
 fi
-echo "snapshot in $out: $(ls "$out" | wc -l) files"
+pipesim="$(realpath "$1")"
+out="$2"
+mkdir -p "$out"
+count=0
+snap() {  # NAME ARGS...: one command's outputs into $out/NAME.txt
+  local name="$1"
+  shift
+  local status
+  {
+    echo "\$ pipesim $*"
+    "$pipesim" "$@" >"$out/.stdout" 2>"$out/.stderr"
+    status=$?
+    echo "exit $status"
+    echo "--- stdout"
+    cat "$out/.stdout"
+    echo "--- stderr"
+    cat "$out/.stderr"
+  } | sed -E 's/[0-9]+(\.[0-9]+)? s( |:|\)|,|$)/(time) s\2/g; s/"(wall|search|elapsed)_s": [0-9.e+-]+/"\1_s": (time)/g' \
+    >"$out/$name.txt"
+  count=$((count + 1))
+}
+for scenario in $(cd share && find scenarios -name '*.yaml' | sort); do
+  name="$(echo "$scenario" | tr / -)"
+  snap "run-$name" run "$scenario"
+  snap "run-json-$name" run "$scenario" --json -
+  snap "costs-$name" costs "$scenario"
+done
+for scenario in scenarios/transformer/llama3-70b-h100.yaml scenarios/quickstart/llama2-7b-h100.yaml; do
+  snap "plan-$(basename "$scenario" .yaml)" plan "$scenario" --gpus 64 --top 3
+done
+snap schedules schedules
+for schedule in gpipe 1f1b-flush zb-h1 zb-v pipedream-2bw; do
+  snap "show-$schedule" show "$schedule" -N 4 -m 8
+  snap "export-$schedule" export "$schedule" -N 4 -m 8 --costs 1,1,1 --csv -
+done
+for file in fuzz/seeds/hf_config_reader/*.json; do
+  snap "import-hf-$(basename "$file" .json)" import hf "$file" --seq-len 4096
+done
+for file in fuzz/seeds/torchtitan_config_reader/*.toml; do
+  snap "import-torchtitan-$(basename "$file" .toml)" import torchtitan "$file"
+done
+for file in fuzz/seeds/megatron_args_reader/*.txt; do
+  # The seed's first byte is the fuzz target's option byte: the arguments follow it.
+  read -r -a args <<<"$(tail -c +2 "$file")"
+  snap "import-megatron-$(basename "$file" .txt)" import megatron --vocab 50257 -- "${args[@]}"
+done
+snap help --help
+for command in run schedules costs calibrate extrapolate check export show sweep plan execute validate train \
+  "import hf" "import megatron" "import torchtitan" "import trace"; do
+  # shellcheck disable=SC2086 # the command's words
+  snap "help-${command// /-}" $command --help
+done
+rm -f "$out/.stdout" "$out/.stderr"
+echo "snapshot: $count outputs in $out" >&2

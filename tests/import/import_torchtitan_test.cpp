@@ -15,7 +15,7 @@ namespace {
 
 // torchtitan's train_configs/llama3_8b.toml (abridged to the sections that carry figures and a few that do
 // not), with pipeline parallelism on 4 ranks, Interleaved1F1B and tensor parallelism 2.
-const char* const kLlama3_8B = R"([job]
+const char* const kLlama3_8BJob = R"([job]
 dump_folder = "./outputs"
 description = "Llama 3 8B training"
 
@@ -57,7 +57,7 @@ enable = false
 )";
 
 TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
-  const TorchtitanImport t = read_torchtitan_config(kLlama3_8B, "llama3_8b.toml");
+  const TorchtitanImport t = read_torchtitan_config(kLlama3_8BJob, "llama3_8b.toml");
   const TransformerModel& m = t.imported.model;
   EXPECT_EQ(m.layers, 32);
   EXPECT_EQ(m.hidden, 4096);
@@ -162,7 +162,7 @@ TEST(ImportTorchtitan, ContextParallelRanksShardWithFsdp) {
 
 // The job's scenario reads back with its schedule first and torchtitan's batch.
 TEST(ImportTorchtitan, TheScenarioReadsBack) {
-  const TorchtitanImport t = read_torchtitan_config(kLlama3_8B, "llama3_8b.toml");
+  const TorchtitanImport t = read_torchtitan_config(kLlama3_8BJob, "llama3_8b.toml");
   ImportSettings settings;
   settings.name = "llama3_8b";
   settings.stages = t.pipeline_stages;

@@ -14,7 +14,7 @@ const std::string kPipeline =
     "pipeline: {stages: 2, microbatches: 2}\n"
     "costs: {forward_ms: 1, backward_ms: 2}\n";
 
-std::string error_of(const std::string& executor_yaml) {
+std::string section_error_of(const std::string& executor_yaml) {
   try {
     test::scenario_from_yaml(kPipeline + executor_yaml);
   } catch (const InputError& e) {
@@ -49,17 +49,18 @@ TEST(ExecutorSection, ReadsEveryKeyAndFlagsOverlayIt) {
 }
 
 TEST(ExecutorSection, BadValuesNameTheFileLineAndKey) {
-  EXPECT_NE(error_of("executor: {model: lstm}\n").find("test.yaml:3: key 'executor.model'"),
+  EXPECT_NE(section_error_of("executor: {model: lstm}\n").find("test.yaml:3: key 'executor.model'"),
             std::string::npos);
-  EXPECT_NE(error_of("executor: {model: lstm}\n").find("'residual_mlp', 'gpt'"), std::string::npos);
-  EXPECT_NE(error_of("executor:\n  data: imagenet\n").find("test.yaml:4: key 'executor.data'"),
+  EXPECT_NE(section_error_of("executor: {model: lstm}\n").find("'residual_mlp', 'gpt'"), std::string::npos);
+  EXPECT_NE(section_error_of("executor:\n  data: imagenet\n").find("test.yaml:4: key 'executor.data'"),
             std::string::npos);
-  EXPECT_NE(error_of("executor: {model: gpt, data: fashion_mnist}\n").find("a text corpus"),
+  EXPECT_NE(section_error_of("executor: {model: gpt, data: fashion_mnist}\n").find("a text corpus"),
             std::string::npos);
-  EXPECT_NE(error_of("executor: {model: gpt, data: snippet, width: 10, heads: 4}\n").find("executor.heads"),
-            std::string::npos);
-  EXPECT_NE(error_of("executor: {width: 0}\n").find("executor.width"), std::string::npos);
-  EXPECT_NE(error_of("executor: {colour: red}\n").find("unknown key"), std::string::npos);
+  EXPECT_NE(
+      section_error_of("executor: {model: gpt, data: snippet, width: 10, heads: 4}\n").find("executor.heads"),
+      std::string::npos);
+  EXPECT_NE(section_error_of("executor: {width: 0}\n").find("executor.width"), std::string::npos);
+  EXPECT_NE(section_error_of("executor: {colour: red}\n").find("unknown key"), std::string::npos);
 }
 
 }  // namespace
