@@ -10,7 +10,7 @@
 #include "base/errors.h"
 #include "base/value_ranges.h"
 #include "cost_models/chunk_layers.h"
-#include "cost_models/hardware_profile.h"
+#include "cost_models/explicit_costs.h"
 #include "cost_models/job_topology.h"
 #include "cost_models/pipeline_copies_costs.h"
 #include "cost_models/transformer_costs.h"
@@ -18,6 +18,7 @@
 #include "schedules/registry.h"
 #include "sim/resource_estimate.h"
 #include "sim/steady_state.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 namespace {

@@ -7,9 +7,9 @@
 // predicted.
 #include <string>
 
-#include "cost_models/hardware_profile.h"
 #include "io/pytorch_trace.h"
 #include "io/scenario.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 

@@ -13,8 +13,8 @@
 
 #include "api/run_batch.h"
 #include "base/did_you_mean.h"
+#include "base/error_message.h"
 #include "cli/commands.h"
-#include "cli/error_message.h"
 #include "cli/exit_codes.h"
 #include "cli/process_setup.h"
 #include "cli/training.h"

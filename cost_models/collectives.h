@@ -8,7 +8,7 @@
 //   tree all-reduce:      2 ⌈log2 p⌉ α + 2 n / β         reduce to a root and broadcast back, pipelined
 // One rank: no time. The figures are a model's, not a measurement: NCCL's achieved bus bandwidth sits below a
 // link's (its protocols, the SMs it uses); a profile's link figure is the place to put what was measured.
-#include "cost_models/hardware_profile.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 

@@ -539,20 +539,6 @@ double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradie
                      : all_reduce_seconds(gradient_bytes, ranks, link);
 }
 
-int dtype_bytes(const std::string& dtype) {
-  if (dtype == "bf16" || dtype == "fp16") return 2;
-  if (dtype == "fp32") return 4;
-  throw InputError(fmt::format("dtype '{}': expected bf16, fp16 or fp32", dtype));
-}
-
-int TransformerModel::ffn() const {
-  if (ffn_hidden > 0) return ffn_hidden;
-  if (mlp == MlpKind::kGelu) return 4 * hidden;
-  // Llama's rule: two thirds of 4h, rounded up to a multiple of 256 (4096 -> 11008).
-  const long two_thirds = (8L * hidden + 2) / 3;
-  return static_cast<int>((two_thirds + 255) / 256 * 256);
-}
-
 namespace {
 
 double flops(const std::vector<Gemm>& gemms) {
@@ -640,31 +626,6 @@ double model_flops_per_sample(const TransformerModel& t) {
          3 * output;
 }
 
-const NameTable<AttentionKind>& attention_names() {
-  static const NameTable<AttentionKind> names = {{"flash", AttentionKind::kFlash},
-                                                 {"eager", AttentionKind::kEager}};
-  return names;
-}
-
-const NameTable<MlpKind>& mlp_names() {
-  static const NameTable<MlpKind> names = {{"gelu", MlpKind::kGelu}, {"swiglu", MlpKind::kSwiglu}};
-  return names;
-}
-
-const NameTable<Recompute>& recompute_names() {
-  static const NameTable<Recompute> names = {
-      {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
-  return names;
-}
-
-std::string attention_name(AttentionKind kind) {
-  return name_in(attention_names(), kind);
-}
-
-std::string recompute_name(Recompute kind) {
-  return name_in(recompute_names(), kind);
-}
-
 double flash_attention_efficiency(const HardwareProfile& profile) {
   return profile.fit.attention_efficiency > 0 ? profile.fit.attention_efficiency
                                               : kDefaultFlashAttentionEfficiency;
@@ -707,14 +668,6 @@ std::vector<int> split_layers(int layers, int stages, LayerSplit split) {
   return result;
 }
 
-const NameTable<LayerSplit>& layer_split_names() {
-  static const NameTable<LayerSplit> names = {{"even", LayerSplit::kEven},
-                                              {"zb", LayerSplit::kZeroBubble},
-                                              {"balanced", LayerSplit::kBalanced},
-                                              {"explicit", LayerSplit::kExplicit}};
-  return names;
-}
-
 std::vector<int> stage_layer_counts(const TransformerSetup& setup, int stages) {
   if (setup.split != LayerSplit::kExplicit) return split_layers(setup.model.layers, stages, setup.split);
   const std::vector<int>& counts = setup.stage_layers;
@@ -740,15 +693,6 @@ std::vector<int> stage_layer_counts(const TransformerSetup& setup, int stages) {
                                  fmt::join(counts, ", "), total, setup.model.layers));
   }
   return counts;
-}
-
-std::string layer_split_name(LayerSplit split) {
-  return name_in(layer_split_names(), split);
-}
-
-std::string layer_split_text(const TransformerSetup& setup) {
-  if (setup.split != LayerSplit::kExplicit) return layer_split_name(setup.split);
-  return fmt::format("[{}]", fmt::join(setup.stage_layers, ","));
 }
 
 double transfer_seconds(const HardwareProfile& profile, double bytes) {

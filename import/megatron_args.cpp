@@ -152,7 +152,7 @@ class ArgumentReader {
   std::set<std::string> used_;
 };
 
-// The features the costs do not represent yet (cost_models/unmodelled_features.h): read into model.moe,
+// The features the costs do not represent yet (spec/unmodelled_features.h): read into model.moe,
 // model.mla, model.mtp_layers and model.fp8, so that the scenario is refused rather than priced dense.
 void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
   UnmodelledFeatures& f = out.model.unmodelled;

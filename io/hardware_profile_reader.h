@@ -1,14 +1,14 @@
 #pragma once
-// Reading hardware profiles (cost_models/hardware_profile.h) from YAML, and finding the shipped ones.
+// Reading hardware profiles (spec/hardware_profile.h) from YAML, and finding the shipped ones.
 #include <string>
 
-#include "cost_models/hardware_profile.h"
 #include "io/yaml_reader.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 
 // Throws InputError with file:line:key for anything malformed (unknown keys, incomplete grid, rates <= 0).
-// A `fit:` section (pipesim calibrate --fit) is applied (cost_models/hardware_profile.h, with_fit) unless
+// A `fit:` section (pipesim calibrate --fit) is applied (spec/hardware_profile.h, with_fit) unless
 // kIgnore: the measured profile alone, which is what a new fit starts from.
 enum class ProfileFitUse { kApply, kIgnore };
 HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source);

@@ -26,7 +26,7 @@ void read_choice(const YamlReader& r, const YAML::Node& node, const std::string&
   }
 }
 
-// What the costs do not represent yet (cost_models/unmodelled_features.h): read whole, so that a run can
+// What the costs do not represent yet (spec/unmodelled_features.h): read whole, so that a run can
 // refuse it by its key and line, never dropped.
 UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) {
   UnmodelledFeatures f;

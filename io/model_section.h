@@ -8,11 +8,11 @@
 
 #include "cost_models/transformer_costs.h"
 #include "io/yaml_reader.h"
+#include "spec/scenario.h"
 
 namespace pipesim {
 
 // Keys of pipeline: and optimizer: that only a transformer scenario may use.
-inline constexpr const char* kLayerSplitKey = "layer_split";
 inline constexpr const char* kOptimizerTypeKey = "type";
 inline constexpr const char* kOptimizerStateKey = "state_bytes_per_param";
 inline constexpr const char* kOptimizerPreconditionKey = "precondition_frequency";

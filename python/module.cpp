@@ -5,8 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "base/error_message.h"
 #include "base/errors.h"
-#include "cli/error_message.h"
 #include "python/pipesim_facade.h"
 
 namespace py = pybind11;
@@ -47,7 +47,7 @@ PYBIND11_MODULE(_pipesim, m) {
     } catch (const py::builtin_exception&) {
       throw;  // pybind11's own (argument conversion and the like)
     } catch (const pipesim::InputError& e) {
-      // The command's message, bounded in length as the command bounds it (cli/error_message.h).
+      // The command's message, bounded in length as the command bounds it (base/error_message.h).
       PyErr_SetString(input_error_type.ptr(), pipesim::error_message(e).c_str());
     } catch (const std::exception& e) {
       // Everything else the pipesim command reports as "pipesim: error: ..." (deadlocks, schedule errors).

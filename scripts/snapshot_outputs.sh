@@ -11,9 +11,11 @@ if [ $# -ne 2 ]; then
   echo "usage: scripts/snapshot_outputs.sh PIPESIM DIR" >&2
   exit 2
 fi
-pipesim="$(realpath "$1")"
 out="$2"
-mkdir -p "$out"
+mkdir -p "$out/.bin"
+# Run as "pipesim" from PATH, so that the usage lines (argv[0]) do not name where the binary is.
+ln -sf "$(realpath "$1")" "$out/.bin/pipesim"
+export PATH="$(realpath "$out/.bin"):$PATH"
 count=0
 snap() {  # NAME ARGS...: one command's outputs into $out/NAME.txt
   local name="$1"
@@ -21,7 +23,7 @@ snap() {  # NAME ARGS...: one command's outputs into $out/NAME.txt
   local status
   {
     echo "\$ pipesim $*"
-    "$pipesim" "$@" >"$out/.stdout" 2>"$out/.stderr"
+    pipesim "$@" >"$out/.stdout" 2>"$out/.stderr"
     status=$?
     echo "exit $status"
     echo "--- stdout"
@@ -63,5 +65,5 @@ for command in run schedules costs calibrate extrapolate check export show sweep
   # shellcheck disable=SC2086 # the command's words
   snap "help-${command// /-}" $command --help
 done
-rm -f "$out/.stdout" "$out/.stderr"
+rm -rf "$out/.stdout" "$out/.stderr" "$out/.bin"
 echo "snapshot: $count outputs in $out" >&2

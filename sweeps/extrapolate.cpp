@@ -8,9 +8,9 @@
 #include "api/zb_model_scenario.h"
 #include "base/errors.h"
 #include "cost_models/chunk_layers.h"
-#include "cost_models/hardware_profile.h"
 #include "io/hardware_profile_reader.h"
 #include "report/format.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // `pipesim calibrate --fit MEASURED.csv --profile P`: adjusts a profile's efficiency and overhead terms
-// (cost_models/hardware_profile.h, ProfileFit) so that its predictions match measured times, and says how
+// (spec/hardware_profile.h, ProfileFit) so that its predictions match measured times, and says how
 // well the fitted terms predict what they were not fitted to.
 //
 // Two kinds of measurement, told apart by the CSV's columns:
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/hardware_profile.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 

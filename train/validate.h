@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "cost_models/hardware_profile.h"
 #include "executor/costs/machine_drift.h"
+#include "spec/hardware_profile.h"
 #include "train/execute.h"
 
 namespace pipesim {

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "base/errors.h"
-#include "cost_models/optimizer_kind.h"
 #include "executor/costs/calibration_kernels.h"
 #include "executor/model.h"
+#include "spec/optimizer_kind.h"
 
 namespace pipesim {
 namespace {

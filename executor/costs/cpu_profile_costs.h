@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/hardware_profile.h"
 #include "executor/training_setup.h"
 #include "sim/cost_model.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 

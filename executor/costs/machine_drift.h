@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/hardware_profile.h"
 #include "gpu_calibration/profile_writer.h"
+#include "spec/hardware_profile.h"
 
 namespace pipesim {
 

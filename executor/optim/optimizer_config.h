@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/optimizer_kind.h"
+#include "spec/optimizer_kind.h"
 
 namespace pipesim::executor {
 
-// The one optimizer enum (cost_models/optimizer_kind.h), as the executor names it.
+// The one optimizer enum (spec/optimizer_kind.h), as the executor names it.
 using pipesim::OptimizerKind;
 
 struct OptimizerConfig {

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "api/engine_error_location.h"
+#include "base/error_message.h"
 #include "base/errors.h"
-#include "cli/error_message.h"
 #include "cost_models/noisy_costs.h"
 #include "pipesim_source_dir.h"
 #include "tests/test_util.h"

@@ -105,7 +105,7 @@ TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
 }
 
 // Experts and a head size of their own are read into the model (the experts as a feature the run refuses
-// until it is modelled, cost_models/unmodelled_features.h); a window the file leaves null is nothing.
+// until it is modelled, spec/unmodelled_features.h); a window the file leaves null is nothing.
 TEST(ImportHf, ExpertsAndHeadDimAreReadNotDropped) {
   const ModelImport moe = read_hf_config(
       R"({"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,

@@ -10,7 +10,7 @@
 
 #include "api/zb_model_scenario.h"
 #include "base/errors.h"
-#include "cost_models/hardware_profile.h"
+#include "spec/hardware_profile.h"
 #include "sweeps/extrapolate_report.h"
 #include "tests/test_util.h"
 

@@ -1,4 +1,4 @@
-#include "cost_models/optimizer_kind.h"
+#include "spec/optimizer_kind.h"
 
 namespace pipesim {
 

@@ -1,4 +1,4 @@
-#include "cli/error_message.h"
+#include "base/error_message.h"
 
 #include <cxxabi.h>
 #include <fmt/format.h>

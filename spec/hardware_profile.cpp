@@ -1,4 +1,4 @@
-#include "cost_models/hardware_profile.h"
+#include "spec/hardware_profile.h"
 
 #include <fmt/format.h>
 

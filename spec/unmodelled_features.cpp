@@ -1,4 +1,4 @@
-#include "cost_models/unmodelled_features.h"
+#include "spec/unmodelled_features.h"
 
 #include <fmt/format.h>
 
