@@ -1,7 +1,10 @@
-#ifdef PIPESIM_HAS_MPI
 #include "executor/mpi_transport.h"
 
+#include "base/errors.h"
+
+#ifdef PIPESIM_HAS_MPI
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include <array>
 #include <chrono>
@@ -10,7 +13,7 @@
 #include <thread>
 #include <type_traits>
 
-#include "base/errors.h"
+#include "distributed/mpi_session.h"
 #include "executor/real_executor.h"
 #include "sim/layout.h"
 
@@ -56,6 +59,49 @@ void read_bytes(const std::vector<std::byte>& bytes, std::size_t& offset, T* out
   std::memcpy(out, bytes.data() + offset, count * sizeof(T));
   offset += count * sizeof(T);
 }
+
+class MpiTransport final : public Transport {
+ public:
+  // Collective over MPI_COMM_WORLD. Throws InputError when `devices` differs from the number of ranks.
+  explicit MpiTransport(int devices);
+  ~MpiTransport() override;  // completes the pending sends, then frees the communicator
+  MpiTransport(const MpiTransport&) = delete;
+  MpiTransport& operator=(const MpiTransport&) = delete;
+
+  void send(int dst_device, const TensorTag& tag, Matrix<float> tensor) override;
+  std::vector<std::pair<TensorTag, Matrix<float>>> receive_all(int device) override;
+  void arrive_at_barrier(int device, int step) override;
+  bool barrier_complete(int step) const override;
+  std::uint64_t news_count(int device) const override;
+  bool wait_for_news(int device, std::uint64_t seen, int timeout_ms) override;
+  void abort() override;
+  std::vector<int> devices_here(int devices) const override;
+  int first_slot_on_machine() const override { return local_rank_; }
+  int workers_on_machine(int /*devices*/) const override { return local_ranks_; }
+
+  int rank() const { return rank_; }
+  MPI_Comm communicator() const { return comm_; }
+
+ private:
+  void progress();  // receives whatever has arrived, completes finished sends
+  void deliver(int tag, const std::vector<std::byte>& bytes);  // one received message
+  void post(int dst_rank, int tag, std::vector<std::byte> bytes);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int ranks_ = 0;
+  int local_rank_ = 0;
+  int local_ranks_ = 1;
+  std::vector<std::pair<TensorTag, Matrix<float>>> inbox_;
+  std::vector<int> barrier_arrivals_;  // per step
+  std::uint64_t news_ = 0;
+  bool aborted_ = false;
+  struct PendingSend {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::vector<std::byte> bytes;
+  };
+  std::vector<PendingSend> sends_;
+};
 
 }  // namespace
 
@@ -208,8 +254,13 @@ std::vector<T> read_vector(const std::vector<std::byte>& bytes, std::size_t& off
 
 }  // namespace
 
+std::unique_ptr<Transport> make_mpi_transport(int devices) {
+  return std::make_unique<MpiTransport>(devices);
+}
+
 ExecutionResult gather_on_first_rank(ExecutionResult local, const PipelineLayout& layout,
-                                     const MpiTransport& transport) {
+                                     const Transport& any_transport) {
+  const auto& transport = dynamic_cast<const MpiTransport&>(any_transport);
   static_assert(std::is_trivially_copyable_v<ExecutedOp>);
   const MPI_Comm comm = transport.communicator();
   int valid = local.timing_valid ? 1 : 0;
@@ -241,4 +292,20 @@ ExecutionResult gather_on_first_rank(ExecutionResult local, const PipelineLayout
 }
 
 }  // namespace pipesim::executor
+
+#else
+
+namespace pipesim::executor {
+
+std::unique_ptr<Transport> make_mpi_transport(int /*devices*/) {
+  throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
+}
+
+ExecutionResult gather_on_first_rank(ExecutionResult local, const PipelineLayout& /*layout*/,
+                                     const Transport& /*transport*/) {
+  return local;  // no MPI transport exists to gather over
+}
+
+}  // namespace pipesim::executor
+
 #endif

@@ -228,13 +228,9 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
       }
     }
   } else if (options.transport == ExecuteTransport::kMpi) {
-#ifdef PIPESIM_HAS_MPI
-    executor::MpiTransport transport(layout.devices);
+    const std::unique_ptr<executor::Transport> transport = executor::make_mpi_transport(layout.devices);
     run.result =
-        executor::gather_on_first_rank(executor::execute_real(plan, setup, transport), layout, transport);
-#else
-    throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
-#endif
+        executor::gather_on_first_rank(executor::execute_real(plan, setup, *transport), layout, *transport);
   } else {
     executor::ThreadsTransport transport(layout.devices);
     run.result = executor::execute_real(plan, setup, transport);

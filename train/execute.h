@@ -14,7 +14,7 @@
 namespace pipesim {
 
 enum class ExecuteMode { kReplay, kReal };
-enum class ExecuteTransport { kThreads, kMpi };  // real mode only; mpi needs PIPESIM_HAS_MPI and mpiexec
+enum class ExecuteTransport { kThreads, kMpi };  // real mode only; mpi needs a build with MPI and mpiexec
 
 struct ExecuteOptions {
   ExecuteMode mode = ExecuteMode::kReplay;

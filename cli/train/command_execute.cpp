@@ -16,7 +16,7 @@
 #include "cli/train/execution_summary.h"
 #include "cli/train/model_options.h"
 #include "cli/validators.h"
-#include "executor/mpi_transport.h"
+#include "distributed/mpi_session.h"
 #include "executor/scenario_training.h"
 #include "report/result_record.h"
 #include "report/trace_writer.h"
@@ -63,19 +63,13 @@ void execute(const ExecuteArgs& args) {
   options.dump = args.dump;
   if (args.transport == "mpi" && options.mode != ExecuteMode::kReal)
     throw InputError("--transport mpi runs real mode only: add --mode real");
-#ifdef PIPESIM_HAS_MPI
-  std::optional<executor::MpiSession> mpi;
+  std::optional<MpiSession> mpi;  // throws InputError naming the option in a build without MPI
   if (args.transport == "mpi") {
-    mpi.emplace();
+    mpi.emplace("--transport mpi");
     options.transport = ExecuteTransport::kMpi;
   }
   // Under mpiexec every rank runs its device's worker; rank 0 gathers the run and writes the outputs.
-  const bool writes_outputs = !mpi || executor::MpiSession::rank() == 0;
-#else
-  if (args.transport == "mpi")
-    throw InputError("--transport mpi: this pipesim was built without MPI (install mpich and libmpich-dev)");
-  const bool writes_outputs = true;
-#endif
+  const bool writes_outputs = !mpi || MpiSession::rank() == 0;
   std::ostringstream table;
   nlohmann::json runs = nlohmann::json::array();
   std::vector<SimulationResult> measured;
