@@ -8,7 +8,7 @@
 # the fuzz seeds (fuzz/seeds/); every command's --help.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -ne 2 ]; then
+if [ $# -ne 2 ] || [ ! -x "$1" ]; then
   echo "usage: scripts/snapshot_outputs.sh PIPESIM DIR" >&2
   exit 2
 fi
