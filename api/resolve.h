@@ -48,9 +48,10 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
 // The cost model the scenario describes, for the given layout.
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
 std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
-// The node of each pipeline device's first rank (ranks numbered as cost_models/job_topology.h) when a
-// transformer scenario's comm is its profile's link and the profile has an inter_node_link: transfers between
-// devices on different nodes then take that link. Empty when every device shares a node or nothing says.
+// The node of each pipeline device's first rank (ranks numbered as cost_models/transformer/job_topology.h)
+// when a transformer scenario's comm is its profile's link and the profile has an inter_node_link: transfers
+// between devices on different nodes then take that link. Empty when every device shares a node or nothing
+// says.
 std::vector<int> pipeline_device_nodes(const Scenario& scenario, int devices);
 
 // The pipeline the schedule runs for the scenario (N, m, batches, optimizer sync, comm for cost-aware

@@ -6,7 +6,8 @@
 #include "api/simulation.h"
 #include "api/unmodelled_check.h"
 #include "base/errors.h"
-#include "cost_models/transformer_costs.h"
+#include "cost_models/transformer/cost_model.h"
+#include "cost_models/transformer/stage_costs.h"
 #include "cost_models/uneven_microbatch_costs.h"
 
 namespace pipesim {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
-#include "cost_models/transformer_costs.h"
+#include "cost_models/transformer/shapes_flops.h"
 
 namespace pipesim {
 namespace {

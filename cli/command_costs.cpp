@@ -12,6 +12,7 @@
 #include "api/unmodelled_check.h"
 #include "base/errors.h"
 #include "cli/commands.h"
+#include "cost_models/transformer/device.h"
 #include "io/hardware_profile_reader.h"
 #include "io/layer_times.h"
 #include "io/zb_reference.h"

@@ -2,8 +2,8 @@
 // Layers per chunk of Megatron's virtual pipeline. Megatron gives every chunk the same number of layers: the
 // layers must divide by devices × chunks. With layer_split: zb the embedding and the loss count as one layer
 // each (the first chunk holds the embedding, the last the output layer and loss), so layers + 2 must.
-#include "cost_models/transformer_costs.h"
 #include "sim/layout.h"
+#include "spec/transformer_model.h"
 
 namespace pipesim {
 

@@ -8,9 +8,9 @@ measured profile:
     tiles = m * n / 128^2   (output tiles of 128x128: too few leave the 108 SMs idle)
 
 Together with the two element-wise constants of the transformer model (passes over the stored activations, in
-cost_models/transformer_costs.h) the five parameters are chosen to minimize the largest relative error of F, I and W
+spec/transformer_model.h, applied in cost_models/transformer/units.cpp) the five parameters are chosen to minimize the largest relative error of F, I and W
 over the rows of share/data/zero_bubble/zb_profiled_times.csv, each row compared with a middle stage (k layers, no embedding or
-loss) of the model. This script mirrors that part of cost_models/transformer_costs.cpp for the search only; the
+loss) of the model. This script mirrors that part of cost_models/transformer/ for the search only; the
 residuals that count are the C++ model's, on the written grid: `pipesim costs --fit-report` and tests/report/a100_fit_test.cpp.
 
 Usage: gpu_calibration/fit_a100.py [--data DIR] [-o share/profiles/a100-sxm4-80gb.yaml]
@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PEAK = {"bf16": 312.0, "fp16": 312.0, "fp32": 19.5}  # dense tensor-core bf16/fp16; fp32 without TF32
 MEMORY_GB_PER_S = 2039.0   # HBM2e datasheet
 LAUNCH_US = 4.0            # assumed: a typical kernel launch on an A100 host (not fitted, not measured)
-KERNELS = (17, 20, 10)     # per layer: F, I, W (as in transformer_costs.cpp)
+KERNELS = (17, 20, 10)     # per layer: F, I, W (as in cost_models/transformer/shapes_flops.cpp)
 GRID = [128 * 2**i for i in range(10)]  # 128 .. 65536
 
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/transformer_costs.h"
+#include "spec/transformer_model.h"
 
 namespace pipesim {
 

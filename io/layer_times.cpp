@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "cost_models/transformer/stage_costs.h"
 #include "io/csv_table.h"
 
 namespace pipesim {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/transformer_costs.h"
 #include "spec/hardware_profile.h"
+#include "spec/transformer_model.h"
 
 namespace pipesim {
 

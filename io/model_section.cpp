@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "cost_models/transformer/parallel_comm.h"
 #include "io/hardware_profile_reader.h"
 
 namespace pipesim {
@@ -244,7 +245,7 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
   return split;
 }
 
-// `parallel:`: the job around the pipeline (cost_models/transformer_costs.h, ParallelConfig).
+// `parallel:`: the job around the pipeline (spec/transformer_model.h, ParallelConfig).
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
   r.expect_map(node, "parallel",
                {"tensor", "context", "data", "zero", "sequence_parallel", "distributed_optimizer",

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/transformer_costs.h"
 #include "io/yaml_reader.h"
 #include "spec/scenario.h"
+#include "spec/transformer_model.h"
 
 namespace pipesim {
 

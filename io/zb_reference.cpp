@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "cost_models/transformer/stage_costs.h"
 #include "io/csv_table.h"
 #include "io/data_dirs.h"
 

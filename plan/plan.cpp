@@ -20,6 +20,7 @@
 #include "api/simulation.h"
 #include "base/errors.h"
 #include "base/task_pool.h"
+#include "cost_models/transformer/shapes_flops.h"
 #include "distributed/work_farm.h"
 #include "plan/plan_bounds.h"
 #include "report/progress_bar.h"

@@ -6,8 +6,10 @@
 #include <set>
 #include <vector>
 
+#include "cost_models/transformer/shapes_flops.h"
 #include "report/csv.h"
 #include "report/format.h"
+#include "report/model_choices.h"
 
 namespace pipesim {
 namespace {

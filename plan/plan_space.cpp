@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "base/errors.h"
+#include "cost_models/transformer/parallel_comm.h"
 #include "schedules/registry.h"
 
 namespace pipesim {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cost_models/transformer_costs.h"
 #include "io/scenario.h"
+#include "spec/transformer_model.h"
 
 namespace pipesim {
 

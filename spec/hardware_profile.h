@@ -59,7 +59,7 @@ struct ProfileFit {
   // bytes than the passes assume), the CPU executor's kernels' ns per element; bandwidths stay as measured.
   double elementwise_efficiency = 1;
   // Flash attention's fused kernel: its rate over the causal work, as a share of the GEMM grid's best rate;
-  // 0: the transformer model's default (cost_models/transformer_costs.h).
+  // 0: the transformer model's default (cost_models/transformer/).
   double attention_efficiency = 0;
   double host_overhead_us = -1;  // replaces the profile's per-op host overhead; < 0: keep it
   std::string source;            // what it was fitted to and how well; empty: not fitted

@@ -2,8 +2,8 @@
 // The transformer job as plain data: the model (sizes, attention, MLP, recomputation, dtype, the features the
 // costs do not model yet), how its layers split over stages, the optimizer, the job around the pipeline
 // (tensor, context and data parallelism, ZeRO) and the hardware profile, with their name tables. What each
-// costs is cost_models/transformer_costs.h; the scenario's `model:`, `optimizer:` and `parallel:` sections
-// (io/model_section.h) and the importers (import/) fill these.
+// costs is cost_models/transformer/ (cost_model.h); the scenario's `model:`, `optimizer:` and `parallel:`
+// sections (io/model_section.h) and the importers (import/) fill these.
 #include <string>
 #include <vector>
 
@@ -106,7 +106,7 @@ struct OptimizerSpec {
 //     gather overlapping the unit before it: the op takes max(compute, gathers) + one unit's gather; or, with
 //     overlap_weight_gather false, compute + gathers).
 //   Links: a group whose ranks share a node (ranks numbered tensor innermost, then context, data, pipeline:
-//     cost_models/job_topology.h) runs on the profile's `link`, else on its `inter_node_link`.
+//     cost_models/transformer/job_topology.h) runs on the profile's `link`, else on its `inter_node_link`.
 //   context parallelism (c ranks, Megatron's and torchtitan's ring attention): each rank holds s/c of every
 //     sequence's tokens (two chunks, so that causal work balances), so its GEMMs, activations, transfers and
 //     tensor-parallel collectives are those of a microbatch of b/c sequences, and its attention core does 1/c

@@ -12,6 +12,7 @@
 #include "api/simulation.h"
 #include "base/did_you_mean.h"
 #include "base/errors.h"
+#include "cost_models/transformer/device.h"
 #include "io/csv_table.h"
 #include "io/layer_times.h"
 #include "report/format.h"

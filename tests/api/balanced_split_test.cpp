@@ -10,7 +10,10 @@
 #include <random>
 
 #include "base/errors.h"
-#include "cost_models/transformer_costs.h"
+#include "cost_models/transformer/memory_bytes.h"
+#include "cost_models/transformer/shapes_flops.h"
+#include "cost_models/transformer/stage_costs.h"
+#include "cost_models/transformer/units.h"
 #include "io/scenario.h"
 #include "pipesim_source_dir.h"
 #include "tests/test_util.h"

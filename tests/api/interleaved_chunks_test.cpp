@@ -5,6 +5,7 @@
 
 #include "api/zb_model_scenario.h"
 #include "cost_models/chunk_layers.h"
+#include "cost_models/transformer/layer_split.h"
 #include "io/zb_reference.h"
 #include "tests/test_util.h"
 

@@ -6,7 +6,8 @@
 
 #include "api/resolve.h"
 #include "api/simulation.h"
-#include "cost_models/transformer_costs.h"
+#include "cost_models/transformer/shapes_flops.h"
+#include "cost_models/transformer/stage_costs.h"
 #include "pipesim_source_dir.h"
 #include "report/result_figures.h"
 #include "tests/test_util.h"

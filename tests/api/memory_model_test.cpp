@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "api/zb_model_scenario.h"
+#include "cost_models/transformer/stage_costs.h"
 #include "report/format.h"
 #include "tests/test_util.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cost_models/transformer_costs.h"
+#include "cost_models/transformer/cost_model.h"
 #include "tests/test_util.h"
 
 namespace pipesim {

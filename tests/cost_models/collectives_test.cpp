@@ -1,11 +1,11 @@
 // The collectives' closed forms worked by hand, and where a job's groups sit.
-#include "cost_models/collectives.h"
+#include "cost_models/transformer/collectives.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "cost_models/job_topology.h"
+#include "cost_models/transformer/job_topology.h"
 
 namespace pipesim {
 namespace {

@@ -1,14 +1,20 @@
 // The transformer cost model: FLOP, byte and parameter counts against hand-computed values, GEMM shapes that
 // add up to the FLOP formulas, and where the time comes from (GEMMs, element-wise traffic, launches, the
 // link).
-#include "cost_models/transformer_costs.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "base/errors.h"
-#include "cost_models/collectives.h"
+#include "cost_models/transformer/collectives.h"
+#include "cost_models/transformer/cost_model.h"
+#include "cost_models/transformer/device.h"
+#include "cost_models/transformer/layer_split.h"
+#include "cost_models/transformer/memory_bytes.h"
+#include "cost_models/transformer/parallel_comm.h"
+#include "cost_models/transformer/shapes_flops.h"
+#include "cost_models/transformer/stage_costs.h"
+#include "cost_models/transformer/units.h"
 
 namespace pipesim {
 namespace {

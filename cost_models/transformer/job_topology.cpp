@@ -1,4 +1,4 @@
-#include "cost_models/job_topology.h"
+#include "cost_models/transformer/job_topology.h"
 
 #include <stdexcept>
 

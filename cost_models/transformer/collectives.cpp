@@ -1,4 +1,4 @@
-#include "cost_models/collectives.h"
+#include "cost_models/transformer/collectives.h"
 
 #include <cmath>
 #include <stdexcept>

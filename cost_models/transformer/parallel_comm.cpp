@@ -1,0 +1,170 @@
+#include "cost_models/transformer/parallel_comm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/errors.h"
+#include "cost_models/transformer/collectives.h"
+#include "cost_models/transformer/job_topology.h"
+#include "cost_models/transformer/shapes_flops.h"
+
+namespace pipesim {
+namespace transformer {
+namespace {
+
+// The link a parallel group's collectives run on: the profile's intra-node link when every group along the
+// dimension lies inside a node, else its inter-node link.
+ParallelDegrees job_degrees(const ParallelConfig& p, int stages) {
+  return {.tensor = p.tensor, .context = p.context, .data = p.data, .pipeline = std::max(1, stages)};
+}
+
+RankOrder job_rank_order(const ParallelConfig& p) {
+  return p.pipeline_before_data ? RankOrder::kTensorContextPipelineData
+                                : RankOrder::kTensorContextDataPipeline;
+}
+
+const char* dimension_key(ParallelDimension dimension) {
+  switch (dimension) {
+    case ParallelDimension::kTensor:
+      return "tensor";
+    case ParallelDimension::kContext:
+      return "context";
+    case ParallelDimension::kData:
+      return "data";
+    case ParallelDimension::kPipeline:
+      return "pipeline";
+  }
+  return "data";
+}
+
+const LinkSpec& group_link(const TransformerSetup& setup, ParallelDimension dimension, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const ParallelDegrees degrees = job_degrees(p, stages);
+  const RankOrder order = job_rank_order(p);
+  const char* name = dimension_key(dimension);
+  if (group_within_node(dimension, degrees, order, p.gpus_per_node)) {
+    if (!setup.profile.link) {
+      throw InputError(
+          fmt::format("parallel.{} > 1: hardware profile '{}' has no link (between GPUs of a node)", name,
+                      setup.profile.name));
+    }
+    return *setup.profile.link;
+  }
+  if (!setup.profile.inter_node_link) {
+    throw InputError(fmt::format(
+        "parallel.{}: its groups span nodes of {} GPUs ({} order), and hardware profile '{}' has no "
+        "inter_node_link",
+        name, p.gpus_per_node, rank_order_name(order), setup.profile.name));
+  }
+  return *setup.profile.inter_node_link;
+}
+
+}  // namespace
+
+const LinkSpec& weight_replica_link(const TransformerSetup& setup, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const bool data_inside =
+      group_within_node(ParallelDimension::kData, job_degrees(p, stages), job_rank_order(p), p.gpus_per_node);
+  // Data inside: the context groups decide; data across nodes: the inter-node link either way.
+  return group_link(
+      setup, data_inside && p.context > 1 ? ParallelDimension::kContext : ParallelDimension::kData, stages);
+}
+
+// One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
+double tensor_all_reduce_seconds(const TransformerSetup& setup, double bytes) {
+  if (setup.parallel.tensor <= 1) return 0;
+  return all_reduce_seconds(bytes, setup.parallel.tensor, group_link(setup, ParallelDimension::kTensor, 1));
+}
+
+double rank_microbatch(const TransformerSetup& setup, double b) {
+  return b / std::max(1, setup.parallel.context);
+}
+
+TensorParallelSeconds tensor_collective_seconds(const TransformerSetup& setup, double b_rank) {
+  const ParallelConfig& p = setup.parallel;
+  if (p.tensor <= 1) return {};
+  const double bytes = setup.model.seq_len * b_rank * setup.model.hidden * dtype_bytes(setup.model.dtype);
+  const double one =
+      tensor_all_reduce_seconds(setup, bytes);  // == reduce-scatter + all-gather (sequence parallel)
+  return {2 * one, (setup.model.recompute == Recompute::kFull ? 4 : 2) * one};
+}
+
+// The ring's exposed time per layer for one rank's share b_rank (see ParallelConfig in the header).
+TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, const Device& d, double b_rank,
+                                             int stages) {
+  const ParallelConfig& p = setup.parallel;
+  if (p.context <= 1) return {};
+  const TransformerModel& t = setup.model;
+  if (const std::string needed = context_parallel_requirement(t, p.context); !needed.empty()) {
+    throw InputError(fmt::format("parallel.context {}: expected {}", p.context, needed));
+  }
+  const LinkSpec& link = group_link(setup, ParallelDimension::kContext, stages);
+  const double kv_bytes = 2 * t.seq_len * b_rank * (t.key_value_width() / p.tensor) * d.bytes;
+  const auto step_s = [&](double bytes) {
+    return bytes / (link.bandwidth_gb_per_s * 1e9) + link.latency_us * 1e-6;
+  };
+  // Each ring step's transfer hides under one of the c blocks of the core attention.
+  const LayerShapes shapes = attention_shapes(t, b_rank, p.tensor);
+  const auto core_s = [&](const std::vector<Gemm>& gemms) {
+    double seconds = 0;
+    for (const Gemm& g : gemms) {
+      if (g.flash_work > 0) seconds += gemm_seconds(d.forward, {g}, d.attention_flops_per_s);
+    }
+    return seconds;
+  };
+  const int steps = p.context - 1;
+  const double forward = steps * std::max(0.0, step_s(kv_bytes) - core_s(shapes.forward) / p.context);
+  double backward = steps * std::max(0.0, step_s(2 * kv_bytes) - core_s(shapes.backward_input) / p.context);
+  if (t.recompute == Recompute::kFull) backward += forward;  // the rerun forward passes the ring again
+  return {forward, backward};
+}
+
+}  // namespace transformer
+
+using transformer::Device;
+using transformer::rank_microbatch;
+using transformer::ring_attention_seconds;
+using transformer::tensor_collective_seconds;
+using transformer::weight_replica_link;
+
+std::string context_parallel_requirement(const TransformerModel& model, int context) {
+  if (context < 1) return "a positive degree";
+  if (context == 1) return "";
+  if (model.attention != AttentionKind::kFlash) {
+    return "1 with attention: eager (ring attention runs fused, flash kernels; set attention: flash)";
+  }
+  if (model.seq_len % (2 * context) != 0) {
+    return fmt::format("c with 2c dividing model.seq_len ({}: two chunks per rank)", model.seq_len);
+  }
+  return "";
+}
+
+TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double b, int /*stages*/) {
+  return tensor_collective_seconds(setup, rank_microbatch(setup, b));
+}
+
+TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double b, int stages) {
+  return ring_attention_seconds(setup, Device(setup), rank_microbatch(setup, b), stages);
+}
+
+double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const int ranks = p.weight_replicas();
+  if (ranks <= 1) return 0;
+  const LinkSpec& link = weight_replica_link(setup, stages);
+  // Without ZeRO an all-reduce; with ZeRO 1 or 2 a reduce-scatter of the gradients and an all-gather of the
+  // updated weights; ZeRO-3 keeps its shard (each F and I gathers the weights it needs): the reduce-scatter.
+  if (p.zero >= 3) return reduce_scatter_seconds(gradient_bytes, ranks, link);
+  return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, ranks, link) +
+                           all_gather_seconds(gradient_bytes, ranks, link)
+                     : all_reduce_seconds(gradient_bytes, ranks, link);
+}
+
+double transfer_seconds(const HardwareProfile& profile, double bytes) {
+  const std::optional<LinkSpec> link = profile.stage_link();
+  if (!link) return 0;
+  return bytes / (link->bandwidth_gb_per_s * 1e9) + link->latency_us * 1e-6;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,51 @@
+#pragma once
+// What the job around the pipeline costs a stage: the tensor-parallel collectives and context-parallel ring
+// attention of each layer, the gradient reduction over the weights' replicas, the message to the next stage,
+// each on the link its group runs on (job_topology.h, collectives.h).
+#include <string>
+
+#include "cost_models/transformer/device.h"
+#include "spec/hardware_profile.h"
+#include "spec/transformer_model.h"
+
+namespace pipesim {
+
+// Seconds a tensor-parallel group of the setup spends in collectives per layer: forward and input gradient
+// (the blocking all-reduces, or reduce-scatter plus all-gather, of tokens x h activations); 0 for t = 1.
+struct TensorParallelSeconds {
+  double forward = 0;
+  double backward_input = 0;
+};
+TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
+                                                    int pipeline_stages);
+// What c context-parallel ranks need of the model, as an "expected ..." text, or empty when it has it: flash
+// attention (ring attention runs fused kernels) and 2c dividing the sequence (two chunks per rank, balancing
+// the causal work).
+std::string context_parallel_requirement(const TransformerModel& model, int context);
+// Seconds a context-parallel rank's ring attention exposes per layer (see ParallelConfig): forward and input
+// gradient; 0 for c = 1.
+TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
+                                                     int pipeline_stages);
+// Seconds one stage's gradient reduction over the d x c ranks holding its weights takes at a step (0 for 1).
+double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes,
+                                    int pipeline_stages);
+// Link time of one message of `bytes` over the profile's link (0 when the profile has no link).
+double transfer_seconds(const HardwareProfile& profile, double bytes);
+
+namespace transformer {
+
+// The link of the d x c ranks that hold the same weights: inside a node only when both their data-parallel
+// and their context-parallel groups are.
+const LinkSpec& weight_replica_link(const TransformerSetup& setup, int stages);
+// One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
+double tensor_all_reduce_seconds(const TransformerSetup& setup, double bytes);
+// One context-parallel rank's share of a microbatch of b sequences: its costs are a microbatch of b/c.
+double rank_microbatch(const TransformerSetup& setup, double b);
+// Per layer, for one rank's share b_rank (already divided by c): the tensor-parallel collectives, and the
+// ring attention's exposed time.
+TensorParallelSeconds tensor_collective_seconds(const TransformerSetup& setup, double b_rank);
+TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, const Device& d, double b_rank,
+                                             int stages);
+
+}  // namespace transformer
+}  // namespace pipesim

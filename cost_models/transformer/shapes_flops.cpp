@@ -1,0 +1,140 @@
+#include "cost_models/transformer/shapes_flops.h"
+
+#include <cmath>
+
+namespace pipesim {
+namespace transformer {
+namespace {
+
+// The share of the s x s score tiles a flash kernel computes: all of them, or with a causal mask the n(n+1)/2
+// tiles on and below the diagonal of n = ceil(s / 128) (FlashAttention's 128-row blocks).
+double flash_work_share(const TransformerModel& t) {
+  if (!t.causal) return 1;
+  const double n = std::ceil(t.seq_len / 128.0);
+  return (n + 1) / (2 * n);
+}
+
+}  // namespace
+
+// Kernels one layer launches, as in Megatron-LM's GPT layer (no fusion beyond bias-GeLU and
+// bias-dropout-add): the attention half (layer norm, QKV, scores, softmax, dropout, context, projection,
+// bias-dropout-add and their backwards) 11 forward, 13 input-backward, 5 weight-backward kernels; flash
+// attention fuses scores, softmax, dropout and context into one (3 fewer each way); the MLP half launches
+// 6, 7 and 5. Full recomputation launches the forward again inside I.
+Kernels attention_kernels(const TransformerModel& t) {
+  const double fused = t.attention == AttentionKind::kFlash ? 3 : 0;
+  Kernels k{11 - fused, 13 - fused, 5};
+  if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
+  return k;
+}
+
+Kernels mlp_kernels(const TransformerModel& t) {
+  Kernels k{6, 7, 5};
+  if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
+  return k;
+}
+
+void append(std::vector<Gemm>& to, const std::vector<Gemm>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+// The GEMMs of a layer's attention half: QKV (a query and k key/value heads of d: ad + 2kd wide), the batched
+// GEMMs (per query head), the projection. Flash attention's backward recomputes the scores (one more
+// batched GEMM); recomputation reruns in I what it dropped.
+// With tensor parallelism over `tp` ranks, one rank's share: QKV column-parallel (output / tp), the
+// projection row-parallel (input / tp), heads / tp.
+LayerShapes attention_shapes(const TransformerModel& t, double b, int tp) {
+  const double s = t.seq_len, h = t.hidden, tokens = s * b, d = t.head_size(), batch = b * t.heads / tp,
+               qkv = (t.query_width() + 2.0 * t.key_value_width()) / tp, q_split = t.query_width() / tp;
+  LayerShapes shapes;
+  const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, q_split}};
+  const double flash = t.attention == AttentionKind::kFlash ? flash_work_share(t) : 0;
+  const std::vector<Gemm> core = {{s, s, d, batch, flash}, {s, d, s, batch, flash}};
+  shapes.forward = projections;
+  append(shapes.forward, core);
+  shapes.backward_input = {{tokens, h, qkv},        {tokens, q_split, h},    {s, s, d, batch, flash},
+                           {s, d, s, batch, flash}, {s, d, s, batch, flash}, {s, d, s, batch, flash}};
+  if (t.attention == AttentionKind::kFlash) {
+    shapes.backward_input.push_back({s, s, d, batch, flash});
+  } else if (t.recompute == Recompute::kSelective) {
+    append(shapes.backward_input, core);
+  }
+  if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
+  shapes.backward_weight = {{h, qkv, tokens}, {q_split, h, tokens}};
+  return shapes;
+}
+
+// The GEMMs of a layer's MLP half: up (gate and up fused for SwiGLU; column-parallel) and down
+// (row-parallel).
+LayerShapes mlp_shapes(const TransformerModel& t, double b, int tp) {
+  const double h = t.hidden, tokens = t.seq_len * b, f = static_cast<double>(t.ffn()) / tp,
+               up = t.mlp == MlpKind::kSwiglu ? 2 * f : f;
+  LayerShapes shapes{{{tokens, up, h}, {tokens, h, f}},
+                     {{tokens, h, up}, {tokens, f, h}},
+                     {{h, up, tokens}, {f, h, tokens}}};
+  if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
+  return shapes;
+}
+
+// The GEMMs of one layer: both halves.
+LayerShapes layer_shapes(const TransformerModel& t, double b, int tp) {
+  LayerShapes shapes = attention_shapes(t, b, tp);
+  const LayerShapes mlp = mlp_shapes(t, b, tp);
+  append(shapes.forward, mlp.forward);
+  append(shapes.backward_input, mlp.backward_input);
+  append(shapes.backward_weight, mlp.backward_weight);
+  return shapes;
+}
+
+TransformerModel without_recompute(TransformerModel t) {
+  t.recompute = Recompute::kNone;
+  t.attention = AttentionKind::kEager;
+  return t;
+}
+
+}  // namespace transformer
+
+using transformer::flops;
+using transformer::layer_shapes;
+using transformer::without_recompute;
+
+// What the ops execute, recomputation included (they are the GEMMs the time is charged for).
+double layer_forward_flops(const TransformerModel& t, double b) {
+  return flops(layer_shapes(t, b).forward);
+}
+
+double layer_backward_input_flops(const TransformerModel& t, double b) {
+  return flops(layer_shapes(t, b).backward_input);
+}
+
+double layer_backward_weight_flops(const TransformerModel& t, double b) {
+  return flops(layer_shapes(t, b).backward_weight);
+}
+
+double attention_parameters(const TransformerModel& t) {
+  const double h = t.hidden;
+  return 2 * h * t.query_width() + 2 * h * t.key_value_width();
+}
+
+double mlp_parameters(const TransformerModel& t) {
+  return (t.mlp == MlpKind::kSwiglu ? 3.0 : 2.0) * t.hidden * t.ffn();
+}
+
+double layer_parameters(const TransformerModel& t) {
+  return attention_parameters(t) + mlp_parameters(t);
+}
+
+double model_parameters(const TransformerModel& t) {
+  const double embedding = static_cast<double>(t.vocab) * t.hidden;
+  return t.layers * layer_parameters(t) + embedding * (t.tied_embeddings ? 1 : 2) + 2.0 * t.hidden;
+}
+
+double model_flops_per_sample(const TransformerModel& t) {
+  const TransformerModel counted = without_recompute(t);
+  const double tokens = t.seq_len, output = 2.0 * tokens * t.hidden * t.vocab;
+  return t.layers * (layer_forward_flops(counted, 1) + layer_backward_input_flops(counted, 1) +
+                     layer_backward_weight_flops(counted, 1)) +
+         3 * output;
+}
+
+}  // namespace pipesim
