@@ -47,26 +47,27 @@ struct OpIndex {
   std::vector<TimeNs> activation_arrival, gradient_arrival;  // at the receiving stage; 0 = same device
 };
 
-}  // namespace
-
-TaskGraphReport analyze_task_graph(const RunTrace& trace) {
-  const auto& ops = trace.ops;
-  const OpIndex index(trace);
-  std::vector<std::pair<size_t, size_t>> edge_list;
-  std::vector<EdgeDelay> edge_delays;
-  edge_list.reserve(ops.size() * 3);
-  edge_delays.reserve(ops.size() * 3);
-
+// The graph's edges, in the order they are added (which fixes each vertex's out-edge order).
+struct EdgeList {
+  explicit EdgeList(const std::vector<OpRecord>& ops) : ops(ops) {
+    pairs.reserve(ops.size() * 3);
+    delays.reserve(ops.size() * 3);
+  }
   // delay = time from the end of `from` until its output is usable by `to`.
-  auto add = [&](size_t from, size_t to, TimeNs ready_ns) {
+  void add(size_t from, size_t to, TimeNs ready_ns) {
     if (from == kNone) return;
-    edge_list.emplace_back(from, to);
-    edge_delays.push_back({std::max<TimeNs>(0, ready_ns - ops[from].end_ns)});
-  };
+    pairs.emplace_back(from, to);
+    delays.push_back({std::max<TimeNs>(0, ready_ns - ops[from].end_ns)});
+  }
 
-  std::vector<std::vector<size_t>> by_device(trace.layout.devices);
-  for (size_t i = 0; i < ops.size(); ++i) by_device[ops[i].device].push_back(i);
+  const std::vector<OpRecord>& ops;
+  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<EdgeDelay> delays;
+};
 
+// Each op's data inputs: F the previous stage's F, B/I its F and the next stage's B/I, W its B/I.
+void add_data_edges(const RunTrace& trace, const OpIndex& index, EdgeList& edges) {
+  const auto& ops = trace.ops;
   for (size_t i = 0; i < ops.size(); ++i) {
     const Action& a = ops[i].action;
     if (a.kind == OpKind::U) continue;
@@ -74,25 +75,31 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
     switch (a.kind) {
       case OpKind::F:
         if (!trace.layout.is_first_stage(a.stage)) {
-          add(index.forward[index.cell(a.stage - 1, a.microbatch)], i, index.activation_arrival[c]);
+          edges.add(index.forward[index.cell(a.stage - 1, a.microbatch)], i, index.activation_arrival[c]);
         }
         break;
       case OpKind::B:
       case OpKind::I:
-        add(index.forward[c], i, 0);
+        edges.add(index.forward[c], i, 0);
         if (!trace.layout.is_last_stage(a.stage)) {
-          add(index.input_grad[index.cell(a.stage + 1, a.microbatch)], i, index.gradient_arrival[c]);
+          edges.add(index.input_grad[index.cell(a.stage + 1, a.microbatch)], i, index.gradient_arrival[c]);
         }
         break;
       case OpKind::W:
-        add(index.input_grad[c], i, 0);
+        edges.add(index.input_grad[c], i, 0);
         break;
       case OpKind::U:
         break;
     }
   }
-  // Same-device order, and barrier edges: a synchronized U(k) waits for every device's last op before
-  // that device's first U(k).
+}
+
+// Same-device order, and barrier edges: a synchronized U(k) waits for every device's last op before
+// that device's first U(k).
+void add_device_order_and_barrier_edges(const RunTrace& trace, EdgeList& edges) {
+  const auto& ops = trace.ops;
+  std::vector<std::vector<size_t>> by_device(trace.layout.devices);
+  for (size_t i = 0; i < ops.size(); ++i) by_device[ops[i].device].push_back(i);
   std::vector<std::vector<size_t>> barrier_last_before(0);
   std::vector<std::vector<size_t>> barrier_members(0);
   for (const auto& list : by_device) {
@@ -103,7 +110,7 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
       const bool arrives = a.kind == OpKind::U && a.synchronized && a.microbatch >= next_step;
       if (k > 0) {
         const TimeNs before = arrives ? trace.before_barrier(ops[list[k]].device, a.microbatch) : 0;
-        add(list[k - 1], list[k], ops[list[k - 1]].end_ns + before);
+        edges.add(list[k - 1], list[k], ops[list[k - 1]].end_ns + before);
       }
       if (a.kind != OpKind::U || !a.synchronized) continue;
       const auto step = static_cast<size_t>(a.microbatch);
@@ -123,17 +130,16 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
       for (size_t before : barrier_last_before[step]) {
         // The device arrives after its steps' work before the barrier (its gradient reductions).
         if (ops[before].device != ops[member].device) {
-          add(before, member,
-              ops[before].end_ns + trace.before_barrier(ops[before].device, static_cast<int>(step)));
+          edges.add(before, member,
+                    ops[before].end_ns + trace.before_barrier(ops[before].device, static_cast<int>(step)));
         }
       }
     }
   }
+}
 
-  const Graph graph(boost::edges_are_unsorted_multi_pass, edge_list.begin(), edge_list.end(),
-                    edge_delays.begin(), ops.size());
-
-  // Every edge must be respected by the realized times.
+// Every edge must be respected by the realized times.
+void check_edges_respected(const std::vector<OpRecord>& ops, const Graph& graph) {
   for (auto [e, end] = boost::edges(graph); e != end; ++e) {
     const size_t from = boost::source(*e, graph);
     const size_t to = boost::target(*e, graph);
@@ -145,23 +151,26 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
                       describe(ops[from].action), ops[from].end_ns + graph[*e].delay_ns));
     }
   }
+}
 
+std::vector<size_t> topological_order(const Graph& graph, size_t vertices) {
   std::vector<size_t> order;
-  order.reserve(ops.size());
+  order.reserve(vertices);
   try {
     boost::topological_sort(graph, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
     throw ScheduleError("task graph: the realized dependencies contain a cycle");
   }
   std::reverse(order.begin(), order.end());
+  return order;
+}
 
-  // Longest path in topological order: ready[v] = max over predecessors u of (finish[u] + delay).
+// Longest path in topological order: ready[v] = max over predecessors u of (finish[u] + delay).
+void find_critical_path(const std::vector<OpRecord>& ops, const Graph& graph,
+                        const std::vector<size_t>& order, TaskGraphReport& report) {
   std::vector<TimeNs> ready(ops.size(), 0);
   std::vector<TimeNs> finish(ops.size(), 0);
   std::vector<size_t> parent(ops.size(), kNone);
-  TaskGraphReport report;
-  report.vertices = boost::num_vertices(graph);
-  report.edges = boost::num_edges(graph);
   size_t last = kNone;
   for (size_t u : order) {
     finish[u] = ready[u] + ops[u].duration_ns();
@@ -180,6 +189,24 @@ TaskGraphReport analyze_task_graph(const RunTrace& trace) {
     for (size_t v = last; v != kNone; v = parent[v]) report.critical_path.push_back(v);
     std::reverse(report.critical_path.begin(), report.critical_path.end());
   }
+}
+
+}  // namespace
+
+TaskGraphReport analyze_task_graph(const RunTrace& trace) {
+  const auto& ops = trace.ops;
+  const OpIndex index(trace);
+  EdgeList edges(ops);
+  add_data_edges(trace, index, edges);
+  add_device_order_and_barrier_edges(trace, edges);
+  const Graph graph(boost::edges_are_unsorted_multi_pass, edges.pairs.begin(), edges.pairs.end(),
+                    edges.delays.begin(), ops.size());
+  check_edges_respected(ops, graph);
+  const std::vector<size_t> order = topological_order(graph, ops.size());
+  TaskGraphReport report;
+  report.vertices = boost::num_vertices(graph);
+  report.edges = boost::num_edges(graph);
+  find_critical_path(ops, graph, order, report);
   return report;
 }
 

@@ -147,6 +147,266 @@ SimulationOutcome decode(const std::string& text) {
   return o;
 }
 
+// Rank 0's search: bounds every candidate from its own resolved run, then simulates, wave by wave and best
+// throughput bound first, those whose bound may still beat the K-th best kept of their kind.
+class PlanSearch {
+ public:
+  PlanSearch(const Scenario& scenario, const PlanOptions& options, const PlanSpaceOptions& space,
+             const std::vector<PlanCandidate>& candidates, const FarmRun& farm, PlanResult& result)
+      : scenario_(scenario),
+        options_(options),
+        space_(space),
+        candidates_(candidates),
+        farm_(farm),
+        result_(result),
+        setup_(*scenario.transformer),
+        n_(candidates.size()),
+        threads_(options.mpi ? 1 : worker_count(options.jobs, n_, "-j")) {
+    result_.rows.resize(n_);
+    fingerprints_.resize(n_);
+    estimated_ops_of_.assign(n_, 0);
+  }
+
+  // Fills the result's rows and best lists.
+  void run() {
+    bound_candidates();
+    const std::vector<size_t> order = runnable_by_bound();
+    check_work_ceiling(order);
+    done_ += n_ - order.size();
+    bar_.update(done_);
+    batch_ = result_.global_batch;
+    keep_ = std::max(1, options_.top);
+    for (size_t begin = 0; begin < order.size(); begin += kWave) {
+      run_wave(order, begin, std::min(order.size(), begin + kWave));
+    }
+    result_.best_sync = best_distinct(result_.rows, evaluated_, true, keep_);
+    result_.best_async = best_distinct(result_.rows, evaluated_, false, keep_);
+  }
+
+ private:
+  void run_simulations(const std::vector<size_t>& to_run,
+                       const std::function<void(size_t, const SimulationOutcome&)>& on_outcome);
+  void bound_candidates();
+  void bound_candidate(size_t i);
+  std::vector<size_t> runnable_by_bound() const;
+  void check_work_ceiling(const std::vector<size_t>& order) const;
+  double threshold(bool synchronous) const;
+  void run_wave(const std::vector<size_t>& order, size_t begin, size_t end);
+  void sort_wave(const std::vector<size_t>& order, size_t begin, size_t end, std::vector<size_t>& to_run,
+                 std::vector<size_t>& to_reuse);
+  void fill(size_t i, CandidateFate fate);
+
+  const Scenario& scenario_;
+  const PlanOptions& options_;
+  const PlanSpaceOptions& space_;
+  const std::vector<PlanCandidate>& candidates_;
+  const FarmRun& farm_;
+  PlanResult& result_;
+  const TransformerSetup& setup_;
+  const size_t n_;
+  const size_t threads_;
+  std::vector<std::string> fingerprints_;
+  std::vector<double> estimated_ops_of_;  // what each candidate's simulation would take
+  ProgressBar bar_{2 * n_, "candidates bounded or run", options_.progress};
+  std::atomic<size_t> done_{0};
+  double batch_ = 0;
+  int keep_ = 1;
+  std::map<std::string, Evaluated> simulated_;  // by fingerprint
+  std::vector<size_t> evaluated_;               // rows with figures so far
+};
+
+// Simulates the candidates at `to_run`, on threads or, with --mpi, on the serving ranks (the most
+// microbatches x stages first); on_outcome(k, ...) for to_run[k].
+void PlanSearch::run_simulations(const std::vector<size_t>& to_run,
+                                 const std::function<void(size_t, const SimulationOutcome&)>& on_outcome) {
+  if (options_.mpi) {
+    std::map<size_t, size_t> position;
+    for (size_t k = 0; k < to_run.size(); ++k) position[to_run[k]] = k;
+    std::vector<size_t> order = to_run;
+    // In int64: m up to 2^30 times p can wrap an int.
+    const auto size_of = [&](size_t i) {
+      return static_cast<std::int64_t>(candidates_[i].microbatches) * candidates_[i].pipeline;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+    farm_(order, [&](size_t i, const std::string& bytes) { on_outcome(position.at(i), decode(bytes)); });
+    return;
+  }
+  for_each_index(threads_, to_run.size(), [&](size_t k) {
+    on_outcome(k, simulate_candidate(scenario_, candidates_[to_run[k]], space_.sequence_parallel));
+  });
+}
+
+// Bounds, from each candidate's own resolved run.
+void PlanSearch::bound_candidates() {
+  for_each_index(threads_, n_, [&](size_t i) {
+    bound_candidate(i);
+    bar_.update(++done_);
+  });
+}
+
+void PlanSearch::bound_candidate(size_t i) {
+  PlanRow& row = result_.rows[i];
+  row.candidate = candidates_[i];
+  const Scenario s = scenario_for_candidate(scenario_, candidates_[i], space_.sequence_parallel);
+  try {
+    ResolveOptions checks;
+    checks.task_graph = false;
+    checks.records = false;
+    const ResolvedRun run = resolve(s, candidates_[i].schedule, checks);
+    const CandidateBounds bounds = candidate_bounds(run);
+    row.label = run.schedule->label();
+    row.synchronous = bounds.synchronous;
+    row.busiest_work_s = bounds.busiest_work_s;
+    row.min_peak_bytes = bounds.min_peak_bytes;
+    row.fate = bounds.min_peak_bytes > result_.capacity_bytes ? CandidateFate::kOverMemoryBound
+                                                              : CandidateFate::kSimulated;
+    if (row.fate == CandidateFate::kSimulated) {
+      fingerprints_[i] = simulation_fingerprint(run);
+      estimated_ops_of_[i] = estimated_ops(run, checks);
+    }
+  } catch (const InputError& e) {
+    row.fate = CandidateFate::kNotRunnable;
+    row.label = make_schedule(candidates_[i].schedule.name, candidates_[i].schedule.params)->label();
+    row.reason = one_line_reason(e.what());
+  }
+}
+
+// The candidates that may run, best throughput bound first.
+std::vector<size_t> PlanSearch::runnable_by_bound() const {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n_; ++i) {
+    if (result_.rows[i].fate == CandidateFate::kSimulated) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result_.rows[a].busiest_work_s < result_.rows[b].busiest_work_s;
+  });
+  return order;
+}
+
+// The most the search can simulate, before the first simulation: every candidate under its memory bound,
+// once per fingerprint (pruning only lowers it), under the ceiling on a command's work (as sweep, check).
+void PlanSearch::check_work_ceiling(const std::vector<size_t>& order) const {
+  std::set<std::string> counted;
+  double ops = 0;
+  for (size_t i : order) {
+    if (counted.insert(fingerprints_[i]).second) ops += estimated_ops_of_[i];
+  }
+  check_total_ops(ops, static_cast<double>(counted.size()),
+                  "plan (at most: the candidates under their memory bound, before pruning)",
+                  "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)");
+}
+
+// The K-th best throughput of each kind so far, one per shape (0 until K are kept).
+double PlanSearch::threshold(bool synchronous) const {
+  const std::vector<size_t> best = best_distinct(result_.rows, evaluated_, synchronous, keep_);
+  return static_cast<int>(best.size()) < keep_ ? 0.0 : result_.rows[best.back()].job_samples_per_s;
+}
+
+// The wave order[begin, end): prunes by bound, simulates the first of each fingerprint, reuses the rest.
+void PlanSearch::run_wave(const std::vector<size_t>& order, size_t begin, size_t end) {
+  std::vector<size_t> to_run;  // first of each fingerprint in this wave
+  std::vector<size_t> to_reuse;
+  sort_wave(order, begin, end, to_run, to_reuse);
+  std::vector<Evaluated> figures(to_run.size());
+  run_simulations(to_run, [&](size_t k, const SimulationOutcome& outcome) {
+    PlanRow& row = result_.rows[to_run[k]];
+    row.fate = outcome.fate;
+    row.reason = outcome.reason;
+    figures[k] = {outcome.samples_per_s, outcome.peak_bytes};
+    bar_.update(++done_);
+  });
+  for (size_t k = 0; k < to_run.size(); ++k) {
+    if (result_.rows[to_run[k]].fate == CandidateFate::kSimulated)
+      simulated_[fingerprints_[to_run[k]]] = figures[k];
+  }
+  for (size_t i : to_run) {
+    if (result_.rows[i].fate == CandidateFate::kSimulated) {
+      fill(i, CandidateFate::kSimulated);
+      evaluated_.push_back(i);
+    }
+  }
+  for (size_t i : to_reuse) {
+    fill(i, CandidateFate::kReused);
+    evaluated_.push_back(i);
+    ++done_;
+  }
+  bar_.update(done_);
+}
+
+void PlanSearch::sort_wave(const std::vector<size_t>& order, size_t begin, size_t end,
+                           std::vector<size_t>& to_run, std::vector<size_t>& to_reuse) {
+  const double sync_threshold = threshold(true);
+  const double async_threshold = threshold(false);
+  for (size_t k = begin; k < end; ++k) {
+    PlanRow& row = result_.rows[order[k]];
+    // The job's samples per second can be at most the global batch over the busiest GPU's work (to within
+    // the nanoseconds fused slots round: the margin).
+    const double bound = batch_ / row.busiest_work_s;
+    const double best_kept = row.synchronous ? sync_threshold : async_threshold;
+    if (bound < best_kept * (1 - 1e-5)) {
+      row.fate = CandidateFate::kPrunedByBound;
+      ++done_;
+      continue;
+    }
+    const std::string& key = fingerprints_[order[k]];
+    const bool first_in_wave =
+        std::none_of(to_run.begin(), to_run.end(), [&](size_t j) { return fingerprints_[j] == key; });
+    if (simulated_.count(key) || !first_in_wave) {
+      to_reuse.push_back(order[k]);
+    } else {
+      to_run.push_back(order[k]);
+    }
+  }
+}
+
+// Row i's figures from its fingerprint's simulation.
+void PlanSearch::fill(size_t i, CandidateFate fate) {
+  PlanRow& row = result_.rows[i];
+  const auto found = simulated_.find(fingerprints_[i]);
+  if (found == simulated_.end()) {  // its twin could not run
+    row.fate = CandidateFate::kNotRunnable;
+    row.reason = "a run with identical costs could not run";
+    return;
+  }
+  const PlanCandidate& c = row.candidate;
+  const Evaluated& e = found->second;
+  row.job_samples_per_s = e.samples_per_s * c.data;
+  row.step_s = batch_ / row.job_samples_per_s;
+  // A device's ops run one at a time: a step shorter than the busiest device's work breaks physics.
+  // (The slack: fused F&B slots split their time between the two ops to the nanosecond.) Short by up to
+  // 0.1 %, the window the steady-state search settled on was not quite steady (an optimizer step more
+  // or less in it; `pipesim run` may find none): listed as failed with why, as run skips it.
+  const double short_by = 1 - row.step_s / row.busiest_work_s;
+  if (short_by > 1e-6 && short_by <= 1e-3) {
+    row.fate = CandidateFate::kFailed;
+    row.reason = fmt::format(
+        "simulated step {:.9g} s is {:.2g} % below its busiest GPU's work {:.9g} s: the measured "
+        "window "
+        "was not a steady state",
+        row.step_s, 100 * short_by, row.busiest_work_s);
+    return;
+  }
+  if (short_by > 1e-6) {
+    throw std::logic_error(
+        fmt::format("plan: {} {}: simulated step {} s is shorter than its busiest GPU's "
+                    "work {} s",
+                    row.label, candidate_shape_text(c), row.step_s, row.busiest_work_s));
+  }
+  if (e.peak_bytes < row.min_peak_bytes * (1 - 1e-6)) {
+    throw std::logic_error(fmt::format("plan: {} {}: simulated peak memory {} B is below its bound {} B",
+                                       row.label, candidate_shape_text(c), e.peak_bytes, row.min_peak_bytes));
+  }
+  row.peak_bytes = e.peak_bytes;
+  const double samples_per_gpu_s = row.job_samples_per_s / result_.gpus;
+  row.tokens_per_gpu_s = samples_per_gpu_s * setup_.model.seq_len;
+  row.tflops_per_gpu = samples_per_gpu_s * model_flops_per_sample(setup_.model) / 1e12;
+  const auto peak = setup_.profile.peak_tflops.find(setup_.model.dtype);
+  row.mfu =
+      peak != setup_.profile.peak_tflops.end() && peak->second > 0 ? row.tflops_per_gpu / peak->second : 0;
+  row.idle_fraction = std::max(0.0, 1 - row.busiest_work_s / row.step_s);  // >= 0 to the slack above
+  row.fate = e.peak_bytes > result_.capacity_bytes ? CandidateFate::kOverMemory : fate;
+}
+
 }  // namespace
 
 const char* fate_name(CandidateFate fate) {
@@ -198,200 +458,7 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
     return encode(simulate_candidate(scenario, candidates[i], space.sequence_parallel));
   };
   result.leader = lead_or_serve(options.mpi, job, [&](const FarmRun& farm) {
-    const size_t n = candidates.size();
-    const size_t threads = options.mpi ? 1 : worker_count(options.jobs, n, "-j");
-    // Simulates the candidates at `to_run`, on threads or, with --mpi, on the serving ranks (the most
-    // microbatches x stages first); on_outcome(k, ...) for to_run[k].
-    const auto run_simulations =
-        [&](const std::vector<size_t>& to_run,
-            const std::function<void(size_t, const SimulationOutcome&)>& on_outcome) {
-          if (options.mpi) {
-            std::map<size_t, size_t> position;
-            for (size_t k = 0; k < to_run.size(); ++k) position[to_run[k]] = k;
-            std::vector<size_t> order = to_run;
-            // In int64: m up to 2^30 times p can wrap an int.
-            const auto size_of = [&](size_t i) {
-              return static_cast<std::int64_t>(candidates[i].microbatches) * candidates[i].pipeline;
-            };
-            std::stable_sort(order.begin(), order.end(),
-                             [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
-            farm(order,
-                 [&](size_t i, const std::string& bytes) { on_outcome(position.at(i), decode(bytes)); });
-            return;
-          }
-          for_each_index(threads, to_run.size(), [&](size_t k) {
-            on_outcome(k, simulate_candidate(scenario, candidates[to_run[k]], space.sequence_parallel));
-          });
-        };
-    result.rows.resize(n);
-    std::vector<std::string> fingerprints(n);
-    std::vector<double> estimated_ops_of(n, 0);  // what each candidate's simulation would take
-    ProgressBar bar(2 * n, "candidates bounded or run", options.progress);
-    std::atomic<size_t> done{0};
-
-    // Bounds, from each candidate's own resolved run.
-    for_each_index(threads, n, [&](size_t i) {
-      PlanRow& row = result.rows[i];
-      row.candidate = candidates[i];
-      const Scenario s = scenario_for_candidate(scenario, candidates[i], space.sequence_parallel);
-      try {
-        ResolveOptions checks;
-        checks.task_graph = false;
-        checks.records = false;
-        const ResolvedRun run = resolve(s, candidates[i].schedule, checks);
-        const CandidateBounds bounds = candidate_bounds(run);
-        row.label = run.schedule->label();
-        row.synchronous = bounds.synchronous;
-        row.busiest_work_s = bounds.busiest_work_s;
-        row.min_peak_bytes = bounds.min_peak_bytes;
-        row.fate = bounds.min_peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemoryBound
-                                                                 : CandidateFate::kSimulated;
-        if (row.fate == CandidateFate::kSimulated) {
-          fingerprints[i] = simulation_fingerprint(run);
-          estimated_ops_of[i] = estimated_ops(run, checks);
-        }
-      } catch (const InputError& e) {
-        row.fate = CandidateFate::kNotRunnable;
-        row.label = make_schedule(candidates[i].schedule.name, candidates[i].schedule.params)->label();
-        row.reason = one_line_reason(e.what());
-      }
-      bar.update(++done);
-    });
-
-    // The candidates that may run, best throughput bound first.
-    std::vector<size_t> order;
-    for (size_t i = 0; i < n; ++i) {
-      if (result.rows[i].fate == CandidateFate::kSimulated) order.push_back(i);
-    }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return result.rows[a].busiest_work_s < result.rows[b].busiest_work_s;
-    });
-    // The most the search can simulate, before the first simulation: every candidate under its memory bound,
-    // once per fingerprint (pruning only lowers it), under the ceiling on a command's work (as sweep, check).
-    {
-      std::set<std::string> counted;
-      double ops = 0;
-      for (size_t i : order) {
-        if (counted.insert(fingerprints[i]).second) ops += estimated_ops_of[i];
-      }
-      check_total_ops(
-          ops, static_cast<double>(counted.size()),
-          "plan (at most: the candidates under their memory bound, before pruning)",
-          "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)");
-    }
-    done += n - order.size();
-    bar.update(done);
-    const double batch = result.global_batch;
-    const int keep = std::max(1, options.top);
-    std::map<std::string, Evaluated> simulated;  // by fingerprint
-    std::vector<size_t> evaluated;               // rows with figures so far
-    // The K-th best throughput of each kind so far, one per shape (0 until K are kept).
-    auto threshold = [&](bool synchronous) {
-      const std::vector<size_t> best = best_distinct(result.rows, evaluated, synchronous, keep);
-      return static_cast<int>(best.size()) < keep ? 0.0 : result.rows[best.back()].job_samples_per_s;
-    };
-    for (size_t begin = 0; begin < order.size(); begin += kWave) {
-      const size_t end = std::min(order.size(), begin + kWave);
-      const double sync_threshold = threshold(true);
-      const double async_threshold = threshold(false);
-      std::vector<size_t> to_run;  // first of each fingerprint in this wave
-      std::vector<size_t> to_reuse;
-      for (size_t k = begin; k < end; ++k) {
-        PlanRow& row = result.rows[order[k]];
-        // The job's samples per second can be at most the global batch over the busiest GPU's work (to within
-        // the nanoseconds fused slots round: the margin).
-        const double bound = batch / row.busiest_work_s;
-        const double best_kept = row.synchronous ? sync_threshold : async_threshold;
-        if (bound < best_kept * (1 - 1e-5)) {
-          row.fate = CandidateFate::kPrunedByBound;
-          ++done;
-          continue;
-        }
-        const std::string& key = fingerprints[order[k]];
-        const bool first_in_wave =
-            std::none_of(to_run.begin(), to_run.end(), [&](size_t j) { return fingerprints[j] == key; });
-        if (simulated.count(key) || !first_in_wave) {
-          to_reuse.push_back(order[k]);
-        } else {
-          to_run.push_back(order[k]);
-        }
-      }
-      std::vector<Evaluated> figures(to_run.size());
-      run_simulations(to_run, [&](size_t k, const SimulationOutcome& outcome) {
-        PlanRow& row = result.rows[to_run[k]];
-        row.fate = outcome.fate;
-        row.reason = outcome.reason;
-        figures[k] = {outcome.samples_per_s, outcome.peak_bytes};
-        bar.update(++done);
-      });
-      for (size_t k = 0; k < to_run.size(); ++k) {
-        if (result.rows[to_run[k]].fate == CandidateFate::kSimulated)
-          simulated[fingerprints[to_run[k]]] = figures[k];
-      }
-      auto fill = [&](size_t i, CandidateFate fate) {
-        PlanRow& row = result.rows[i];
-        const auto found = simulated.find(fingerprints[i]);
-        if (found == simulated.end()) {  // its twin could not run
-          row.fate = CandidateFate::kNotRunnable;
-          row.reason = "a run with identical costs could not run";
-          return;
-        }
-        const PlanCandidate& c = row.candidate;
-        const Evaluated& e = found->second;
-        row.job_samples_per_s = e.samples_per_s * c.data;
-        row.step_s = batch / row.job_samples_per_s;
-        // A device's ops run one at a time: a step shorter than the busiest device's work breaks physics.
-        // (The slack: fused F&B slots split their time between the two ops to the nanosecond.) Short by up to
-        // 0.1 %, the window the steady-state search settled on was not quite steady (an optimizer step more
-        // or less in it; `pipesim run` may find none): listed as failed with why, as run skips it.
-        const double short_by = 1 - row.step_s / row.busiest_work_s;
-        if (short_by > 1e-6 && short_by <= 1e-3) {
-          row.fate = CandidateFate::kFailed;
-          row.reason = fmt::format(
-              "simulated step {:.9g} s is {:.2g} % below its busiest GPU's work {:.9g} s: the measured "
-              "window "
-              "was not a steady state",
-              row.step_s, 100 * short_by, row.busiest_work_s);
-          return;
-        }
-        if (short_by > 1e-6) {
-          throw std::logic_error(
-              fmt::format("plan: {} {}: simulated step {} s is shorter than its busiest GPU's "
-                          "work {} s",
-                          row.label, candidate_shape_text(c), row.step_s, row.busiest_work_s));
-        }
-        if (e.peak_bytes < row.min_peak_bytes * (1 - 1e-6)) {
-          throw std::logic_error(
-              fmt::format("plan: {} {}: simulated peak memory {} B is below its bound {} B", row.label,
-                          candidate_shape_text(c), e.peak_bytes, row.min_peak_bytes));
-        }
-        row.peak_bytes = e.peak_bytes;
-        const double samples_per_gpu_s = row.job_samples_per_s / result.gpus;
-        row.tokens_per_gpu_s = samples_per_gpu_s * setup.model.seq_len;
-        row.tflops_per_gpu = samples_per_gpu_s * model_flops_per_sample(setup.model) / 1e12;
-        const auto peak = setup.profile.peak_tflops.find(setup.model.dtype);
-        row.mfu = peak != setup.profile.peak_tflops.end() && peak->second > 0
-                      ? row.tflops_per_gpu / peak->second
-                      : 0;
-        row.idle_fraction = std::max(0.0, 1 - row.busiest_work_s / row.step_s);  // >= 0 to the slack above
-        row.fate = e.peak_bytes > result.capacity_bytes ? CandidateFate::kOverMemory : fate;
-      };
-      for (size_t i : to_run) {
-        if (result.rows[i].fate == CandidateFate::kSimulated) {
-          fill(i, CandidateFate::kSimulated);
-          evaluated.push_back(i);
-        }
-      }
-      for (size_t i : to_reuse) {
-        fill(i, CandidateFate::kReused);
-        evaluated.push_back(i);
-        ++done;
-      }
-      bar.update(done);
-    }
-
-    result.best_sync = best_distinct(result.rows, evaluated, true, keep);
-    result.best_async = best_distinct(result.rows, evaluated, false, keep);
+    PlanSearch(scenario, options, space, candidates, farm, result).run();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
   return result;

@@ -543,141 +543,198 @@ struct CandidateGroup {
   std::exception_ptr error;  // rethrown where the old serial search would have met it first
 };
 
-}  // namespace
+// One search's candidates and their scoring, shared by the tasks that build and score them.
+class ZbSearch {
+ public:
+  ZbSearch(const PipelineSpec& spec, const CostModel& costs, double memory_limit, ZbScoring how);
+  ZbCandidate run();
 
-ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit, ZbScoring how) {
-  // The greedy under this limit and, when it is larger, under 1F1B's N * M_B too: a greedy heuristic can do
-  // worse with more memory, and what zb-1p finds fits any larger limit.
-  std::vector<double> limits{memory_limit};
-  if (memory_limit > 1.0) limits.push_back(1.0);
-  std::vector<ZbProblem> limited{make_zb_problem(spec, costs, memory_limit)};
-  if (limits.size() > 1) limited.push_back(with_memory_limit(limited.front(), limits[1]));
-  const ZbProblem& problem = limited.front();  // the limit every candidate must fit
+ private:
   // Every candidate runs the same ops: durations that differ by microbatch are read once, for the first
   // window tried (by kind and stage, the one pass reads each once anyway).
-  std::optional<DurationTable> table;
-  if (!costs.durations_by_kind_and_stage()) {
-    table.emplace(costs, spec.devices,
-                  initial_window(candidate_run_length(spec)).total_batches * spec.microbatches);
-  }
-  const CostModel& durations = table ? static_cast<const CostModel&>(*table) : costs;
+  const CostModel& durations() const { return table_ ? static_cast<const CostModel&>(*table_) : costs_; }
+  void score_group(CandidateGroup& group, bool even_if_unfit);
+  void enter(size_t i);
+  void add_greedy_tasks();
+  void take_greedy_setting(size_t job, int index, std::optional<ZbGreedyPlan>& plan, int same_as);
+  void add_handcrafted_tasks();
+  void rethrow_construction_errors() const;
+  ZbCandidate best_candidate();
 
+  const PipelineSpec& spec_;
+  const CostModel& costs_;
+  const double memory_limit_;
+  const ZbScoring how_;
+  // The greedy under this limit and, when it is larger, under 1F1B's N * M_B too: a greedy heuristic can do
+  // worse with more memory, and what zb-1p finds fits any larger limit.
+  std::vector<double> limits_;
+  std::vector<ZbProblem> limited_;  // the first: the limit every candidate must fit
+  std::optional<DurationTable> table_;
   // Candidates in the order ties go by: the greedy under each limit by flag index, then zb-h1, zb-h2 and
   // 1F1B's order (the floor). Fixed slots: a group points into them while tasks run.
-  const size_t greedy_slots = limits.size() * kZbFlagCombinations;
-  const size_t floor = greedy_slots + 2;
-  std::vector<ZbCandidate> candidates(greedy_slots + 3);
-  std::vector<int> group_of(candidates.size(), -1);  // -1: no such candidate (the greedy found no list)
-  std::vector<CandidateGroup> groups;
-  groups.reserve(candidates.size());  // no reallocation while tasks read their group
-  std::vector<std::exception_ptr> greedy_errors(limits.size());
-  std::mutex mutex;
-  TaskPool pool;
+  size_t greedy_slots_ = 0;
+  size_t floor_ = 0;
+  std::vector<ZbCandidate> candidates_;
+  std::vector<int> group_of_;  // -1: no such candidate (the greedy found no list)
+  std::vector<CandidateGroup> groups_;
+  std::vector<std::exception_ptr> greedy_errors_;
+  // The handcrafted ones. 1F1B's order holds at most N * M_B, within any limit the schedules accept:
+  // always a candidate.
+  const std::vector<std::pair<const char*, DeviceActionLists (*)(int, int)>> handcrafted_{
+      {"zb-h1", zb_h1_lists}, {"zb-h2", zb_h2_lists}, {"1f1b", one_f_one_b_split_lists}};
+  std::vector<std::exception_ptr> handcrafted_errors_;
+  std::mutex mutex_;
+  TaskPool pool_;
   // The best period scored so far: a candidate whose batch 0 proves a longer one stops there (only the
   // fastest scoring; the others time every candidate in full, which the tests compare against).
-  std::atomic<TimeNs> best_period_ns{kNever};
+  std::atomic<TimeNs> best_period_ns_{kNever};
+};
 
-  const auto score_group = [&](CandidateGroup& group, bool even_if_unfit) {
-    try {
-      group.fits = fits(*group.lists, problem);
-      if (group.fits || even_if_unfit) {
-        std::optional<ZbScore> score;
-        if (how == ZbScoring::kFastest)
-          score = score_on_repeated_times(*group.lists, spec, durations, &best_period_ns);
-        group.score = score ? *score : score_zb_candidate(*group.lists, spec, durations, how);
-        group.scored = true;
-        TimeNs best = best_period_ns.load();
-        while (group.score.period_ns < best &&
-               !best_period_ns.compare_exchange_weak(best, group.score.period_ns)) {
-        }
+ZbSearch::ZbSearch(const PipelineSpec& spec, const CostModel& costs, double memory_limit, ZbScoring how)
+    : spec_(spec), costs_(costs), memory_limit_(memory_limit), how_(how) {
+  limits_.push_back(memory_limit);
+  if (memory_limit > 1.0) limits_.push_back(1.0);
+  limited_.push_back(make_zb_problem(spec, costs, memory_limit));
+  if (limits_.size() > 1) limited_.push_back(with_memory_limit(limited_.front(), limits_[1]));
+  if (!costs.durations_by_kind_and_stage()) {
+    table_.emplace(costs, spec.devices,
+                   initial_window(candidate_run_length(spec)).total_batches * spec.microbatches);
+  }
+  greedy_slots_ = limits_.size() * kZbFlagCombinations;
+  floor_ = greedy_slots_ + 2;
+  candidates_.resize(greedy_slots_ + 3);
+  group_of_.assign(candidates_.size(), -1);
+  groups_.reserve(candidates_.size());  // no reallocation while tasks read their group
+  greedy_errors_.resize(limits_.size());
+  handcrafted_errors_.resize(handcrafted_.size());
+}
+
+void ZbSearch::score_group(CandidateGroup& group, bool even_if_unfit) {
+  try {
+    group.fits = fits(*group.lists, limited_.front());
+    if (group.fits || even_if_unfit) {
+      std::optional<ZbScore> score;
+      if (how_ == ZbScoring::kFastest)
+        score = score_on_repeated_times(*group.lists, spec_, durations(), &best_period_ns_);
+      group.score = score ? *score : score_zb_candidate(*group.lists, spec_, durations(), how_);
+      group.scored = true;
+      TimeNs best = best_period_ns_.load();
+      while (group.score.period_ns < best &&
+             !best_period_ns_.compare_exchange_weak(best, group.score.period_ns)) {
       }
-    } catch (...) {
-      group.error = std::current_exception();
     }
-  };
-  // Candidate i's lists are final: it joins the group of equal lists, or starts one and its scoring.
-  const auto enter = [&](size_t i) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (*groups[g].lists == candidates[i].lists) {
-        group_of[i] = static_cast<int>(g);
-        DeviceActionLists().swap(candidates[i].lists);  // the group's first member holds them
-        return;
-      }
+  } catch (...) {
+    group.error = std::current_exception();
+  }
+}
+
+// Candidate i's lists are final: it joins the group of equal lists, or starts one and its scoring.
+void ZbSearch::enter(size_t i) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (*groups_[g].lists == candidates_[i].lists) {
+      group_of_[i] = static_cast<int>(g);
+      DeviceActionLists().swap(candidates_[i].lists);  // the group's first member holds them
+      return;
     }
-    group_of[i] = static_cast<int>(groups.size());
-    CandidateGroup& group = groups.emplace_back();
-    group.lists = &candidates[i].lists;
-    group.has_floor = i == floor;
-    pool.add([&score_group, &group] { score_group(group, group.has_floor); });
-  };
-  // The greedy runs first (the longest tasks); each plan is scored as soon as it is made.
-  for (size_t job = 0; job < limits.size(); ++job) {
-    pool.add([&, job] {
+  }
+  group_of_[i] = static_cast<int>(groups_.size());
+  CandidateGroup& group = groups_.emplace_back();
+  group.lists = &candidates_[i].lists;
+  group.has_floor = i == floor_;
+  pool_.add([this, &group] { score_group(group, group.has_floor); });
+}
+
+// The greedy runs first (the longest tasks); each plan is scored as soon as it is made.
+void ZbSearch::add_greedy_tasks() {
+  for (size_t job = 0; job < limits_.size(); ++job) {
+    pool_.add([this, job] {
       try {
-        for_each_greedy_setting(limited[job], [&](int index, std::optional<ZbGreedyPlan>& plan, int same_as) {
-          const size_t slot = job * kZbFlagCombinations + static_cast<size_t>(index);
-          ZbCandidate& candidate = candidates[slot];
-          const double limit = limits[job];
-          const std::string under =
-              limit == memory_limit ? "" : fmt::format(" under memory_limit={:g}", limit);
-          candidate.construction = ZbFlags::from_index(index).describe() + under;
-          if (same_as >= 0) {  // the same lists as an earlier setting: its group, never the best before it
-            const std::lock_guard<std::mutex> lock(mutex);
-            group_of[slot] = group_of[job * kZbFlagCombinations + static_cast<size_t>(same_as)];
-            return;
-          }
-          if (!plan) return;
-          candidate.lists = std::move(plan->lists);
-          enter(slot);
-        });
+        for_each_greedy_setting(limited_[job],
+                                [&](int index, std::optional<ZbGreedyPlan>& plan, int same_as) {
+                                  take_greedy_setting(job, index, plan, same_as);
+                                });
       } catch (...) {
-        greedy_errors[job] = std::current_exception();
+        greedy_errors_[job] = std::current_exception();
       }
     });
   }
-  // The handcrafted ones. 1F1B's order holds at most N * M_B, within any limit the schedules accept:
-  // always a candidate.
-  const std::vector<std::pair<const char*, DeviceActionLists (*)(int, int)>> handcrafted{
-      {"zb-h1", zb_h1_lists}, {"zb-h2", zb_h2_lists}, {"1f1b", one_f_one_b_split_lists}};
-  std::vector<std::exception_ptr> handcrafted_errors(handcrafted.size());
-  for (size_t k = 0; k < handcrafted.size(); ++k) {
-    pool.add([&, k] {
-      const size_t slot = greedy_slots + k;
+}
+
+void ZbSearch::take_greedy_setting(size_t job, int index, std::optional<ZbGreedyPlan>& plan, int same_as) {
+  const size_t slot = job * kZbFlagCombinations + static_cast<size_t>(index);
+  ZbCandidate& candidate = candidates_[slot];
+  const double limit = limits_[job];
+  const std::string under = limit == memory_limit_ ? "" : fmt::format(" under memory_limit={:g}", limit);
+  candidate.construction = ZbFlags::from_index(index).describe() + under;
+  if (same_as >= 0) {  // the same lists as an earlier setting: its group, never the best before it
+    const std::lock_guard<std::mutex> lock(mutex_);
+    group_of_[slot] = group_of_[job * kZbFlagCombinations + static_cast<size_t>(same_as)];
+    return;
+  }
+  if (!plan) return;
+  candidate.lists = std::move(plan->lists);
+  enter(slot);
+}
+
+void ZbSearch::add_handcrafted_tasks() {
+  for (size_t k = 0; k < handcrafted_.size(); ++k) {
+    pool_.add([this, k] {
+      const size_t slot = greedy_slots_ + k;
       try {
-        candidates[slot] = {handcrafted[k].first, handcrafted[k].second(spec.devices, spec.microbatches), {}};
+        candidates_[slot] = {
+            handcrafted_[k].first, handcrafted_[k].second(spec_.devices, spec_.microbatches), {}};
       } catch (...) {
-        handcrafted_errors[k] = std::current_exception();
+        handcrafted_errors_[k] = std::current_exception();
         return;
       }
       enter(slot);
     });
   }
-  pool.run();
+}
 
-  // As a serial search would fail: the greedy's failures first, then the handcrafted lists' in order, then
-  // the first scored candidate's.
-  for (const std::exception_ptr& error : greedy_errors) {
+// As a serial search would fail: the greedy's failures first, then the handcrafted lists' in order (the
+// first scored candidate's follow in best_candidate).
+void ZbSearch::rethrow_construction_errors() const {
+  for (const std::exception_ptr& error : greedy_errors_) {
     if (error) std::rethrow_exception(error);
   }
-  for (const std::exception_ptr& error : handcrafted_errors) {
+  for (const std::exception_ptr& error : handcrafted_errors_) {
     if (error) std::rethrow_exception(error);
   }
+}
+
+ZbCandidate ZbSearch::best_candidate() {
   // The floor may have joined a group whose lists did not fit, and whose scoring then skipped them.
-  if (CandidateGroup& group = groups[group_of[floor]]; !group.scored && !group.error) {
+  if (CandidateGroup& group = groups_[group_of_[floor_]]; !group.scored && !group.error) {
     score_group(group, true);
   }
   const ZbCandidate* best = nullptr;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (group_of[i] < 0) continue;
-    const CandidateGroup& group = groups[group_of[i]];
-    if (!group.fits && i != floor) continue;
+  for (size_t i = 0; i < candidates_.size(); ++i) {
+    if (group_of_[i] < 0) continue;
+    const CandidateGroup& group = groups_[group_of_[i]];
+    if (!group.fits && i != floor_) continue;
     if (group.error) std::rethrow_exception(group.error);
-    candidates[i].score = group.score;
-    if (best == nullptr || candidates[i].score < best->score) best = &candidates[i];
+    candidates_[i].score = group.score;
+    if (best == nullptr || candidates_[i].score < best->score) best = &candidates_[i];
   }
   // The lists of the group's first member: a later member's were freed.
-  return {best->construction, *groups[group_of[best - candidates.data()]].lists, best->score};
+  return {best->construction, *groups_[group_of_[best - candidates_.data()]].lists, best->score};
+}
+
+ZbCandidate ZbSearch::run() {
+  add_greedy_tasks();
+  add_handcrafted_tasks();
+  pool_.run();
+  rethrow_construction_errors();
+  return best_candidate();
+}
+
+}  // namespace
+
+ZbCandidate zb_search(const PipelineSpec& spec, const CostModel& costs, double memory_limit, ZbScoring how) {
+  ZbSearch search(spec, costs, memory_limit, how);
+  return search.run();
 }
 
 }  // namespace pipesim

@@ -311,6 +311,149 @@ std::vector<int> expand_int_list(const std::string& text, const std::string& opt
   return values;
 }
 
+namespace {
+
+double sum_of(const std::vector<double>& weights) {
+  double total = 0;
+  for (double w : weights) total += w;
+  return total;
+}
+
+// This shard's contiguous block of the runs and their weights: the runs whose work starts in its share of the
+// total.
+void keep_shard_block(const SweepConfig& config, double total_work, std::vector<SweepRun>& runs,
+                      std::vector<double>& weights) {
+  const double from = total_work * (config.shard_index - 1) / config.shard_count;
+  const double to = total_work * config.shard_index / config.shard_count;
+  std::vector<SweepRun> block;
+  std::vector<double> block_weights;
+  double before = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const bool last_shard = config.shard_index == config.shard_count;
+    if (before >= from && (before < to || last_shard)) {
+      block.push_back(runs[i]);
+      block_weights.push_back(weights[i]);
+    }
+    before += weights[i];
+  }
+  runs = std::move(block);
+  weights = std::move(block_weights);
+}
+
+// The whole of this shard's work, estimated as each run's resource check will (streamed runs).
+void check_shard_work(const std::vector<SweepRun>& runs, const std::vector<ShapeScenario>& shapes) {
+  double ops = 0;
+  for (const SweepRun& run : runs) {
+    const ShapeScenario& shape = shapes[run.scenario];
+    if (!shape.scenario) continue;
+    ResolveOptions streamed;
+    streamed.task_graph = false;
+    streamed.records = false;
+    ops += estimated_ops(*shape.scenario, run.request, streamed);
+  }
+  check_total_ops(ops, static_cast<double>(runs.size()), "sweep",
+                  "narrow the lists (-N, -m, --schedules, --param) or split the sweep with --shard i/n");
+}
+
+std::vector<std::string> sweep_header(const SweepConfig& config) {
+  std::vector<std::string> header = {"schedule_name"};
+  for (const auto& [key, values] : config.params) header.push_back(key);
+  for (const std::string& column : csv_header()) header.push_back(column);
+  header.push_back("error");
+  return header;
+}
+
+// Writes the rows in the product's order however they finish, counting the skipped and failed ones.
+class RowWriter {
+ public:
+  RowWriter(const SweepSink& sink, const std::vector<double>& weights, SweepSummary& summary)
+      : sink_(sink), weights_(weights), summary_(summary) {}
+
+  // Takes a finished row; whoever completes the oldest row writes it and every finished row after it, in
+  // order. Called under the sweep's mutex.
+  void take_row(size_t i, RowOutcome row, ProgressBar& progress) {
+    finished_.emplace(i, std::move(row));
+    ++done_;
+    work_done_ += weights_[i];
+    progress.update(done_, work_done_);
+    for (auto it = finished_.begin(); it != finished_.end() && it->first == emitted_;
+         it = finished_.erase(it), ++emitted_) {
+      const RowOutcome& outcome = it->second;
+      if (outcome.skipped) {
+        if (summary_.skipped++ == 0) {
+          summary_.first_skipped_index = emitted_;
+          summary_.first_skipped_row = outcome.cells;
+        }
+      } else if (!outcome.cells.back().empty() && summary_.failed++ == 0) {
+        summary_.first_failed_index = emitted_;
+        summary_.first_failed_row = outcome.cells;
+      }
+      if (sink_.row) sink_.row(outcome.cells);
+    }
+  }
+  size_t emitted() const { return emitted_; }
+
+ private:
+  const SweepSink& sink_;
+  const std::vector<double>& weights_;
+  SweepSummary& summary_;
+  std::map<size_t, RowOutcome> finished_;  // rows done ahead of `emitted_`
+  size_t emitted_ = 0;
+  size_t done_ = 0;
+  double work_done_ = 0;
+};
+
+// Rank 0 hands the runs out, the most expected ops first, and writes the rows in the product's order.
+// False on a serving rank.
+bool run_on_ranks(const SweepConfig& config, const SweepSink& sink, const std::vector<SweepRun>& runs,
+                  const std::vector<ShapeScenario>& shapes, const std::vector<double>& weights,
+                  double total_work, const std::vector<std::string>& header, RowWriter& writer) {
+  const auto job = [&](size_t i) { return encode_row(run_one(runs[i], shapes[runs[i].scenario])); };
+  return lead_or_serve(true, job, [&](const FarmRun& farm) {
+    if (sink.header) sink.header(header);
+    ProgressBar progress(runs.size(), "runs", config.progress, total_work);
+    std::vector<size_t> order(runs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weights[a] > weights[b]; });
+    farm(order, [&](size_t i, const std::string& bytes) { writer.take_row(i, decode_row(bytes), progress); });
+  });
+}
+
+// The runs on `threads` workers, each at most the reorder window ahead of the oldest row not yet written;
+// a sink's failure stops them and is rethrown.
+void run_on_threads(const std::vector<SweepRun>& runs, const std::vector<ShapeScenario>& shapes,
+                    size_t threads, ProgressBar& progress, RowWriter& writer) {
+  const size_t window = kReorderWindowPerThread * std::max<size_t>(1, threads);
+  std::mutex mutex;
+  std::condition_variable room;
+  std::exception_ptr sink_error;
+  size_t next = 0;
+  auto worker = [&] {
+    for (;;) {
+      size_t i = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (next >= runs.size() || sink_error) return;
+        i = next++;
+        room.wait(lock, [&] { return i < writer.emitted() + window || sink_error; });
+        if (sink_error) return;
+      }
+      RowOutcome row = run_one(runs[i], shapes[runs[i].scenario]);
+      std::unique_lock<std::mutex> lock(mutex);
+      try {
+        writer.take_row(i, std::move(row), progress);
+      } catch (...) {
+        sink_error = std::current_exception();
+      }
+      room.notify_all();
+    }
+  };
+  run_workers(threads, worker);
+  if (sink_error) std::rethrow_exception(sink_error);
+}
+
+}  // namespace
+
 SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
   if (config.shard_count < 1 || config.shard_index < 1 || config.shard_index > config.shard_count) {
     throw InputError(
@@ -323,124 +466,31 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
   const std::vector<ShapeScenario> shapes = load_shapes(config, base);
   std::vector<SweepRun> runs = expand_runs(config, base, shapes.size());
 
-  // Weights, then this shard's contiguous block: the runs whose work starts in its share of the total.
+  // Weights, then this shard's contiguous block.
   std::vector<double> weights;
   weights.reserve(runs.size());
   for (const SweepRun& run : runs) weights.push_back(expected_ops(run, shapes[run.scenario]));
-  double total_work = 0;
-  for (double w : weights) total_work += w;
+  double total_work = sum_of(weights);
   if (config.shard_count > 1) {
-    const double from = total_work * (config.shard_index - 1) / config.shard_count;
-    const double to = total_work * config.shard_index / config.shard_count;
-    std::vector<SweepRun> block;
-    std::vector<double> block_weights;
-    double before = 0;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const bool last_shard = config.shard_index == config.shard_count;
-      if (before >= from && (before < to || last_shard)) {
-        block.push_back(runs[i]);
-        block_weights.push_back(weights[i]);
-      }
-      before += weights[i];
-    }
-    runs = std::move(block);
-    weights = std::move(block_weights);
-    total_work = 0;
-    for (double w : weights) total_work += w;
+    keep_shard_block(config, total_work, runs, weights);
+    total_work = sum_of(weights);
   }
-  // The whole of this shard's work, estimated as each run's resource check will (streamed runs).
-  double ops = 0;
-  for (const SweepRun& run : runs) {
-    const ShapeScenario& shape = shapes[run.scenario];
-    if (!shape.scenario) continue;
-    ResolveOptions streamed;
-    streamed.task_graph = false;
-    streamed.records = false;
-    ops += estimated_ops(*shape.scenario, run.request, streamed);
-  }
-  check_total_ops(ops, static_cast<double>(runs.size()), "sweep",
-                  "narrow the lists (-N, -m, --schedules, --param) or split the sweep with --shard i/n");
+  check_shard_work(runs, shapes);
 
   SweepSummary summary;
-  summary.header = {"schedule_name"};
-  for (const auto& [key, values] : config.params) summary.header.push_back(key);
-  for (const std::string& column : csv_header()) summary.header.push_back(column);
-  summary.header.push_back("error");
-
+  summary.header = sweep_header(config);
   const size_t threads = config.mpi ? 1 : worker_count(config.jobs, runs.size(), "--jobs");
-  const size_t window = kReorderWindowPerThread * std::max<size_t>(1, threads);
-  std::mutex mutex;
-  std::condition_variable room;
-  std::map<size_t, RowOutcome> finished;  // rows done ahead of `emitted`
-  size_t emitted = 0;
-  size_t done = 0;
-  double work_done = 0;
-  std::exception_ptr sink_error;
-  // Takes a finished row; whoever completes the oldest row writes it and every finished row after it, in
-  // order. Called under `mutex`.
-  const auto take_row = [&](size_t i, RowOutcome row, ProgressBar& progress) {
-    finished.emplace(i, std::move(row));
-    ++done;
-    work_done += weights[i];
-    progress.update(done, work_done);
-    for (auto it = finished.begin(); it != finished.end() && it->first == emitted;
-         it = finished.erase(it), ++emitted) {
-      const RowOutcome& outcome = it->second;
-      if (outcome.skipped) {
-        if (summary.skipped++ == 0) {
-          summary.first_skipped_index = emitted;
-          summary.first_skipped_row = outcome.cells;
-        }
-      } else if (!outcome.cells.back().empty() && summary.failed++ == 0) {
-        summary.first_failed_index = emitted;
-        summary.first_failed_row = outcome.cells;
-      }
-      if (sink.row) sink.row(outcome.cells);
-    }
-  };
-
+  RowWriter writer(sink, weights, summary);
   if (config.mpi) {
-    // Rank 0 hands the runs out, the most expected ops first, and writes the rows in the product's order.
-    const auto job = [&](size_t i) { return encode_row(run_one(runs[i], shapes[runs[i].scenario])); };
-    summary.leader = lead_or_serve(true, job, [&](const FarmRun& farm) {
-      if (sink.header) sink.header(summary.header);
-      ProgressBar progress(runs.size(), "runs", config.progress, total_work);
-      std::vector<size_t> order(runs.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return weights[a] > weights[b]; });
-      farm(order, [&](size_t i, const std::string& bytes) { take_row(i, decode_row(bytes), progress); });
-    });
-    summary.rows = emitted;
+    summary.leader = run_on_ranks(config, sink, runs, shapes, weights, total_work, summary.header, writer);
+    summary.rows = writer.emitted();
     return summary;
   }
 
   if (sink.header) sink.header(summary.header);
   ProgressBar progress(runs.size(), "runs", config.progress, total_work);
-  size_t next = 0;
-  auto worker = [&] {
-    for (;;) {
-      size_t i = 0;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        if (next >= runs.size() || sink_error) return;
-        i = next++;
-        room.wait(lock, [&] { return i < emitted + window || sink_error; });
-        if (sink_error) return;
-      }
-      RowOutcome row = run_one(runs[i], shapes[runs[i].scenario]);
-      std::unique_lock<std::mutex> lock(mutex);
-      try {
-        take_row(i, std::move(row), progress);
-      } catch (...) {
-        sink_error = std::current_exception();
-      }
-      room.notify_all();
-    }
-  };
-  run_workers(threads, worker);
-  if (sink_error) std::rethrow_exception(sink_error);
-  summary.rows = emitted;
+  run_on_threads(runs, shapes, threads, progress, writer);
+  summary.rows = writer.emitted();
   return summary;
 }
 

@@ -137,6 +137,326 @@ bool compile_batch(const RepeatedListRun& run, const CostModel& costs, bool same
   return true;
 }
 
+using OpTime = RepeatedListTimes::OpTime;
+
+enum class FirstBatch { kTimed, kRefused, kCannotBeat };
+
+// The pass over the batches of one call, over the compiled batch and the thread's buffers. Writes the op
+// times into RepeatedListTimes' array through the pointers set_output gives it (time_repeated_lists, the
+// class's friend, owns the rest of its fields).
+class BatchTimer {
+ public:
+  BatchTimer(const RepeatedListRun& run, const CostModel& costs, const CompiledBatch& compiled,
+             bool same_every_batch, std::vector<TimeNs>& end_ns, std::vector<int>& order)
+      : run_(run),
+        costs_(costs),
+        layout_(run.layout),
+        compiled_(compiled),
+        ops_(compiled.ops),
+        device_begin_(compiled.device_begin),
+        input_latency_ns_(compiled.input_latency_ns.data()),
+        duration_ns_(compiled.duration_ns.data()),
+        devices_(run.layout.devices),
+        m_(run.microbatches_per_batch),
+        batches_(run.batches),
+        same_every_batch_(same_every_batch),
+        first_device_(run.layout.device(0)),
+        step_stages_(devices_),
+        batch_length_(devices_),
+        shift_(devices_),
+        end_ns_(end_ns),
+        order_(order) {}
+
+  // Lays each device's batches out in the times' array: its ops then its steps, batch after batch.
+  // False where a device without a step never reaches the barrier the others wait at (the engine names the
+  // deadlock).
+  bool lay_out(std::vector<size_t>& batch_ops, std::vector<size_t>& steps, std::vector<size_t>& device_offset,
+               long& ops);
+  void set_output(OpTime* op_times, const size_t* device_offset);
+  void start_period_bound();
+  FirstBatch time_first_batch();
+  inline bool time_later_batch(int batch);
+  bool time_steps(int batch);
+  bool batch0_cannot_beat() const;
+  void record_first_stage_forward_starts(int batch, std::vector<TimeNs>& start_ns) const;
+  bool repeats_after(int batch, TimeNs& shift_ns) const;
+
+ private:
+  size_t device_ops(int d) const { return device_begin_[d + 1] - device_begin_[d]; }
+  inline bool time_op(size_t i, int batch);
+  // Device d's batch-b step end, or 0 before batch 0: every device starts the run free at time 0, with no
+  // output made.
+  TimeNs step_end_ns(int d, int b) const {
+    if (b < 0) return 0;
+    return op_times_[device_offset_[d] + batch_length_[d] * (b + 1) - 1].end_ns;
+  }
+  bool later_batches_last_as_long(int batch) const;
+
+  const RepeatedListRun& run_;
+  const CostModel& costs_;
+  const PipelineLayout& layout_;
+  const CompiledBatch& compiled_;
+  const std::vector<BatchOp>& ops_;
+  const std::vector<size_t>& device_begin_;
+  const TimeNs* const input_latency_ns_;
+  const TimeNs* const duration_ns_;
+  const int devices_;
+  const int m_;
+  const int batches_;
+  const bool same_every_batch_;
+  const int first_device_;
+  bool period_bound_applies_ = false;
+  std::vector<std::vector<int>> step_stages_;
+  std::vector<size_t> batch_length_;  // per device: one batch's ops and steps
+  std::vector<size_t> shift_;         // per device: its batch 0 op times' position less flat index
+  std::vector<TimeNs> free_ns_;
+  // The current batch's op ends by flat index (each batch overwrites the one before), the sentinel's 0.
+  std::vector<TimeNs>& end_ns_;
+  std::vector<int>& order_;  // batch 0's flat indices in the order they were timed
+  OpTime* op_times_ = nullptr;
+  const size_t* device_offset_ = nullptr;
+  // The period bound (time_first_batch).
+  TimeNs beat_ns_ = kNever;
+  TimeNs first_device_steps_ns_ = 0;
+  std::vector<TimeNs> left_ns_;  // per device: its batch-0 ops' durations not yet timed
+};
+
+bool BatchTimer::lay_out(std::vector<size_t>& batch_ops, std::vector<size_t>& steps,
+                         std::vector<size_t>& device_offset, long& ops) {
+  bool any_steps = false, all_steps = true;
+  for (int d = 0; d < devices_; ++d) {
+    step_stages_[d] = layout_.stages_on(d);
+    any_steps |= !step_stages_[d].empty();
+    all_steps &= !step_stages_[d].empty();
+    batch_length_[d] = device_ops(d) + step_stages_[d].size();
+    batch_ops.push_back(device_ops(d));
+    steps.push_back(step_stages_[d].size());
+    device_offset.push_back(static_cast<size_t>(ops));
+    shift_[d] = static_cast<size_t>(ops) - device_begin_[d];
+    ops += static_cast<long>(batch_length_[d] * batches_);
+  }
+  device_offset.push_back(static_cast<size_t>(ops));
+  return !(run_.synchronized_steps && any_steps && !all_steps);
+}
+
+void BatchTimer::set_output(OpTime* op_times, const size_t* device_offset) {
+  op_times_ = op_times;
+  device_offset_ = device_offset;
+  // Where batch 0 bounds every steady period from below (RepeatedListRun::period_to_beat_ns).
+  period_bound_applies_ = same_every_batch_ && batch_length_[first_device_] > 0 &&
+                          !run_.one_batch[first_device_].empty() &&
+                          run_.one_batch[first_device_].front() == forward(0, 0);
+  free_ns_.assign(devices_, 0);
+  end_ns_.assign(ops_.size(), kUnknown);
+  end_ns_[compiled_.sentinel()] = 0;
+  order_.clear();
+}
+
+// Times flat op i of `batch` from its device's free time and its inputs' ends (all timed); false where
+// time_static_lists refuses (a zero-length op, whose memory changes would need the engine's order).
+inline bool BatchTimer::time_op(size_t i, int batch) {
+  const BatchOp& op = ops_[i];
+  TimeNs* const end_at = end_ns_.data();
+  const TimeNs arrival_ns =
+      checked_sum_ns(end_at[op.input], input_latency_ns_[op.stage_kind], "a transfer's arrival");
+  const TimeNs start = std::max(std::max(free_ns_[op.device], end_at[op.own]), arrival_ns);
+  TimeNs duration = duration_ns_[op.stage_kind];
+  if (!same_every_batch_) {
+    Action a = run_.one_batch[op.device][i - device_begin_[op.device]];
+    a.microbatch += batch * m_;
+    duration = costs_.duration(a);
+  }
+  if (duration <= 0) return false;
+  const TimeNs end = checked_sum_ns(start, duration, "an op's end");
+  end_at[i] = end;
+  free_ns_[op.device] = end;
+  OpTime& slot = op_times_[i + shift_[op.device] + batch * batch_length_[op.device]];
+  slot.start_ns = start;
+  slot.end_ns = end;
+  return true;
+}
+
+// The first device ends batch 0's steps no earlier than its free time plus the durations of its ops not
+// yet timed and of its steps, and under a barrier no earlier than any device's free time plus its ops left
+// plus the first device's steps: once one of those passes the period to beat, so does every steady period
+// (RepeatedListRun::period_to_beat_ns), and batch 0 stops there.
+void BatchTimer::start_period_bound() {
+  if (run_.period_to_beat_ns == nullptr || !period_bound_applies_) return;
+  beat_ns_ = run_.period_to_beat_ns->load(std::memory_order_relaxed);
+  left_ns_.assign(devices_, 0);
+  // Sums past TimeNs' range (absurd inputs) drop the bound; a negative step is refused below.
+  bool in_range = true;
+  for (int d = 0; d < devices_; ++d) {
+    for (size_t i = device_begin_[d]; i < device_begin_[d + 1]; ++i)
+      in_range &= !__builtin_add_overflow(left_ns_[d], duration_ns_[ops_[i].stage_kind], &left_ns_[d]);
+  }
+  for (int stage : step_stages_[first_device_]) {
+    // What runs after the barrier (a lower bound on the device's end either way).
+    const Action u = optimizer_step(stage, 0, run_.synchronized_steps);
+    const TimeNs step_ns = costs_.duration(u) - (run_.synchronized_steps ? costs_.before_barrier_ns(u) : 0);
+    in_range &=
+        step_ns >= 0 && !__builtin_add_overflow(first_device_steps_ns_, step_ns, &first_device_steps_ns_);
+  }
+  if (!in_range) beat_ns_ = kNever;
+}
+
+// Batch 0: a worklist of devices, each running its list as far as its inputs are timed; a blocked device
+// waits for one input and only that input's op wakes it. The order ops were timed in respects every
+// dependency, and every batch has the same dependencies: later batches are timed in that order, no
+// worklist.
+FirstBatch BatchTimer::time_first_batch() {
+  const bool any_device_bounds = run_.synchronized_steps;
+  std::vector<int> work;
+  std::vector<char> queued(devices_, 1);
+  for (int d = devices_ - 1; d >= 0; --d) work.push_back(d);
+  std::vector<size_t> cursor(device_begin_.begin(), device_begin_.end() - 1);
+  std::vector<int> waiting_on(devices_, kNone);
+  while (!work.empty()) {
+    const int d = work.back();
+    work.pop_back();
+    queued[d] = 0;
+    const size_t device_end = device_begin_[d + 1];
+    size_t i = cursor[d];
+    for (; i < device_end; ++i) {
+      const BatchOp& op = ops_[i];
+      if (end_ns_[op.own] == kUnknown) {  // an op later on this device: a deadlock
+        waiting_on[d] = op.own;
+        break;
+      }
+      if (end_ns_[op.input] == kUnknown) {
+        waiting_on[d] = op.input;
+        break;
+      }
+      if (!time_op(i, 0)) return FirstBatch::kRefused;
+      order_.push_back(static_cast<int>(i));
+      if (beat_ns_ != kNever && (d == first_device_ || any_device_bounds)) {
+        left_ns_[d] -= duration_ns_[op.stage_kind];
+        TimeNs bound_ns = 0;
+        if (!__builtin_add_overflow(free_ns_[d], left_ns_[d], &bound_ns) &&
+            !__builtin_add_overflow(bound_ns, first_device_steps_ns_, &bound_ns) && bound_ns > beat_ns_)
+          return FirstBatch::kCannotBeat;
+      }
+      const int consumer = compiled_.consumer_device[op.stage_kind];
+      if (consumer != kNone && waiting_on[consumer] == static_cast<int>(i)) {
+        waiting_on[consumer] = kNone;
+        if (!queued[consumer]) {
+          queued[consumer] = 1;
+          work.push_back(consumer);
+        }
+      }
+    }
+    cursor[d] = i;
+  }
+  // Otherwise a deadlock: the engine names it.
+  return order_.size() + 1 == ops_.size() ? FirstBatch::kTimed : FirstBatch::kRefused;
+}
+
+// A later batch's ops, in batch 0's order.
+inline bool BatchTimer::time_later_batch(int batch) {
+  for (const int i : order_) {
+    if (!time_op(static_cast<size_t>(i), batch)) return false;
+  }
+  return true;
+}
+
+// After each batch's ops, every device's optimizer steps, at the barrier where steps are synchronized:
+// every device reaches it as its last op of the batch ends.
+// Each device reaches it after its steps' work before the barrier (CostModel::before_barrier_ns), and
+// each step runs the rest after it.
+bool BatchTimer::time_steps(int batch) {
+  TimeNs barrier_ns = 0;
+  if (run_.synchronized_steps) {
+    for (int d = 0; d < devices_; ++d) {
+      const std::optional<TimeNs> before = before_barrier_total(costs_, layout_, d, batch);
+      if (!before) return false;
+      barrier_ns =
+          std::max(barrier_ns, checked_sum_ns(free_ns_[d], *before, "a step's work before its barrier"));
+    }
+  }
+  for (int d = 0; d < devices_; ++d) {
+    size_t position = device_offset_[d] + batch * batch_length_[d] + device_ops(d);
+    for (int stage : step_stages_[d]) {
+      const TimeNs start = std::max(free_ns_[d], barrier_ns);
+      const Action u = optimizer_step(stage, batch, run_.synchronized_steps);
+      const TimeNs duration =
+          costs_.duration(u) - (run_.synchronized_steps ? costs_.before_barrier_ns(u) : 0);
+      if (duration < 0) return false;
+      free_ns_[d] = checked_sum_ns(start, duration, "an op's end");
+      op_times_[position++] = {start, free_ns_[d]};
+    }
+  }
+  return true;
+}
+
+// Whether the first device's batch-0 step end already passes the period to beat.
+bool BatchTimer::batch0_cannot_beat() const {
+  if (run_.period_to_beat_ns == nullptr || !period_bound_applies_) return false;
+  const int d = layout_.device(0);
+  const TimeNs step_end_ns = op_times_[shift_[d] + device_begin_[d] + batch_length_[d] - 1].end_ns;
+  return step_end_ns > run_.period_to_beat_ns->load(std::memory_order_relaxed);
+}
+
+void BatchTimer::record_first_stage_forward_starts(int batch, std::vector<TimeNs>& start_ns) const {
+  for (const auto& [i, microbatch] : compiled_.first_stage_forwards) {
+    const int d = ops_[i].device;
+    start_ns[microbatch + batch * m_] = op_times_[i + shift_[d] + batch * batch_length_[d]].start_ns;
+  }
+}
+
+// Whether every batch after `batch` is `batch` shifted (by shift_ns): every device ended `batch` (its last
+// step) the same time after it ended the one before, and every later op lasts as long as its copy in
+// `batch`. Sets shift_ns only where it is.
+bool BatchTimer::repeats_after(int batch, TimeNs& shift_ns) const {
+  const TimeNs shift_candidate_ns = step_end_ns(0, batch) - step_end_ns(0, batch - 1);
+  TimeNs last_end_ns = 0;
+  for (int d = 0; d < devices_; ++d) {
+    if (step_end_ns(d, batch) - step_end_ns(d, batch - 1) != shift_candidate_ns) return false;
+    last_end_ns = std::max(last_end_ns, step_end_ns(d, batch));
+  }
+  TimeNs shifted_ns = 0;  // the last batch's shift: no derived time may leave TimeNs' range
+  if (shift_candidate_ns < 0 ||
+      __builtin_mul_overflow(shift_candidate_ns, static_cast<TimeNs>(batches_ - 1 - batch), &shifted_ns) ||
+      __builtin_add_overflow(last_end_ns, shifted_ns, &shifted_ns))
+    return false;
+  if (!later_batches_last_as_long(batch)) return false;
+  shift_ns = shift_candidate_ns;
+  return true;
+}
+
+// Whether every op and step of every batch after `batch` lasts as long as its copy in `batch` (always, with
+// durations the same every batch).
+bool BatchTimer::later_batches_last_as_long(int batch) const {
+  for (int b = batch + 1; b < batches_ && !same_every_batch_; ++b) {
+    const int offset = (b - batch) * m_;
+    for (int d = 0; d < devices_; ++d) {
+      for (Action a : run_.one_batch[d]) {
+        a.microbatch += batch * m_;
+        const TimeNs duration = costs_.duration(a);
+        a.microbatch += offset;
+        if (costs_.duration(a) != duration) return false;
+      }
+      for (int stage : step_stages_[d]) {
+        const Action later = optimizer_step(stage, b, run_.synchronized_steps),
+                     now = optimizer_step(stage, batch, run_.synchronized_steps);
+        if (costs_.duration(later) != costs_.duration(now) ||
+            costs_.before_barrier_ns(later) != costs_.before_barrier_ns(now))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The thread's buffers stay for its next call (a search times many candidates), unless a batch of over
+// 2^18 ops made them large (7 MB and more): a long run's thread would otherwise hold them for good.
+void release_large_buffers(CompiledBatch& compiled, std::vector<TimeNs>& end_ns, std::vector<int>& order) {
+  if (compiled.ops.size() > (1u << 18)) {
+    compiled = CompiledBatch{};
+    std::vector<TimeNs>().swap(end_ns);
+    std::vector<int>().swap(order);
+  }
+}
+
 }  // namespace
 
 std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run, const CostModel& costs) {
@@ -144,7 +464,6 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   const int devices = layout.devices;
   const int m = run.microbatches_per_batch;
   const int batches = run.batches;
-  const int total = m * batches;
   if (static_cast<int>(run.one_batch.size()) != devices ||
       static_cast<int>(run.latency_ns.size()) != devices || m < 1 || batches < 1 || layout.pipelines != 1)
     return std::nullopt;
@@ -156,273 +475,52 @@ std::optional<RepeatedListTimes> time_repeated_lists(const RepeatedListRun& run,
   thread_local CompiledBatch compiled_buffer;
   CompiledBatch& compiled = compiled_buffer;
   if (!compile_batch(run, costs, same_every_batch, compiled)) return std::nullopt;
-  const std::vector<BatchOp>& ops = compiled.ops;
-  const std::vector<size_t>& device_begin = compiled.device_begin;
-  const TimeNs* input_latency_ns = compiled.input_latency_ns.data();
-  const TimeNs* duration_ns = compiled.duration_ns.data();
-  const int sentinel = compiled.sentinel();
-  const auto device_ops = [&](int d) { return device_begin[d + 1] - device_begin[d]; };
+  thread_local std::vector<TimeNs> end_buffer;
+  std::vector<TimeNs>& end_ns = end_buffer;
+  thread_local std::vector<int> order_buffer;
+  std::vector<int>& order = order_buffer;
+  BatchTimer timer(run, costs, compiled, same_every_batch, end_ns, order);
 
   RepeatedListTimes times;
   times.m_ = m;
   times.batches_ = batches;
-  std::vector<std::vector<int>> step_stages(devices);
-  std::vector<size_t> batch_length(devices);  // per device: one batch's ops and steps
-  std::vector<size_t> shift(devices);         // per device: its batch 0 op times' position less flat index
-  bool any_steps = false, all_steps = true;
-  for (int d = 0; d < devices; ++d) {
-    step_stages[d] = layout.stages_on(d);
-    any_steps |= !step_stages[d].empty();
-    all_steps &= !step_stages[d].empty();
-    batch_length[d] = device_ops(d) + step_stages[d].size();
-    times.batch_ops_.push_back(device_ops(d));
-    times.steps_.push_back(step_stages[d].size());
-    times.device_offset_.push_back(static_cast<size_t>(times.ops_));
-    shift[d] = static_cast<size_t>(times.ops_) - device_begin[d];
-    times.ops_ += static_cast<long>(batch_length[d] * batches);
-  }
-  times.device_offset_.push_back(static_cast<size_t>(times.ops_));
-  // A device without a step never reaches the barrier the others wait at: the engine names the deadlock.
-  if (run.synchronized_steps && any_steps && !all_steps) return std::nullopt;
+  if (!timer.lay_out(times.batch_ops_, times.steps_, times.device_offset_, times.ops_)) return std::nullopt;
   // Every entry is written before it is read: no value-initialisation of the largest array.
   times.op_times_.reset(new RepeatedListTimes::OpTime[times.ops_]);
-  RepeatedListTimes::OpTime* op_times = times.op_times_.get();
-  times.first_stage_forward_start_ns_.assign(total, kNever);
-
-  // Where batch 0 bounds every steady period from below (RepeatedListRun::period_to_beat_ns).
-  const int first_device = layout.device(0);
-  const bool period_bound_applies = same_every_batch && batch_length[first_device] > 0 &&
-                                    !run.one_batch[first_device].empty() &&
-                                    run.one_batch[first_device].front() == forward(0, 0);
-
-  std::vector<TimeNs> free_ns(devices, 0);
-  // The current batch's op ends by flat index (each batch overwrites the one before), the sentinel's 0.
-  thread_local std::vector<TimeNs> end_buffer;
-  std::vector<TimeNs>& end_ns = end_buffer;
-  end_ns.assign(ops.size(), kUnknown);
-  end_ns[sentinel] = 0;
-  thread_local std::vector<int> order_buffer;
-  std::vector<int>& order = order_buffer;  // batch 0's flat indices in the order they were timed
-  order.clear();
-
-  // Times flat op i of `batch` from its device's free time and its inputs' ends (all timed); false where
-  // time_static_lists refuses (a zero-length op, whose memory changes would need the engine's order).
-  TimeNs* const end_at = end_ns.data();
-  TimeNs* const free_at = free_ns.data();
-  const BatchOp* const op_at = ops.data();
-  const size_t* const shift_at = shift.data();
-  const size_t* const batch_length_at = batch_length.data();
-  const auto time_op = [&](size_t i, int batch) {
-    const BatchOp& op = op_at[i];
-    const TimeNs arrival_ns =
-        checked_sum_ns(end_at[op.input], input_latency_ns[op.stage_kind], "a transfer's arrival");
-    const TimeNs start = std::max(std::max(free_at[op.device], end_at[op.own]), arrival_ns);
-    TimeNs duration = duration_ns[op.stage_kind];
-    if (!same_every_batch) {
-      Action a = run.one_batch[op.device][i - device_begin[op.device]];
-      a.microbatch += batch * m;
-      duration = costs.duration(a);
-    }
-    if (duration <= 0) return false;
-    const TimeNs end = checked_sum_ns(start, duration, "an op's end");
-    end_at[i] = end;
-    free_at[op.device] = end;
-    RepeatedListTimes::OpTime& slot = op_times[i + shift_at[op.device] + batch * batch_length_at[op.device]];
-    slot.start_ns = start;
-    slot.end_ns = end;
-    return true;
-  };
-
-  // Batch 0: a worklist of devices, each running its list as far as its inputs are timed; a blocked device
-  // waits for one input and only that input's op wakes it. The order ops were timed in respects every
-  // dependency, and every batch has the same dependencies: later batches are timed in that order, no
-  // worklist.
-  // The first device ends batch 0's steps no earlier than its free time plus the durations of its ops not
-  // yet timed and of its steps, and under a barrier no earlier than any device's free time plus its ops left
-  // plus the first device's steps: once one of those passes the period to beat, so does every steady period
-  // (RepeatedListRun::period_to_beat_ns), and batch 0 stops there.
-  TimeNs beat_ns = kNever, first_device_steps_ns = 0;
-  std::vector<TimeNs> left_ns;  // per device: its batch-0 ops' durations not yet timed
-  if (run.period_to_beat_ns != nullptr && period_bound_applies) {
-    beat_ns = run.period_to_beat_ns->load(std::memory_order_relaxed);
-    left_ns.assign(devices, 0);
-    // Sums past TimeNs' range (absurd inputs) drop the bound; a negative step is refused below.
-    bool in_range = true;
-    for (int d = 0; d < devices; ++d) {
-      for (size_t i = device_begin[d]; i < device_begin[d + 1]; ++i)
-        in_range &= !__builtin_add_overflow(left_ns[d], duration_ns[ops[i].stage_kind], &left_ns[d]);
-    }
-    for (int stage : step_stages[first_device]) {
-      // What runs after the barrier (a lower bound on the device's end either way).
-      const Action u = optimizer_step(stage, 0, run.synchronized_steps);
-      const TimeNs step_ns = costs.duration(u) - (run.synchronized_steps ? costs.before_barrier_ns(u) : 0);
-      in_range &=
-          step_ns >= 0 && !__builtin_add_overflow(first_device_steps_ns, step_ns, &first_device_steps_ns);
-    }
-    if (!in_range) beat_ns = kNever;
-  }
-  const bool any_device_bounds = run.synchronized_steps;
-  enum class FirstBatch { kTimed, kRefused, kCannotBeat };
-  const auto time_first_batch = [&]() {
-    std::vector<int> work;
-    std::vector<char> queued(devices, 1);
-    for (int d = devices - 1; d >= 0; --d) work.push_back(d);
-    std::vector<size_t> cursor(device_begin.begin(), device_begin.end() - 1);
-    std::vector<int> waiting_on(devices, kNone);
-    while (!work.empty()) {
-      const int d = work.back();
-      work.pop_back();
-      queued[d] = 0;
-      const size_t device_end = device_begin[d + 1];
-      size_t i = cursor[d];
-      for (; i < device_end; ++i) {
-        const BatchOp& op = ops[i];
-        if (end_ns[op.own] == kUnknown) {  // an op later on this device: a deadlock
-          waiting_on[d] = op.own;
-          break;
-        }
-        if (end_ns[op.input] == kUnknown) {
-          waiting_on[d] = op.input;
-          break;
-        }
-        if (!time_op(i, 0)) return FirstBatch::kRefused;
-        order.push_back(static_cast<int>(i));
-        if (beat_ns != kNever && (d == first_device || any_device_bounds)) {
-          left_ns[d] -= duration_ns[op.stage_kind];
-          TimeNs bound_ns = 0;
-          if (!__builtin_add_overflow(free_at[d], left_ns[d], &bound_ns) &&
-              !__builtin_add_overflow(bound_ns, first_device_steps_ns, &bound_ns) && bound_ns > beat_ns)
-            return FirstBatch::kCannotBeat;
-        }
-        const int consumer = compiled.consumer_device[op.stage_kind];
-        if (consumer != kNone && waiting_on[consumer] == static_cast<int>(i)) {
-          waiting_on[consumer] = kNone;
-          if (!queued[consumer]) {
-            queued[consumer] = 1;
-            work.push_back(consumer);
-          }
-        }
-      }
-      cursor[d] = i;
-    }
-    // Otherwise a deadlock: the engine names it.
-    return order.size() + 1 == ops.size() ? FirstBatch::kTimed : FirstBatch::kRefused;
-  };
-
-  // After each batch's ops, every device's optimizer steps, at the barrier where steps are synchronized:
-  // every device reaches it as its last op of the batch ends.
-  // Each device reaches it after its steps' work before the barrier (CostModel::before_barrier_ns), and
-  // each step runs the rest after it.
-  const auto time_steps = [&](int batch) {
-    TimeNs barrier_ns = 0;
-    if (run.synchronized_steps) {
-      for (int d = 0; d < devices; ++d) {
-        const std::optional<TimeNs> before = before_barrier_total(costs, layout, d, batch);
-        if (!before) return false;
-        barrier_ns =
-            std::max(barrier_ns, checked_sum_ns(free_ns[d], *before, "a step's work before its barrier"));
-      }
-    }
-    for (int d = 0; d < devices; ++d) {
-      size_t position = times.device_offset_[d] + batch * batch_length[d] + device_ops(d);
-      for (int stage : step_stages[d]) {
-        const TimeNs start = std::max(free_ns[d], barrier_ns);
-        const Action u = optimizer_step(stage, batch, run.synchronized_steps);
-        const TimeNs duration = costs.duration(u) - (run.synchronized_steps ? costs.before_barrier_ns(u) : 0);
-        if (duration < 0) return false;
-        free_ns[d] = checked_sum_ns(start, duration, "an op's end");
-        times.op_times_[position++] = {start, free_ns[d]};
-      }
-    }
-    return true;
-  };
-
-  // Whether every batch after `batch` is `batch` shifted: every device ended `batch` (its last step) the
-  // same time after it ended the one before, and every later op lasts as long as its copy in `batch`.
-  const auto repeats_after = [&](int batch) {
-    const auto step_end = [&](int d, int b) -> TimeNs {
-      if (b < 0) return 0;  // every device starts the run free at time 0, with no output made
-      return times.device_times(d)[batch_length[d] * (b + 1) - 1].end_ns;
-    };
-    const TimeNs shift_ns = step_end(0, batch) - step_end(0, batch - 1);
-    TimeNs last_end_ns = 0;
-    for (int d = 0; d < devices; ++d) {
-      if (step_end(d, batch) - step_end(d, batch - 1) != shift_ns) return false;
-      last_end_ns = std::max(last_end_ns, step_end(d, batch));
-    }
-    TimeNs shifted_ns = 0;  // the last batch's shift: no derived time may leave TimeNs' range
-    if (shift_ns < 0 ||
-        __builtin_mul_overflow(shift_ns, static_cast<TimeNs>(batches - 1 - batch), &shifted_ns) ||
-        __builtin_add_overflow(last_end_ns, shifted_ns, &shifted_ns))
-      return false;
-    for (int b = batch + 1; b < batches && !same_every_batch; ++b) {
-      const int offset = (b - batch) * m;
-      for (int d = 0; d < devices; ++d) {
-        for (Action a : run.one_batch[d]) {
-          a.microbatch += batch * m;
-          const TimeNs duration = costs.duration(a);
-          a.microbatch += offset;
-          if (costs.duration(a) != duration) return false;
-        }
-        for (int stage : step_stages[d]) {
-          const Action later = optimizer_step(stage, b, run.synchronized_steps),
-                       now = optimizer_step(stage, batch, run.synchronized_steps);
-          if (costs.duration(later) != costs.duration(now) ||
-              costs.before_barrier_ns(later) != costs.before_barrier_ns(now))
-            return false;
-        }
-      }
-    }
-    times.shift_ns_ = shift_ns;
-    return true;
-  };
+  times.first_stage_forward_start_ns_.assign(m * batches, kNever);
+  timer.set_output(times.op_times_.get(), times.device_offset_.data());
+  timer.start_period_bound();
 
   // Batch by batch: once one batch ends every device's step exactly the same time after the previous
   // batch's did, every later batch repeats it shifted by that time (its timing is a max-plus function of
   // those ends alone), provided its ops last as long: those batches are not timed op by op.
   for (int batch = 0; batch < batches; ++batch) {
     if (batch == 0) {
-      const FirstBatch outcome = time_first_batch();
+      const FirstBatch outcome = timer.time_first_batch();
       if (outcome == FirstBatch::kRefused) return std::nullopt;
       if (outcome == FirstBatch::kCannotBeat) {
         times.cannot_beat_ = true;
         return times;
       }
-    } else {
-      for (const int i : order) {
-        if (!time_op(static_cast<size_t>(i), batch)) return std::nullopt;
-      }
+    } else if (!timer.time_later_batch(batch)) {
+      return std::nullopt;
     }
-    if (!time_steps(batch)) return std::nullopt;
-    if (batch == 0 && run.period_to_beat_ns != nullptr && period_bound_applies) {
-      const int d = layout.device(0);
-      const TimeNs step_end_ns = op_times[shift[d] + device_begin[d] + batch_length[d] - 1].end_ns;
-      if (step_end_ns > run.period_to_beat_ns->load(std::memory_order_relaxed)) {
-        times.cannot_beat_ = true;
-        return times;
-      }
+    if (!timer.time_steps(batch)) return std::nullopt;
+    if (batch == 0 && timer.batch0_cannot_beat()) {
+      times.cannot_beat_ = true;
+      return times;
     }
-    for (const auto& [i, microbatch] : compiled.first_stage_forwards) {
-      const int d = ops[i].device;
-      times.first_stage_forward_start_ns_[microbatch + batch * m] =
-          op_times[i + shift[d] + batch * batch_length[d]].start_ns;
-    }
+    timer.record_first_stage_forward_starts(batch, times.first_stage_forward_start_ns_);
     times.explicit_batches_ = batch + 1;
     // From batch 0 on: under a barrier with equal steps every device ends batch 0 at the same time, as all
     // began it, so one batch times the run (the Zero Bubble search's barrier candidates).
-    if (batch + 1 < batches && repeats_after(batch)) break;
+    if (batch + 1 < batches && timer.repeats_after(batch, times.shift_ns_)) break;
   }
   for (int d = 0; d < devices; ++d) {
     const size_t length = times.device_ops(d);
     if (length > 0) times.makespan_ns_ = std::max(times.makespan_ns_, times.time_of(d, length - 1).end_ns);
   }
-  // The thread's buffers stay for its next call (a search times many candidates), unless a batch of over
-  // 2^18 ops made them large (7 MB and more): a long run's thread would otherwise hold them for good.
-  if (ops.size() > (1u << 18)) {
-    compiled = CompiledBatch{};
-    std::vector<TimeNs>().swap(end_ns);
-    std::vector<int>().swap(order);
-  }
+  release_large_buffers(compiled, end_ns, order);
   return times;
 }
 
