@@ -45,7 +45,8 @@ void check_run(const ResolvedRun& run, const ScheduleRequest& request, const Res
   try {
     run.schedule->check(run.spec);
     // Before anything is sized by the run.
-    check_resources(run_shape(scenario, *run.schedule, run.spec, run.layout, options), run.label);
+    check_resources(run_shape(scenario, *run.schedule, run.spec, run.layout, options), run.label,
+                    options.limits);
     if (scenario.transformer) {
       // Each copy of the model is split alone (a bidirectional layout's devices hold one stage of each).
       check_equal_chunk_layers(scenario.transformer->model.layers, scenario.transformer->split,
@@ -91,10 +92,11 @@ std::vector<int> pipeline_device_nodes(const Scenario& scenario, int devices) {
   return nodes;
 }
 
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout) {
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout,
+                                           const Limits& limits) {
   if (layout.pipelines > 1) {
-    return std::make_unique<PipelineCopiesCostModel>(make_cost_model(scenario, layout.first_pipeline()),
-                                                     layout);
+    return std::make_unique<PipelineCopiesCostModel>(
+        make_cost_model(scenario, layout.first_pipeline(), limits), layout);
   }
   if (scenario.transformer) {
     const UnevenSplit split = uneven_split(scenario);
@@ -103,14 +105,14 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Pipel
       // model (a balanced split is found for the larger microbatches).
       TransformerSetup setup = *scenario.transformer;
       if (setup.split == LayerSplit::kBalanced && setup.balanced_unit_starts.empty())
-        setup.balanced_unit_starts = balanced_unit_starts(setup, split.smaller + 1.0, layout.stages);
+        setup.balanced_unit_starts = balanced_unit_starts(setup, split.smaller + 1.0, layout.stages, limits);
       return std::make_unique<UnevenMicrobatchCostModel>(
-          std::make_unique<TransformerCostModel>(setup, split.smaller + 1.0, layout),
-          std::make_unique<TransformerCostModel>(setup, split.smaller, layout), split.larger_count,
+          std::make_unique<TransformerCostModel>(setup, split.smaller + 1.0, layout, limits),
+          std::make_unique<TransformerCostModel>(setup, split.smaller, layout, limits), split.larger_count,
           scenario.microbatches);
     }
     return std::make_unique<TransformerCostModel>(*scenario.transformer, scenario.samples_per_microbatch(),
-                                                  layout);
+                                                  layout, limits);
   }
   return std::make_unique<ExplicitCostModel>(scenario.costs, layout);
 }
@@ -149,10 +151,11 @@ std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const Pipel
                        inter_node_link_of(scenario));
 }
 
-std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout) {
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout,
+                                             const Limits& limits) {
   if (layout.pipelines > 1) {
     // Every copy holds its own weights, gradients and optimizer state (DualPipe's two copies per device).
-    const std::vector<StageStaticMemory> first = static_memory(scenario, layout.first_pipeline());
+    const std::vector<StageStaticMemory> first = static_memory(scenario, layout.first_pipeline(), limits);
     std::vector<StageStaticMemory> stages;
     for (int stage = 0; stage < layout.stages; ++stage) stages.push_back(first[layout.model_stage(stage)]);
     return stages;
@@ -162,7 +165,7 @@ std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const Pip
     // With uneven microbatches the larger one's working memory (an upper bound, as its activations).
     const UnevenSplit split = uneven_split(scenario);
     const double b = split.larger_count > 0 ? split.smaller + 1.0 : scenario.samples_per_microbatch();
-    for (const StageCosts& c : transformer_stage_costs(*scenario.transformer, b, layout.stages)) {
+    for (const StageCosts& c : transformer_stage_costs(*scenario.transformer, b, layout.stages, limits)) {
       stages.push_back({computed_bytes(c.parameter_bytes, "a stage's weights"),
                         computed_bytes(c.gradient_bytes, "a stage's gradients"),
                         computed_bytes(c.optimizer_bytes, "a stage's optimizer state"),
@@ -229,8 +232,8 @@ ResolvedRun resolve(const Scenario& scenario, const ScheduleRequest& request, co
   if (options.batches > 0) run.spec.batches = options.batches;
   run.layout = run.schedule->layout(run.scenario.stages);
   if (options.check) check_run(run, request, options);
-  run.costs = make_cost_model(run.scenario, run.layout);
-  run.static_memory = static_memory(run.scenario, run.layout);
+  run.costs = make_cost_model(run.scenario, run.layout, options.limits);
+  run.static_memory = static_memory(run.scenario, run.layout, options.limits);
   // What a run may fill: the device's capacity (GiB) less the reserve.
   if (run.scenario.transformer) {
     run.memory_capacity_bytes = run.scenario.transformer->profile.usable_memory_bytes();

@@ -14,6 +14,7 @@
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
 #include "sim/layout.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
@@ -26,6 +27,7 @@ struct ResolveOptions {
   bool task_graph = true;      // the run builds the task graph (resource estimate)
   bool records = true;         // the run keeps its trace (resource estimate); false: streamed
   bool fixed_batches = false;  // exactly the spec's batches, no steady-state search (resource estimate)
+  Limits limits;               // the run's ceilings (and the balanced split's search's)
 };
 
 struct ResolvedRun {
@@ -43,10 +45,12 @@ struct ResolvedRun {
 
 // Memory held regardless of activations, per (virtual) stage: from the transformer model, or the explicit
 // costs' parameter_bytes (weights only).
-std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout);
+std::vector<StageStaticMemory> static_memory(const Scenario& scenario, const PipelineLayout& layout,
+                                             const Limits& limits);
 
-// The cost model the scenario describes, for the given layout.
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout);
+// The cost model the scenario describes, for the given layout; `limits` bound a balanced split's search.
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const PipelineLayout& layout,
+                                           const Limits& limits);
 std::unique_ptr<CommModel> make_comm_model(const Scenario& scenario, const PipelineLayout& layout);
 // The node of each pipeline device's first rank (ranks numbered as cost_models/transformer/job_topology.h)
 // when a transformer scenario's comm is its profile's link and the profile has an inter_node_link: transfers

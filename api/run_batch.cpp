@@ -51,6 +51,7 @@ RunBatch run_schedules(const Scenario& scenario, const std::vector<ScheduleReque
   checks.task_graph = options.analyze_graph;
   checks.records = options.keep_trace || options.analyze_graph;
   checks.fixed_batches = options.fixed_batches;
+  checks.limits = options.limits;
   double ops = 0;
   for (size_t i = 0; i < requests.size(); ++i) {
     make_schedule(requests[i].name, requests[i].params);  // a bad name or parameter is bad input: thrown
@@ -62,7 +63,7 @@ RunBatch run_schedules(const Scenario& scenario, const std::vector<ScheduleReque
   }
   size_t done = static_cast<size_t>(std::count_if(skip.begin(), skip.end(), [](const auto& s) { return s; }));
   check_total_ops(ops, static_cast<double>(requests.size() - done), "run",
-                  "run fewer schedules (--schedules, --entry) or lower N or m");
+                  "run fewer schedules (--schedules, --entry) or lower N or m", options.limits);
   if (progress) progress(done);
   RunBatch batch;
   for (size_t i = 0; i < requests.size(); ++i) {

@@ -9,11 +9,13 @@
 
 namespace pipesim {
 
-std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request, bool with_comms) {
+std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest& request, bool with_comms,
+                                const Limits& limits) {
   // One batch, no trace or graph kept, but the generators (zb-1p/2p) simulate it: the same estimate as a run.
   ResolveOptions one_batch;
   one_batch.batches = 1;
   one_batch.task_graph = false;
+  one_batch.limits = limits;
   const ResolvedRun run = resolve(scenario, request, one_batch);
   const auto* static_schedule = dynamic_cast<const StaticSchedule*>(run.schedule.get());
   if (static_schedule == nullptr) {
@@ -33,13 +35,14 @@ std::string export_schedule_csv(const Scenario& scenario, const ScheduleRequest&
   return with_comms ? format_pytorch_csv_with_comms(lists, run.layout) : format_pytorch_csv(lists);
 }
 
-std::string export_scenario_entry_csv(const Scenario& scenario, int entry, bool with_comms) {
+std::string export_scenario_entry_csv(const Scenario& scenario, int entry, bool with_comms,
+                                      const Limits& limits) {
   const std::vector<ScheduleRequest> requests = requested_schedules(scenario);
   if (entry < 1 || entry > static_cast<int>(requests.size())) {
     throw InputError(fmt::format("--entry {}: the scenario {} has schedule entries 1 to {}", entry,
                                  scenario.source, requests.size()));
   }
-  return export_schedule_csv(scenario, requests[entry - 1], with_comms);
+  return export_schedule_csv(scenario, requests[entry - 1], with_comms, limits);
 }
 
 }  // namespace pipesim

@@ -29,6 +29,7 @@ SimulationResult simulate_schedule(const Scenario& scenario_as_given, const Sche
   checks.task_graph = options.analyze_graph;
   checks.records = options.keep_trace || options.analyze_graph;
   checks.fixed_batches = options.fixed_batches;
+  checks.limits = options.limits;
   ResolvedRun run = resolve(scenario_as_given, request, checks);
   const Scenario& scenario = run.scenario;
   const PipelineLayout& layout = run.layout;

@@ -9,6 +9,7 @@
 #include "api/resolve.h"
 #include "io/scenario.h"
 #include "sim/comm_model.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
@@ -31,6 +32,7 @@ struct SimulationOptions {
   // Streamed runs of static schedules under fixed latencies come from one timing pass instead of the event
   // loop (sim/fast/repeated_list_stream.h), with the same figures. On: the event loop always (tests compare).
   bool event_engine = false;
+  Limits limits;  // the run's ceilings (sim/limits.h)
 };
 
 SimulationResult simulate_schedule(const Scenario& scenario, const ScheduleRequest& request,

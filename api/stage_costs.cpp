@@ -53,14 +53,14 @@ std::vector<StageRow> smaller_rows_of(const Scenario& scenario, const PipelineLa
 
 }  // namespace
 
-ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
+ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry, const Limits& limits) {
   require_modelled(scenario);
   ResolvedStageCosts result;
   if (entry == 0) {
     result.scenario = scenario;
     result.devices = scenario.stages;
     const PipelineLayout layout = PipelineLayout::linear(scenario.stages);
-    const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+    const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout, limits);
     result.rows = rows_of(scenario, layout, costs.get());
     result.smaller_rows = smaller_rows_of(scenario, layout, costs.get());
     return result;
@@ -73,6 +73,7 @@ ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry) {
   // Exactly what simulate_schedule runs, without the checks a run needs (nothing is run here).
   ResolveOptions no_checks;
   no_checks.check = false;
+  no_checks.limits = limits;
   const ResolvedRun run = resolve(scenario, requests[entry - 1], no_checks);
   result.scenario = run.scenario;
   result.entry = run.label;

@@ -6,6 +6,7 @@
 
 #include "io/scenario.h"
 #include "sim/layout.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
@@ -30,6 +31,6 @@ struct ResolvedStageCosts {
 
 // entry 0: the scenario's own pipeline, one stage per device; entry k >= 1: the scenario's k-th schedule
 // entry (its pipeline: overrides and its schedule's layout). Throws InputError for an entry beyond the list.
-ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry);
+ResolvedStageCosts resolve_stage_costs(const Scenario& scenario, int entry, const Limits& limits);
 
 }  // namespace pipesim

@@ -81,7 +81,7 @@ std::string yaml_quoted(const std::string& text) {
   return out + "\"";
 }
 
-void run_fit(const CalibrateArgs& args) {
+void run_fit(const CalibrateArgs& args, const Limits& limits) {
   if (args.profile.empty()) {
     throw InputError(
         "pipesim calibrate --fit needs --profile: the profile of the hardware the times were "
@@ -94,7 +94,7 @@ void run_fit(const CalibrateArgs& args) {
   for (const std::string& t : args.terms) options.terms.push_back(parse_fit_term(t));
   options.cross_validate = !args.no_cross_validation;
   std::string kind;
-  const std::vector<FitObservation> observations = load_fit_observations(args.fit_csv, &kind);
+  const std::vector<FitObservation> observations = load_fit_observations(args.fit_csv, &kind, limits);
   const FitResult result = fit_profile(raw, observations, kind, options,
                                        [](const std::string& line) { std::cerr << "fit: " << line << "\n"; });
   std::cout << render_fit_result(result, profile_path);
@@ -148,10 +148,10 @@ void run_fit(const CalibrateArgs& args) {
   std::cout << fmt::format("wrote {}: {} with the fitted terms in its fit: section\n", output, profile_path);
 }
 
-void run(const CalibrateArgs& args) {
+void run(const CalibrateArgs& args, const Limits& limits) {
   if (!args.fit_csv.empty()) {
     if (args.cpu) throw InputError("pipesim calibrate: --cpu and --fit are two different commands; give one");
-    run_fit(args);
+    run_fit(args, limits);
     return;
   }
   if (!args.cpu) {
@@ -192,7 +192,7 @@ void calibrate_cpu_into(const std::string& path, CpuCalibrationOptions options, 
   write_file(path, pipesim_profile::profile_yaml(data));
 }
 
-void add_calibrate_command(CLI::App& app) {
+void add_calibrate_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand("calibrate", "measure this machine and write a hardware profile");
   cmd->add_flag("--cpu", args->cpu, "measure the CPU (GEMM, memcpy, thread dispatch and handoff)");
@@ -219,13 +219,13 @@ void add_calibrate_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_flag("--no-cross-validation", args->no_cross_validation,
                 "with --fit: skip the cross-validation fits (each held-out group costs one more fit)");
-  cmd->callback([args] {
+  cmd->callback([args, &limits] {
     args->argv.clear();
     if (args->flush_mib >= 0) args->argv.push_back(fmt::format("--flush-mib {}", args->flush_mib));
     if (args->quick) args->argv.push_back("--quick");
     if (args->repeats > 0) args->argv.push_back(fmt::format("--repeats {}", args->repeats));
     if (!args->output.empty()) args->argv.push_back("-o " + args->output);
-    run(*args);
+    run(*args, limits);
   });
 }
 

@@ -40,7 +40,7 @@ int check(const CheckArgs& args) {
 
 }  // namespace
 
-void add_check_command(CLI::App& app) {
+void add_check_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<CheckArgs>();
   CheckOptions& o = args->options;
   CLI::App* cmd = app.add_subcommand(
@@ -81,7 +81,8 @@ void add_check_command(CLI::App& app) {
       ->check(finite_range(1, 1000));
   cmd->add_option("-j,--jobs,--threads", o.threads, "worker threads (default: every core)")
       ->check(CLI::Range(0, 4096));
-  cmd->callback([args] {
+  cmd->callback([args, &limits] {
+    args->options.limits = limits;
     // Lists trim the spaces around items, as run's --schedules does ("paci, zb-h1").
     for (auto* list : {&args->options.schedules, &args->options.microbatches, &args->options.accumulation}) {
       for (std::string& item : *list) {

@@ -156,7 +156,7 @@ std::string to_json(const std::vector<StageRow>& rows) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // a path may not be UTF-8
 }
 
-void run(const CostsArgs& args) {
+void run(const CostsArgs& args, const Limits& limits) {
   if (!args.layer_times_path.empty()) {
     if (!args.profile_given) {
       throw InputError(
@@ -177,14 +177,14 @@ void run(const CostsArgs& args) {
   Scenario scenario =
       load_scenario(args.scenario.empty() ? default_scenario_path() : args.scenario, args.overrides);
   scenario.allow_unmodelled = args.allow_unmodelled;
-  const ResolvedStageCosts resolved = resolve_stage_costs(scenario, args.entry);
+  const ResolvedStageCosts resolved = resolve_stage_costs(scenario, args.entry, limits);
   std::cout << unmodelled_banner(unmodelled_lines(unmodelled_features(scenario))) << render(resolved);
   if (!args.json_path.empty()) write_file(args.json_path, to_json(resolved.rows));
 }
 
 }  // namespace
 
-void add_costs_command(CLI::App& app) {
+void add_costs_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<CostsArgs>();
   CLI::App* cmd =
       app.add_subcommand("costs", "show the per-stage times and bytes a scenario's cost model derives");
@@ -211,7 +211,7 @@ void add_costs_command(CLI::App& app) {
   cmd->add_option(
       "--data", args->data_dir,
       "directory of the zb_*.csv reference data (default: share/data/zero_bubble in the source tree)");
-  cmd->callback([args] { run(*args); });
+  cmd->callback([args, &limits] { run(*args, limits); });
 }
 
 }  // namespace pipesim

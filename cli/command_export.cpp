@@ -33,7 +33,7 @@ bool names_scenario_file(const std::string& argument) {
 
 }  // namespace
 
-void add_export_command(CLI::App& app) {
+void add_export_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<ExportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "export",
@@ -54,7 +54,7 @@ void add_export_command(CLI::App& app) {
       "--comms", args->comms,
       "PyTorch's compute_comms format: SEND_F/RECV_F/SEND_B/RECV_B actions where PyTorch's lowering "
       "pass puts them");
-  cmd->callback([args, cmd] {
+  cmd->callback([args, cmd, &limits] {
     const auto load = [&](const std::string& path) {
       Scenario scenario = load_scenario(path, args->overrides);
       scenario.allow_unmodelled = args->allow_unmodelled;
@@ -71,11 +71,12 @@ void add_export_command(CLI::App& app) {
       }
     }
     const std::string csv =
-        !args->scenario_path.empty()
-            ? export_schedule_csv(load(args->scenario_path), quick_request(args->scenario), args->comms)
+        !args->scenario_path.empty() ? export_schedule_csv(load(args->scenario_path),
+                                                           quick_request(args->scenario), args->comms, limits)
         : names_scenario_file(args->scenario.schedule)
-            ? export_scenario_entry_csv(load(args->scenario.schedule), args->entry, args->comms)
-            : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario), args->comms);
+            ? export_scenario_entry_csv(load(args->scenario.schedule), args->entry, args->comms, limits)
+            : export_schedule_csv(quick_scenario(args->scenario), quick_request(args->scenario), args->comms,
+                                  limits);
     if (args->csv_path.empty()) {
       std::cout << csv;
     } else {

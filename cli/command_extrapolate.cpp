@@ -13,7 +13,7 @@
 
 namespace pipesim {
 
-void add_extrapolate_command(CLI::App& app) {
+void add_extrapolate_command(CLI::App& app, const Limits& limits) {
   auto options = std::make_shared<ExtrapolateOptions>();
   auto csv_path = std::make_shared<std::string>();
   auto markdown_path = std::make_shared<std::string>();
@@ -32,7 +32,8 @@ void add_extrapolate_command(CLI::App& app) {
   cmd->add_flag("--blocking-comm", options->blocking_comm,
                 "transfers hold the sender's and the receiver's compute streams (Megatron's blocking p2p) "
                 "instead of overlapping compute");
-  cmd->callback([=] {
+  cmd->callback([=, &limits] {
+    options->limits = limits;
     std::stringstream list(*models);
     for (std::string name; std::getline(list, name, ',');) {
       if (!name.empty()) options->models.push_back(name);

@@ -178,13 +178,13 @@ void add_import_torchtitan(CLI::App* import) {
 
 }  // namespace
 
-void add_import_command(CLI::App& app) {
+void add_import_command(CLI::App& app, const Limits& limits) {
   CLI::App* import = app.add_subcommand(
       "import",
       "write a scenario from another tool's description of the model: hf (config.json), megatron "
       "(its arguments), torchtitan (its job file), trace (a PyTorch pipelining run's profile)");
   import->require_subcommand(1);
-  add_import_trace_command(import);
+  add_import_trace_command(import, limits);
   auto args = std::make_shared<ImportHfArgs>();
   CLI::App* hf = import->add_subcommand(
       "hf",

@@ -25,7 +25,7 @@ struct ImportTraceArgs {
   TraceImportSettings settings;
 };
 
-void import_trace(ImportTraceArgs& args) {
+void import_trace(ImportTraceArgs& args, const Limits& limits) {
   TracedActions traced;
   for (const std::string& path : args.traces) {
     read_pytorch_trace(read_text_file(path, "Chrome trace"), path, traced);
@@ -50,6 +50,7 @@ void import_trace(ImportTraceArgs& args) {
   const Scenario scenario = parse_scenario(text, args.output);
   SimulationOptions options;
   options.fixed_batches = true;
+  options.limits = limits;
   std::vector<SimulationResult> results;
   for (const ScheduleRequest& request : requested_schedules(scenario)) {
     results.push_back(simulate_schedule(scenario, request, options));
@@ -61,7 +62,7 @@ void import_trace(ImportTraceArgs& args) {
 
 }  // namespace
 
-void add_import_trace_command(CLI::App* import) {
+void add_import_trace_command(CLI::App* import, const Limits& limits) {
   auto args = std::make_shared<ImportTraceArgs>();
   CLI::App* cmd = import->add_subcommand("trace",
                                          "costs measured by a PyTorch pipelining run: a Chrome/Kineto trace "
@@ -82,7 +83,7 @@ void add_import_trace_command(CLI::App* import) {
   cmd->add_option(
       "--simulated-trace", args->simulated_trace,
       "where to write the simulated run's Chrome trace (default: beside -o, NAME-simulated.json)");
-  cmd->callback([args] { import_trace(*args); });
+  cmd->callback([args, &limits] { import_trace(*args, limits); });
 }
 
 }  // namespace pipesim

@@ -105,7 +105,7 @@ void plan(PlanArgs& args) {
 
 }  // namespace
 
-void add_plan_command(CLI::App& app) {
+void add_plan_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand(
       "plan",
@@ -163,7 +163,10 @@ void add_plan_command(CLI::App& app) {
       "under mpiexec -n K: rank 0 searches and hands the simulations to the K - 1 other ranks; the same "
       "output as -j 1");
   args->options.top = 5;
-  cmd->callback([args] { plan(*args); });
+  cmd->callback([args, &limits] {
+    args->options.limits = limits;
+    plan(*args);
+  });
 }
 
 }  // namespace pipesim

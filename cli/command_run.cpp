@@ -52,7 +52,7 @@ std::string stdout_format(const RunArgs& args) {
   return args.format;
 }
 
-void run(const RunArgs& args) {
+void run(const RunArgs& args, const Limits& limits) {
   for (const std::string* out : {&args.json_path, &args.csv_path, &args.trace_path}) check_output_path(*out);
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
   const std::string to_stdout = stdout_format(args);
@@ -67,6 +67,7 @@ void run(const RunArgs& args) {
     ProgressBar progress(requests.size(), "schedules", ProgressBar::stderr_is_terminal() && !args.quiet);
     SimulationOptions simulation;
     simulation.analyze_graph = args.task_graph;
+    simulation.limits = limits;
     // Only the Chrome trace and the memory timeline read the run op by op; without them it is streamed.
     simulation.keep_trace = !args.trace_path.empty() || args.memory_timeline;
     batch = run_schedules(scenario, requests, simulation, [&](size_t done) { progress.update(done); });
@@ -114,7 +115,7 @@ void run(const RunArgs& args) {
 
 }  // namespace
 
-void add_run_command(CLI::App& app) {
+void add_run_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "simulate a scenario's schedules and print a comparison table");
   cmd->add_option("scenario", args->scenario, "scenario YAML file (default: scenarios/default.yaml)");
@@ -159,7 +160,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--task-graph", args->task_graph,
                 "also build the realized task graph (Boost.Graph): checks every dependency of the run and "
                 "the engine's inline critical path against the graph's longest path (slower, more memory)");
-  cmd->callback([args] { run(*args); });
+  cmd->callback([args, &limits] { run(*args, limits); });
 }
 
 }  // namespace pipesim

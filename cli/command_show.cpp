@@ -19,7 +19,7 @@ struct ShowArgs {
 
 }  // namespace
 
-void add_show_command(CLI::App& app) {
+void add_show_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<ShowArgs>();
   CLI::App* cmd =
       app.add_subcommand("show", "draw a schedule's timeline in the terminal, one row per device");
@@ -34,12 +34,13 @@ void add_show_command(CLI::App& app) {
                   "colour ops by kind: auto (when writing to a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
-  cmd->callback([args] {
+  cmd->callback([args, &limits] {
     TimelineTextOptions options = args->timeline;
     options.color = args->color == "always" || (args->color == "auto" && isatty(STDOUT_FILENO));
     SimulationOptions simulation;
     simulation.analyze_graph = false;
     simulation.fixed_batches = true;  // draw the batches asked for
+    simulation.limits = limits;
     const SimulationResult result =
         simulate_schedule(quick_scenario(args->scenario), quick_request(args->scenario), simulation);
     std::cout << render_timeline(result, options);

@@ -82,7 +82,7 @@ void sweep(SweepArgs& args) {
 
 }  // namespace
 
-void add_sweep_command(CLI::App& app) {
+void add_sweep_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand(
       "sweep",
@@ -119,7 +119,10 @@ void add_sweep_command(CLI::App& app) {
                   "run only part i of n (i/n, e.g. 3/8): contiguous blocks of the product with about equal "
                   "expected work, each CSV with the header; shards 1..n in order, headers after the first "
                   "dropped, are the whole sweep's CSV");
-  cmd->callback([args] { sweep(*args); });
+  cmd->callback([args, &limits] {
+    args->config.limits = limits;
+    sweep(*args);
+  });
 }
 
 }  // namespace pipesim

@@ -5,31 +5,33 @@
 #include <string>
 
 #include "gpu_calibration/cpu_calibrate.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
-void add_run_command(CLI::App& app);
+// `limits`: the --max-* options main.cpp reads (sim/limits.h); each command passes them down to its runs.
+void add_run_command(CLI::App& app, const Limits& limits);
 void add_schedules_command(CLI::App& app);
-void add_costs_command(CLI::App& app);
-void add_calibrate_command(CLI::App& app);
+void add_costs_command(CLI::App& app, const Limits& limits);
+void add_calibrate_command(CLI::App& app, const Limits& limits);
 // Where `pipesim calibrate --cpu` writes by default (cpu-HOSTNAME.yaml in the current directory), and so
 // where `pipesim validate` looks first.
 std::string default_cpu_profile_path();
 // Measures this CPU (with the executor's kernels when pipesim has the executor) and writes the profile.
 void calibrate_cpu_into(const std::string& path, CpuCalibrationOptions options, const std::string& command);
-void add_extrapolate_command(CLI::App& app);
-void add_check_command(CLI::App& app);
-void add_export_command(CLI::App& app);
-void add_import_command(CLI::App& app);
+void add_extrapolate_command(CLI::App& app, const Limits& limits);
+void add_check_command(CLI::App& app, const Limits& limits);
+void add_export_command(CLI::App& app, const Limits& limits);
+void add_import_command(CLI::App& app, const Limits& limits);
 // `pipesim import trace` (cli/command_import_trace.cpp), under `import`.
-void add_import_trace_command(CLI::App* import);
-void add_show_command(CLI::App& app);
-void add_sweep_command(CLI::App& app);
-void add_plan_command(CLI::App& app);
+void add_import_trace_command(CLI::App* import, const Limits& limits);
+void add_show_command(CLI::App& app, const Limits& limits);
+void add_sweep_command(CLI::App& app, const Limits& limits);
+void add_plan_command(CLI::App& app, const Limits& limits);
 // Executor builds only (cli/train/): cli/training.h registers them.
-void add_execute_command(CLI::App& app);
-void add_validate_command(CLI::App& app);
-void add_train_command(CLI::App& app);
+void add_execute_command(CLI::App& app, const Limits& limits);
+void add_validate_command(CLI::App& app, const Limits& limits);
+void add_train_command(CLI::App& app, const Limits& limits);
 
 // --allow-unmodelled: a model with features the costs do not represent yet (model.moe, model.fp8, ...) runs
 // as its dense stand-in, every header and JSON document listing what the figures leave out

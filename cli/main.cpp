@@ -21,7 +21,7 @@
 #include "cli/validators.h"
 #include "io/data_dirs.h"
 #include "pipesim_version.h"
-#include "sim/resource_estimate.h"
+#include "sim/limits.h"
 
 namespace {
 
@@ -85,20 +85,25 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("pipesim ") + PIPESIM_VERSION);
   // Allowed before or after the subcommand: it bounds every run of run, sweep, check, show and export.
   app.fallthrough();
-  app.add_option_function<double>("--max-memory-gb", pipesim::set_memory_ceiling_gb,
-                                  "refuse a run whose estimated memory (trace, task graph, engine state) "
-                                  "exceeds this many GB (default 4)")
+  // The ceilings every command passes down to its runs: set while the options are parsed, read when the
+  // chosen command's callback runs (after the whole line is parsed).
+  pipesim::Limits limits;
+  app.add_option_function<double>(
+         "--max-memory-gb", [&limits](double gb) { limits.memory_bytes = gb * 1e9; },
+         "refuse a run whose estimated memory (trace, task graph, engine state) "
+         "exceeds this many GB (default 4)")
       ->check(pipesim::finite_range(0.001, 1e6));
   app.add_option_function<double>(
-         "--max-ops", pipesim::set_ops_ceiling,
+         "--max-ops", [&limits](double ops) { limits.ops = ops; },
          "refuse a run estimated to simulate more ops than this (default 1e8: 10-20 s or more)")
       ->check(pipesim::finite_range(1, 1e15));
-  app.add_option_function<double>("--max-total-ops", pipesim::set_total_ops_ceiling,
-                                  "refuse a run, sweep, check or plan whose runs are estimated to simulate "
-                                  "more ops in all than this (default 1e10)")
+  app.add_option_function<double>(
+         "--max-total-ops", [&limits](double ops) { limits.total_ops = ops; },
+         "refuse a run, sweep, check or plan whose runs are estimated to simulate "
+         "more ops in all than this (default 1e10)")
       ->check(pipesim::finite_range(1, 1e18));
   app.add_option_function<double>(
-         "--max-tflop", pipesim::set_flop_ceiling_tflop,
+         "--max-tflop", [&limits](double tflop) { limits.flops = tflop * 1e12; },
          "refuse executor training estimated to compute more TFLOP than this (default 100)")
       ->check(pipesim::finite_range(1e-6, 1e9));
   app.add_option_function<std::string>(
@@ -108,18 +113,18 @@ int main(int argc, char** argv) {
   try {
     // Inside the try: a command's defaults may look up data (extrapolate's reference data), and a
     // PIPESIM_DATA_DIR that is not a directory fails there, as one line.
-    pipesim::add_run_command(app);
+    pipesim::add_run_command(app, limits);
     pipesim::add_schedules_command(app);
-    pipesim::add_costs_command(app);
-    pipesim::add_calibrate_command(app);
-    pipesim::add_extrapolate_command(app);
-    pipesim::add_check_command(app);
-    pipesim::add_export_command(app);
-    pipesim::add_import_command(app);
-    pipesim::add_show_command(app);
-    pipesim::add_sweep_command(app);
-    pipesim::add_plan_command(app);
-    pipesim::add_training_commands(app);
+    pipesim::add_costs_command(app, limits);
+    pipesim::add_calibrate_command(app, limits);
+    pipesim::add_extrapolate_command(app, limits);
+    pipesim::add_check_command(app, limits);
+    pipesim::add_export_command(app, limits);
+    pipesim::add_import_command(app, limits);
+    pipesim::add_show_command(app, limits);
+    pipesim::add_sweep_command(app, limits);
+    pipesim::add_plan_command(app, limits);
+    pipesim::add_training_commands(app, limits);
     pipesim::check_output_options(app);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

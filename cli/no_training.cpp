@@ -4,7 +4,7 @@
 
 namespace pipesim {
 
-void add_training_commands(CLI::App&) {}
+void add_training_commands(CLI::App&, const Limits&) {}
 void prepare_training_process(char**) {}
 void use_training_kernels(CpuCalibrationOptions&) {}
 

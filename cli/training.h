@@ -5,11 +5,12 @@
 #include <CLI/CLI.hpp>
 
 #include "gpu_calibration/cpu_calibrate.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
 // execute, validate and train; nothing without the executor.
-void add_training_commands(CLI::App& app);
+void add_training_commands(CLI::App& app, const Limits& limits);
 // OpenBLAS's kernels for this CPU (may run the program again with OPENBLAS_CORETYPE set) and freed tensors
 // kept for reuse (executor/blas.h, executor/allocator.h); nothing without the executor.
 void prepare_training_process(char** argv);

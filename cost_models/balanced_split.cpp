@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "base/errors.h"
-#include "sim/resource_estimate.h"
 
 namespace pipesim {
 
@@ -66,35 +65,35 @@ double stage_memory_bytes(const PartitionItem& sum, int stage, int parts) {
   return sum.static_bytes + (parts - stage) * sum.activation_bytes;
 }
 
-void check_partition_work(int items, int parts) {
+void check_partition_work(int items, int parts, const Limits& limits) {
   // The dynamic programme visits (stage, end, start) once each, and keeps a cost and a start per (stage,
   // end): bounded as a run is (sim/resource_estimate.h), before any of it is allocated.
   const double steps = static_cast<double>(parts) * items * items / 2;
   const double bytes = static_cast<double>(parts) * (items + 1.0) * (sizeof(double) + sizeof(int));
-  if (steps > ops_ceiling() * kPartitionStepsPerOp) {
+  if (steps > limits.ops * kPartitionStepsPerOp) {
     throw ResourceLimitError(fmt::format(
         "balanced split: {} units over {} stages take about {:.3g} steps of the exact split's search "
         "(stages x units^2 / 2), above the {:.3g} the ceiling allows (--max-ops {:.3g} simulated ops, a "
         "step weighing 1/{:g} of one); give pipeline.layer_split as a list or 'even', or raise --max-ops",
-        items, parts, steps, ops_ceiling() * kPartitionStepsPerOp, ops_ceiling(), kPartitionStepsPerOp));
+        items, parts, steps, limits.ops * kPartitionStepsPerOp, limits.ops, kPartitionStepsPerOp));
   }
-  if (bytes > memory_ceiling_bytes()) {
+  if (bytes > limits.memory_bytes) {
     throw ResourceLimitError(fmt::format(
         "balanced split: {} units over {} stages need about {:.3g} GB for the exact split's tables, above "
         "the "
         "{:.3g} GB ceiling; give pipeline.layer_split as a list or 'even', or raise --max-memory-gb",
-        items, parts, bytes / 1e9, memory_ceiling_bytes() / 1e9));
+        items, parts, bytes / 1e9, limits.memory_bytes / 1e9));
   }
 }
 
-std::vector<int> min_max_partition(const std::vector<PartitionItem>& items, int parts,
-                                   double capacity_bytes) {
+std::vector<int> min_max_partition(const std::vector<PartitionItem>& items, int parts, double capacity_bytes,
+                                   const Limits& limits) {
   const int n = static_cast<int>(items.size());
   if (parts < 1 || n < parts) {
     throw InputError(fmt::format(
         "balanced split: {} units cannot fill {} stages (each stage needs at least one)", n, parts));
   }
-  check_partition_work(n, parts);
+  check_partition_work(n, parts, limits);
   const Prefix prefix(items);
   auto memory = [&](int stage, int first, int last) {
     return stage_memory_bytes(prefix.of(first, last), stage, parts);

@@ -4,6 +4,8 @@
 // every stage's memory fits the device.
 #include <vector>
 
+#include "sim/limits.h"
+
 namespace pipesim {
 
 struct PartitionItem {
@@ -21,13 +23,15 @@ double stage_memory_bytes(const PartitionItem& sum, int stage, int parts);
 // programming over prefixes, O(parts · items²). Returns the first item of each group (the first is 0); among
 // optimal splits, the one with the earliest boundaries. Throws InputError when there are fewer items than
 // parts, or when no split fits (saying what the leanest split needs).
-std::vector<int> min_max_partition(const std::vector<PartitionItem>& items, int parts, double capacity_bytes);
+// The search is bounded by `limits` (check_partition_work).
+std::vector<int> min_max_partition(const std::vector<PartitionItem>& items, int parts, double capacity_bytes,
+                                   const Limits& limits);
 
 // One step of the partition's search (a few ns) against one simulated op (100-200 ns): the ops ceiling
 // (--max-ops, 10-20 s of simulation) admits this many steps per op.
 inline constexpr double kPartitionStepsPerOp = 50;
 // Throws ResourceLimitError, before anything is allocated, when the exact search over `items` units and
-// `parts` stages would take more steps than the ops ceiling admits or more memory than its ceiling.
-void check_partition_work(int items, int parts);
+// `parts` stages would take more steps than limits.ops admits or more memory than limits.memory_bytes.
+void check_partition_work(int items, int parts, const Limits& limits);
 
 }  // namespace pipesim

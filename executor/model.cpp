@@ -15,7 +15,8 @@ std::vector<int> balanced_unit_split(const std::vector<double>& unit_costs, int 
   }
   std::vector<PartitionItem> items;
   for (const double cost : unit_costs) items.push_back({.time_s = cost});
-  std::vector<int> starts = min_max_partition(items, stages, 0.0);
+  std::vector<int> starts =
+      min_max_partition(items, stages, 0.0, Limits{});  // a trained model's few units: far below any ceiling
   starts.push_back(units);
   return starts;
 }

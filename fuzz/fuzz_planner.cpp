@@ -11,7 +11,7 @@
 #include "io/scenario.h"
 #include "plan/plan.h"
 #include "plan/plan_report.h"
-#include "sim/resource_estimate.h"
+#include "sim/limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -19,10 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const pipesim::Scenario scenario = pipesim::parse_scenario(text, "fuzz.yaml");
     pipesim::require_modelled(scenario);
     // Keep each input fast: the ceilings' own tests are elsewhere.
-    pipesim::set_memory_ceiling_gb(0.05);
-    pipesim::set_ops_ceiling(2e4);
-    pipesim::set_total_ops_ceiling(2e5);
     pipesim::PlanOptions options;
+    options.limits.memory_bytes = 0.05e9;
+    options.limits.ops = 2e4;
+    options.limits.total_ops = 2e5;
     options.space.gpus = 8;
     for (const char* name : {"1f1b-flush", "zb-h1", "pipedream-2bw", "paci"})
       options.space.schedules.push_back({name, pipesim::ScheduleParams("fuzz")});

@@ -12,7 +12,7 @@
 #include "report/report.h"
 #include "report/result_record.h"
 #include "report/table_columns.h"
-#include "sim/resource_estimate.h"
+#include "sim/limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -20,11 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const pipesim::Scenario scenario = pipesim::parse_scenario(text, "fuzz.yaml");
     // Keep each input fast: the engine's own limits are tested elsewhere.
     if (static_cast<double>(scenario.stages) * scenario.microbatches * scenario.batches > 2000) return 0;
-    pipesim::set_memory_ceiling_gb(0.05);
+    pipesim::SimulationOptions options;
+    options.limits.memory_bytes = 0.05e9;
     std::vector<pipesim::SimulationResult> results;
     for (const pipesim::ScheduleRequest& request : pipesim::requested_schedules(scenario)) {
       try {
-        results.push_back(pipesim::simulate_schedule(scenario, request));
+        results.push_back(pipesim::simulate_schedule(scenario, request, options));
       } catch (const pipesim::InputError&) {
       }
     }

@@ -107,10 +107,11 @@ struct SimulationOutcome {
 };
 
 SimulationOutcome simulate_candidate(const Scenario& scenario, const PlanCandidate& candidate,
-                                     bool sequence_parallel) {
+                                     bool sequence_parallel, const Limits& limits) {
   const Scenario s = scenario_for_candidate(scenario, candidate, sequence_parallel);
   SimulationOptions sim;
   sim.keep_trace = false;
+  sim.limits = limits;
   SimulationOutcome out;
   try {
     const SimulationResult r = simulate_schedule(s, candidate.schedule, sim);
@@ -232,7 +233,8 @@ void PlanSearch::run_simulations(const std::vector<size_t>& to_run,
     return;
   }
   for_each_index(threads_, to_run.size(), [&](size_t k) {
-    on_outcome(k, simulate_candidate(scenario_, candidates_[to_run[k]], space_.sequence_parallel));
+    on_outcome(
+        k, simulate_candidate(scenario_, candidates_[to_run[k]], space_.sequence_parallel, options_.limits));
   });
 }
 
@@ -252,6 +254,7 @@ void PlanSearch::bound_candidate(size_t i) {
     ResolveOptions checks;
     checks.task_graph = false;
     checks.records = false;
+    checks.limits = options_.limits;
     const ResolvedRun run = resolve(s, candidates_[i].schedule, checks);
     const CandidateBounds bounds = candidate_bounds(run);
     row.label = run.schedule->label();
@@ -293,7 +296,8 @@ void PlanSearch::check_work_ceiling(const std::vector<size_t>& order) const {
   }
   check_total_ops(ops, static_cast<double>(counted.size()),
                   "plan (at most: the candidates under their memory bound, before pruning)",
-                  "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)");
+                  "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)",
+                  options_.limits);
 }
 
 // The K-th best throughput of each kind so far, one per shape (0 until K are kept).
@@ -455,7 +459,7 @@ PlanResult run_plan(const Scenario& scenario, const PlanOptions& options) {
   }
   // Serving ranks (--mpi) simulate the candidates rank 0 hands them; rank 0 runs the search.
   const auto job = [&](size_t i) {
-    return encode(simulate_candidate(scenario, candidates[i], space.sequence_parallel));
+    return encode(simulate_candidate(scenario, candidates[i], space.sequence_parallel, options.limits));
   };
   result.leader = lead_or_serve(options.mpi, job, [&](const FarmRun& farm) {
     PlanSearch(scenario, options, space, candidates, farm, result).run();

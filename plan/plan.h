@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plan/plan_space.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
@@ -23,6 +24,7 @@ struct PlanOptions {
   // Inside an MpiSession (distributed/mpi_session.h): rank 0 searches and the other ranks simulate the
   // candidates it hands them (distributed/work_farm.h); the result is the same as with threads.
   bool mpi = false;
+  Limits limits;  // each candidate's ceilings, and the search's in all (sim/limits.h)
 };
 
 enum class CandidateFate {

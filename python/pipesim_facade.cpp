@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "api/quick_scenario.h"
@@ -14,7 +15,7 @@
 #include "report/result_figures.h"
 #include "report/result_record.h"
 #include "schedules/registry.h"
-#include "sim/resource_estimate.h"
+#include "sim/limits.h"
 #include "sweeps/sweep.h"
 
 namespace pipesim::facade {
@@ -32,6 +33,17 @@ void check_range(const char* option, double value, double min_value, double max_
   }
 }
 
+// The ceilings of every later run, as the CLI's --max-* options (set_max_memory_gb): the module's own, as
+// the command line's are main()'s, and passed down with each call.
+// Copied at each call's start under a lock: another Python thread may set them while a call runs.
+std::mutex limits_mutex;
+Limits limits_set;
+
+Limits module_limits() {
+  const std::lock_guard<std::mutex> lock(limits_mutex);
+  return limits_set;
+}
+
 }  // namespace
 
 // The body of `pipesim run` (cli/command_run.cpp) without the table and the files.
@@ -39,6 +51,7 @@ std::string run_json(const ScenarioInput& input, const RunOptions& options) {
   Scenario scenario = load(input, options.overrides);
   scenario.allow_unmodelled = options.allow_unmodelled;
   SimulationOptions simulation;
+  simulation.limits = module_limits();
   simulation.keep_trace =
       options.memory_timeline;  // as `pipesim run`: the timeline is the only op-level output
   // The same runs and skips as `pipesim run` (api/run_batch.h): the document lists what could not run.
@@ -67,6 +80,7 @@ std::string sweep_csv(const std::string& scenario_path, const SweepOptions& opti
   if (options.jobs != 0) check_range("--jobs", options.jobs, 1, 4096);
   config.jobs = options.jobs;
   config.allow_unmodelled = options.allow_unmodelled;
+  config.limits = module_limits();
   return sweep_to_csv(run_sweep(config));
 }
 
@@ -95,15 +109,16 @@ std::string export_csv(const ExportOptions& options) {
   args.chunks = options.chunks;
   args.costs = options.costs;
   args.comm_ms = options.comm_ms;
-  return export_schedule_csv(quick_scenario(args), quick_request(args));
+  return export_schedule_csv(quick_scenario(args), quick_request(args), false, module_limits());
 }
 
 void set_max_memory_gb(double gb) {
   check_range("--max-memory-gb", gb, 0.001, 1e6);
-  set_memory_ceiling_gb(gb);
+  const std::lock_guard<std::mutex> lock(limits_mutex);
+  limits_set.memory_bytes = gb * 1e9;
 }
 double max_memory_gb() {
-  return memory_ceiling_bytes() / 1e9;
+  return module_limits().memory_bytes / 1e9;
 }
 
 }  // namespace pipesim::facade

@@ -54,7 +54,8 @@ struct ExportOptions {
 };
 std::string export_csv(const ExportOptions& options);
 
-// `--max-memory-gb`: the ceiling every later run is checked against (process-wide, as in the CLI).
+// `--max-memory-gb`: the ceiling every later run of this module is checked against (as the CLI's option is
+// for every run of one command).
 void set_max_memory_gb(double gb);
 double max_memory_gb();
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "base/errors.h"
 #include "sim/action.h"
@@ -11,12 +10,6 @@
 
 namespace pipesim {
 namespace {
-
-// Set once by the command line before any run starts; read by every worker thread.
-std::atomic<double> ceiling_bytes{4e9};
-std::atomic<double> ceiling_ops{1e8};
-std::atomic<double> ceiling_flops{1e14};
-std::atomic<double> ceiling_total_ops{1e10};
 
 // The range of simulation speeds measured per core (docs/performance.md), for the time a refusal quotes.
 constexpr double kSlowOpsPerCoreSecond = 1e6;
@@ -63,52 +56,21 @@ ResourceEstimate estimate_resources(const RunShape& shape) {
   return e;
 }
 
-double memory_ceiling_bytes() {
-  return ceiling_bytes.load();
-}
-
-void set_memory_ceiling_gb(double gb) {
-  ceiling_bytes.store(gb * 1e9);
-}
-
-double total_ops_ceiling() {
-  return ceiling_total_ops.load();
-}
-
-void set_total_ops_ceiling(double ops) {
-  ceiling_total_ops.store(ops);
-}
-
-void check_total_ops(double ops, double runs, const std::string& what, const std::string& how_to_lower) {
-  if (ops <= total_ops_ceiling()) return;
+void check_total_ops(double ops, double runs, const std::string& what, const std::string& how_to_lower,
+                     const Limits& limits) {
+  if (ops <= limits.total_ops) return;
   throw ResourceLimitError(fmt::format(
       "{}: {:.0f} runs would simulate about {:.3g} ops in all (about {:.2g} to {:.2g} core-hours at {:.0f} "
       "to "
       "{:.0f} M ops/s per core), above the ceiling of {:.3g} ops; {}, or raise the ceiling with "
       "--max-total-ops",
       what, runs, ops, ops / kFastOpsPerCoreSecond / 3600, ops / kSlowOpsPerCoreSecond / 3600,
-      kFastOpsPerCoreSecond / 1e6, kSlowOpsPerCoreSecond / 1e6, total_ops_ceiling(), how_to_lower));
+      kFastOpsPerCoreSecond / 1e6, kSlowOpsPerCoreSecond / 1e6, limits.total_ops, how_to_lower));
 }
 
-double flop_ceiling() {
-  return ceiling_flops.load();
-}
-
-void set_flop_ceiling_tflop(double tflop) {
-  ceiling_flops.store(tflop * 1e12);
-}
-
-double ops_ceiling() {
-  return ceiling_ops.load();
-}
-
-void set_ops_ceiling(double ops) {
-  ceiling_ops.store(ops);
-}
-
-void check_resources(const RunShape& shape, const std::string& where) {
+void check_resources(const RunShape& shape, const std::string& where, const Limits& limits) {
   const ResourceEstimate e = estimate_resources(shape);
-  if (e.ops > ops_ceiling()) {
+  if (e.ops > limits.ops) {
     throw ResourceLimitError(fmt::format(
         "{}: N = {} devices, {} stages, m = {}: this run would simulate about {:.3g} ops ({:.3g} "
         "microbatches on "
@@ -120,9 +82,9 @@ void check_resources(const RunShape& shape, const std::string& where) {
         shape.steady_microbatches > static_cast<double>(shape.microbatches) * shape.batches
             ? ": what the steady-state search needs: warm-up, two windows and the drain"
             : "",
-        ops_ceiling()));
+        limits.ops));
   }
-  if (e.bytes <= memory_ceiling_bytes()) return;
+  if (e.bytes <= limits.memory_bytes) return;
   throw ResourceLimitError(
       fmt::format("{}: N = {} devices, {} stages, m = {}, {} batches: this run would need about {:.3g} GB "
                   "({:.3g} ops, {:.3g} "
@@ -130,7 +92,7 @@ void check_resources(const RunShape& shape, const std::string& where) {
                   "batches, or raise the "
                   "ceiling with --max-memory-gb",
                   where, shape.devices, shape.stages, shape.microbatches, shape.batches, e.bytes / 1e9, e.ops,
-                  e.transfers, e.graph_edges, memory_ceiling_bytes() / 1e9));
+                  e.transfers, e.graph_edges, limits.memory_bytes / 1e9));
 }
 
 }  // namespace pipesim

@@ -5,6 +5,8 @@
 // small factor.
 #include <string>
 
+#include "sim/limits.h"
+
 namespace pipesim {
 
 // The run as the engine will see it: after an entry's pipeline: overrides, chunks and a CSV's sizes.
@@ -30,28 +32,15 @@ struct ResourceEstimate {
 
 ResourceEstimate estimate_resources(const RunShape& shape);
 
-// The ceiling in bytes for one run; 4 GB unless --max-memory-gb changed it.
-double memory_ceiling_bytes();
-void set_memory_ceiling_gb(double gb);
-// The ceiling on ops one run simulates (its time: 5-20 M ops/s); 10^8 unless --max-ops changed it.
-double ops_ceiling();
-void set_ops_ceiling(double ops);
-// The ceiling on FLOPs the executor computes for one run or study run; 10^14 (100 TFLOP: about an hour at a
-// few tens of GFLOP/s) unless --max-tflop changed it.
-double flop_ceiling();
-void set_flop_ceiling_tflop(double tflop);
-
-// The ceiling on ops one command simulates over all its runs (run, sweep, check, plan); 10^10 unless
-// --max-total-ops changed it.
-double total_ops_ceiling();
-void set_total_ops_ceiling(double ops);
-// Throws ResourceLimitError when `ops`, summed over a command's `runs`, exceed total_ops_ceiling():
+// Throws ResourceLimitError when `ops`, summed over a command's `runs`, exceed limits.total_ops:
 // "`what`: R runs would simulate about X ops in all (...), above the ceiling of C ops; `how_to_lower`, or
 // raise the ceiling with --max-total-ops".
-void check_total_ops(double ops, double runs, const std::string& what, const std::string& how_to_lower);
+void check_total_ops(double ops, double runs, const std::string& what, const std::string& how_to_lower,
+                     const Limits& limits);
 
-// Throws InputError when the estimate exceeds either ceiling: "`where`: N = ..., m = ..., ...: this run would
-// need about X GB (...), above the 4 GB ceiling; raise it with --max-memory-gb".
-void check_resources(const RunShape& shape, const std::string& where);
+// Throws ResourceLimitError when the estimate exceeds either of `limits`' per-run ceilings: "`where`: N =
+// ..., m = ..., ...: this run would need about X GB (...), above the 4 GB ceiling; raise it with
+// --max-memory-gb".
+void check_resources(const RunShape& shape, const std::string& where, const Limits& limits);
 
 }  // namespace pipesim

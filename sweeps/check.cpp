@@ -50,6 +50,7 @@ Outcome run_job(const Job& job, const CheckOptions& options, bool skip_bad_input
   Outcome outcome;
   SimulationOptions sim;
   sim.analyze_graph = false;
+  sim.limits = options.limits;
   if (job.seed > 0) {
     NoiseSpec noise = options.noise;
     noise.seed = static_cast<std::uint64_t>(job.seed);
@@ -314,11 +315,12 @@ std::vector<Job> expand_seeds(const std::vector<Point>& points, const CheckOptio
     ResolveOptions streamed;
     streamed.task_graph = false;
     streamed.records = false;
+    streamed.limits = options.limits;
     const double point_ops = estimated_ops(*p.scenario, p.request, streamed);
     ops += point_ops * options.seeds;
     if (point_ops > 0) runs += options.seeds;
   }
-  check_total_ops(ops, runs, "check", how_to_lower);
+  check_total_ops(ops, runs, "check", how_to_lower, options.limits);
   std::vector<Job> jobs;
   jobs.reserve(points.size() * static_cast<size_t>(options.seeds));
   for (const Point& p : points) {

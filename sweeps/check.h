@@ -9,6 +9,7 @@
 
 #include "api/simulation.h"
 #include "cost_models/noisy_costs.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
@@ -21,6 +22,7 @@ struct CheckOptions {
   int seeds = 10;  // seed 0 runs the costs as given; the others add the noise below
   NoiseSpec noise{0, 0.3, 0.3, 0.02, 5.0};
   int threads = 0;  // 0: every core
+  Limits limits;    // each run's ceilings, and the check's in all (sim/limits.h)
 };
 
 // One broken guarantee, at the first (stage, microbatch) where it broke in its run.

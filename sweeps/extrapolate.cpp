@@ -46,7 +46,8 @@ const ZbMeasured* find_measured(const std::vector<ZbMeasured>& measured, const s
   return nullptr;
 }
 
-ExtrapolationRow predict(const Scenario& scenario, const ScheduleChoice& choice, ExtrapolationRow row) {
+ExtrapolationRow predict(const Scenario& scenario, const ScheduleChoice& choice, ExtrapolationRow row,
+                         const Limits& limits) {
   row.schedule = choice.name;
   ScheduleRequest request{choice.name, ScheduleParams(fmt::format("extrapolate {}", choice.name))};
   for (const auto& [key, value] : choice.params) {
@@ -58,7 +59,7 @@ ExtrapolationRow predict(const Scenario& scenario, const ScheduleChoice& choice,
     request.params.set(key, stand_in > 0 ? std::to_string(stand_in) : value);
   }
   try {
-    const SimulationResult run = simulate_schedule(scenario, request, SimulationOptions{false, {}});
+    const SimulationResult run = simulate_schedule(scenario, request, SimulationOptions{.limits = limits});
     row.throughput_samples_per_gpu_s = run.metrics.throughput_samples_per_gpu_s;
     row.peak_memory_gib = static_cast<double>(run.memory.peak_bytes()) / kBytesPerGiB;
     row.bubble_fraction = run.metrics.bubble_fraction;
@@ -107,7 +108,7 @@ Extrapolation run_extrapolation(const ExtrapolateOptions& options,
       }
       const ZbMeasured* published = find_measured(measured, model.name, m);
       for (const ScheduleChoice& choice : schedule_choices()) {
-        ExtrapolationRow row = predict(scenario, choice, base);
+        ExtrapolationRow row = predict(scenario, choice, base, options.limits);
         if (published && choice.name == "1f1b-flush") {
           row.measured_throughput_samples_per_gpu_s = published->throughput_1f1b;
           row.measured_memory_gib = published_gib(published->memory_gb_1f1b);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/limits.h"
+
 namespace pipesim {
 
 struct ExtrapolateOptions {
@@ -17,6 +19,7 @@ struct ExtrapolateOptions {
   // false: transfers overlap compute (the profile's link); true: they hold both devices' compute streams, as
   // Megatron's blocking p2p does (sim/comm_model.h).
   bool blocking_comm = false;
+  Limits limits;  // each run's ceilings (sim/limits.h)
 };
 
 // One schedule on one (model, m). Predicted values are empty when the schedule could not run (see `error`);

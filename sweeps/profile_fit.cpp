@@ -262,7 +262,7 @@ std::vector<std::string> split_overrides(const std::string& text) {
   return overrides;
 }
 
-std::vector<FitObservation> step_time_observations(const CsvTable& table) {
+std::vector<FitObservation> step_time_observations(const CsvTable& table, const Limits& limits) {
   namespace fs = std::filesystem;
   const fs::path base = fs::path(table.path()).parent_path();
   std::vector<FitObservation> observations;
@@ -315,7 +315,7 @@ std::vector<FitObservation> step_time_observations(const CsvTable& table) {
     // Resolve once now: a schedule that cannot run this scenario fails here, naming the row.
     bool asynchronous = false;
     try {
-      const ResolvedRun run = resolve(scenario, request, ResolveOptions{.check = true});
+      const ResolvedRun run = resolve(scenario, request, ResolveOptions{.check = true, .limits = limits});
       asynchronous = run.spec.sync == OptimizerSync::kNone;
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {}", where, e.what()));
@@ -326,13 +326,14 @@ std::vector<FitObservation> step_time_observations(const CsvTable& table) {
     o.group = schedule;
     o.held_out_first = asynchronous;
     o.measured_s = measured_s;
-    o.predict_s = [scenario, request](const HardwareProfile& profile) {
+    o.predict_s = [scenario, request, limits](const HardwareProfile& profile) {
       Scenario run = scenario;
       const double reserve = run.transformer->profile.reserve_gb;
       run.transformer->profile = profile;
       run.transformer->profile.reserve_gb = reserve;
       SimulationOptions options;
       options.keep_trace = false;
+      options.limits = limits;
       const SimulationResult result = simulate_schedule(run, request, options);
       const double samples = result.microbatch_size * result.spec.microbatches;
       return samples / result.metrics.throughput_samples_per_s;
@@ -358,7 +359,8 @@ FitTerm parse_fit_term(const std::string& name) {
                                did_you_mean(name, names)));
 }
 
-std::vector<FitObservation> load_fit_observations(const std::string& csv, std::string* kind) {
+std::vector<FitObservation> load_fit_observations(const std::string& csv, std::string* kind,
+                                                  const Limits& limits) {
   const CsvTable table(csv, "measured times to fit a profile to");
   std::vector<FitObservation> observations;
   if (table.has_column("F_ms")) {
@@ -366,7 +368,7 @@ std::vector<FitObservation> load_fit_observations(const std::string& csv, std::s
     observations = layer_time_observations(csv);
   } else if (table.has_column("scenario")) {
     *kind = "step times";
-    observations = step_time_observations(table);
+    observations = step_time_observations(table, limits);
   } else {
     throw InputError(
         fmt::format("{}: neither layer times (columns config, ..., F_ms, B_ms, I_ms, W_ms: "

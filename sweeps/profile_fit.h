@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/limits.h"
 #include "spec/hardware_profile.h"
 
 namespace pipesim {
@@ -59,8 +60,9 @@ struct FitResult {
 };
 
 // The measurements in `csv` as observations (the layer-time or step-time form). Throws InputError naming the
-// file, line and column of what is wrong.
-std::vector<FitObservation> load_fit_observations(const std::string& csv, std::string* kind);
+// file, line and column of what is wrong. Step times are predicted by runs under `limits`.
+std::vector<FitObservation> load_fit_observations(const std::string& csv, std::string* kind,
+                                                  const Limits& limits);
 
 // `raw`: the profile as measured (no fit applied). `progress` gets a line per fit.
 FitResult fit_profile(const HardwareProfile& raw, const std::vector<FitObservation>& observations,

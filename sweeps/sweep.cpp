@@ -175,7 +175,7 @@ size_t column_of(const std::vector<std::string>& header, const std::string& name
   return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
 }
 
-RowOutcome run_one(const SweepRun& run, const ShapeScenario& shape) {
+RowOutcome run_one(const SweepRun& run, const ShapeScenario& shape, const Limits& limits) {
   std::vector<std::string> row = {csv_escape(run.request.name)};
   for (const std::string& value : run.param_values) row.push_back(csv_escape(value));
   std::string error = shape.error;
@@ -184,6 +184,7 @@ RowOutcome run_one(const SweepRun& run, const ShapeScenario& shape) {
     try {
       SimulationOptions streamed;  // a row needs no op-by-op record: memory stays flat in the run's length
       streamed.keep_trace = false;
+      streamed.limits = limits;
       const SimulationResult result = simulate_schedule(*shape.scenario, run.request, streamed);
       for (std::string& cell : csv_row(result)) row.push_back(std::move(cell));
       row.push_back("");
@@ -341,7 +342,8 @@ void keep_shard_block(const SweepConfig& config, double total_work, std::vector<
 }
 
 // The whole of this shard's work, estimated as each run's resource check will (streamed runs).
-void check_shard_work(const std::vector<SweepRun>& runs, const std::vector<ShapeScenario>& shapes) {
+void check_shard_work(const std::vector<SweepRun>& runs, const std::vector<ShapeScenario>& shapes,
+                      const Limits& limits) {
   double ops = 0;
   for (const SweepRun& run : runs) {
     const ShapeScenario& shape = shapes[run.scenario];
@@ -349,10 +351,12 @@ void check_shard_work(const std::vector<SweepRun>& runs, const std::vector<Shape
     ResolveOptions streamed;
     streamed.task_graph = false;
     streamed.records = false;
+    streamed.limits = limits;
     ops += estimated_ops(*shape.scenario, run.request, streamed);
   }
   check_total_ops(ops, static_cast<double>(runs.size()), "sweep",
-                  "narrow the lists (-N, -m, --schedules, --param) or split the sweep with --shard i/n");
+                  "narrow the lists (-N, -m, --schedules, --param) or split the sweep with --shard i/n",
+                  limits);
 }
 
 std::vector<std::string> sweep_header(const SweepConfig& config) {
@@ -408,7 +412,9 @@ class RowWriter {
 bool run_on_ranks(const SweepConfig& config, const SweepSink& sink, const std::vector<SweepRun>& runs,
                   const std::vector<ShapeScenario>& shapes, const std::vector<double>& weights,
                   double total_work, const std::vector<std::string>& header, RowWriter& writer) {
-  const auto job = [&](size_t i) { return encode_row(run_one(runs[i], shapes[runs[i].scenario])); };
+  const auto job = [&](size_t i) {
+    return encode_row(run_one(runs[i], shapes[runs[i].scenario], config.limits));
+  };
   return lead_or_serve(true, job, [&](const FarmRun& farm) {
     if (sink.header) sink.header(header);
     ProgressBar progress(runs.size(), "runs", config.progress, total_work);
@@ -422,7 +428,7 @@ bool run_on_ranks(const SweepConfig& config, const SweepSink& sink, const std::v
 // The runs on `threads` workers, each at most the reorder window ahead of the oldest row not yet written;
 // a sink's failure stops them and is rethrown.
 void run_on_threads(const std::vector<SweepRun>& runs, const std::vector<ShapeScenario>& shapes,
-                    size_t threads, ProgressBar& progress, RowWriter& writer) {
+                    const Limits& limits, size_t threads, ProgressBar& progress, RowWriter& writer) {
   const size_t window = kReorderWindowPerThread * std::max<size_t>(1, threads);
   std::mutex mutex;
   std::condition_variable room;
@@ -438,7 +444,7 @@ void run_on_threads(const std::vector<SweepRun>& runs, const std::vector<ShapeSc
         room.wait(lock, [&] { return i < writer.emitted() + window || sink_error; });
         if (sink_error) return;
       }
-      RowOutcome row = run_one(runs[i], shapes[runs[i].scenario]);
+      RowOutcome row = run_one(runs[i], shapes[runs[i].scenario], limits);
       std::unique_lock<std::mutex> lock(mutex);
       try {
         writer.take_row(i, std::move(row), progress);
@@ -475,7 +481,7 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
     keep_shard_block(config, total_work, runs, weights);
     total_work = sum_of(weights);
   }
-  check_shard_work(runs, shapes);
+  check_shard_work(runs, shapes, config.limits);
 
   SweepSummary summary;
   summary.header = sweep_header(config);
@@ -489,7 +495,7 @@ SweepSummary run_sweep(const SweepConfig& config, const SweepSink& sink) {
 
   if (sink.header) sink.header(summary.header);
   ProgressBar progress(runs.size(), "runs", config.progress, total_work);
-  run_on_threads(runs, shapes, threads, progress, writer);
+  run_on_threads(runs, shapes, config.limits, threads, progress, writer);
   summary.rows = writer.emitted();
   return summary;
 }

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/limits.h"
+
 namespace pipesim {
 
 // Expands "4,8,16" (a list), "4:64:x2" (geometric: 4, 8, ..., up to 64) or "0.5:2:+0.25" (arithmetic); lists
@@ -38,6 +40,7 @@ struct SweepConfig {
   // handed (their sink is never called). The rows are the same as with threads.
   bool mpi = false;
   bool allow_unmodelled = false;  // --allow-unmodelled (api/unmodelled_check.h)
+  Limits limits;                  // each run's ceilings, and the sweep's in all (sim/limits.h)
 };
 
 // "i/n" (1 <= i <= n) as {i, n}; names --shard in errors.

@@ -50,32 +50,32 @@ ExecutionEstimate estimate_execution(const executor::TrainingSetup& setup, const
   return e;
 }
 
-void check_execution_resources(const ExecutionEstimate& e, const std::string& where) {
-  if (e.bytes > memory_ceiling_bytes()) {
+void check_execution_resources(const ExecutionEstimate& e, const std::string& where, const Limits& limits) {
+  if (e.bytes > limits.memory_bytes) {
     throw ResourceLimitError(
         fmt::format("{}: training this model would need about {:.3g} GB (weights, gradients, optimizer "
                     "state, weight versions "
                     "and a batch of activations), above the {:.3g} GB ceiling; lower the width, blocks, "
                     "samples or m, or raise "
                     "the ceiling with --max-memory-gb",
-                    where, e.bytes / 1e9, memory_ceiling_bytes() / 1e9));
+                    where, e.bytes / 1e9, limits.memory_bytes / 1e9));
   }
   // An executed op costs the executor about 100 times a simulated one (numerics, threads, bookkeeping).
   constexpr double kExecutedOpWeight = 100;
-  if (e.ops * kExecutedOpWeight > ops_ceiling()) {
+  if (e.ops * kExecutedOpWeight > limits.ops) {
     throw ResourceLimitError(fmt::format(
         "{}: training would execute about {:.3g} ops, above the {:.3g} the ceiling allows the executor "
         "(--max-ops "
         "{:.3g} simulated ops, an executed op weighing {:g}); lower m, the batches or N, or raise --max-ops",
-        where, e.ops, ops_ceiling() / kExecutedOpWeight, ops_ceiling(), kExecutedOpWeight));
+        where, e.ops, limits.ops / kExecutedOpWeight, limits.ops, kExecutedOpWeight));
   }
-  if (e.flops > flop_ceiling()) {
+  if (e.flops > limits.flops) {
     throw ResourceLimitError(fmt::format(
         "{}: training this model would compute about {:.3g} TFLOP (hours at tens of GFLOP/s per core), above "
         "the "
         "{:.3g} TFLOP ceiling; lower the width, blocks, samples, m or the batches, or raise the ceiling with "
         "--max-tflop",
-        where, e.flops / 1e12, flop_ceiling() / 1e12));
+        where, e.flops / 1e12, limits.flops / 1e12));
   }
 }
 
@@ -126,6 +126,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   ResolveOptions resolve_options;
   resolve_options.check = false;
   resolve_options.task_graph = false;
+  resolve_options.limits = options.limits;
   ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
   const Scenario& scenario = resolved.scenario;
   const PipelineLayout& layout = resolved.layout;
@@ -139,7 +140,7 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
   // Before anything is allocated: the model, its copies and a batch of activations, and the work.
   check_execution_resources(estimate_execution(setup, run.spec, layout),
-                            request.params.where() + ": " + run.label);
+                            request.params.where() + ": " + run.label, options.limits);
   const std::unique_ptr<CostModel>& costs = resolved.costs;
   ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
   delay_stages(plan, run.spec.microbatches, options.one_step_delayed);

@@ -9,6 +9,7 @@
 #include "io/scenario.h"
 #include "schedules/guarantees.h"
 #include "schedules/schedule.h"
+#include "sim/limits.h"
 #include "train/numerics_dump.h"
 
 namespace pipesim {
@@ -17,6 +18,7 @@ enum class ExecuteMode { kReplay, kReal };
 enum class ExecuteTransport { kThreads, kMpi };  // real mode only; mpi needs a build with MPI and mpiexec
 
 struct ExecuteOptions {
+  Limits limits;  // the run's ceilings (sim/limits.h), checked before anything is allocated
   ExecuteMode mode = ExecuteMode::kReplay;
   ExecuteTransport transport = ExecuteTransport::kThreads;
   // From the scenario's `executor:` section (executor/scenario_training.h) and the command line;
@@ -79,9 +81,10 @@ struct ExecutionEstimate {
 };
 ExecutionEstimate estimate_execution(const executor::TrainingSetup& setup, const PipelineSpec& spec,
                                      const PipelineLayout& layout);
-// Throws InputError, with the estimate and the flag that raises the ceiling, above --max-memory-gb,
+// Throws ResourceLimitError, with the estimate and the flag that raises the ceiling, above --max-memory-gb,
 // --max-tflop or (an executed op counted as 100 simulated ones) --max-ops.
-void check_execution_resources(const ExecutionEstimate& estimate, const std::string& where);
+void check_execution_resources(const ExecutionEstimate& estimate, const std::string& where,
+                               const Limits& limits);
 
 ExecutedSchedule execute_schedule(const Scenario& scenario, const ScheduleRequest& request,
                                   const ExecuteOptions& options);

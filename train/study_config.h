@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "executor/training_setup.h"
+#include "sim/limits.h"
 
 namespace pipesim {
 
@@ -81,6 +82,8 @@ struct Study {
   // Add a flush at each asynchronous schedule's step batch (study_runs): the same steps per sample.
   bool same_step_rate_flush = false;
   std::vector<StudyTarget> targets;  // the losses in the order given, then the accuracies; the first leads
+  // Not from the file: the ceilings every run trains and is predicted under (the command line's --max-*).
+  Limits limits;
 };
 
 // The pipeline depth a schedule entry trains at: its own `stages`, else the study's.

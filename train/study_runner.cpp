@@ -299,7 +299,8 @@ DelayFigures largest_delays(const Study& study, const StudyRun& run) {
   // A few batches show every stage's largest drift and staleness (they repeat from the second batch on).
   const Scenario scenario = target_scenario(study, run, 8);
   const SimulationResult result =
-      simulate_schedule(scenario, {run.schedule.name, params_of(study, run.schedule)});
+      simulate_schedule(scenario, {run.schedule.name, params_of(study, run.schedule)},
+                        SimulationOptions{.limits = study.limits});
   DelayFigures largest;
   for (const StageDrift& stage : result.drift.stages) {
     largest.drift_max = std::max(largest.drift_max, stage.drift_max);
@@ -350,6 +351,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   const int stages = make_schedule(request.name, request.params)->layout(devices).stages;
 
   ExecuteOptions options;
+  options.limits = study.limits;
   options.one_step_delayed = run.schedule.one_step_delayed;
   options.measured_pipeline = true;
   executor::TrainingSetup& setup = options.setup;
@@ -383,7 +385,7 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   spec.batches = static_cast<int>(std::min<std::int64_t>(total_samples / run.global_batch, 1 << 30));
   check_execution_resources(
       estimate_execution(setup, spec, make_schedule(request.name, request.params)->layout(devices)),
-      fmt::format("{}: {} at N = {}", study.source, run.schedule.label(), devices));
+      fmt::format("{}: {} at N = {}", study.source, run.schedule.label(), devices), study.limits);
   const executor::StagedModel model = executor::build_staged_model(setup, stages);
 
   std::vector<CurvePoint> points;

@@ -239,6 +239,7 @@ ScheduleValidation validate_schedule(const Scenario& scenario_as_given, const Sc
   ResolveOptions resolve_options;
   resolve_options.check = false;
   resolve_options.task_graph = false;
+  resolve_options.limits = options.limits;
   const ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
   const Scenario& scenario = resolved.scenario;
   const std::unique_ptr<Schedule>& schedule = resolved.schedule;

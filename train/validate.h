@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "executor/costs/machine_drift.h"
+#include "sim/limits.h"
 #include "spec/hardware_profile.h"
 #include "train/execute.h"
 
@@ -71,6 +72,7 @@ struct ValidationOptions {
   // Multiplies every cost-model duration: 1 / the machine's speed against the profile when the prediction
   // is rescaled to a probe taken before the runs (--rescale-to-probe), else 1.
   double cost_model_time_scale = 1;
+  Limits limits;  // the run's ceilings (sim/limits.h)
 };
 
 struct ValidationReport {

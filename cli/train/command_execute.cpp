@@ -44,13 +44,14 @@ struct ExecuteArgs {
   ExecutorSection flags;  // the model options given on the command line, over the scenario's `executor:`
 };
 
-void execute(const ExecuteArgs& args) {
+void execute(const ExecuteArgs& args, const Limits& limits) {
   check_output_path(args.json_path);
   check_output_path(args.trace_path);
   check_output_path(args.csv_path);
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
   const Scenario scenario = load_scenario(path, args.overrides);
   ExecuteOptions options;
+  options.limits = limits;
   options.mode = args.mode == "real" ? ExecuteMode::kReal : ExecuteMode::kReplay;
   ExecutorSection section = scenario.executor;
   section.overlay(args.flags);
@@ -125,7 +126,7 @@ void execute(const ExecuteArgs& args) {
 
 }  // namespace
 
-void add_execute_command(CLI::App& app) {
+void add_execute_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<ExecuteArgs>();
   CLI::App* cmd = app.add_subcommand(
       "execute", "train a small residual-MLP model under the scenario's schedules with the CPU executor");
@@ -189,7 +190,7 @@ void add_execute_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   add_executor_flags(cmd, args->flags);
-  cmd->callback([args] { execute(*args); });
+  cmd->callback([args, &limits] { execute(*args, limits); });
 }
 
 }  // namespace pipesim

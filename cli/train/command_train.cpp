@@ -25,8 +25,9 @@ struct TrainArgs {
   bool quiet = false;
 };
 
-void train(const TrainArgs& args) {
-  const Study study = load_study(args.study, args.quick);
+void train(const TrainArgs& args, const Limits& limits) {
+  Study study = load_study(args.study, args.quick);
+  study.limits = limits;
   std::error_code made;
   std::filesystem::create_directories(args.out_dir, made);
   if (made || !std::filesystem::is_directory(args.out_dir)) {
@@ -66,7 +67,7 @@ void train(const TrainArgs& args) {
 
 }  // namespace
 
-void add_train_command(CLI::App& app) {
+void add_train_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand(
       "train",
@@ -81,7 +82,7 @@ void add_train_command(CLI::App& app) {
                   "seconds grow when the cores are shared)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd->callback([args] { train(*args); });
+  cmd->callback([args, &limits] { train(*args, limits); });
 }
 
 }  // namespace pipesim

@@ -41,7 +41,7 @@ struct ValidateArgs {
   ExecutorSection flags;  // the model options given on the command line, over the scenario's `executor:`
 };
 
-int validate(const ValidateArgs& args) {
+int validate(const ValidateArgs& args, const Limits& limits) {
   check_output_path(args.json_path);
   check_output_path(args.csv_path);
   const std::string path = args.scenario.empty() ? default_scenario_path() : args.scenario;
@@ -65,6 +65,7 @@ int validate(const ValidateArgs& args) {
   }
   const HardwareProfile profile = load_hardware_profile(profile_path);
   ValidationOptions options;
+  options.limits = limits;
   ExecutorSection section = scenario.executor;
   section.overlay(args.flags);
   options.setup = executor::training_setup_for(section, {});
@@ -115,7 +116,7 @@ int validate(const ValidateArgs& args) {
 
 }  // namespace
 
-void add_validate_command(CLI::App& app) {
+void add_validate_command(CLI::App& app, const Limits& limits) {
   auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "train under each schedule with the executor and compare the simulator's predictions");
@@ -149,8 +150,8 @@ void add_validate_command(CLI::App& app) {
                 "runs (the machine's drift since calibration; never the runs' own times)");
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. --set pipeline.stages=8");
   add_executor_flags(cmd, args->flags);
-  cmd->callback([args] {
-    const int status = validate(*args);
+  cmd->callback([args, &limits] {
+    const int status = validate(*args, limits);
     if (status != 0) throw CLI::RuntimeError(status);
   });
 }

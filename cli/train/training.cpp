@@ -9,10 +9,10 @@
 
 namespace pipesim {
 
-void add_training_commands(CLI::App& app) {
-  add_execute_command(app);
-  add_validate_command(app);
-  add_train_command(app);
+void add_training_commands(CLI::App& app, const Limits& limits) {
+  add_execute_command(app, limits);
+  add_validate_command(app, limits);
+  add_train_command(app, limits);
 }
 
 void prepare_training_process(char** argv) {

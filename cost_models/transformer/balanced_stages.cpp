@@ -59,7 +59,7 @@ std::string unit_range_label(const std::vector<UnitCosts>& units, int first, int
 // A balanced split: contiguous groups of units, by a min-max partition of F + I + W per microbatch under the
 // device's memory (cost_models/balanced_split.h).
 std::vector<int> balanced_starts(const TransformerSetup& setup, const std::vector<UnitCosts>& units, double b,
-                                 int stages) {
+                                 int stages, const Limits& limits) {
   const Device d(setup);
   std::vector<PartitionItem> items;
   for (const UnitCosts& u : units) {
@@ -71,18 +71,20 @@ std::vector<int> balanced_starts(const TransformerSetup& setup, const std::vecto
                      u.activation_bytes});
   }
   try {
-    return min_max_partition(items, stages, setup.profile.usable_memory_bytes());
+    return min_max_partition(items, stages, setup.profile.usable_memory_bytes(), limits);
   } catch (const InputError& e) {
     throw InputError(fmt::format("layer_split balanced on {}, microbatch size {:g}: {}", setup.profile.source,
                                  b, e.what()));
   }
 }
 
-std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, double b, int stages) {
+std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, double b, int stages,
+                                             const Limits& limits) {
   const Device d(setup);
   const std::vector<UnitCosts> units = rank_units(setup, b);
-  std::vector<int> starts = setup.balanced_unit_starts.empty() ? balanced_starts(setup, units, b, stages)
-                                                               : setup.balanced_unit_starts;
+  std::vector<int> starts = setup.balanced_unit_starts.empty()
+                                ? balanced_starts(setup, units, b, stages, limits)
+                                : setup.balanced_unit_starts;
   if (static_cast<int>(starts.size()) != stages)
     throw InputError(
         fmt::format("layer_split balanced: {} pinned stage starts for {} stages", starts.size(), stages));

@@ -44,8 +44,8 @@ void check_derived_ranges(const std::vector<StageCosts>& stages) {
 }  // namespace
 
 TransformerCostModel::TransformerCostModel(const TransformerSetup& setup, double microbatch_size,
-                                           const PipelineLayout& layout)
-    : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages)),
+                                           const PipelineLayout& layout, const Limits& limits)
+    : stages_(transformer_stage_costs(setup, microbatch_size, layout.stages, limits)),
       host_overhead_s_(setup.profile.host_overhead_us * 1e-6),
       overlap_grad_reduce_(setup.parallel.overlap_grad_reduce) {
   check_derived_ranges(stages_);

@@ -6,14 +6,17 @@
 #include "cost_models/transformer/stage_costs.h"
 #include "sim/cost_model.h"
 #include "sim/layout.h"
+#include "sim/limits.h"
 #include "spec/transformer_model.h"
 
 namespace pipesim {
 
 class TransformerCostModel final : public CostModel {
  public:
-  // One stage of costs per stage of the layout (virtual stages for interleaved schedules).
-  TransformerCostModel(const TransformerSetup& setup, double microbatch_size, const PipelineLayout& layout);
+  // One stage of costs per stage of the layout (virtual stages for interleaved schedules); `limits` bound
+  // the balanced split's search.
+  TransformerCostModel(const TransformerSetup& setup, double microbatch_size, const PipelineLayout& layout,
+                       const Limits& limits = {});
 
   TimeNs duration(const Action& action) const override;
   bool durations_by_kind_and_stage() const override { return true; }

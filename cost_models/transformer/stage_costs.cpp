@@ -140,17 +140,18 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
 }  // namespace
 }  // namespace transformer
 
-std::vector<int> balanced_unit_starts(const TransformerSetup& setup, double microbatch_size, int stages) {
+std::vector<int> balanced_unit_starts(const TransformerSetup& setup, double microbatch_size, int stages,
+                                      const Limits& limits) {
   using namespace transformer;
   const double b = rank_microbatch(setup, microbatch_size);
-  return balanced_starts(setup, rank_units(setup, b), b, stages);
+  return balanced_starts(setup, rank_units(setup, b), b, stages, limits);
 }
 
 std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
-                                                int stages) {
+                                                int stages, const Limits& limits) {
   using namespace transformer;
   const double b = rank_microbatch(setup, microbatch_size);  // one context-parallel rank's share
-  return scaled_op_times(setup.split == LayerSplit::kBalanced ? balanced_stage_costs(setup, b, stages)
+  return scaled_op_times(setup.split == LayerSplit::kBalanced ? balanced_stage_costs(setup, b, stages, limits)
                                                               : predicted_stage_costs(setup, b, stages),
                          setup.profile.op_time_scale);
 }

@@ -7,6 +7,7 @@
 #include "cost_models/transformer/device.h"
 #include "cost_models/transformer/optimizer_work.h"
 #include "cost_models/transformer/units.h"
+#include "sim/limits.h"
 #include "spec/transformer_model.h"
 
 namespace pipesim {
@@ -41,11 +42,13 @@ struct StageCosts {
 
 // One stage of costs per (virtual) stage, per microbatch of `microbatch_size`, each op's time scaled by the
 // profile's op_time_scale; a balanced split partitions the units (balanced_stages.h), every other split
-// places whole layers (layer_split.h).
+// places whole layers (layer_split.h). `limits` bound the balanced split's search (default: the command
+// line's default ceilings).
 std::vector<StageCosts> transformer_stage_costs(const TransformerSetup& setup, double microbatch_size,
-                                                int stages);
+                                                int stages, const Limits& limits = {});
 // The balanced split's first unit of each of `stages` stages for microbatches of `microbatch_size`.
-std::vector<int> balanced_unit_starts(const TransformerSetup& setup, double microbatch_size, int stages);
+std::vector<int> balanced_unit_starts(const TransformerSetup& setup, double microbatch_size, int stages,
+                                      const Limits& limits = {});
 
 namespace transformer {
 

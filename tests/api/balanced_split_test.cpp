@@ -59,13 +59,13 @@ double brute_force_best(const std::vector<PartitionItem>& items, int parts, doub
 TEST(BalancedSplit, HandWorkedCase) {
   // Times 1, 2, 3, 4, 5 over 3 stages: {1,2,3} {4} {5} has largest 6; every other split has more.
   const std::vector<PartitionItem> items = {{1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {4, 0, 0}, {5, 0, 0}};
-  EXPECT_EQ(min_max_partition(items, 3, kNoBound), (std::vector<int>{0, 3, 4}));
+  EXPECT_EQ(min_max_partition(items, 3, kNoBound, {}), (std::vector<int>{0, 3, 4}));
   // With 1 byte of activations per item and 7 bytes per device, stage 1 (3 microbatches in flight) holds at
   // most 2 items and stage 2 (2 in flight) at most 3: {1,2} {3,4} {5} (largest 7) beats {1,2} {3} {4,5} (9)
   // and every split starting {1}.
   std::vector<PartitionItem> bounded = items;
   for (PartitionItem& item : bounded) item.activation_bytes = 1;
-  EXPECT_EQ(min_max_partition(bounded, 3, 7), (std::vector<int>{0, 2, 4}));
+  EXPECT_EQ(min_max_partition(bounded, 3, 7, {}), (std::vector<int>{0, 2, 4}));
   EXPECT_DOUBLE_EQ(max_time(bounded, {0, 2, 4}, 7), 7);
 }
 
@@ -81,11 +81,11 @@ TEST(BalancedSplit, OptimalOnRandomItems) {
     const double best = brute_force_best(items, parts, capacity);
     if (best == std::numeric_limits<double>::infinity()) {
       EXPECT_NE(
-          test::input_error_of([&] { min_max_partition(items, parts, capacity); }).find("leanest needs"),
+          test::input_error_of([&] { min_max_partition(items, parts, capacity, {}); }).find("leanest needs"),
           std::string::npos);
       continue;
     }
-    const std::vector<int> starts = min_max_partition(items, parts, capacity);
+    const std::vector<int> starts = min_max_partition(items, parts, capacity, {});
     ASSERT_EQ(static_cast<int>(starts.size()), parts);
     EXPECT_NEAR(max_time(items, starts, capacity), best, 1e-9) << "trial " << trial;
   }
@@ -93,7 +93,7 @@ TEST(BalancedSplit, OptimalOnRandomItems) {
 
 TEST(BalancedSplit, FewerUnitsThanStagesIsAnError) {
   EXPECT_NE(test::input_error_of([] {
-              min_max_partition({{1, 0, 0}, {1, 0, 0}}, 3, kNoBound);
+              min_max_partition({{1, 0, 0}, {1, 0, 0}}, 3, kNoBound, {});
             }).find("2 units cannot fill 3 stages"),
             std::string::npos);
 }
@@ -191,8 +191,8 @@ TEST(BalancedSplit, ASearchBeyondTheCeilingsIsRefusedBeforeItStarts) {
       << message;
   EXPECT_NE(message.find("or raise --max-ops"), std::string::npos) << message;
   // 100,000 units over 1,000 stages: 5e12 steps and 1.2 GB of tables.
-  EXPECT_THROW(check_partition_work(100000, 1000), ResourceLimitError);
-  check_partition_work(200, 100);  // 2e6 steps: a default scenario's size
+  EXPECT_THROW(check_partition_work(100000, 1000, {}), ResourceLimitError);
+  check_partition_work(200, 100, {});  // 2e6 steps: a default scenario's size
 }
 
 TEST(BalancedSplit, DefaultModelIsGpt2MediumWithAnUntiedHead) {

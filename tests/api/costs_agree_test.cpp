@@ -23,7 +23,7 @@ void expect_costs_agree_with_run(const Scenario& scenario) {
   ASSERT_FALSE(requests.empty());
   for (size_t k = 0; k < requests.size(); ++k) {
     SCOPED_TRACE(requests[k].name);
-    const ResolvedStageCosts costs = resolve_stage_costs(scenario, static_cast<int>(k) + 1);
+    const ResolvedStageCosts costs = resolve_stage_costs(scenario, static_cast<int>(k) + 1, {});
     const SimulationResult run = simulate_schedule(scenario, requests[k], test::fixed_batches());
     EXPECT_EQ(costs.entry, run.label);
     EXPECT_DOUBLE_EQ(costs.scenario.samples_per_microbatch(), run.microbatch_size);

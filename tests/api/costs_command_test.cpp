@@ -60,8 +60,8 @@ TEST(CostsCommand, EveryEntryShowsTheCostsItsRunUses) {
   // 1F1B at B=128 m=4 and B=256 m=40, PACI, interleaved (2 chunks per device), ZB-H1 (split backward).
   for (const int entry : {1, 15, 8, 20, 21}) {
     const ScheduleRequest& request = requests.at(entry - 1);
-    const ResolvedStageCosts costs = resolve_stage_costs(scenario, entry);
-    const SimulationResult run = simulate_schedule(scenario, request, {false, {}});
+    const ResolvedStageCosts costs = resolve_stage_costs(scenario, entry, {});
+    const SimulationResult run = simulate_schedule(scenario, request, SimulationOptions{});
     EXPECT_DOUBLE_EQ(costs.scenario.samples_per_microbatch(), run.microbatch_size) << entry;
     expect_ops_match_rows(run, costs);
   }
@@ -69,22 +69,23 @@ TEST(CostsCommand, EveryEntryShowsTheCostsItsRunUses) {
 
 TEST(CostsCommand, WithoutAnEntryItUsesTheScenariosGlobalBatch) {
   const Scenario scenario = default_scenario();
-  const ResolvedStageCosts costs = resolve_stage_costs(scenario, 0);
+  const ResolvedStageCosts costs = resolve_stage_costs(scenario, 0, {});
   // pipeline: {microbatches: 8, global_batch: 128}: b = 16, as entry 2 (1F1B at B=128, m=8) runs.
   EXPECT_DOUBLE_EQ(costs.scenario.samples_per_microbatch(), 16);
-  const ResolvedStageCosts entry = resolve_stage_costs(scenario, 2);
+  const ResolvedStageCosts entry = resolve_stage_costs(scenario, 2, {});
   ASSERT_EQ(costs.rows.size(), entry.rows.size());
   for (size_t i = 0; i < costs.rows.size(); ++i) {
     EXPECT_EQ(costs.rows[i].forward_ms, entry.rows[i].forward_ms);
     EXPECT_EQ(costs.rows[i].units, entry.rows[i].units);
   }
-  EXPECT_NE(test::input_error_of([&] { resolve_stage_costs(scenario, 99); }).find("schedule entries 1 to 27"),
-            std::string::npos);
+  EXPECT_NE(
+      test::input_error_of([&] { resolve_stage_costs(scenario, 99, {}); }).find("schedule entries 1 to 27"),
+      std::string::npos);
 }
 
 TEST(CostsCommand, ExplicitCostsResolveThroughTheSameCostModel) {
   const Scenario scenario = test::uniform_scenario(3, 6, 1.5, 2.5);
-  const ResolvedStageCosts costs = resolve_stage_costs(scenario, 0);
+  const ResolvedStageCosts costs = resolve_stage_costs(scenario, 0, {});
   ASSERT_EQ(costs.rows.size(), 3u);
   expect_ops_match_rows(test::run_schedule(scenario, "1f1b-flush"), costs);
 }

@@ -186,7 +186,7 @@ TEST(DualPipe, AFusedSlotStaysBetweenItsLongerOpAndBoth) {
       "costs: {forward_ms: [1, 3], backward_input_ms: [1, 2], backward_weight_ms: [1, 2], comm_ms: 0,\n"
       "        overlap_fb_ms: [2, 7]}\n");
   const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, r.trace.layout);
+  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, r.trace.layout, {});
   int fused = 0;
   for (int d = 0; d < 2; ++d) {
     std::vector<OpRecord> ops;

@@ -19,14 +19,14 @@ Scenario uneven(const std::string& split, const std::string& schedules = "[1f1b-
 }
 
 TEST(ExplicitLayerSplit, EachStageHoldsItsCountAndCostsInProportion) {
-  const ResolvedStageCosts costs = resolve_stage_costs(uneven("[1, 3, 3, 1]"), 1);
+  const ResolvedStageCosts costs = resolve_stage_costs(uneven("[1, 3, 3, 1]"), 1, {});
   ASSERT_EQ(costs.rows.size(), 4u);
   EXPECT_EQ(costs.rows[0].layers, 1);
   EXPECT_EQ(costs.rows[1].layers, 3);
   EXPECT_EQ(costs.rows[2].layers, 3);
   EXPECT_EQ(costs.rows[3].layers, 1);
   // Middle stages hold only layers: three layers cost three times one (the first adds the embedding).
-  const ResolvedStageCosts even = resolve_stage_costs(uneven("even"), 1);  // 2 layers each
+  const ResolvedStageCosts even = resolve_stage_costs(uneven("even"), 1, {});  // 2 layers each
   EXPECT_NEAR(costs.rows[1].forward_ms, 1.5 * even.rows[1].forward_ms, 1e-9 * even.rows[1].forward_ms + 1e-6);
   EXPECT_NEAR(costs.rows[1].activation_bytes, 1.5 * even.rows[1].activation_bytes, 1);
 }
@@ -34,7 +34,7 @@ TEST(ExplicitLayerSplit, EachStageHoldsItsCountAndCostsInProportion) {
 TEST(ExplicitLayerSplit, ChunksMayBeUnevenAndTheEndsMayHoldNoLayer) {
   // Megatron's layout "E|t|t|t|t|t|t|tt L"-like: the embedding alone in the first chunk.
   const Scenario s = uneven("[0, 1, 1, 1, 1, 1, 1, 2]", "[{name: interleaved-1f1b, chunks: 2}]");
-  const ResolvedStageCosts costs = resolve_stage_costs(s, 1);
+  const ResolvedStageCosts costs = resolve_stage_costs(s, 1, {});
   ASSERT_EQ(costs.rows.size(), 8u);
   EXPECT_EQ(costs.rows.front().layers, 0);
   EXPECT_EQ(costs.rows.back().layers, 2);

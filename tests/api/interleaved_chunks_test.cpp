@@ -107,10 +107,10 @@ TEST(InterleavedChunks, OneLayerChunksAreNoSlowerThanOneFOneBOn14B) {
     SCOPED_TRACE(blocking ? "blocking" : "overlapped");
     s.comm.blocking = blocking;
     const SimulationResult flush =
-        simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
+        simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{});
     ScheduleRequest interleaved{"interleaved-1f1b", ScheduleParams("t")};
     interleaved.params.set("chunks", "3");
-    const SimulationResult chunked = simulate_schedule(s, interleaved, SimulationOptions{false, {}});
+    const SimulationResult chunked = simulate_schedule(s, interleaved, SimulationOptions{});
     EXPECT_GE(chunked.metrics.throughput_samples_per_gpu_s, flush.metrics.throughput_samples_per_gpu_s);
     EXPECT_LT(chunked.metrics.bubble_fraction, flush.metrics.bubble_fraction);
   }

@@ -106,7 +106,7 @@ Scenario small_scenario(const std::string& schedules) {
 
 TEST(MemoryModel, OneFOneBPeakIsStaticPlusNTimesMB) {
   const Scenario s = small_scenario("1f1b-flush");
-  const SimulationResult run = simulate_schedule(s, s.schedules[0], SimulationOptions{false, {}});
+  const SimulationResult run = simulate_schedule(s, s.schedules[0], SimulationOptions{});
   const std::vector<StageCosts> c = transformer_stage_costs(*s.transformer, 2, 4);
   for (int d = 0; d < 4; ++d) {
     const double fixed = c[d].parameter_bytes + c[d].gradient_bytes + c[d].optimizer_bytes;
@@ -119,7 +119,7 @@ TEST(MemoryModel, OneFOneBPeakIsStaticPlusNTimesMB) {
 
 TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
   const Scenario s = small_scenario("pipedream");
-  const SimulationResult run = simulate_schedule(s, s.schedules[0], SimulationOptions{false, {}});
+  const SimulationResult run = simulate_schedule(s, s.schedules[0], SimulationOptions{});
   const std::vector<StageCosts> c = transformer_stage_costs(*s.transformer, 2, 4);
   for (int d = 0; d < 4; ++d) {
     const DeviceMemory& m = run.memory.devices[d];
@@ -130,8 +130,7 @@ TEST(MemoryModel, PipeDreamHoldsAWeightCopyPerStash) {
   }
   // PACI keeps one copy whatever the drift.
   const Scenario p = small_scenario("{name: paci, accumulation: 2}");
-  for (const DeviceMemory& m :
-       simulate_schedule(p, p.schedules[0], SimulationOptions{false, {}}).memory.devices)
+  for (const DeviceMemory& m : simulate_schedule(p, p.schedules[0], SimulationOptions{}).memory.devices)
     EXPECT_EQ(m.weight_versions_max, 1);
 }
 
@@ -144,13 +143,11 @@ TEST(MemoryModel, ZeroBubblePaperPeaksWithinTenPercent) {
   for (const ZbMeasured& row : load_zb_measured(data)) {
     const Scenario s =
         zb_model_scenario(find_zb_model(models, row.model), row.microbatches, "a100-sxm4-80gb", 2);
-    const double flush_gb =
-        simulate_schedule(s, {"1f1b-flush", ScheduleParams("test")}, SimulationOptions{false, {}})
-            .memory.peak_bytes() /
-        1e9;
+    const double flush_gb = simulate_schedule(s, {"1f1b-flush", ScheduleParams("test")}, SimulationOptions{})
+                                .memory.peak_bytes() /
+                            1e9;
     const double zb2p_gb =
-        simulate_schedule(s, {"zb-2p", ScheduleParams("test")}, SimulationOptions{false, {}})
-            .memory.peak_bytes() /
+        simulate_schedule(s, {"zb-2p", ScheduleParams("test")}, SimulationOptions{}).memory.peak_bytes() /
         1e9;
     rows.push_back({row.model, std::to_string(row.microbatches), fmt::format("{:.1f}", flush_gb),
                     fmt::format("{:.0f}", row.memory_gb_1f1b),

@@ -29,7 +29,7 @@ Results run_all() {
     if (request.name != "1f1b-flush" && request.name != "paci") continue;
     const int batch = *request.pipeline.global_batch;
     const int m = *request.pipeline.microbatches;
-    SimulationResult result = simulate_schedule(scenario, request, SimulationOptions{false, {}});
+    SimulationResult result = simulate_schedule(scenario, request, SimulationOptions{});
     if (request.name == "1f1b-flush") {
       r.flush[batch][m] = std::move(result);
     } else {

@@ -54,8 +54,7 @@ TEST(TransformerScenario, GlobalBatchGivesAMeanMicrobatchSize) {
   const Scenario s =
       parse_scenario(kModel + "pipeline: {stages: 4, microbatches: 24, global_batch: 128}\n", "s.yaml");
   EXPECT_DOUBLE_EQ(s.samples_per_microbatch(), 128.0 / 24);
-  const SimulationResult r =
-      simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
+  const SimulationResult r = simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{});
   EXPECT_DOUBLE_EQ(r.microbatch_size, 128.0 / 24);
   // 128 samples per batch: throughput = 128 / period.
   EXPECT_NEAR(r.metrics.throughput_samples_per_s, 128 / ns_to_s(r.metrics.period_ns), 1e-9);
@@ -76,7 +75,7 @@ TEST(TransformerScenario, AnEntryMayFixItsOwnPipelineShape) {
   EXPECT_EQ(flush.global_batch, 0);
   EXPECT_DOUBLE_EQ(flush.samples_per_microbatch(), 3);
   EXPECT_EQ(pipeline_label(flush, s.schedules[1]), " [m=8 b=3]");
-  const SimulationResult r = simulate_schedule(s, s.schedules[0], SimulationOptions{false, {}});
+  const SimulationResult r = simulate_schedule(s, s.schedules[0], SimulationOptions{});
   EXPECT_EQ(r.label, "paci(accumulation=4) [B=64 m=4 b=16]");
   EXPECT_EQ(r.spec.microbatches, 4);
 }

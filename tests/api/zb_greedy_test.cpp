@@ -59,7 +59,7 @@ TEST(ZbGreedy, ProfiledSettingsTwoPBeatsOnePBeatsH1) {
         const Scenario scenario =
             load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb/" + file, overrides);
         SCOPED_TRACE(fmt::format("{} {} shipped M_W: {}", file, sync, shipped_weight_grad_bytes));
-        const SimulationOptions fast{.analyze_graph = false};
+        const SimulationOptions fast{};  // no task graph
         const SimulationResult h1 = run_schedule(scenario, "zb-h1", {}, fast);
         const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);
         const SimulationResult two_p = run_schedule(scenario, "zb-2p", {}, fast);
@@ -150,7 +150,7 @@ TEST(ZbGreedy, MoreMemoryNeverLosesToOneP) {
     for (const char* sync : {"barrier", "post-validation"}) {
       const Scenario scenario = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/zb/" + file,
                                               {fmt::format("optimizer.sync={}", sync)});
-      const SimulationOptions fast{.analyze_graph = false};
+      const SimulationOptions fast{};  // no task graph
       const SimulationResult one_p = run_schedule(scenario, "zb-1p", {}, fast);
       for (int eighths = 8; eighths <= 16; eighths += 2) {
         const double limit = eighths / 8.0;

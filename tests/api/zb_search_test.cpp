@@ -152,7 +152,7 @@ bool within(const Scenario& scenario, const SimulationResult& result, double mem
 // then the makespan), and both stay within their limits.
 TEST(ZbSearchProperty, NeverWorseThanWhatIsAlreadyKnown) {
   std::mt19937 rng(2401);
-  const SimulationOptions fast{.analyze_graph = false};
+  const SimulationOptions fast{};  // no task graph
   constexpr int kConfigurations = 520;
   int fewer_microbatches_than_stages = 0;
   for (int k = 0; k < kConfigurations; ++k) {

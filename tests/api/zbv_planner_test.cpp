@@ -386,7 +386,7 @@ TEST(ZbvPlanner, PredictionEqualsTheEngineAndTheLimitHolds) {
     const std::unique_ptr<Schedule> schedule = make_schedule("zb-v-greedy", params);
     const PipelineSpec spec = pipeline_spec_for(scenario, *schedule);
     const PipelineLayout layout = schedule->layout(n);
-    const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout);
+    const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout, {});
     const ZbvProblem problem = make_zbv_problem(spec, *costs, limit);
     const ZbvPlan plan = zbv_greedy_best(problem);
     const SimulationResult r = run_schedule(

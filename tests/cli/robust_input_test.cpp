@@ -219,18 +219,34 @@ TEST(ResourceEstimate, TheSteadyStateSearchsLengthCountsAndLongRunsAreRefused) {
       input_error_of([] { test::run_schedule(test::uniform_scenario(4096, 8, 1, 2), "pipedream"); });
   EXPECT_NE(deep.find("raise the ceiling with --max-ops"), std::string::npos) << deep;
   // Streamed, the same run is bounded by its work only, and the flag raises that bound.
-  const double before = ops_ceiling();
-  set_ops_ceiling(1e12);
-  SimulationOptions streamed;
-  streamed.keep_trace = false;
   EXPECT_EQ(input_error_of([] {
               ResolveOptions options;
               options.records = false;
               options.task_graph = false;
+              options.limits.ops = 1e12;
               resolve(test::uniform_scenario(4096, 8, 1, 2), {"pipedream", ScheduleParams("test")}, options);
             }),
             "no error");
-  set_ops_ceiling(before);
+}
+
+// Two callers in one process, each under its own ceilings: a run refused under one Limits value is taken
+// under the other, and the first refusal leaves nothing behind (no process-wide setting).
+TEST(ResourceEstimate, CeilingsBelongToTheCallerNotTheProcess) {
+  const Scenario deep = test::uniform_scenario(4096, 8, 1, 2);
+  const ScheduleRequest pipedream{"pipedream", ScheduleParams("test")};
+  ResolveOptions tight;
+  tight.records = false;
+  tight.task_graph = false;
+  tight.limits.ops = 1e3;
+  ResolveOptions loose = tight;
+  loose.limits.ops = 1e12;
+  EXPECT_THROW(resolve(deep, pipedream, tight), ResourceLimitError);
+  EXPECT_NO_THROW(resolve(deep, pipedream, loose));
+  EXPECT_THROW(resolve(deep, pipedream, tight), ResourceLimitError);
+  ResolveOptions small_memory = loose;
+  small_memory.records = true;
+  small_memory.limits.memory_bytes = 1e3;
+  EXPECT_THROW(resolve(deep, pipedream, small_memory), ResourceLimitError);
 }
 
 TEST(ResourceEstimate, EveryCommandChecksAndTheFlagRaisesTheCeiling) {

@@ -98,10 +98,10 @@ TEST(Extrapolate, RowsAreTheRunsOfTheSameScenario) {
   const ZbModel& model = find_zb_model(models, "1.5B");
   const Scenario s = zb_model_scenario(model, 32, "a100-sxm4-80gb", 4);
   const SimulationResult flush =
-      simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{false, {}});
+      simulate_schedule(s, {"1f1b-flush", ScheduleParams("t")}, SimulationOptions{});
   ScheduleRequest paci{"paci", ScheduleParams("t")};
   paci.params.set("accumulation", "32");  // a = m
-  const SimulationResult async = simulate_schedule(s, paci, SimulationOptions{false, {}});
+  const SimulationResult async = simulate_schedule(s, paci, SimulationOptions{});
   for (const ExtrapolationRow& r : small_extrapolation().rows) {
     if (r.microbatches != 32) continue;
     if (r.schedule == "1f1b-flush") {

@@ -34,7 +34,7 @@ TEST(ProfileFit, RecoversTheTermsBehindLayerTimes) {
   const HardwareProfile raw = raw_h200();
   std::string kind;
   std::vector<FitObservation> observations =
-      load_fit_observations(kSource + "/share/data/gpu/h200-layer-times.csv", &kind);
+      load_fit_observations(kSource + "/share/data/gpu/h200-layer-times.csv", &kind, {});
   EXPECT_EQ(kind, "layer times");
   ASSERT_EQ(observations.size(), 39u);  // F, I and B of 13 layers
   ProfileFit truth;
@@ -80,7 +80,7 @@ TEST(ProfileFit, StepTimesFitOnSynchronousRunsAndPredictTheRest) {
                 "small.yaml,pipedream-2bw,100,\n");
   const HardwareProfile raw = raw_h200();
   std::string kind;
-  std::vector<FitObservation> observations = load_fit_observations(csv, &kind);
+  std::vector<FitObservation> observations = load_fit_observations(csv, &kind, {});
   EXPECT_EQ(kind, "step times");
   ASSERT_EQ(observations.size(), 4u);
   EXPECT_FALSE(observations[0].held_out_first);
@@ -108,7 +108,7 @@ TEST(ProfileFit, RefusesWhatItCannotFit) {
   std::string kind;
   auto error_of = [&](const std::string& csv_text) {
     try {
-      load_fit_observations(dir.write("m.csv", csv_text), &kind);
+      load_fit_observations(dir.write("m.csv", csv_text), &kind, {});
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -131,7 +131,7 @@ TEST(ProfileFit, RefusesWhatItCannotFit) {
   EXPECT_EQ(parse_fit_term("overhead"), FitTerm::kHostOverhead);
   // Fewer figures than terms.
   std::vector<FitObservation> one =
-      load_fit_observations(kSource + "/share/data/gpu/h200-layer-times.csv", &kind);
+      load_fit_observations(kSource + "/share/data/gpu/h200-layer-times.csv", &kind, {});
   one.resize(2);
   EXPECT_THROW(fit_profile(raw, one, kind, {}), InputError);
 }

@@ -100,7 +100,7 @@ inline PlannedRun plan_small(const std::string& name, std::optional<OptimizerSyn
                   ? OptimizerSync::kNone
                   : sync.value_or(run.schedule->default_sync());
   const PipelineLayout layout = run.schedule->layout(kDevices);
-  run.costs = make_cost_model(scenario, layout);
+  run.costs = make_cost_model(scenario, layout, {});
   run.comm = make_comm_model(scenario, layout);
   run.plan = run.schedule->plan(spec, *run.costs);
   run.stages = layout.stages;

@@ -160,7 +160,7 @@ TEST(ExecuteResources, EstimatesMatchAHandCountAndRunawaysAreRefused) {
   EXPECT_DOUBLE_EQ(e.flops, 6.0 * 4320 * 96);
   EXPECT_DOUBLE_EQ(e.ops, 3.0 * 2 * 8 * 3 + 2 * 3);
   EXPECT_DOUBLE_EQ(e.bytes, 4 * (4320.0 * (4 + 2) + 4 * 8 * 16 * 12 * 4));
-  EXPECT_NO_THROW(check_execution_resources(e, "small"));
+  EXPECT_NO_THROW(check_execution_resources(e, "small", {}));
   test::TempDir dir;
   for (const char* option : {"--width 4096", "--samples 1048576", "--set pipeline.microbatches=100000"}) {
     const test::CommandResult r = test::run_pipesim(
