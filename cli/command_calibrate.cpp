@@ -12,9 +12,9 @@
 
 #include "base/errors.h"
 #include "base/text_file.h"
+#include "calibrate/cpu_calibrate.h"
 #include "cli/commands.h"
 #include "cli/training.h"
-#include "gpu_calibration/cpu_calibrate.h"
 #include "io/hardware_profile_reader.h"
 #include "sweeps/profile_fit.h"
 
@@ -159,7 +159,7 @@ void run(const CalibrateArgs& args, const Limits& limits) {
         "pipesim calibrate: give --cpu to measure this CPU, or --fit MEASURED.csv --profile P to fit a "
         "profile "
         "to measured times; a GPU is measured by build/pipesim-gpu-calibrate "
-        "(built when nvcc is found; see gpu_calibration/README.md)");
+        "(built when nvcc is found; see calibrate/README.md)");
   }
   CpuCalibrationOptions options = args.quick ? quick_cpu_calibration() : CpuCalibrationOptions{};
   if (args.repeats > 0) options.repeats = args.repeats;
@@ -209,7 +209,7 @@ void add_calibrate_command(CLI::App& app, const Limits& limits) {
   cmd->add_option(
          "--fit", args->fit_csv,
          "fit --profile's efficiency and overhead terms to the measured times in this CSV: layer times "
-         "(gpu_calibration/torch_layer_times.py) or step times (columns scenario, schedule, "
+         "(calibrate/gpu/torch_layer_times.py) or step times (columns scenario, schedule, "
          "step_time_ms[, set]); writes the profile with a fit: section (-o, default PROFILE-fitted.yaml)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--profile", args->profile, "with --fit: the profile to fit (name or path)");

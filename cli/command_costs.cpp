@@ -203,7 +203,7 @@ void add_costs_command(CLI::App& app, const Limits& limits) {
   cmd->add_option(
       "--layer-times", args->layer_times_path,
       "compare the transformer model on --profile with one layer's F, I, W and B measured on that "
-      "device (the CSV gpu_calibration/torch_layer_times.py writes)");
+      "device (the CSV calibrate/gpu/torch_layer_times.py writes)");
   cmd->add_option(
          "--profile", args->profile,
          "hardware profile for --fit-report (default a100-sxm4-80gb) or --layer-times (name or path)")

@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "api/simulation.h"
-#include "api/trace_import.h"
 #include "base/errors.h"
 #include "base/text_file.h"
 #include "cli/commands.h"
-#include "io/pytorch_trace.h"
+#include "import/pytorch_trace.h"
+#include "import/trace_import.h"
 #include "report/trace_writer.h"
 
 namespace pipesim {

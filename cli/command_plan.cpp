@@ -9,14 +9,14 @@
 #include <sstream>
 
 #include "api/schedule_selection.h"
-#include "api/trace_calibration.h"
 #include "api/unmodelled_check.h"
 #include "base/did_you_mean.h"
 #include "base/errors.h"
 #include "base/text_file.h"
 #include "cli/commands.h"
 #include "distributed/mpi_session.h"
-#include "io/pytorch_trace.h"
+#include "import/pytorch_trace.h"
+#include "import/trace_calibration.h"
 #include "io/scenario.h"
 #include "plan/plan.h"
 #include "plan/plan_report.h"

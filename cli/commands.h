@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gpu_calibration/cpu_calibrate.h"
+#include "calibrate/cpu_calibrate.h"
 #include "sim/limits.h"
 
 namespace pipesim {

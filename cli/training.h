@@ -4,7 +4,7 @@
 // needs to know which.
 #include <CLI/CLI.hpp>
 
-#include "gpu_calibration/cpu_calibrate.h"
+#include "calibrate/cpu_calibrate.h"
 #include "sim/limits.h"
 
 namespace pipesim {

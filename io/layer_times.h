@@ -1,5 +1,5 @@
 #pragma once
-// One transformer layer's op times measured on a device (gpu_calibration/torch_layer_times.py writes them:
+// One transformer layer's op times measured on a device (calibrate/gpu/torch_layer_times.py writes them:
 // PyTorch, CUDA events), and the same layer predicted from a hardware profile: the check that a measured
 // profile predicts what a framework runs on the card it describes.
 #include <string>

@@ -1,9 +1,9 @@
 #pragma once
-// A hardware profile: what one device achieves, measured by pipesim's microbenchmarks (gpu_calibration/) or
+// A hardware profile: what one device achieves, measured by pipesim's microbenchmarks (calibrate/) or
 // fitted to published timings. GEMM throughput is a grid over (m, n, k) per dtype; between grid points it is
 // interpolated, so small GEMMs (small microbatches) run at the lower rate the device really achieves.
-// Format: gpu_calibration/README.md; the reader is io/hardware_profile_reader.h. The writer is
-// gpu_calibration/profile_writer.h (shared with the CUDA program).
+// Format: calibrate/README.md; the reader is io/hardware_profile_reader.h. The writer is
+// calibrate/profile_writer.h (shared with the CUDA program).
 #include <map>
 #include <optional>
 #include <string>
@@ -42,7 +42,7 @@ class GemmTable {
   std::vector<double> tflops_;
 };
 
-// Row-major operand forms (gpu_calibration/README.md): nn C = A*B, nt C = A*B^T, tn C = A^T*B.
+// Row-major operand forms (calibrate/README.md): nn C = A*B, nt C = A*B^T, tn C = A^T*B.
 enum class GemmLayout { kNN, kNT, kTN };
 
 struct LinkSpec {

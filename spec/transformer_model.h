@@ -54,7 +54,7 @@ struct TransformerModel {
   int ffn() const;
   // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
   // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times
-  // (gpu_calibration/README.md, "The A100 fit").
+  // (calibrate/README.md, "The A100 fit").
   double forward_elementwise_passes = 4.5;
   double backward_elementwise_passes = 3.5;
 };

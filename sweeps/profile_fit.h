@@ -4,7 +4,7 @@
 // well the fitted terms predict what they were not fitted to.
 //
 // Two kinds of measurement, told apart by the CSV's columns:
-//   layer times  one layer's F, I and B per configuration (gpu_calibration/torch_layer_times.py)
+//   layer times  one layer's F, I and B per configuration (calibrate/gpu/torch_layer_times.py)
 //   step times   scenario,schedule,step_time_ms[,set]: one training step (the scenario's global batch) of a
 //                schedule on a transformer scenario, measured on the cluster the profile describes; `set`
 //                holds --set overrides separated by ';' (pipeline.microbatches=24;model.seq_len=4096)

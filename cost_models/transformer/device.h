@@ -12,7 +12,7 @@ namespace pipesim {
 // Flash attention's fused kernel runs its products (the causal share) at this share of the GEMM grid's best
 // rate, unless the profile's fit says otherwise (fit.attention_efficiency). An assumption: FlashAttention-2
 // reports about half of an A100's peak and more; PyTorch's SDPA flash kernel on an H200 fitted 0.25 alongside
-// the element-wise term (gpu_calibration/README.md, "The H200 measurement").
+// the element-wise term (calibrate/README.md, "The H200 measurement").
 inline constexpr double kDefaultFlashAttentionEfficiency = 0.5;
 double flash_attention_efficiency(const HardwareProfile& profile);
 

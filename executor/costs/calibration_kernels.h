@@ -1,9 +1,9 @@
 #pragma once
-// The executor's own kernels, handed to `pipesim calibrate --cpu` (gpu_calibration/cpu_calibrate.h) so that
+// The executor's own kernels, handed to `pipesim calibrate --cpu` (calibrate/cpu_calibrate.h) so that
 // a CPU profile measures what the executor runs: its BLAS GEMM in the three operand layouts its ops use, its
 // element-wise kernels per element, and its optimizer steps. CpuProfileCosts composes an op's time from the
 // same names.
-#include "gpu_calibration/cpu_calibrate.h"
+#include "calibrate/cpu_calibrate.h"
 
 namespace pipesim::executor_kernels {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "base/errors.h"
+#include "calibrate/cpu_calibrate.h"
 #include "executor/costs/calibration_kernels.h"
-#include "gpu_calibration/cpu_calibrate.h"
 
 namespace pipesim {
 

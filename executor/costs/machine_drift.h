@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_calibration/profile_writer.h"
+#include "calibrate/profile_writer.h"
 #include "spec/hardware_profile.h"
 
 namespace pipesim {

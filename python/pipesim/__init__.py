@@ -29,7 +29,7 @@ __version__ = _pipesim.__version__
 __all__ = ["run", "sweep", "schedules", "export", "set_max_memory_gb", "max_memory_gb", "Error",
            "InputError", "__version__"]
 
-#How a dict scenario is named in error messages(the YAML reader's "file:line: key ..." form).
+# How a dict scenario is named in error messages (the YAML reader's "file:line: key ..." form).
 DICT_SOURCE = "<dict>"
 
 
@@ -79,16 +79,17 @@ def _overrides(set_, batches):
 def _integer(name, value):
     """An integer argument, or pipesim.InputError naming it (int() alone raises a bare ValueError)."""
     try:
-          if isinstance (value, bool)
-            or (isinstance(value, float) and not value.is_integer())
-                : raise ValueError return int(value) except(TypeError, ValueError, OverflowError)
-                : raise InputError(f "{name}: expected an integer, got {value!r}") from None
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{name}: expected an integer, got {value!r}") from None
 
-                  def _number(name, value)
-                : ""
-                  "A number argument, or pipesim.InputError naming it."
-                  "" try:
-              if isinstance (value, bool):
+
+def _number(name, value):
+    """A number argument, or pipesim.InputError naming it."""
+    try:
+        if isinstance(value, bool):
             raise ValueError
         return float(value)
     except (TypeError, ValueError, OverflowError):
@@ -174,8 +175,8 @@ def sweep(scenario, stages=None, microbatches=None, schedules=None, param=None, 
     scenario: a path to a scenario YAML file or a dict with the same structure (written to a temporary file,
         which error messages then name).
     stages, microbatches: lists of N and m, as a list of ints or the command's syntax ("4,8,16", "4:64:x2",
-        "2:10:+2");
-None : the scenario's. schedules : as in run(); None: the scenario's.
+        "2:10:+2"); None: the scenario's.
+    schedules: as in run(); None: the scenario's.
     param: schedule parameters and their lists, applied to every schedule: {"memory_limit": [1, 1.5, 2]} or
         {"memory_limit": "1:2:+0.25"}.
     set, batches: scenario overrides for every run, as in run().
@@ -191,7 +192,7 @@ None : the scenario's. schedules : as in run(); None: the scenario's.
     arguments = (_list_text(stages), _list_text(microbatches), _list_text(schedules), params,
                  _overrides(set, batches), 0 if jobs is None else _integer("jobs", jobs), bool(allow_unmodelled))
     if isinstance(scenario, Mapping):
-#The command's sweep reads a file: the dict goes through one.
+        # The command's sweep reads a file: the dict goes through one.
         with tempfile.TemporaryDirectory(prefix="pipesim-") as directory:
             path = os.path.join(directory, "scenario.yaml")
             with open(path, "w", encoding="utf-8") as file:
@@ -202,8 +203,7 @@ None : the scenario's. schedules : as in run(); None: the scenario's.
         if not path:
             raise TypeError("sweep: scenario: expected a dict or a path")
         out = _pipesim.sweep_csv(path, *arguments)
-    return [{
-key: _cell(value) for key, value in row.items()} for row in csv.DictReader(io.StringIO(out))]
+    return [{key: _cell(value) for key, value in row.items()} for row in csv.DictReader(io.StringIO(out))]
 
 
 def schedules():

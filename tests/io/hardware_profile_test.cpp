@@ -247,7 +247,7 @@ TEST(HardwareProfile, ShippedA100ProfileLoads) {
 }
 
 // The spec-derived RTX PRO 6000 Blackwell Max-Q profile agrees with the derivation its notes state
-// (gpu_calibration/spec_rtx_pro_6000.py).
+// (calibrate/gpu/spec_rtx_pro_6000.py).
 TEST(HardwareProfile, RtxPro6000MaxQProfileFollowsItsStatedDerivation) {
   const HardwareProfile p = load_hardware_profile(resolve_profile_path("rtx-pro-6000-blackwell-maxq"));
   EXPECT_NE(p.provenance.at("notes").find("Not a measurement"), std::string::npos);
@@ -279,7 +279,7 @@ TEST(HardwareProfile, RtxPro6000MaxQProfileFollowsItsStatedDerivation) {
   }
 }
 
-// The spec-derived H100 SXM5 and H200 SXM profiles (gpu_calibration/spec_profile.py): the A100 fit's curve at
+// The spec-derived H100 SXM5 and H200 SXM profiles (calibrate/gpu/spec_profile.py): the A100 fit's curve at
 // the dense peak, the same compute on both, the H200's faster and larger HBM3e, and a link between nodes.
 TEST(HardwareProfile, SpecDerivedHopperProfilesFollowTheirStatedDerivation) {
   const HardwareProfile h100 = load_hardware_profile(resolve_profile_path("h100-sxm5-80gb"));

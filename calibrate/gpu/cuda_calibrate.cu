@@ -10,7 +10,7 @@
 // cuBLAS call is checked.
 //
 // Needs only the CUDA toolkit (nvcc, cuBLAS). Build alone:
-//   nvcc -O2 -std=c++17 -arch=native -o pipesim-gpu-calibrate gpu_calibration/cuda_calibrate.cu -lcublas
+//   nvcc -O2 -std=c++17 -arch=native -o pipesim-gpu-calibrate calibrate/gpu/cuda_calibrate.cu -lcublas
 // Run: pipesim-gpu-calibrate [-o PROFILE.yaml] [--device N] [--quick] [--repeats R]
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "profile_writer.h"
+#include "../profile_writer.h"
 
 namespace {
 

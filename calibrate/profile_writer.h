@@ -1,5 +1,5 @@
 #pragma once
-// Writes a pipesim hardware profile (format: gpu_calibration/README.md) from raw benchmark timings.
+// Writes a pipesim hardware profile (format: calibrate/README.md) from raw benchmark timings.
 // Header-only, standard library only, C++17: it is compiled by nvcc into the CUDA calibration program, by the
 // C++ compiler into `pipesim calibrate --cpu`, and by the tests, which feed it fake timings and read the
 // result back with pipesim's profile reader. Rates are derived here, in one place, from sizes and median
@@ -159,7 +159,7 @@ inline std::string number(double value) {
 // as a clear error when the profile is used.
 inline std::string profile_yaml(const ProfileData& p) {
   std::ostringstream out;
-  out << "# pipesim hardware profile; format: gpu_calibration/README.md\n";
+  out << "# pipesim hardware profile; format: calibrate/README.md\n";
   out << "format: " << kFormat << "\n";
   out << "device: {name: " << quoted(p.device_name) << ", kind: " << p.device_kind << "}\n";
   out << "provenance:\n";

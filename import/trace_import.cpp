@@ -1,4 +1,4 @@
-#include "api/trace_import.h"
+#include "import/trace_import.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,13 +1,13 @@
 #pragma once
 // `pipesim import trace`: a scenario whose costs are what a PyTorch pipelining run measured
-// (io/pytorch_trace.h). Each rank's F, I, W (or B) time is the sum over the stages it holds of their mean
+// (import/pytorch_trace.h). Each rank's F, I, W (or B) time is the sum over the stages it holds of their mean
 // traced times (the schedule's placement says which stages a rank holds; explicit costs split a rank's time
 // evenly over its chunks). Transfers, optimizer steps and memory are not in such a trace: the scenario says
 // so and leaves them at zero.
 #include <string>
 #include <vector>
 
-#include "io/pytorch_trace.h"
+#include "import/pytorch_trace.h"
 
 namespace pipesim {
 

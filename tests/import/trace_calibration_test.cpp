@@ -1,12 +1,13 @@
-// Op times from a traced run (api/trace_calibration.h): a trace written here whose forwards take twice and
+// Op times from a traced run (import/trace_calibration.h): a trace written here whose forwards take twice and
 // whose backwards take three times what the model predicts gives the factors 2 and 3, and a scenario scaled
 // by them predicts the traced times.
-#include "api/trace_calibration.h"
+#include "import/trace_calibration.h"
 
 #include <gtest/gtest.h>
 
 #include "cost_models/transformer/cost_model.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
+#include "tests/scenario_text.h"
 
 namespace pipesim {
 namespace {

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "base/errors.h"
-#include "gpu_calibration/cpu_calibrate.h"
-#include "gpu_calibration/profile_writer.h"
+#include "calibrate/cpu_calibrate.h"
+#include "calibrate/profile_writer.h"
 #include "io/hardware_profile_reader.h"
 
 namespace pipesim {

@@ -1,42 +1,19 @@
 // `pipesim import trace`: a Chrome trace written here in the format PyTorch's pipelining runtime profiles
 // (ranges "PP:<stage><kind><microbatch>", durations in microseconds) becomes per-(stage, kind) distributions
 // and a scenario with each rank's mean times that runs.
-#include "api/trace_import.h"
+#include "import/trace_import.h"
 
 #include <gtest/gtest.h>
 
-#include "api/simulation.h"
-#include "io/pytorch_trace.h"
-#include "tests/test_util.h"
+#include "import/pytorch_trace.h"
+#include "tests/error_text.h"
+#include "tests/import/trace_events.h"
+#include "tests/scenario_text.h"
 
 namespace pipesim {
 namespace {
 
-// One rank's trace of `steps` steps of m microbatches through `stages` (stage s on this rank): each action a
-// complete event with its duration in microseconds, the F's alternating `f_us` +- 100, plus a SEND, an
-// UNSHARD and a profiler range of another kind.
-std::string rank_trace(int rank, const std::vector<int>& stages, int steps, int m, double f_us,
-                       const std::map<char, double>& backward_us) {
-  std::string events = R"({"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 5})";
-  double ts = 10;
-  auto add = [&](const std::string& name, double dur) {
-    events += fmt::format(
-        R"(, {{"ph": "X", "cat": "user_annotation", "name": "{}", "pid": {}, "tid": 7, "ts": {}, "dur": {}}})",
-        name, rank, ts, dur);
-    ts += dur + 1;
-  };
-  add(fmt::format("PP:{}UNSHARD", stages.front()), 3);
-  for (int step = 0; step < steps; ++step) {
-    for (int stage : stages) {
-      for (int mb = 0; mb < m; ++mb) {
-        add(fmt::format("PP:{}F{}", stage, mb), f_us + (mb % 2 == 0 ? 100 : -100));
-        add(fmt::format("PP:{}SEND_F{}", stage, mb), 4);
-        for (const auto& [kind, us] : backward_us) add(fmt::format("PP:{}{}{}", stage, kind, mb), us);
-      }
-    }
-  }
-  return fmt::format(R"({{"schemaVersion": 1, "traceEvents": [{}]}})", events);
-}
+using test::rank_trace;
 
 TEST(TraceImport, DurationsByStageAndKind) {
   TracedActions traced;
@@ -56,7 +33,7 @@ TEST(TraceImport, DurationsByStageAndKind) {
   EXPECT_EQ(traced.events, 2 * (1 + 1 + 2 * 4 * 3));
 }
 
-TEST(TraceImport, TheScenarioHasEachRanksMeanTimesAndRuns) {
+TEST(TraceImport, TheScenarioHasEachRanksMeanTimes) {
   TracedActions traced;
   read_pytorch_trace(rank_trace(0, {0}, 2, 4, 1000, {{'B', 2500}}), "rank0.json", traced);
   read_pytorch_trace(rank_trace(1, {1}, 2, 4, 1200, {{'B', 2600}}), "rank1.json", traced);
@@ -68,10 +45,8 @@ TEST(TraceImport, TheScenarioHasEachRanksMeanTimesAndRuns) {
   EXPECT_NE(text.find("backward_ms: [2.5, 2.6]"), std::string::npos) << text;
   EXPECT_NE(text.find("pipeline: {stages: 2, microbatches: 4}"), std::string::npos) << text;
   EXPECT_NE(text.find("SEND_F x16"), std::string::npos) << text;
-  const Scenario s = parse_scenario(text, "traced.yaml");
-  const SimulationResult r = simulate_schedule(s, s.schedules.at(0), {});
-  // 1F1B on two stages: the slower rank's F + B per microbatch bounds the period from below.
-  EXPECT_GE(r.metrics.period_ns, 4 * ms_to_ns(1.2 + 2.6) - 4);
+  // That it runs, and how fast: tests/api/traced_scenario_test.cpp.
+  EXPECT_EQ(parse_scenario(text, "traced.yaml").stages, 2);
 }
 
 TEST(TraceImport, InterleavedStagesGoToTheirRanksAndSplitBackwardsNeedIAndW) {

@@ -1,4 +1,4 @@
-#include "api/trace_calibration.h"
+#include "import/trace_calibration.h"
 
 #include <fmt/format.h>
 

@@ -4,9 +4,9 @@
 A thin wrapper kept for the command line the committed profile names: the derivation (NVIDIA RTX PRO 6000
 Blackwell Max-Q Workstation Edition: dense BF16 440.5 TFLOP/s from 4000 AI TOPS / 8 scaled to the Max-Q's
 2288 MHz boost, the A100 fit's GEMM curve with tiles_half = 60 x 188/108, 1792 GB/s GDDR7, PCIe 5.0 link) lives in
-spec_profile.py, which writes the same bytes with `gpu_calibration/spec_profile.py rtx-pro-6000-blackwell-maxq`.
+spec_profile.py, which writes the same bytes with `calibrate/gpu/spec_profile.py rtx-pro-6000-blackwell-maxq`.
 
-Usage: gpu_calibration/spec_rtx_pro_6000.py [-o share/profiles/rtx-pro-6000-blackwell-maxq.yaml]
+Usage: calibrate/gpu/spec_rtx_pro_6000.py [-o share/profiles/rtx-pro-6000-blackwell-maxq.yaml]
 """
 import argparse
 import os
@@ -18,7 +18,7 @@ NAME = "rtx-pro-6000-blackwell-maxq"
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "share", "profiles", NAME + ".yaml"))
+    parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "..", "share", "profiles", NAME + ".yaml"))
     args = parser.parse_args()
     write_profile(SPECS[NAME], args.output)
 

@@ -1,4 +1,4 @@
-#include "io/pytorch_trace.h"
+#include "import/pytorch_trace.h"
 
 #include <fmt/format.h>
 

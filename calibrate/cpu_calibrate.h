@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu_calibration/profile_writer.h"
+#include "calibrate/profile_writer.h"
 
 namespace pipesim {
 

@@ -2,7 +2,7 @@
 """Writes spec-derived hardware profiles (not measurements) from public specifications.
 
 A spec sheet gives peaks, not a surface, so every profile here samples the A100 profile's GEMM-efficiency curve
-(gpu_calibration/fit_a100.py, fitted to the Zero Bubble paper's profiled times) at the device's own dense peak:
+(calibrate/gpu/fit_a100.py, fitted to the Zero Bubble paper's profiled times) at the device's own dense peak:
 
     TFLOP/s(m, n, k) = peak * e_max * tiles / (tiles + tiles_half) * k / (k + k_half),  tiles = m * n / 128^2
 
@@ -18,7 +18,7 @@ Profiles (the file stem is the name a scenario gives in `hardware: {profile: NAM
 memory_capacity_gb is in GiB (2^30 bytes). The H100 and H200 profiles give the total CUDA reports (nvidia-smi's
 MiB / 1024); the RTX profile's 96 is its data-sheet figure and predates that convention (its file is kept as is).
 
-Usage: gpu_calibration/spec_profile.py [NAME ...] [-o FILE]   (no NAME: all of them, into share/profiles/NAME.yaml)
+Usage: calibrate/gpu/spec_profile.py [NAME ...] [-o FILE]   (no NAME: all of them, into share/profiles/NAME.yaml)
 """
 import argparse
 import dataclasses
@@ -73,7 +73,7 @@ def profile_lines(spec):
                 f'source: "{link.source}"}}')
 
     lines = [
-        "# pipesim hardware profile; format: gpu_calibration/README.md",
+        "# pipesim hardware profile; format: calibrate/README.md",
         f"# Written by {spec.command.split()[0]} from public specifications: NOT measured (see notes).",
         "format: pipesim-hardware-profile-1",
         f'device: {{name: "{spec.device}", kind: gpu}}',
@@ -133,7 +133,7 @@ def rtx_pro_6000_maxq():
                 "unidirectional, so 50. Latency 25 us: a small NCCL send/recv through torch.distributed (the "
                 "PCIe round trip is ~2 us; launch and proxy overheads make the rest)")
     # Its command and date stay those of the committed file: either script writes the same bytes.
-    return Spec(name="rtx-pro-6000-blackwell-maxq", command="gpu_calibration/spec_rtx_pro_6000.py",
+    return Spec(name="rtx-pro-6000-blackwell-maxq", command="calibrate/gpu/spec_rtx_pro_6000.py",
                 date="2026-12-01", device="NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
                 bf16_tflops=bf16, fp32_tflops=fp32, sms=sms, memory_gb_per_s=1792.0,  # 512-bit x 28 Gbps
                 memory_capacity_gb=96,  # datasheet (nvidia-smi shows 97887 MiB; the rest is headroom)
@@ -186,7 +186,7 @@ def hopper_notes(model, memory, datasheet_gb_per_s, reported_mib, capacity_gb):
 
 def hopper(name, device, model, memory, datasheet_gb_per_s, reported_mib):
     capacity_gb = round(reported_mib / 1024, 2)
-    return Spec(name=name, command=f"gpu_calibration/spec_profile.py {name}", date=DATE, device=device,
+    return Spec(name=name, command=f"calibrate/gpu/spec_profile.py {name}", date=DATE, device=device,
                 bf16_tflops=HOPPER_BF16_TFLOPS, fp32_tflops=HOPPER_FP32_TFLOPS, sms=HOPPER_SMS,
                 memory_gb_per_s=round(datasheet_gb_per_s * ACHIEVED_FRACTION, 1), memory_capacity_gb=capacity_gb,
                 notes=hopper_notes(model, memory, datasheet_gb_per_s, reported_mib, capacity_gb),
@@ -212,7 +212,7 @@ def main(argv=None):
     if args.output and len(names) != 1:
         parser.error("-o needs exactly one NAME")
     for name in names:
-        write_profile(SPECS[name], args.output or os.path.join(HERE, "..", "share", "profiles", name + ".yaml"))
+        write_profile(SPECS[name], args.output or os.path.join(HERE, "..", "..", "share", "profiles", name + ".yaml"))
 
 
 if __name__ == "__main__":

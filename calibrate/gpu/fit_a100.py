@@ -13,7 +13,7 @@ over the rows of share/data/zero_bubble/zb_profiled_times.csv, each row compared
 loss) of the model. This script mirrors that part of cost_models/transformer/ for the search only; the
 residuals that count are the C++ model's, on the written grid: `pipesim costs --fit-report` and tests/report/a100_fit_test.cpp.
 
-Usage: gpu_calibration/fit_a100.py [--data DIR] [-o share/profiles/a100-sxm4-80gb.yaml]
+Usage: calibrate/gpu/fit_a100.py [--data DIR] [-o share/profiles/a100-sxm4-80gb.yaml]
 """
 import argparse
 import csv
@@ -105,12 +105,12 @@ def write_profile(path, params, error):
              f"see pipesim costs --fit-report). Link fitted to that file's comm_ms (Megatron p2p over NVLink/RoCE). "
              f"Launch overhead assumed ({LAUNCH_US} us).")
     lines = [
-        "# pipesim hardware profile; format: gpu_calibration/README.md",
-        "# Written by gpu_calibration/fit_a100.py: datasheet rates + a fitted GEMM-efficiency curve (see notes).",
+        "# pipesim hardware profile; format: calibrate/README.md",
+        "# Written by calibrate/gpu/fit_a100.py: datasheet rates + a fitted GEMM-efficiency curve (see notes).",
         "format: pipesim-hardware-profile-1",
         'device: {name: "NVIDIA A100-SXM4-80GB", kind: gpu}',
         "provenance:",
-        '  command: "gpu_calibration/fit_a100.py"',
+        '  command: "calibrate/gpu/fit_a100.py"',
         f'  date: "{date}"',
         '  driver: "n/a (datasheet and published timings)"',
         '  host: "n/a"',
@@ -131,8 +131,8 @@ def write_profile(path, params, error):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(HERE, "..", "share", "data", "zero_bubble"))
-    parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "share", "profiles", "a100-sxm4-80gb.yaml"))
+    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "share", "data", "zero_bubble"))
+    parser.add_argument("-o", "--output", default=os.path.join(HERE, "..", "..", "share", "profiles", "a100-sxm4-80gb.yaml"))
     args = parser.parse_args()
     models = {}
     for row in read_rows(os.path.join(args.data, "zb_models.csv")):

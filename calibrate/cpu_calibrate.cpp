@@ -1,4 +1,4 @@
-#include "gpu_calibration/cpu_calibrate.h"
+#include "calibrate/cpu_calibrate.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,13 +1,13 @@
 #pragma once
 // Op times from a real run for the transformer model (`pipesim plan --trace-costs`): per op kind, the traced
-// run's mean times (io/pytorch_trace.h) summed over its stages, over what the scenario's model predicts for
-// the same stages. The scenario must describe the traced run (model, microbatch size, parallelism); the
+// run's mean times (import/pytorch_trace.h) summed over its stages, over what the scenario's model predicts
+// for the same stages. The scenario must describe the traced run (model, microbatch size, parallelism); the
 // factors then scale every configuration the plan tries, so its ranking starts from the machine's real op
 // times rather than the profile's alone. Transfers and optimizer steps are not in such a trace and stay as
 // predicted.
 #include <string>
 
-#include "io/pytorch_trace.h"
+#include "import/pytorch_trace.h"
 #include "io/scenario.h"
 #include "spec/hardware_profile.h"
 

@@ -2,7 +2,7 @@
 # One prepared run on a lent GPU machine: builds pipesim-gpu-calibrate unless a working build is given,
 # calibrates the GPU, then times real transformer layers with PyTorch (torch_layer_times.py) as ground truth
 # for the cost model. Everything lands in $OUT (default ./out): the profile, the layer times and the logs.
-#   gpu_calibration/calibrate_on_device.sh [PREBUILT_BINARY]
+#   calibrate/gpu/calibrate_on_device.sh [PREBUILT_BINARY]
 set -u
 out=${OUT:-out}
 mkdir -p "$out"
