@@ -203,10 +203,8 @@ std::string dtype_of(const std::string& torch_dtype) {
   return "";
 }
 
-}  // namespace
-
-ModelImport read_hf_config(const std::string& json_text, const std::string& source,
-                           std::optional<int> seq_len) {
+// The file's JSON object; errors name the line and column (a syntax error) or say why it is not a config.
+json hf_parse_config(const std::string& json_text, const std::string& source) {
   json root;
   // A config.json nests a few levels; a value nested thousands deep (a crafted file) would overflow the
   // stack wherever it is printed or copied, so it is refused while parsing.
@@ -234,23 +232,12 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
   if (!root.is_object())
     throw InputError(
         fmt::format("{}: expected a JSON object (a config.json), got {}", source, short_text(root)));
-  ModelImport out;
-  // Multimodal configs keep the language model in text_config.
-  const json* config = &root;
-  if (!root.contains("num_hidden_layers") && !root.contains("n_layer") && root.contains("text_config") &&
-      root["text_config"].is_object()) {
-    config = &root["text_config"];
-    out.consulted.push_back("text_config");
-    out.assumed.push_back("the language model read from text_config (the rest describes other towers)");
-  }
-  ConfigReader r(*config, source, out);
+  return root;
+}
+
+// The layer counts and widths every decoder config names, and each head's width.
+void hf_read_model_shape(ConfigReader& r, const std::string& source, ModelImport& out) {
   TransformerModel& m = out.model;
-  out.model_type = r.string_value({"model_type"}).value_or("");
-  if (const auto it = config->find("architectures"); it != config->end()) {
-    r.mark_used("architectures");
-    if (it->is_array() && !it->empty() && (*it)[0].is_string())
-      out.architecture = (*it)[0].get<std::string>();
-  }
   m.layers = *r.positive_int({"num_hidden_layers", "n_layer", "num_layers"}, "layers", true);
   m.hidden = *r.positive_int({"hidden_size", "n_embd", "d_model"}, "hidden", true);
   m.heads = *r.positive_int({"num_attention_heads", "n_head"}, "heads", true);
@@ -275,7 +262,11 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
     }
     m.kv_heads = *kv == m.heads ? 0 : *kv;
   }
-  // The MLP: gated for a gated family or activation.
+}
+
+// The MLP: gated for a gated family or activation; its width where the file gives one.
+void hf_read_mlp(ConfigReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
   const std::string activation =
       r.string_value({"hidden_act", "activation_function", "hidden_activation"}).value_or("");
   const bool gated_activation = activation == "silu" || activation == "swish" || activation == "swiglu";
@@ -297,6 +288,12 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
                               ? "no intermediate_size: the MLP is 4 x hidden wide (GPT-2's n_inner: null)"
                               : "no intermediate_size: the MLP is 8/3 x hidden wide, rounded up to 256");
   }
+}
+
+// The sequence length: pipesim's --seq-len, else the model's longest context, capped.
+void hf_read_seq_len(ConfigReader& r, const std::string& source, std::optional<int> seq_len,
+                     ModelImport& out) {
+  TransformerModel& m = out.model;
   if (seq_len) {
     m.seq_len = *seq_len;
     r.positive_int({"max_position_embeddings", "n_positions"},
@@ -319,6 +316,11 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
                     "with --seq-len",
                     source));
   }
+}
+
+// Whether the output layer shares the embedding (Hugging Face's default), and the dtype.
+void hf_read_embeddings_and_dtype(ConfigReader& r, const std::string& source, ModelImport& out) {
+  TransformerModel& m = out.model;
   std::string key;
   if (const json* tied = r.find({"tie_word_embeddings"}, key)) {
     if (!tied->is_boolean())
@@ -342,20 +344,25 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
   } else {
     out.assumed.push_back("no torch_dtype: bf16");
   }
-  read_unmodelled_features(*config, r, out);
-  // Dropout anywhere means dropout in pipesim's layer (it stores its masks).
-  for (const auto& [name, value] : config->items()) {
+}
+
+// Dropout anywhere means dropout in pipesim's layer (it stores its masks).
+void hf_read_dropout(const json& config, ConfigReader& r, ModelImport& out) {
+  for (const auto& [name, value] : config.items()) {
     const bool dropout_key =
         name.find("dropout") != std::string::npos || name.find("pdrop") != std::string::npos;
     if (!dropout_key) continue;
     r.mark_used(name);
     const bool drops = value.is_number() && value.get<double>() > 0;
-    m.dropout = m.dropout || drops;
+    out.model.dropout = out.model.dropout || drops;
     out.read.push_back(
         fmt::format("{}: {} -> {}", name, short_text(value), drops ? "dropout: true" : "no dropout"));
   }
-  // The rest, sorted by the key table.
-  for (const auto& [name, value] : config->items()) {
+}
+
+// The keys not read, sorted by the key table: unknown, not supported where in force, or ignored.
+void hf_sort_unread_keys(const json& config, const ConfigReader& r, ModelImport& out) {
+  for (const auto& [name, value] : config.items()) {
     if (r.used(name)) continue;
     const ImportKey* key = hf_config_keys().find(name);
     if (!key) {
@@ -371,6 +378,37 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
           fmt::format("{} (not in force here)", name));  // e.g. experts per token, no experts
     }
   }
+}
+
+}  // namespace
+
+// The key groups in a fixed order: the account (read, assumed) lists them in it.
+ModelImport read_hf_config(const std::string& json_text, const std::string& source,
+                           std::optional<int> seq_len) {
+  json root = hf_parse_config(json_text, source);
+  ModelImport out;
+  // Multimodal configs keep the language model in text_config.
+  const json* config = &root;
+  if (!root.contains("num_hidden_layers") && !root.contains("n_layer") && root.contains("text_config") &&
+      root["text_config"].is_object()) {
+    config = &root["text_config"];
+    out.consulted.push_back("text_config");
+    out.assumed.push_back("the language model read from text_config (the rest describes other towers)");
+  }
+  ConfigReader r(*config, source, out);
+  out.model_type = r.string_value({"model_type"}).value_or("");
+  if (const auto it = config->find("architectures"); it != config->end()) {
+    r.mark_used("architectures");
+    if (it->is_array() && !it->empty() && (*it)[0].is_string())
+      out.architecture = (*it)[0].get<std::string>();
+  }
+  hf_read_model_shape(r, source, out);
+  hf_read_mlp(r, out);
+  hf_read_seq_len(r, source, seq_len, out);
+  hf_read_embeddings_and_dtype(r, source, out);
+  read_unmodelled_features(*config, r, out);
+  hf_read_dropout(*config, r, out);
+  hf_sort_unread_keys(*config, r, out);
   return out;
 }
 

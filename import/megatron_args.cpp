@@ -188,14 +188,8 @@ void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
   }
 }
 
-}  // namespace
-
-MegatronImport read_megatron_args(const std::vector<std::string>& args, std::optional<int> vocab,
-                                  bool lenient) {
-  MegatronImport result;
-  ModelImport& out = result.imported;
-  out.model_type = "megatron-gpt";
-  ArgumentReader r(args, out);
+// The model's shape: layers, width, heads, and the sequence length.
+void megatron_read_model_shape(ArgumentReader& r, ModelImport& out) {
   TransformerModel& m = out.model;
   m.layers = r.required_int("num-layers", "layers");
   m.hidden = r.required_int("hidden-size", "hidden");
@@ -214,9 +208,13 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   } else {
     throw InputError("no --seq-length (tokens per sequence): Megatron requires it");
   }
-  // Parallel sizes come first: the vocabulary's padding depends on the tensor-parallel size.
-  result.tensor_parallel = r.positive_int("tensor-model-parallel-size", "").value_or(1);
-  result.pipeline_stages = r.positive_int("pipeline-model-parallel-size", "stages").value_or(1);
+}
+
+// The vocabulary as Megatron pads it: to a multiple of --make-vocab-size-divisible-by times the
+// tensor-parallel size (read before). Its raw size comes from --vocab-size, pipesim's --vocab or a fixed-size
+// tokenizer.
+void megatron_read_vocabulary(ArgumentReader& r, MegatronImport& result, std::optional<int> vocab) {
+  ModelImport& out = result.imported;
   const int divisible_by = r.positive_int("make-vocab-size-divisible-by", "").value_or(128);
   int raw_vocab = 0;
   if (const auto v = r.positive_int("vocab-size", "")) {
@@ -238,12 +236,18 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
         "with pipesim's --vocab (e.g. 50257 for GPT-2's, 128256 for Llama 3's)",
         tokenizer.empty() ? "" : fmt::format(" and --tokenizer-type {} has no fixed size", tokenizer)));
   }
+  TransformerModel& m = out.model;
   const int multiple = divisible_by * result.tensor_parallel;
   m.vocab = (raw_vocab + multiple - 1) / multiple * multiple;
   out.read.push_back(
       fmt::format("vocabulary {} padded to {} (a multiple of {} x {}, as Megatron pads it) "
                   "-> vocab",
                   raw_vocab, m.vocab, divisible_by, result.tensor_parallel));
+}
+
+// Grouped-query attention: --num-query-groups counts only with --group-query-attention.
+void megatron_read_query_groups(ArgumentReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
   if (r.has("group-query-attention")) {
     const int groups = r.positive_int("num-query-groups", "kv_heads").value_or(1);
     if (m.heads % groups != 0)
@@ -254,6 +258,11 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.assumed.push_back(
         "--num-query-groups without --group-query-attention: Megatron ignores it (multi-head)");
   }
+}
+
+// The MLP: gated with --swiglu, and its width, Megatron's default depending on the kind.
+void megatron_read_mlp(ArgumentReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
   if (r.has("swiglu")) {
     m.mlp = MlpKind::kSwiglu;
     out.read.push_back("--swiglu -> mlp: swiglu");
@@ -269,9 +278,11 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.assumed.push_back(fmt::format("no --ffn-hidden-size: {} (Megatron's default, {})", m.ffn_hidden,
                                       m.mlp == MlpKind::kSwiglu ? "int(4h x 2/3 / 64) x 64" : "4h"));
   }
-  m.tied_embeddings = !r.has("untie-embeddings-and-output-weights");
-  out.read.push_back(m.tied_embeddings ? "embeddings shared with the output layer (Megatron's default)"
-                                       : "--untie-embeddings-and-output-weights -> tied_embeddings: false");
+}
+
+// The numerics of training: the dtype, dropout and the attention kernel.
+void megatron_read_dtype_and_dropout(ArgumentReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
   if (r.has("bf16")) {
     m.dtype = "bf16";
     out.read.push_back("--bf16 -> dtype: bf16");
@@ -291,6 +302,11 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   m.attention = AttentionKind::kFlash;
   out.assumed.push_back(r.has("use-flash-attn") ? "--use-flash-attn -> attention: flash"
                                                 : "attention: flash (Transformer Engine's fused attention)");
+}
+
+// Activation recomputation: full or selective; a method other than uniform is not modelled.
+void megatron_read_recompute(ArgumentReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
   const std::string granularity = r.text("recompute-granularity");
   if (granularity == "full") {
     m.recompute = Recompute::kFull;
@@ -307,57 +323,73 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
     out.unsupported.push_back(
         fmt::format("--recompute-method {} (pipesim recomputes every layer alike)", method));
   }
+}
+
+// The batch sizes and the interleaved chunks per rank (given, or from the layers per virtual stage).
+void megatron_read_batch_and_chunks(ArgumentReader& r, MegatronImport& result) {
+  ModelImport& out = result.imported;
+  const int layers = out.model.layers;
   result.micro_batch = r.positive_int("micro-batch-size", "samples per microbatch (b)").value_or(1);
   if (const auto g = r.positive_int("global-batch-size", "global batch over all replicas"))
     result.global_batch = *g;
   if (const auto v = r.positive_int("virtual-pipeline-model-parallel-size", "interleaved chunks")) {
     result.chunks = *v;
   } else if (const auto k = r.positive_int("num-layers-per-virtual-pipeline-stage", "")) {
-    if (m.layers % (result.pipeline_stages * *k) != 0) {
+    if (layers % (result.pipeline_stages * *k) != 0) {
       throw InputError(
           fmt::format("--num-layers-per-virtual-pipeline-stage {}: {} layers do not split into "
                       "chunks of {} on {} stages",
-                      *k, m.layers, *k, result.pipeline_stages));
+                      *k, layers, *k, result.pipeline_stages));
     }
-    result.chunks = m.layers / (result.pipeline_stages * *k);
+    result.chunks = layers / (result.pipeline_stages * *k);
     out.read.push_back(fmt::format("--num-layers-per-virtual-pipeline-stage {} -> {} interleaved chunks", *k,
                                    result.chunks));
   }
-  if (const std::string layout = r.text("pipeline-model-parallel-layout"); !layout.empty()) {
-    if (r.has("decoder-first-pipeline-num-layers") || r.has("decoder-last-pipeline-num-layers")) {
-      throw InputError(
-          "--pipeline-model-parallel-layout with --decoder-first/last-pipeline-num-layers: give one or the "
-          "other");
-    }
-    const MegatronLayout read = read_megatron_layout(layout, result.pipeline_stages, m.layers);
-    if (result.chunks != 1 && result.chunks != read.chunks) {
-      throw InputError(
-          fmt::format("--pipeline-model-parallel-layout '{}' has {} chunk(s) per rank, but the "
-                      "virtual pipeline arguments say {}",
-                      layout, read.chunks, result.chunks));
-    }
-    result.chunks = read.chunks;
-    result.stage_layers = read.stage_layers;
-    out.read.push_back(
-        fmt::format("--pipeline-model-parallel-layout {} -> {} chunk(s) per rank, the Megatron "
-                    "entry's layer_split [{}]",
-                    layout, read.chunks, fmt::join(read.stage_layers, ", ")));
-  } else {
-    const int first = r.positive_int("decoder-first-pipeline-num-layers", "").value_or(0);
-    const int last = r.positive_int("decoder-last-pipeline-num-layers", "").value_or(0);
-    const bool embedding = r.has("account-for-embedding-in-pipeline-split");
-    const bool loss = r.has("account-for-loss-in-pipeline-split");
-    if (result.pipeline_stages > 1 && (first > 0 || last > 0 || embedding || loss)) {
-      result.stage_layers = megatron_stage_layers(m.layers, result.pipeline_stages, result.chunks, first,
-                                                  last, embedding, loss);
-      out.read.push_back(fmt::format(
-          "uneven stages ({}{}{}{}) -> the Megatron entry's layer_split [{}]",
-          first > 0 ? fmt::format("--decoder-first-pipeline-num-layers {} ", first) : "",
-          last > 0 ? fmt::format("--decoder-last-pipeline-num-layers {} ", last) : "",
-          embedding ? "--account-for-embedding-in-pipeline-split " : "",
-          loss ? "--account-for-loss-in-pipeline-split" : "", fmt::join(result.stage_layers, ", ")));
-    }
+}
+
+// An explicit --pipeline-model-parallel-layout: the chunks and the layers of every virtual stage.
+void megatron_read_explicit_layout(ArgumentReader& r, MegatronImport& result, const std::string& layout) {
+  if (r.has("decoder-first-pipeline-num-layers") || r.has("decoder-last-pipeline-num-layers")) {
+    throw InputError(
+        "--pipeline-model-parallel-layout with --decoder-first/last-pipeline-num-layers: give one or the "
+        "other");
   }
+  const MegatronLayout read =
+      read_megatron_layout(layout, result.pipeline_stages, result.imported.model.layers);
+  if (result.chunks != 1 && result.chunks != read.chunks) {
+    throw InputError(
+        fmt::format("--pipeline-model-parallel-layout '{}' has {} chunk(s) per rank, but the "
+                    "virtual pipeline arguments say {}",
+                    layout, read.chunks, result.chunks));
+  }
+  result.chunks = read.chunks;
+  result.stage_layers = read.stage_layers;
+  result.imported.read.push_back(
+      fmt::format("--pipeline-model-parallel-layout {} -> {} chunk(s) per rank, the Megatron "
+                  "entry's layer_split [{}]",
+                  layout, read.chunks, fmt::join(read.stage_layers, ", ")));
+}
+
+// Uneven stages from the first/last stage's layers or the embedding and loss counted as layers.
+void megatron_read_uneven_stages(ArgumentReader& r, MegatronImport& result) {
+  const int first = r.positive_int("decoder-first-pipeline-num-layers", "").value_or(0);
+  const int last = r.positive_int("decoder-last-pipeline-num-layers", "").value_or(0);
+  const bool embedding = r.has("account-for-embedding-in-pipeline-split");
+  const bool loss = r.has("account-for-loss-in-pipeline-split");
+  if (result.pipeline_stages <= 1 || !(first > 0 || last > 0 || embedding || loss)) return;
+  result.stage_layers = megatron_stage_layers(result.imported.model.layers, result.pipeline_stages,
+                                              result.chunks, first, last, embedding, loss);
+  result.imported.read.push_back(
+      fmt::format("uneven stages ({}{}{}{}) -> the Megatron entry's layer_split [{}]",
+                  first > 0 ? fmt::format("--decoder-first-pipeline-num-layers {} ", first) : "",
+                  last > 0 ? fmt::format("--decoder-last-pipeline-num-layers {} ", last) : "",
+                  embedding ? "--account-for-embedding-in-pipeline-split " : "",
+                  loss ? "--account-for-loss-in-pipeline-split" : "", fmt::join(result.stage_layers, ", ")));
+}
+
+// Each head's width: --kv-channels, noted as head_dim only where it is not hidden / heads.
+void megatron_read_head_width(ArgumentReader& r, ModelImport& out) {
+  TransformerModel& m = out.model;
   if (const auto kv = r.positive_int("kv-channels", ""); kv) {
     if (static_cast<long long>(*kv) * m.heads != m.hidden) {
       m.head_dim = *kv;
@@ -366,10 +398,13 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
       out.read.push_back(fmt::format("--kv-channels {} (= hidden / heads)", *kv));
     }
   }
-  read_unmodelled_arguments(r, out);
-  // The job: tensor parallelism (its all-reduces blocking the compute stream), sequence parallelism and the
-  // distributed optimizer (ZeRO-1 over the data-parallel replicas, whose number the launch gives).
-  ParallelConfig& parallel = result.imported.parallel;
+}
+
+// The job: tensor parallelism (its all-reduces blocking the compute stream), sequence parallelism and the
+// distributed optimizer (ZeRO-1 over the data-parallel replicas, whose number the launch gives).
+void megatron_read_job(ArgumentReader& r, MegatronImport& result) {
+  ModelImport& out = result.imported;
+  ParallelConfig& parallel = out.parallel;
   parallel.tensor = result.tensor_parallel;
   if (result.tensor_parallel > 1) {
     out.read.push_back(
@@ -401,6 +436,39 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
         "--use-distributed-optimizer -> parallel.zero: 1 (the optimizer state sharded over the data-parallel "
         "and context-parallel ranks)");
   }
+}
+
+}  // namespace
+
+// The key groups in the order Megatron's arguments are read: the account (read, assumed) keeps that order.
+MegatronImport read_megatron_args(const std::vector<std::string>& args, std::optional<int> vocab,
+                                  bool lenient) {
+  MegatronImport result;
+  ModelImport& out = result.imported;
+  out.model_type = "megatron-gpt";
+  ArgumentReader r(args, out);
+  megatron_read_model_shape(r, out);
+  // Parallel sizes come first: the vocabulary's padding depends on the tensor-parallel size.
+  result.tensor_parallel = r.positive_int("tensor-model-parallel-size", "").value_or(1);
+  result.pipeline_stages = r.positive_int("pipeline-model-parallel-size", "stages").value_or(1);
+  megatron_read_vocabulary(r, result, vocab);
+  megatron_read_query_groups(r, out);
+  megatron_read_mlp(r, out);
+  TransformerModel& m = out.model;
+  m.tied_embeddings = !r.has("untie-embeddings-and-output-weights");
+  out.read.push_back(m.tied_embeddings ? "embeddings shared with the output layer (Megatron's default)"
+                                       : "--untie-embeddings-and-output-weights -> tied_embeddings: false");
+  megatron_read_dtype_and_dropout(r, out);
+  megatron_read_recompute(r, out);
+  megatron_read_batch_and_chunks(r, result);
+  if (const std::string layout = r.text("pipeline-model-parallel-layout"); !layout.empty()) {
+    megatron_read_explicit_layout(r, result, layout);
+  } else {
+    megatron_read_uneven_stages(r, result);
+  }
+  megatron_read_head_width(r, out);
+  read_unmodelled_arguments(r, out);
+  megatron_read_job(r, result);
   r.account_for_the_rest(lenient);
   return result;
 }

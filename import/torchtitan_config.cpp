@@ -173,21 +173,50 @@ void reject_python_config(const std::string& text, const std::string& source) {
       source));
 }
 
-}  // namespace
-
-TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std::string& source,
-                                        const std::optional<ModelImport>& model) {
-  reject_python_config(toml_text, source);
-  toml::table root;
+toml::table torchtitan_parse(const std::string& toml_text, const std::string& source) {
   try {
-    root = toml::parse(toml_text, source);
+    return toml::parse(toml_text, source);
   } catch (const toml::parse_error& e) {
     throw InputError(fmt::format("{}:{}:{}: not TOML: {}", source, e.source().begin.line,
                                  e.source().begin.column, e.description()));
   }
-  TorchtitanImport result;
-  ModelImport& out = result.imported;
-  TomlReader r(root, source, out);
+}
+
+// [model] name and flavor: the dimensions of one of torchtitan's Llama 3 flavors.
+void torchtitan_read_flavor(const std::string& name, const std::string& flavor, const std::string& source,
+                            ModelImport& out) {
+  if (name != "llama3") {
+    throw InputError(
+        fmt::format("{}: [model] name '{}': pipesim knows torchtitan's llama3 flavors; for another "
+                    "model give its Hugging Face config.json (--hf-config)",
+                    source, name));
+  }
+  const auto it = llama3_flavors().find(flavor);
+  if (it == llama3_flavors().end()) {
+    throw InputError(fmt::format("{}: [model] flavor '{}': expected 8B, 70B or 405B (or give --hf-config)",
+                                 source, flavor));
+  }
+  const Flavor& f = it->second;
+  TransformerModel& m = out.model;
+  m.layers = f.layers;
+  m.hidden = f.dim;
+  m.heads = f.heads;
+  m.kv_heads = f.kv_heads;
+  m.mlp = MlpKind::kSwiglu;
+  m.ffn_hidden = llama_ffn(f.dim, f.ffn_multiplier, f.multiple_of);
+  m.vocab = 128256;
+  m.tied_embeddings = false;
+  out.model_type = "llama3";
+  out.architecture = "torchtitan llama3 " + flavor;
+  out.read.push_back(
+      fmt::format("[model] llama3 {} -> {} layers, hidden {}, {} heads ({} kv), SwiGLU of {} "
+                  "(torchtitan's FFN rule), vocabulary 128256, untied",
+                  flavor, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden));
+}
+
+// The model: the Hugging Face config given (what the file said so far kept after it), else the flavor.
+void torchtitan_read_model(TomlReader& r, const std::optional<ModelImport>& model, const std::string& source,
+                           ModelImport& out) {
   const std::string name = r.text("model", "name").value_or("");
   const std::string flavor = r.text("model", "flavor").value_or("");
   if (model) {
@@ -197,34 +226,33 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
     out.assumed.push_back(
         fmt::format("the model from the Hugging Face config given, not [model] {} {}", name, flavor));
   } else {
-    if (name != "llama3") {
-      throw InputError(
-          fmt::format("{}: [model] name '{}': pipesim knows torchtitan's llama3 flavors; for another "
-                      "model give its Hugging Face config.json (--hf-config)",
-                      source, name));
-    }
-    const auto it = llama3_flavors().find(flavor);
-    if (it == llama3_flavors().end()) {
-      throw InputError(fmt::format("{}: [model] flavor '{}': expected 8B, 70B or 405B (or give --hf-config)",
-                                   source, flavor));
-    }
-    const Flavor& f = it->second;
-    TransformerModel& m = out.model;
-    m.layers = f.layers;
-    m.hidden = f.dim;
-    m.heads = f.heads;
-    m.kv_heads = f.kv_heads;
-    m.mlp = MlpKind::kSwiglu;
-    m.ffn_hidden = llama_ffn(f.dim, f.ffn_multiplier, f.multiple_of);
-    m.vocab = 128256;
-    m.tied_embeddings = false;
-    out.model_type = "llama3";
-    out.architecture = "torchtitan llama3 " + flavor;
-    out.read.push_back(
-        fmt::format("[model] llama3 {} -> {} layers, hidden {}, {} heads ({} kv), SwiGLU of {} "
-                    "(torchtitan's FFN rule), vocabulary 128256, untied",
-                    flavor, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden));
+    torchtitan_read_flavor(name, flavor, source, out);
   }
+}
+
+// Model converters swap the Linear layers: float8 (and mx) GEMMs are not modelled yet, so the scenario says
+// so in model.fp8 and is refused until they are.
+void torchtitan_read_converters(TomlReader& r, ModelImport& out) {
+  const toml::node* converters = r.node("model", "converters");
+  if (!converters) return;
+  const toml::array* list = converters->as_array();
+  if (!list)
+    throw InputError(fmt::format("{}: expected a list of names", r.where(converters, "model.converters")));
+  for (const toml::node& entry : *list) {
+    const auto converter = entry.value<std::string>();
+    if (!converter) throw InputError(fmt::format("{}: expected names", r.where(&entry, "model.converters")));
+    if (*converter == "float8" || converter->rfind("mx", 0) == 0) {
+      out.model.unmodelled.fp8 = *converter + " converter (torchtitan)";
+      out.read.push_back(fmt::format("model.converters {} -> model.fp8 (not modelled yet)", *converter));
+    } else {
+      out.unsupported.push_back(
+          fmt::format("model.converters {} (a converter pipesim does not know)", *converter));
+    }
+  }
+}
+
+// [training]: the sequence length and the dtype; then the converters, and no dropout (torchtitan has none).
+void torchtitan_read_training(TomlReader& r, ModelImport& out) {
   TransformerModel& m = out.model;
   if (const auto s = r.positive("training", "seq_len", "seq_len"))
     m.seq_len = *s;
@@ -235,26 +263,12 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
   const std::string precision = r.text("training", "mixed_precision_param").value_or("bfloat16");
   m.dtype = precision == "float32" ? "fp32" : "bf16";
   out.read.push_back(fmt::format("training.mixed_precision_param {} -> dtype: {}", precision, m.dtype));
-  // Model converters swap the Linear layers: float8 (and mx) GEMMs are not modelled yet, so the scenario says
-  // so in model.fp8 and is refused until they are.
-  if (const toml::node* converters = r.node("model", "converters")) {
-    const toml::array* list = converters->as_array();
-    if (!list)
-      throw InputError(fmt::format("{}: expected a list of names", r.where(converters, "model.converters")));
-    for (const toml::node& entry : *list) {
-      const auto converter = entry.value<std::string>();
-      if (!converter)
-        throw InputError(fmt::format("{}: expected names", r.where(&entry, "model.converters")));
-      if (*converter == "float8" || converter->rfind("mx", 0) == 0) {
-        m.unmodelled.fp8 = *converter + " converter (torchtitan)";
-        out.read.push_back(fmt::format("model.converters {} -> model.fp8 (not modelled yet)", *converter));
-      } else {
-        out.unsupported.push_back(
-            fmt::format("model.converters {} (a converter pipesim does not know)", *converter));
-      }
-    }
-  }
+  torchtitan_read_converters(r, out);
   m.dropout = false;
+}
+
+// The batch, the stages and the schedule; returns the stages per rank the schedule takes by default.
+int torchtitan_read_schedule(TomlReader& r, const std::string& source, TorchtitanImport& result) {
   result.local_batch =
       r.positive("training", "local_batch_size", "sequences per step and pipeline replica (B)").value_or(0);
   if (result.local_batch == 0) {
@@ -270,11 +284,18 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
     throw InputError(
         fmt::format("{}: parallelism.pipeline_parallel_schedule '{}': {}", source, schedule_class, e.what()));
   }
-  out.read.push_back(
+  result.imported.read.push_back(
       fmt::format("parallelism.pipeline_parallel_schedule {} -> {}", schedule_class, result.schedule));
-  const int default_chunks = make_schedule(result.schedule, ScheduleParams(source))
-                                 ->layout(result.pipeline_stages)
-                                 .chunks_per_device;
+  return make_schedule(result.schedule, ScheduleParams(source))
+      ->layout(result.pipeline_stages)
+      .chunks_per_device;
+}
+
+// The stages per rank and the layers of each stage, with torchtitan's first/last-stage-less-layers weights.
+void torchtitan_read_stage_split(TomlReader& r, const std::string& source, int default_chunks,
+                                 TorchtitanImport& result) {
+  ModelImport& out = result.imported;
+  const int layers = out.model.layers;
   result.chunks = default_chunks;
   const int first_less =
       static_cast<int>(r.integer("parallelism", "pipeline_parallel_first_stage_less_layers").value_or(1));
@@ -288,11 +309,11 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
   }
   if (const auto per_stage = r.positive("parallelism", "pipeline_parallel_layers_per_stage", "")) {
     // torchtitan counts the embedding and the output as their less-layers weights here too.
-    const int virtual_stages = (m.layers + first_less + last_less + *per_stage - 1) / *per_stage;
+    const int virtual_stages = (layers + first_less + last_less + *per_stage - 1) / *per_stage;
     if (virtual_stages % result.pipeline_stages != 0) {
       throw InputError(
           fmt::format("{}: {} layers in stages of {} make {} stages, not a multiple of the {} ranks", source,
-                      m.layers, *per_stage, virtual_stages, result.pipeline_stages));
+                      layers, *per_stage, virtual_stages, result.pipeline_stages));
     }
     result.chunks = virtual_stages / result.pipeline_stages;
     out.read.push_back(
@@ -304,11 +325,15 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
   }
   const int virtual_stages = result.pipeline_stages * result.chunks;
   if (virtual_stages > 1) {
-    result.stage_layers = torchtitan_stage_layers(m.layers, virtual_stages, first_less, last_less);
+    result.stage_layers = torchtitan_stage_layers(layers, virtual_stages, first_less, last_less);
     out.read.push_back(fmt::format(
         "first/last_stage_less_layers {}/{} -> layer_split [{}] (torchtitan's split over {} stage(s))",
         first_less, last_less, fmt::join(result.stage_layers, ", "), virtual_stages));
   }
+}
+
+// m: the local batch over the microbatch size, or the count given, or microbatches of one sequence.
+void torchtitan_read_microbatches(TomlReader& r, const std::string& source, TorchtitanImport& result) {
   if (const auto mb =
           r.positive("parallelism", "pipeline_parallel_microbatch_size", "samples per microbatch (b)")) {
     if (result.local_batch % *mb != 0) {
@@ -322,8 +347,15 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
     result.microbatches = *count;
   } else {
     result.microbatches = result.local_batch;
-    out.assumed.push_back("microbatches of 1 sequence (pipeline_parallel_microbatch_size's default)");
+    result.imported.assumed.push_back(
+        "microbatches of 1 sequence (pipeline_parallel_microbatch_size's default)");
   }
+}
+
+// [activation_checkpoint]: torchtitan's selective default recomputes every nth layer whole unless its
+// option is op, which pipesim's selective recompute models.
+void torchtitan_read_recompute(TomlReader& r, const std::string& source, ModelImport& out) {
+  TransformerModel& m = out.model;
   const std::string ac = r.text("activation_checkpoint", "mode").value_or("selective");
   const std::string ac_option = r.text("activation_checkpoint", "selective_ac_option").value_or("2");
   if (ac == "full") {
@@ -343,8 +375,11 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
   }
   out.read.push_back(fmt::format("activation_checkpoint.mode {} -> recompute: {}", ac,
                                  name_in(recompute_names(), m.recompute)));
-  // The job: tensor parallelism, and data parallelism as FSDP shards (ZeRO-3) and/or DDP replicas.
-  ParallelConfig& parallel = result.imported.parallel;
+}
+
+// The job: tensor parallelism, and data parallelism as FSDP shards (ZeRO-3) and/or DDP replicas.
+void torchtitan_read_job(TomlReader& r, ModelImport& out) {
+  ParallelConfig& parallel = out.parallel;
   parallel.tensor = r.positive("parallelism", "tensor_parallel_degree", "parallel.tensor").value_or(1);
   const auto shard = r.integer("parallelism", "data_parallel_shard_degree");
   const int replicate =
@@ -378,6 +413,25 @@ TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std:
         "replica's {}: the sharded memory is a little lower and the gathers' groups larger than torchtitan's",
         replicate, shards, parallel.data, shards));
   }
+}
+
+}  // namespace
+
+// The sections in a fixed order, model first: the account (read, assumed) lists them in it.
+TorchtitanImport read_torchtitan_config(const std::string& toml_text, const std::string& source,
+                                        const std::optional<ModelImport>& model) {
+  reject_python_config(toml_text, source);
+  const toml::table root = torchtitan_parse(toml_text, source);
+  TorchtitanImport result;
+  ModelImport& out = result.imported;
+  TomlReader r(root, source, out);
+  torchtitan_read_model(r, model, source, out);
+  torchtitan_read_training(r, out);
+  const int default_chunks = torchtitan_read_schedule(r, source, result);
+  torchtitan_read_stage_split(r, source, default_chunks, result);
+  torchtitan_read_microbatches(r, source, result);
+  torchtitan_read_recompute(r, source, out);
+  torchtitan_read_job(r, out);
   r.account_for_the_rest();
   return result;
 }

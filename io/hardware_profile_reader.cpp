@@ -186,38 +186,35 @@ LinkSpec read_link_change(const YamlReader& r, const YAML::Node& link, const std
   return spec;
 }
 
-HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
-  return parse_hardware_profile(yaml_text, source, ProfileFitUse::kApply);
+namespace {
+
+// Every key a profile may have: any other is refused (with a did-you-mean for a typo).
+const std::vector<std::string>& profile_allowed_keys() {
+  static const std::vector<std::string> keys{"format",
+                                             "device",
+                                             "provenance",
+                                             "peak_tflops",
+                                             "memory_bandwidth_gb_per_s",
+                                             "memory_capacity_gb",
+                                             "launch_overhead_us",
+                                             "host_overhead_us",
+                                             "elementwise_gb_per_s",
+                                             "optimizer_gb_per_s",
+                                             "elementwise_ns_per_element",
+                                             "update_ns_per_parameter",
+                                             "link",
+                                             "inter_node_link",
+                                             "host_to_device",
+                                             "device_to_host",
+                                             "gemm",
+                                             "gemm_nt",
+                                             "gemm_tn",
+                                             "fit"};
+  return keys;
 }
 
-HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source,
-                                       ProfileFitUse fit_use) {
-  YAML::Node root = YamlReader::load(yaml_text, source);
-  const YamlReader r(source);
-  r.expect_map(root, "",
-               {"format",
-                "device",
-                "provenance",
-                "peak_tflops",
-                "memory_bandwidth_gb_per_s",
-                "memory_capacity_gb",
-                "launch_overhead_us",
-                "host_overhead_us",
-                "elementwise_gb_per_s",
-                "optimizer_gb_per_s",
-                "elementwise_ns_per_element",
-                "update_ns_per_parameter",
-                "link",
-                "inter_node_link",
-                "host_to_device",
-                "device_to_host",
-                "gemm",
-                "gemm_nt",
-                "gemm_tn",
-                "fit"});
-  HardwareProfile p;
-  p.source = source;
-  p.name = std::filesystem::path(source).stem().string();
+// What the file is, which device it describes and where its figures came from.
+void profile_read_identity(const YamlReader& r, const YAML::Node& root, HardwareProfile& p) {
   if (!root["format"] || r.get_string(root["format"], "format") != kFormat) {
     r.fail(root["format"], "format", fmt::format("'{}'", kFormat));
   }
@@ -231,6 +228,11 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
     r.fail(device["kind"], "device.kind", "'gpu' or 'cpu'");
   if (!root["provenance"]) r.fail(root, "provenance", "command, date, driver, host and notes");
   read_provenance(r, root["provenance"], p);
+}
+
+// The device's rates and overheads: peaks per dtype, memory, kernel launch and host time, element-wise
+// and optimizer passes.
+void profile_read_rates(const YamlReader& r, const YAML::Node& root, HardwareProfile& p) {
   if (const YAML::Node peak = root["peak_tflops"]) {
     if (!peak.IsMap()) r.fail(peak, "peak_tflops", "a map dtype: TFLOP/s");
     for (const auto& entry : peak) {
@@ -253,6 +255,10 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
     p.elementwise_gb_per_s = r.get_double(root["elementwise_gb_per_s"], "elementwise_gb_per_s", 1e-3);
   if (root["optimizer_gb_per_s"])
     p.optimizer_gb_per_s = r.get_double(root["optimizer_gb_per_s"], "optimizer_gb_per_s", 1e-3);
+}
+
+// Measured per-kernel costs: ns per element of each element-wise kernel, and each optimizer's update.
+void profile_read_kernel_costs(const YamlReader& r, const YAML::Node& root, HardwareProfile& p) {
   if (const YAML::Node kernels = root["elementwise_ns_per_element"]) {
     if (!kernels.IsMap()) r.fail(kernels, "elementwise_ns_per_element", "a map kernel: ns per element");
     for (const auto& entry : kernels) {
@@ -273,6 +279,10 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
           r.get_double(entry.second["per_gradient"], key + ".per_gradient", 0)};
     }
   }
+}
+
+// The links and the GEMM tables (gemm required; each rate at most its dtype's peak, read before).
+void profile_read_links_and_gemms(const YamlReader& r, const YAML::Node& root, HardwareProfile& p) {
   for (const auto& [key, target] :
        {std::pair{"link", &p.link}, std::pair{"inter_node_link", &p.inter_node_link},
         std::pair{"host_to_device", &p.host_to_device}, std::pair{"device_to_host", &p.device_to_host}}) {
@@ -285,6 +295,27 @@ HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::
   p.gemm = read_gemm_tables(r, gemm, "gemm", p.peak_tflops);
   if (const YAML::Node nt = root["gemm_nt"]) p.gemm_nt = read_gemm_tables(r, nt, "gemm_nt", p.peak_tflops);
   if (const YAML::Node tn = root["gemm_tn"]) p.gemm_tn = read_gemm_tables(r, tn, "gemm_tn", p.peak_tflops);
+}
+
+}  // namespace
+
+HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source) {
+  return parse_hardware_profile(yaml_text, source, ProfileFitUse::kApply);
+}
+
+// The sections in a fixed order, so that of two errors the same one is named first.
+HardwareProfile parse_hardware_profile(const std::string& yaml_text, const std::string& source,
+                                       ProfileFitUse fit_use) {
+  YAML::Node root = YamlReader::load(yaml_text, source);
+  const YamlReader r(source);
+  r.expect_map(root, "", profile_allowed_keys());
+  HardwareProfile p;
+  p.source = source;
+  p.name = std::filesystem::path(source).stem().string();
+  profile_read_identity(r, root, p);
+  profile_read_rates(r, root, p);
+  profile_read_kernel_costs(r, root, p);
+  profile_read_links_and_gemms(r, root, p);
   if (const YAML::Node fit = root["fit"]) {
     const ProfileFit terms = read_fit(r, fit);
     if (fit_use == ProfileFitUse::kApply) {

@@ -53,8 +53,10 @@ Column bytes(const char* id, const char* title, bool compact,
   return {{id, title, compact}, {}, std::move(f)};
 }
 
-const std::vector<Column>& catalogue() {
-  static const std::vector<Column> columns = {
+// The compact table (the default): the schedule, the batch, the throughput, the bubble, the memory peak
+// and whether it fits, the weight drift.
+void table_columns_append_compact(std::vector<Column>& columns) {
+  const std::initializer_list<Column> group = {
       text("schedule", "schedule", true, [](const SimulationResult& r) { return r.schedule_label; }),
       text("mxb", "m x b", true,
            [](const SimulationResult& r) {
@@ -84,6 +86,13 @@ const std::vector<Column>& catalogue() {
            }),
       text("drift_max", "Δ max/bound", true,
            [](const SimulationResult& r) { return fmt::format("{}/{}", max_drift(r), max_drift_bound(r)); }),
+  };
+  columns.insert(columns.end(), group);
+}
+
+// The wide table's rates: the period, throughput per GPU, model FLOP/s and MFU.
+void table_columns_append_per_gpu_rates(std::vector<Column>& columns) {
+  const std::initializer_list<Column> group = {
       text("period_ms", "period (ms)", false,
            [](const SimulationResult& r) { return fixed(ns_to_ms(r.metrics.period_ns), 3); }),
       text("throughput_samples_per_gpu_s", "samples/s/GPU", false,
@@ -103,6 +112,13 @@ const std::vector<Column>& catalogue() {
              const Figure u = model_flops_utilization(r);
              return u ? Cell(fixed(100 * *u, 1)) : std::nullopt;
            }),
+  };
+  columns.insert(columns.end(), group);
+}
+
+// The peak's breakdown: weights, gradients, optimizer state, activations and buffers.
+void table_columns_append_memory_breakdown(std::vector<Column>& columns) {
+  const std::initializer_list<Column> group = {
       bytes("memory_breakdown_weight_bytes", "weights", false,
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).weight_bytes);
@@ -123,6 +139,14 @@ const std::vector<Column>& catalogue() {
             [](const SimulationResult& r) {
               return static_cast<double>(peak_memory_breakdown(r).buffer_bytes);
             }),
+  };
+  columns.insert(columns.end(), group);
+}
+
+// The schedule's own figures: the Zero Bubble paper's bubble rate, the per-stage peaks, the critical
+// path, staleness and weight versions, and the size of the run.
+void table_columns_append_schedule_figures(std::vector<Column>& columns) {
+  const std::initializer_list<Column> group = {
       text("bubble_rate_zb", "ZB bubble %", false,
            [](const SimulationResult& r) -> Cell {
              const Figure rate = zb_bubble_rate(r);
@@ -153,6 +177,19 @@ const std::vector<Column>& catalogue() {
       text("simulated_ops", "ops", false,
            [](const SimulationResult& r) { return fmt::format("{}", r.metrics.simulated_ops); }),
   };
+  columns.insert(columns.end(), group);
+}
+
+// Every column, in the order --wide prints them and --columns lists them.
+const std::vector<Column>& catalogue() {
+  static const std::vector<Column> columns = [] {
+    std::vector<Column> all;
+    table_columns_append_compact(all);
+    table_columns_append_per_gpu_rates(all);
+    table_columns_append_memory_breakdown(all);
+    table_columns_append_schedule_figures(all);
+    return all;
+  }();
   return columns;
 }
 
