@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "spec/hardware_profile.h"
+
 namespace pipesim {
 
 std::string model_choices_text(const TransformerModel& t) {
@@ -15,6 +17,38 @@ std::string model_choices_text(const TransformerModel& t) {
                      attention_name(t.attention), heads, head_size,
                      t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(), t.dropout ? "dropout, " : "",
                      recompute_name(t.recompute), t.tied_embeddings ? ", tied embeddings" : "");
+}
+
+std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devices, size_t pipeline_nodes) {
+  std::string text = model_choices_text(t.model);
+  if (const OpTimeScale& scale = t.profile.op_time_scale; scale.scaled()) {
+    text += fmt::format("; op times scaled F x{:.3g}, I x{:.3g}, W x{:.3g} ({})", scale.forward,
+                        scale.backward_input, scale.backward_weight, scale.source);
+  }
+  const ParallelConfig& p = t.parallel;
+  if (p.any()) {
+    text += fmt::format(
+        "; job: tensor parallel {}{}{}, data parallel {}{}, {} GPUs ({} per node, ranks {}); a device is a "
+        "pipeline rank of {} GPU{}: samples/s and tokens/s are one pipeline replica's (the job's: x {}), "
+        "memory per GPU, MFU per GPU",
+        p.tensor, p.sequence_parallel ? " with sequence parallelism" : "",
+        p.context > 1 ? fmt::format(", context parallel {} (ring attention)", p.context) : "", p.data,
+        p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "",
+        p.gpus_per_pipeline_rank() * p.data * pipeline_devices, p.gpus_per_node,
+        p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.gpus_per_pipeline_rank(),
+        p.gpus_per_pipeline_rank() > 1 ? "s" : "", p.data);
+  }
+  if (pipeline_nodes > 0) {
+    text +=
+        fmt::format("; pipeline ranks on {} nodes: transfers between them on the profile's inter-node link",
+                    pipeline_nodes);
+  }
+  text += fmt::format("; hardware profile {} ({})", t.profile.name, t.profile.kind_text());
+  if (t.profile.memory_capacity_gb > 0) {
+    text += fmt::format(", {:.2f} GiB usable per device", t.profile.usable_memory_bytes() / kBytesPerGiB);
+  }
+  if (t.profile.fit.fitted()) text += ", with its fit to measured times";
+  return text;
 }
 
 }  // namespace pipesim
