@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, checks formatting, builds, and runs every test: the Release build's ctest (the
+# Installs what is missing, checks formatting, builds, runs clang-tidy on the last commit's C++ files
+# (scripts/tidy.sh), and runs every test: the Release build's ctest (the
 # CLI's invariant check, the Python module, the fuzz regressions, the quick learning studies, the README's
 # outputs), then the unit tests and a `pipesim check` grid under ASan + UBSan (scripts/sanitize.sh) and 30 s
 # of libFuzzer on each input reader (scripts/fuzz.sh). `--no-sanitizers` builds the unit tests in Release and
@@ -15,7 +16,7 @@ for arg in "$@"; do
   case "$arg" in
     --no-sanitizers) sanitizers=0 ;;
     -h | --help)
-      sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -42,6 +43,7 @@ fi
 phase setup scripts/setup.sh
 phase format scripts/check_format.sh
 phase build scripts/build.sh
+phase tidy scripts/tidy.sh
 phase ctest ctest --test-dir build --output-on-failure -j"$(nproc)"
 if [ "$sanitizers" -eq 1 ]; then
   phase "sanitizer build" scripts/sanitize_build.sh

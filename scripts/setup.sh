@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(cmake g++ make ccache libgtest-dev libbenchmark-dev libboost-graph-dev libfmt-dev libcli11-dev
           libyaml-cpp-dev nlohmann-json3-dev libtomlplusplus-dev python3-matplotlib clang-format
+          clang-tidy  # scripts/tidy.sh: function size and naming (.clang-tidy)
           libopenblas-dev
           pybind11-dev python3-dev  # the Python module (python/), built for /usr/bin/python3
           mpich libmpich-dev  # the executor's mpi transport (one rank per device under mpiexec)
