@@ -290,6 +290,20 @@ void hf_read_mlp(ConfigReader& r, ModelImport& out) {
   }
 }
 
+// The norms: an RMSNorm epsilon names RMSNorm (Llama, Qwen, Mistral), a LayerNorm epsilon LayerNorm (GPT-2).
+void hf_read_norm(ConfigReader& r, ModelImport& out) {
+  std::string key;
+  if (r.find({"rms_norm_eps"}, key)) {
+    out.model.norm = NormKind::kRmsNorm;
+    out.read.push_back("rms_norm_eps -> norm: rmsnorm");
+  } else if (r.find({"layer_norm_eps", "layer_norm_epsilon"}, key)) {
+    out.model.norm = NormKind::kLayerNorm;
+    out.read.push_back(fmt::format("{} -> norm: layernorm", key));
+  } else {
+    out.assumed.push_back("no rms_norm_eps or layer_norm_eps: norm layernorm, the default");
+  }
+}
+
 // The sequence length: pipesim's --seq-len, else the model's longest context, capped.
 void hf_read_seq_len(ConfigReader& r, const std::string& source, std::optional<int> seq_len,
                      ModelImport& out) {
@@ -404,6 +418,7 @@ ModelImport read_hf_config(const std::string& json_text, const std::string& sour
   }
   hf_read_model_shape(r, source, out);
   hf_read_mlp(r, out);
+  hf_read_norm(r, out);
   hf_read_seq_len(r, source, seq_len, out);
   hf_read_embeddings_and_dtype(r, source, out);
   read_unmodelled_features(*config, r, out);

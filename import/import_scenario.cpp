@@ -143,6 +143,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   if (m.kv_heads > 0) text += fmt::format("  kv_heads: {}\n", m.kv_heads);
   if (m.ffn_hidden > 0) text += fmt::format("  ffn_hidden: {}\n", m.ffn_hidden);
   text += fmt::format("  mlp: {}\n", name_in(mlp_names(), m.mlp));
+  if (m.norm != NormKind::kLayerNorm) text += fmt::format("  norm: {}\n", name_in(norm_names(), m.norm));
   text += fmt::format("  seq_len: {}\n  vocab: {}\n  tied_embeddings: {}\n  dtype: {}\n", m.seq_len, m.vocab,
                       m.tied_embeddings, m.dtype);
   if (m.dropout) text += "  dropout: true\n";

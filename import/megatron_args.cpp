@@ -280,6 +280,22 @@ void megatron_read_mlp(ArgumentReader& r, ModelImport& out) {
   }
 }
 
+// The norms: --normalization LayerNorm (Megatron's default) or RMSNorm.
+void megatron_read_norm(ArgumentReader& r, ModelImport& out) {
+  const std::string norm = r.text("normalization");
+  if (norm == "RMSNorm") {
+    out.model.norm = NormKind::kRmsNorm;
+    out.read.push_back("--normalization RMSNorm -> norm: rmsnorm");
+  } else if (norm == "LayerNorm") {
+    out.read.push_back("--normalization LayerNorm -> norm: layernorm");
+  } else if (norm.empty()) {
+    out.assumed.push_back("no --normalization: LayerNorm, Megatron's default");
+  } else {
+    throw InputError(
+        fmt::format("--normalization {}: expected LayerNorm or RMSNorm (Megatron's choices)", norm));
+  }
+}
+
 // The numerics of training: the dtype, dropout and the attention kernel.
 void megatron_read_dtype_and_dropout(ArgumentReader& r, ModelImport& out) {
   TransformerModel& m = out.model;
@@ -454,6 +470,7 @@ MegatronImport read_megatron_args(const std::vector<std::string>& args, std::opt
   megatron_read_vocabulary(r, result, vocab);
   megatron_read_query_groups(r, out);
   megatron_read_mlp(r, out);
+  megatron_read_norm(r, out);
   TransformerModel& m = out.model;
   m.tied_embeddings = !r.has("untie-embeddings-and-output-weights");
   out.read.push_back(m.tied_embeddings ? "embeddings shared with the output layer (Megatron's default)"

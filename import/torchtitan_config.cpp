@@ -203,6 +203,7 @@ void torchtitan_read_flavor(const std::string& name, const std::string& flavor, 
   m.heads = f.heads;
   m.kv_heads = f.kv_heads;
   m.mlp = MlpKind::kSwiglu;
+  m.norm = NormKind::kRmsNorm;
   m.ffn_hidden = llama_ffn(f.dim, f.ffn_multiplier, f.multiple_of);
   m.vocab = 128256;
   m.tied_embeddings = false;
@@ -210,7 +211,7 @@ void torchtitan_read_flavor(const std::string& name, const std::string& flavor, 
   out.architecture = "torchtitan llama3 " + flavor;
   out.read.push_back(
       fmt::format("[model] llama3 {} -> {} layers, hidden {}, {} heads ({} kv), SwiGLU of {} "
-                  "(torchtitan's FFN rule), vocabulary 128256, untied",
+                  "(torchtitan's FFN rule), RMSNorm, vocabulary 128256, untied",
                   flavor, m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden));
 }
 

@@ -85,6 +85,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
                 "head_dim",
                 "ffn_hidden",
                 "mlp",
+                "norm",
                 "tied_embeddings",
                 "attention",
                 "causal",
@@ -125,6 +126,8 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
   }
   read_choice(r, node["mlp"], "model.mlp", mlp_names(),
               "gelu (two matrices, GPT) or swiglu (three matrices, Llama)", t.mlp);
+  read_choice(r, node["norm"], "model.norm", norm_names(),
+              "layernorm (a scale and a bias per channel, GPT) or rmsnorm (a scale only, Llama)", t.norm);
   if (node["ffn_hidden"]) t.ffn_hidden = r.get_int(node["ffn_hidden"], "model.ffn_hidden", 1);
   read_choice(
       r, node["attention"], "model.attention", attention_names(),

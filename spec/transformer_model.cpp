@@ -32,6 +32,16 @@ const NameTable<MlpKind>& mlp_names() {
   return names;
 }
 
+const NameTable<NormKind>& norm_names() {
+  static const NameTable<NormKind> names = {{"layernorm", NormKind::kLayerNorm},
+                                            {"rmsnorm", NormKind::kRmsNorm}};
+  return names;
+}
+
+int TransformerModel::norm_parameters() const {
+  return norm == NormKind::kLayerNorm ? 2 * hidden : hidden;
+}
+
 const NameTable<Recompute>& recompute_names() {
   static const NameTable<Recompute> names = {
       {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};

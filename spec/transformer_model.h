@@ -19,6 +19,9 @@ namespace pipesim {
 enum class AttentionKind { kFlash, kEager };
 // gelu: up (h -> f), GeLU, down (f -> h). swiglu: gate and up (h -> f each), SiLU(gate) * up, down.
 enum class MlpKind { kGelu, kSwiglu };
+// layernorm: a scale and a bias per channel (GPT, BERT). rmsnorm: a scale only, no mean removed (Llama, Qwen,
+// Mistral). The norms' work is part of the element-wise passes either way; what differs is the weights.
+enum class NormKind { kLayerNorm, kRmsNorm };
 // Activation recomputation (Korthikanti et al. 2022). selective: the attention core (scores, softmax,
 // dropout) is recomputed in the backward, so nothing of size s² is stored (flash attention already does
 // this: no change there). full: each layer keeps only its input and reruns its whole forward in the backward.
@@ -34,6 +37,7 @@ struct TransformerModel {
   int head_dim = 0;    // d, each head's width; 0: hidden / heads (Qwen3, Gemma: a·d != h)
   int ffn_hidden = 0;  // MLP width f; 0: 4h (gelu), or 8h/3 rounded up to a multiple of 256 (swiglu, Llama)
   MlpKind mlp = MlpKind::kGelu;
+  NormKind norm = NormKind::kLayerNorm;
   bool tied_embeddings = false;  // the output layer reuses the embedding matrix
   AttentionKind attention = AttentionKind::kFlash;
   bool dropout = false;  // dropout after attention and MLP (and on attention probabilities when eager)
@@ -52,6 +56,7 @@ struct TransformerModel {
   double query_width() const { return heads * head_size(); }                  // a·d: Q and the context
   double key_value_width() const { return key_value_heads() * head_size(); }  // k·d: K and V each
   int ffn() const;
+  int norm_parameters() const;  // one norm's weights: 2h (scale, bias) or h (scale)
   // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
   // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times
   // (calibrate/README.md, "The A100 fit").
@@ -157,6 +162,7 @@ std::string layer_split_name(LayerSplit split);
 std::string layer_split_text(const TransformerSetup& setup);
 const NameTable<AttentionKind>& attention_names();  // flash, eager
 const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
+const NameTable<NormKind>& norm_names();            // layernorm, rmsnorm
 const NameTable<Recompute>& recompute_names();      // none, selective, full
 const NameTable<LayerSplit>& layer_split_names();   // even, zb, balanced, explicit (a list in scenarios)
 std::string attention_name(AttentionKind kind);

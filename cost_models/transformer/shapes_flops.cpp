@@ -126,7 +126,7 @@ double layer_parameters(const TransformerModel& t) {
 
 double model_parameters(const TransformerModel& t) {
   const double embedding = static_cast<double>(t.vocab) * t.hidden;
-  return t.layers * layer_parameters(t) + embedding * (t.tied_embeddings ? 1 : 2) + 2.0 * t.hidden;
+  return t.layers * layer_parameters(t) + embedding * (t.tied_embeddings ? 1 : 2) + t.norm_parameters();
 }
 
 double model_flops_per_sample(const TransformerModel& t) {

@@ -119,7 +119,7 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   norm.activation_bytes = row_bytes;
   norm.full_activation_bytes = row_bytes;
   norm.weight_grad_activation_bytes = row_bytes;
-  norm.other_params = 2 * h;
+  norm.other_params = setup.model.norm_parameters();
   units.push_back(norm);
   units.push_back(output_unit(setup, d, b));
   return units;

@@ -90,6 +90,37 @@ TEST(TransformerCosts, AHeadSizeOfItsOwnWidensQkvAndTheProjection) {
   EXPECT_DOUBLE_EQ(layer_parameters(same), 49'152);
 }
 
+// The norm (model.norm): RMSNorm keeps a scale per channel, LayerNorm a scale and a bias. small_model: the
+// whole model is 4 layers of 49,152, the embedding and the output layer (vocab x h = 6,400 each) and the
+// final norm (2h = 128 or h = 64). On 2 stages of the balanced split (the split that prices the final norm as
+// a unit of its own) the last stage holds it: h = 64 fewer there. Time and activations do not change (the
+// norms' traffic is the element-wise passes').
+TEST(TransformerCosts, RmsNormKeepsOneWeightPerChannelInTheFinalNorm) {
+  const TransformerModel layer_norm = small_model();
+  TransformerModel rms_norm = small_model();
+  rms_norm.norm = NormKind::kRmsNorm;
+  EXPECT_EQ(layer_norm.norm_parameters(), 128);
+  EXPECT_EQ(rms_norm.norm_parameters(), 64);
+  EXPECT_DOUBLE_EQ(model_parameters(layer_norm), 4 * 49'152 + 2 * 6'400 + 128);
+  EXPECT_DOUBLE_EQ(model_parameters(rms_norm), 4 * 49'152 + 2 * 6'400 + 64);
+  EXPECT_DOUBLE_EQ(layer_parameters(rms_norm), layer_parameters(layer_norm));  // per-layer norms: not counted
+  TransformerSetup with_layer_norm = setup_with(flat_profile(1, 1e9, 0, 1, 0), 3, 2);
+  with_layer_norm.split = LayerSplit::kBalanced;
+  TransformerSetup with_rms_norm = with_layer_norm;
+  with_rms_norm.model.norm = NormKind::kRmsNorm;
+  const std::vector<StageCosts> a = transformer_stage_costs(with_layer_norm, 2, 2);
+  const std::vector<StageCosts> b = transformer_stage_costs(with_rms_norm, 2, 2);
+  EXPECT_DOUBLE_EQ(a[0].parameters + a[1].parameters, 4 * 49'152 + 2 * 6'400 + 128);
+  EXPECT_DOUBLE_EQ(b[1].parameters, a[1].parameters - 64);
+  EXPECT_DOUBLE_EQ(b[1].parameter_bytes, a[1].parameter_bytes - 64 * 2);  // bf16
+  EXPECT_DOUBLE_EQ(a[0].parameters, b[0].parameters);
+  for (int stage = 0; stage < 2; ++stage) {
+    EXPECT_DOUBLE_EQ(a[stage].forward_s, b[stage].forward_s);
+    EXPECT_DOUBLE_EQ(a[stage].backward_input_s, b[stage].backward_input_s);
+    EXPECT_DOUBLE_EQ(a[stage].activation_bytes, b[stage].activation_bytes);
+  }
+}
+
 TEST(TransformerCosts, ZeroBubbleModelsHaveTheirNamedSizes) {
   struct Case {
     int layers, hidden;

@@ -80,7 +80,8 @@ TEST(ImportHf, Llama3IsAGroupedQueryModelWithAGatedMlp) {
   EXPECT_EQ(imported.model_type, "llama");
   EXPECT_EQ(imported.architecture, "LlamaForCausalLM");
   EXPECT_TRUE(test::any_line_contains(imported.ignored, "rope_theta"));
-  EXPECT_TRUE(test::any_line_contains(imported.ignored, "rms_norm_eps"));
+  EXPECT_EQ(m.norm, NormKind::kRmsNorm);
+  EXPECT_TRUE(test::any_line_contains(imported.read, "rms_norm_eps -> norm: rmsnorm"));
   EXPECT_EQ(imported.unknown, std::vector<std::string>{"our_own_key"});
   EXPECT_TRUE(imported.unsupported.empty());
   EXPECT_TRUE(test::any_line_contains(imported.assumed, "longest context"));
@@ -101,6 +102,8 @@ TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
   EXPECT_TRUE(m.dropout);
   EXPECT_TRUE(test::any_line_contains(imported.assumed, "tied, Hugging Face's default"));
   EXPECT_TRUE(test::any_line_contains(imported.assumed, "4 x hidden"));
+  EXPECT_EQ(m.norm, NormKind::kLayerNorm);
+  EXPECT_TRUE(test::any_line_contains(imported.read, "layer_norm_epsilon -> norm: layernorm"));
   EXPECT_TRUE(imported.unknown.empty()) << imported.unknown.front();
 }
 
@@ -176,6 +179,8 @@ TEST(ImportHf, TheScenarioReadsBackAsTheModel) {
   EXPECT_EQ(m.mlp, MlpKind::kSwiglu);
   EXPECT_EQ(m.seq_len, 4096);
   EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.norm, NormKind::kRmsNorm);  // written as model.norm, read back
+  EXPECT_NE(text.find("  norm: rmsnorm\n"), std::string::npos) << text;
   EXPECT_EQ(s.stages, 8);
   EXPECT_EQ(s.microbatches, 16);
   EXPECT_EQ(s.global_batch, 64);

@@ -59,6 +59,8 @@ TEST(ImportMegatron, Gpt3Is96LayersOn16StagesOfThreeChunks) {
   EXPECT_EQ(t.vocab, 51200);  // 50257 padded to a multiple of 128 x 8
   EXPECT_EQ(t.ffn_hidden, 4 * 12288);
   EXPECT_EQ(t.mlp, MlpKind::kGelu);
+  EXPECT_EQ(t.norm, NormKind::kLayerNorm);  // no --normalization: Megatron's default
+  EXPECT_TRUE(test::any_line_contains(m.imported.assumed, "no --normalization: LayerNorm"));
   EXPECT_TRUE(t.tied_embeddings);
   EXPECT_FALSE(t.dropout);
   EXPECT_EQ(t.dtype, "bf16");
@@ -94,6 +96,8 @@ TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
                                                "--num-query-groups",
                                                "8",
                                                "--swiglu",
+                                               "--normalization",
+                                               "RMSNorm",
                                                "--seq-length",
                                                "4096",
                                                "--untie-embeddings-and-output-weights",
@@ -109,6 +113,7 @@ TEST(ImportMegatron, SwigluDefaultsAndGroupedQueries) {
                                               128256);
   const TransformerModel& t = m.imported.model;
   EXPECT_EQ(t.mlp, MlpKind::kSwiglu);
+  EXPECT_EQ(t.norm, NormKind::kRmsNorm);
   EXPECT_EQ(t.ffn_hidden, 10880);  // int(4 x 4096 x 2/3 / 64) x 64
   EXPECT_EQ(t.kv_heads, 8);
   EXPECT_FALSE(t.tied_embeddings);
@@ -140,6 +145,12 @@ TEST(ImportMegatron, BadArgumentsSayWhatWasExpected) {
               read_megatron_args({"num-layers", "2"});
             }).find("expected --name"),
             std::string::npos);
+  EXPECT_NE(
+      test::input_error_of([] {
+        read_megatron_args({"--num-layers", "2", "--hidden-size", "8", "--num-attention-heads", "2",
+                            "--seq-length", "16", "--vocab-size", "128", "--normalization", "BatchNorm"});
+      }).find("--normalization BatchNorm: expected LayerNorm or RMSNorm"),
+      std::string::npos);
 }
 
 // Megatron's uneven stages: the first and last ranks' layers given, the rest equally over the middle ranks,

@@ -65,6 +65,7 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   EXPECT_EQ(m.kv_heads, 8);
   EXPECT_EQ(m.ffn_hidden, 14336);  // torchtitan's rule: 4h x 2/3 x 1.3 rounded up to 1024
   EXPECT_EQ(m.vocab, 128256);
+  EXPECT_EQ(m.norm, NormKind::kRmsNorm);  // torchtitan's Llama: RMSNorm
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_EQ(m.seq_len, 8192);
   EXPECT_EQ(m.recompute, Recompute::kSelective);
