@@ -218,19 +218,13 @@ void blocked_gemm(const float* a, const float* b, float* c, long m, long n, long
   }
 }
 
-pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
-                                           const std::function<void(const std::string&)>& progress) {
-  pipesim_profile::ProfileData p;
-  p.device_name = this_cpu_model();
-  p.device_kind = "cpu";
-  p.command = o.command;
-  p.date = pipesim_profile::utc_now();
-  p.driver = fmt::format("Linux {}, {} hardware threads, vector flags: {}, compiled by {}", kernel_release(),
-                         std::thread::hardware_concurrency(), this_cpu_vector_flags(), __VERSION__);
-  char host[256] = "unknown";
-  gethostname(host, sizeof host - 1);
-  p.host = host;
-  p.notes = fmt::format(
+namespace {
+
+using CpuCalibrateProgress = std::function<void(const std::string&)>;
+
+// The provenance's notes: what was measured, how, and how often.
+std::string cpu_calibrate_notes(const CpuCalibrationOptions& o) {
+  return fmt::format(
       "one thread; GEMM: {}, layouts {}, {}; element-wise: {} kernels over {} elements; update: {} "
       "optimizers over {} parameters summing 1 and {} gradients{}; {} runs after {} warm-up(s): GEMMs, "
       "element-wise kernels and updates the mean of their runs (an op's expected time), the median of {} "
@@ -248,105 +242,150 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
                         o.update_pages_touched_bytes / (1 << 20))
           : std::string(),
       o.repeats, o.warmups, o.rounds, o.copy_bytes / (1 << 20));
+}
 
-  progress("memcpy bandwidth");
-  const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
-  std::vector<char> src(copy_bytes, 1), dst(copy_bytes, 0);
-  p.copy = {o.copy_bytes,
-            median_seconds(o.warmups, o.repeats, [&] { std::memcpy(dst.data(), src.data(), copy_bytes); })};
+// A profile with this machine's provenance and no figures yet.
+pipesim_profile::ProfileData cpu_calibrate_provenance(const CpuCalibrationOptions& o) {
+  pipesim_profile::ProfileData p;
+  p.device_name = this_cpu_model();
+  p.device_kind = "cpu";
+  p.command = o.command;
+  p.date = pipesim_profile::utc_now();
+  p.driver = fmt::format("Linux {}, {} hardware threads, vector flags: {}, compiled by {}", kernel_release(),
+                         std::thread::hardware_concurrency(), this_cpu_vector_flags(), __VERSION__);
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  p.host = host;
+  p.notes = cpu_calibrate_notes(o);
+  return p;
+}
 
-  progress("launch overhead and thread-to-thread link");
-  {
-    Handoff handoff;
-    p.launch_overhead_s =
-        median_seconds(o.warmups + 10, o.repeats * 20, [&] { handoff.send(nullptr, nullptr, 0); });
-    p.has_link = true;
-    // A one-way message is half the round trip of an empty handoff.
-    p.link.small_median_s = p.launch_overhead_s / 2;
-    p.link.large_bytes = o.copy_bytes;
-    p.link.large_median_s =
-        p.link.small_median_s +
-        median_seconds(o.warmups, o.repeats, [&] { handoff.send(src.data(), dst.data(), copy_bytes); }) -
-        p.launch_overhead_s;
-    p.link.source = "thread to thread in one process: condition-variable handoff, memcpy of the message";
+// The launch overhead and the thread-to-thread link, on the copy's buffers.
+void cpu_calibrate_handoffs(const CpuCalibrationOptions& o, std::vector<char>& src, std::vector<char>& dst,
+                            pipesim_profile::ProfileData& p) {
+  const size_t copy_bytes = src.size();
+  Handoff handoff;
+  p.launch_overhead_s =
+      median_seconds(o.warmups + 10, o.repeats * 20, [&] { handoff.send(nullptr, nullptr, 0); });
+  p.has_link = true;
+  // A one-way message is half the round trip of an empty handoff.
+  p.link.small_median_s = p.launch_overhead_s / 2;
+  p.link.large_bytes = o.copy_bytes;
+  p.link.large_median_s =
+      p.link.small_median_s +
+      median_seconds(o.warmups, o.repeats, [&] { handoff.send(src.data(), dst.data(), copy_bytes); }) -
+      p.launch_overhead_s;
+  p.link.source = "thread to thread in one process: condition-variable handoff, memcpy of the message";
+}
+
+// What every round's kernels share: the options, the cache flush, the pages the updates touch and the
+// GEMMs' operands (sized for the largest of the grid).
+struct CpuCalibrateRounds {
+  const CpuCalibrationOptions& o;
+  const CpuCalibrateProgress& progress;
+  CacheFlush flush;
+  std::vector<char> touched_pages;  // see update_pages_touched_bytes
+  long largest;
+  std::vector<float> a, b, c;
+  int rounds;
+
+  CpuCalibrateRounds(const CpuCalibrationOptions& options, const CpuCalibrateProgress& progress_in)
+      : o(options),
+        progress(progress_in),
+        flush(options.flush_bytes),
+        largest(*std::max_element(options.sizes.begin(), options.sizes.end())),
+        a(largest * largest),
+        b(largest * largest),
+        c(largest * largest),
+        // The whole set is measured `rounds` times and each figure is the median of its rounds' medians: on
+        // a shared machine a burst of other work lasts seconds, longer than one figure's runs.
+        rounds(std::max(1, options.rounds)) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
+      b[i] = static_cast<float>((i * 104729) % 1000) / 500.0f - 1.0f;
+    }
   }
 
-  CacheFlush flush(o.flush_bytes);
-  std::vector<char> touched_pages;  // see update_pages_touched_bytes
-  const auto touch_pages = [&touched_pages] {
+  void touch_pages() {
     constexpr std::size_t kPageBytes = 4096;
     for (std::size_t i = 0; i < touched_pages.size(); i += kPageBytes) touched_pages[i] += 1;
-  };
-  const long largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-  std::vector<float> a(largest * largest), b(largest * largest), c(largest * largest);
-  for (size_t i = 0; i < a.size(); ++i) {
-    a[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
-    b[i] = static_cast<float>((i * 104729) % 1000) / 500.0f - 1.0f;
   }
-  // The whole set is measured `rounds` times and each figure is the median of its rounds' medians: on a
-  // shared machine a burst of other work lasts seconds, longer than one figure's runs.
-  const int rounds = std::max(1, o.rounds);
-  std::vector<pipesim_profile::ProfileData> results(rounds);
-  for (int r = 0; r < rounds; ++r) {
-    pipesim_profile::ProfileData& round = results[r];
-    // Each measurement's runs are consecutive (after a flush each): spread over passes among the other
-    // measurements, the buffers of all of them (150 MB with the updates') sat idle between runs, and this
-    // VM's kernel (DAMON page-out) made idle memory slow to touch again: every figure came out 10-30 % slower
-    // and twice as noisy (2026-12-04).
-    for (const std::string& layout : o.gemm_layouts) {
-      for (long m : o.sizes) {
-        progress(fmt::format("round {} of {}: fp32 GEMMs ({}) with m = {}", r + 1, rounds, layout, m));
-        for (long n : o.sizes) {
-          for (long k : o.sizes) {
-            // Every operand from memory (see evict_gemm_operands).
-            const auto cold = [&] {
-              flush();
-              if (!o.evict_gemm_operands || o.flush_bytes <= 0) return;
-              evict_from_caches(a.data(), sizeof(float) * m * k);
-              evict_from_caches(b.data(), sizeof(float) * k * n);
-              evict_from_caches(c.data(), sizeof(float) * m * n);
-            };
-            const double s = mean_seconds(
-                o.warmups, o.repeats, [&] { o.gemm(layout, a.data(), b.data(), c.data(), m, n, k); }, cold);
-            round.gemm.push_back({"fp32", m, n, k, s, layout});
-          }
+};
+
+// Every (m, n, k) of the grid per layout, each on operands from memory (see evict_gemm_operands).
+void cpu_calibrate_gemms(CpuCalibrateRounds& s, int r, pipesim_profile::ProfileData& round) {
+  const CpuCalibrationOptions& o = s.o;
+  for (const std::string& layout : o.gemm_layouts) {
+    for (long m : o.sizes) {
+      s.progress(fmt::format("round {} of {}: fp32 GEMMs ({}) with m = {}", r + 1, s.rounds, layout, m));
+      for (long n : o.sizes) {
+        for (long k : o.sizes) {
+          const auto cold = [&] {
+            s.flush();
+            if (!o.evict_gemm_operands || o.flush_bytes <= 0) return;
+            evict_from_caches(s.a.data(), sizeof(float) * m * k);
+            evict_from_caches(s.b.data(), sizeof(float) * k * n);
+            evict_from_caches(s.c.data(), sizeof(float) * m * n);
+          };
+          const double seconds = mean_seconds(
+              o.warmups, o.repeats, [&] { o.gemm(layout, s.a.data(), s.b.data(), s.c.data(), m, n, k); },
+              cold);
+          round.gemm.push_back({"fp32", m, n, k, seconds, layout});
         }
       }
     }
-    if (!o.elementwise.empty())
-      progress(fmt::format("round {} of {}: {} element-wise kernels", r + 1, rounds, o.elementwise.size()));
-    for (const CpuElementwiseKernel& kernel : o.elementwise) {
-      const long elements = kernel.elements > 0 ? kernel.elements : o.elementwise_elements;
-      const std::function<void()> body = kernel.prepare(elements);
-      const double s = mean_seconds(o.warmups, o.repeats, body, flush);
-      round.elementwise_ns.emplace_back(kernel.name, s * 1e9 / static_cast<double>(elements));
-    }
-    // Allocated once (and its pages faulted in once), for the updates' page touches.
-    if (!o.updates.empty() && o.update_pages_touched_bytes > 0 && touched_pages.empty())
-      touched_pages.assign(static_cast<std::size_t>(o.update_pages_touched_bytes), 0);
-    for (const CpuUpdateKernel& update : o.updates) {
-      progress(fmt::format("round {} of {}: the {} update", r + 1, rounds, update.optimizer));
-      double ns_per_parameter[2];
-      const int gradients[2] = {1, std::max(2, o.update_gradients)};
-      for (int i = 0; i < 2; ++i) {
-        CpuOperands operands;
-        const std::function<void()> body = update.prepare(o.update_parameters, gradients[i], &operands);
-        const auto cold = [&] {
-          flush();
-          if (o.evict_gemm_operands && o.flush_bytes > 0) {
-            for (const auto& [data, bytes] : operands) evict_from_caches(data, bytes);
-          }
-          touch_pages();
-        };
-        ns_per_parameter[i] =
-            mean_seconds(o.warmups, o.repeats, body, cold) * 1e9 / static_cast<double>(o.update_parameters);
-      }
-      const double per_gradient =
-          std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));
-      round.updates.push_back(
-          {update.optimizer, std::max(0.0, ns_per_parameter[0] - per_gradient), per_gradient});
-    }
   }
+}
+
+void cpu_calibrate_elementwise(CpuCalibrateRounds& s, int r, pipesim_profile::ProfileData& round) {
+  const CpuCalibrationOptions& o = s.o;
+  if (!o.elementwise.empty())
+    s.progress(fmt::format("round {} of {}: {} element-wise kernels", r + 1, s.rounds, o.elementwise.size()));
+  for (const CpuElementwiseKernel& kernel : o.elementwise) {
+    const long elements = kernel.elements > 0 ? kernel.elements : o.elementwise_elements;
+    const std::function<void()> body = kernel.prepare(elements);
+    const double seconds = mean_seconds(o.warmups, o.repeats, body, s.flush);
+    round.elementwise_ns.emplace_back(kernel.name, seconds * 1e9 / static_cast<double>(elements));
+  }
+}
+
+// One optimizer's step summing `gradients` gradients, ns per parameter: after the flush, its operands'
+// eviction and the page touches.
+double cpu_calibrate_update_ns(CpuCalibrateRounds& s, const CpuUpdateKernel& update, int gradients) {
+  const CpuCalibrationOptions& o = s.o;
+  CpuOperands operands;
+  const std::function<void()> body = update.prepare(o.update_parameters, gradients, &operands);
+  const auto cold = [&] {
+    s.flush();
+    if (o.evict_gemm_operands && o.flush_bytes > 0) {
+      for (const auto& [data, bytes] : operands) evict_from_caches(data, bytes);
+    }
+    s.touch_pages();
+  };
+  return mean_seconds(o.warmups, o.repeats, body, cold) * 1e9 / static_cast<double>(o.update_parameters);
+}
+
+// Each optimizer's step at 1 and at update_gradients gradients: the step's own time and each gradient's.
+void cpu_calibrate_updates(CpuCalibrateRounds& s, int r, pipesim_profile::ProfileData& round) {
+  const CpuCalibrationOptions& o = s.o;
+  // Allocated once (and its pages faulted in once), for the updates' page touches.
+  if (!o.updates.empty() && o.update_pages_touched_bytes > 0 && s.touched_pages.empty())
+    s.touched_pages.assign(static_cast<std::size_t>(o.update_pages_touched_bytes), 0);
+  for (const CpuUpdateKernel& update : o.updates) {
+    s.progress(fmt::format("round {} of {}: the {} update", r + 1, s.rounds, update.optimizer));
+    double ns_per_parameter[2];
+    const int gradients[2] = {1, std::max(2, o.update_gradients)};
+    for (int i = 0; i < 2; ++i) ns_per_parameter[i] = cpu_calibrate_update_ns(s, update, gradients[i]);
+    const double per_gradient =
+        std::max(0.0, (ns_per_parameter[1] - ns_per_parameter[0]) / (gradients[1] - 1));
+    round.updates.push_back(
+        {update.optimizer, std::max(0.0, ns_per_parameter[0] - per_gradient), per_gradient});
+  }
+}
+
+// Each figure the median of its rounds'.
+void cpu_calibrate_take_medians(const std::vector<pipesim_profile::ProfileData>& results,
+                                pipesim_profile::ProfileData& p) {
   const auto median_of_rounds = [&](auto value_of) {
     std::vector<double> values;
     for (const pipesim_profile::ProfileData& round : results) values.push_back(value_of(round));
@@ -365,6 +404,35 @@ pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
     p.updates[i].per_gradient_ns =
         median_of_rounds([&](const auto& round) { return round.updates[i].per_gradient_ns; });
   }
+}
+
+}  // namespace
+
+pipesim_profile::ProfileData calibrate_cpu(const CpuCalibrationOptions& o,
+                                           const CpuCalibrateProgress& progress) {
+  pipesim_profile::ProfileData p = cpu_calibrate_provenance(o);
+
+  progress("memcpy bandwidth");
+  const size_t copy_bytes = static_cast<size_t>(o.copy_bytes);
+  std::vector<char> src(copy_bytes, 1), dst(copy_bytes, 0);
+  p.copy = {o.copy_bytes,
+            median_seconds(o.warmups, o.repeats, [&] { std::memcpy(dst.data(), src.data(), copy_bytes); })};
+
+  progress("launch overhead and thread-to-thread link");
+  cpu_calibrate_handoffs(o, src, dst, p);
+
+  CpuCalibrateRounds state(o, progress);
+  std::vector<pipesim_profile::ProfileData> results(state.rounds);
+  for (int r = 0; r < state.rounds; ++r) {
+    // Each measurement's runs are consecutive (after a flush each): spread over passes among the other
+    // measurements, the buffers of all of them (150 MB with the updates') sat idle between runs, and this
+    // VM's kernel (DAMON page-out) made idle memory slow to touch again: every figure came out 10-30 % slower
+    // and twice as noisy (2026-12-04).
+    cpu_calibrate_gemms(state, r, results[r]);
+    cpu_calibrate_elementwise(state, r, results[r]);
+    cpu_calibrate_updates(state, r, results[r]);
+  }
+  cpu_calibrate_take_medians(results, p);
   return p;
 }
 

@@ -117,18 +117,182 @@ void check_pipelined_time(const RunTrace& trace, int devices) {
   }
 }
 
-}  // namespace
-
-ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
-                                  const ExecuteOptions& options) {
-  // The run the simulator would build (api/resolve.h), without the cost checks: the executor measures its own
-  // costs, so a scenario that gives only F and B still trains a schedule that splits I and W.
+// The run the simulator would build (api/resolve.h), without the cost checks: the executor measures its own
+// costs, so a scenario that gives only F and B still trains a schedule that splits I and W.
+ResolvedRun exec_resolve(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                         const ExecuteOptions& options) {
   ResolveOptions resolve_options;
   resolve_options.check = false;
   resolve_options.task_graph = false;
   resolve_options.limits = options.limits;
-  ResolvedRun resolved = resolve(scenario_as_given, request, resolve_options);
-  const Scenario& scenario = resolved.scenario;
+  return resolve(scenario_as_given, request, resolve_options);
+}
+
+// The schedule's plan, with the options' delay mask applied.
+ExecutionPlan exec_plan(const ResolvedRun& resolved, const PipelineSpec& spec,
+                        const ExecuteOptions& options) {
+  ExecutionPlan plan = resolved.schedule->plan(spec, *resolved.costs);
+  delay_stages(plan, spec.microbatches, options.one_step_delayed);
+  return plan;
+}
+
+// What the phases of one execution share: the resolved run, the setup and model it trains, and the result.
+struct ExecContext {
+  const ExecuteOptions& options;
+  const ResolvedRun& resolved;
+  const executor::TrainingSetup& setup;
+  const executor::StagedModel& model;
+  ExecutedSchedule& run;
+
+  // The model evaluated is the first copy's stages (the copies hold the same weights).
+  void evaluate_at(int batch, std::vector<std::vector<float>> stage_parameters) const {
+    stage_parameters.resize(resolved.layout.stages_per_pipeline());
+    const executor::Evaluation e =
+        executor::evaluate(model, stage_parameters, setup, options.validation_samples);
+    run.evaluations.push_back({batch, e.loss, e.accuracy});
+  }
+};
+
+// The numerics dumps (replay mode only), written before the run: the initial weights and the batches.
+void exec_write_dumps(const ExecContext& ctx) {
+  const NumericsDumpOptions& dump = ctx.options.dump;
+  if (dump.any() && ctx.options.mode != ExecuteMode::kReplay)
+    throw InputError("the numerics dumps (--dump-init, --dump-batches) need replay mode");
+  if (!dump.weights_at_steps.empty() && dump.init_dir.empty())
+    throw InputError("--dump-weights-at writes beside the initial weights: give --dump-init DIR as well");
+  if (!dump.init_dir.empty()) {
+    write_numerics_init(dump.init_dir, ctx.setup, ctx.model, ctx.run.label, ctx.run.spec.batches,
+                        dump.weights_at_steps);
+  }
+  if (!dump.batches_dir.empty()) write_numerics_batches(dump.batches_dir, ctx.setup, ctx.run.spec.batches);
+}
+
+// What the replay's observer keeps between ops.
+struct ExecReplayProgress {
+  int batches_applied = 0;
+  std::vector<int> last_step;  // optimizer steps each stage took (with --dump-weights-at)
+};
+
+// The stage's weights after its K-th step, as that step leaves them (--dump-weights-at K).
+void exec_dump_stage_weights(const ExecContext& ctx, int stage, const executor::WorkerNumerics& numerics,
+                             ExecReplayProgress& progress) {
+  const std::vector<int>& at_steps = ctx.options.dump.weights_at_steps;
+  const int steps = numerics.optimizer_steps(stage);
+  if (std::find(at_steps.begin(), at_steps.end(), steps) != at_steps.end() &&
+      stage < ctx.resolved.layout.stages_per_pipeline()) {
+    write_numerics_stage_weights(ctx.options.dump.init_dir, steps, ctx.model, stage,
+                                 numerics.parameters(stage));
+  }
+  progress.last_step[stage] = std::max(progress.last_step[stage], steps);
+}
+
+// Held-out evaluations of every eval_every_batches-th batch and of the last, each once every stage has
+// applied that batch's gradients (after its step: evaluated at its last forward, a flush's batch k showed
+// the weights of batch k - 1).
+void exec_evaluate_applied_batch(const ExecContext& ctx, const executor::WorkerNumerics& numerics,
+                                 ExecReplayProgress& progress) {
+  const int stages = ctx.resolved.layout.stages_per_pipeline();
+  const int m = ctx.run.spec.microbatches;
+  const int every = ctx.options.eval_every_batches;
+  std::int64_t applied = numerics.applied_microbatches(0);
+  for (int s = 1; s < stages; ++s) applied = std::min(applied, numerics.applied_microbatches(s));
+  if (applied / m <= progress.batches_applied) return;
+  progress.batches_applied = static_cast<int>(applied / m);
+  const int batch = progress.batches_applied - 1;
+  if (batch + 1 != ctx.run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
+  std::vector<std::vector<float>> params;
+  for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
+  ctx.evaluate_at(batch, params);
+}
+
+// The caller's observer first, then, after each optimizer step, the weight dumps and the evaluations.
+executor::ReplayObserver exec_replay_observer(const ExecContext& ctx, ExecReplayProgress& progress) {
+  return [&ctx, &progress](const OpRecord& op, const executor::WorkerNumerics& numerics) {
+    if (ctx.options.observer) ctx.options.observer(op, numerics);
+    if (op.action.kind != OpKind::U) return;
+    if (!ctx.options.dump.weights_at_steps.empty())
+      exec_dump_stage_weights(ctx, op.action.stage, numerics, progress);
+    if (ctx.options.eval_every_batches >= 0) exec_evaluate_applied_batch(ctx, numerics, progress);
+  };
+}
+
+// Pass 1 measures every op's thread CPU time in the order of the scenario's clock; pass 2 replays on those
+// times, so its order and timestamps are the per-device virtual clocks of the measured costs.
+void exec_replay_on_measured_clock(const ExecContext& ctx, ExecutionPlan& plan, CommModel& comm,
+                                   const executor::ReplayObserver& observer) {
+  ExecutionPlan measuring_plan = exec_plan(ctx.resolved, ctx.run.spec, ctx.options);
+  const executor::ExecutionResult measuring =
+      executor::execute_replay(measuring_plan, *ctx.resolved.costs, comm, ctx.setup);
+  const executor::PerOpCostModel measured(measuring.ops, ctx.resolved.layout.stages, *ctx.resolved.costs);
+  const std::unique_ptr<CommModel> comm2 = ctx.resolved.make_comm();
+  ctx.run.result = executor::execute_replay(plan, measured, *comm2, ctx.setup, observer);
+}
+
+// The pipeline's own time: the same plan on what each op cost here, with in-memory (free) transfers.
+void exec_measure_pipeline(const ExecContext& ctx) {
+  const PipelineLayout& layout = ctx.resolved.layout;
+  ExecutionPlan again = exec_plan(ctx.resolved, ctx.run.spec, ctx.options);
+  const executor::PerOpCostModel measured(ctx.run.result.ops, layout.stages, *ctx.resolved.costs);
+  FixedLatencyComm free_transfers(std::vector<TimeNs>(layout.devices, 0));
+  ctx.run.measured_pipeline = simulate(again, measured, free_transfers);
+  check_pipelined_time(ctx.run.measured_pipeline, layout.devices);
+}
+
+// Every stage reached each --dump-weights-at step (else its weights there were never written).
+void exec_check_dumped_steps(const ExecContext& ctx, const std::vector<int>& last_step) {
+  for (int step : ctx.options.dump.weights_at_steps) {
+    for (int s = 0; s < ctx.resolved.layout.stages_per_pipeline(); ++s) {
+      if (step > last_step[s]) {
+        throw InputError(fmt::format("--dump-weights-at {}: stage {} took {} optimizer steps in this run",
+                                     step, s + 1, last_step[s]));
+      }
+    }
+  }
+}
+
+void exec_replay(const ExecContext& ctx, ExecutionPlan& plan) {
+  const std::unique_ptr<CommModel> comm = ctx.resolved.make_comm();
+  ExecReplayProgress progress;
+  progress.last_step.assign(ctx.resolved.layout.stages, 0);
+  const executor::ReplayObserver observer = exec_replay_observer(ctx, progress);
+  if (ctx.options.measured_clock) {
+    exec_replay_on_measured_clock(ctx, plan, *comm, observer);
+  } else {
+    ctx.run.result = executor::execute_replay(plan, *ctx.resolved.costs, *comm, ctx.setup, observer);
+    if (ctx.options.measured_pipeline) exec_measure_pipeline(ctx);
+  }
+  exec_check_dumped_steps(ctx, progress.last_step);
+}
+
+// Real mode: the workers on threads of this process, or one per mpi rank.
+void exec_real(const ExecContext& ctx, ExecutionPlan& plan) {
+  const PipelineLayout& layout = ctx.resolved.layout;
+  if (ctx.options.transport == ExecuteTransport::kMpi) {
+    const std::unique_ptr<executor::Transport> transport = executor::make_mpi_transport(layout.devices);
+    ctx.run.result = executor::gather_on_first_rank(executor::execute_real(plan, ctx.setup, *transport),
+                                                    layout, *transport);
+  } else {
+    executor::ThreadsTransport transport(layout.devices);
+    ctx.run.result = executor::execute_real(plan, ctx.setup, transport);
+  }
+}
+
+// Real mode's one evaluation, of the final weights. Under mpi only rank 0 holds every stage's weights
+// (gathered); the other ranks hold their own.
+void exec_evaluate_final(const ExecContext& ctx) {
+  const auto& final_parameters = ctx.run.result.final_parameters;
+  const bool holds_every_stage =
+      final_parameters.size() == static_cast<std::size_t>(ctx.resolved.layout.stages) &&
+      std::none_of(final_parameters.begin(), final_parameters.end(), [](const auto& p) { return p.empty(); });
+  if (ctx.options.mode == ExecuteMode::kReal && ctx.options.eval_every_batches >= 0 && holds_every_stage)
+    ctx.evaluate_at(ctx.run.spec.batches - 1, final_parameters);
+}
+
+}  // namespace
+
+ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const ScheduleRequest& request,
+                                  const ExecuteOptions& options) {
+  ResolvedRun resolved = exec_resolve(scenario_as_given, request, options);
   const PipelineLayout& layout = resolved.layout;
   ExecutedSchedule run;
   run.label = resolved.schedule->label();
@@ -137,112 +301,21 @@ ExecutedSchedule execute_schedule(const Scenario& scenario_as_given, const Sched
   resolved.schedule->check(run.spec);
   run.virtual_stages = layout.stages;
   run.layout = layout;
-  const executor::TrainingSetup setup = training_setup_for(options.setup, scenario, layout);
+  const executor::TrainingSetup setup = training_setup_for(options.setup, resolved.scenario, layout);
   // Before anything is allocated: the model, its copies and a batch of activations, and the work.
   check_execution_resources(estimate_execution(setup, run.spec, layout),
                             request.params.where() + ": " + run.label, options.limits);
-  const std::unique_ptr<CostModel>& costs = resolved.costs;
-  ExecutionPlan plan = resolved.schedule->plan(run.spec, *costs);
-  delay_stages(plan, run.spec.microbatches, options.one_step_delayed);
+  ExecutionPlan plan = exec_plan(resolved, run.spec, options);
   run.setup = setup;
   run.guarantees = resolved.schedule->guarantees(run.spec);
   const executor::StagedModel model = executor::build_staged_model(setup, layout.stages_per_pipeline());
-  // The model evaluated is the first copy's stages (the copies hold the same weights).
-  const auto evaluate_at = [&](int batch, std::vector<std::vector<float>> stage_parameters) {
-    stage_parameters.resize(layout.stages_per_pipeline());
-    const executor::Evaluation e =
-        executor::evaluate(model, stage_parameters, setup, options.validation_samples);
-    run.evaluations.push_back({batch, e.loss, e.accuracy});
-  };
-  const NumericsDumpOptions& dump = options.dump;
-  if (dump.any() && options.mode != ExecuteMode::kReplay)
-    throw InputError("the numerics dumps (--dump-init, --dump-batches) need replay mode");
-  if (!dump.weights_at_steps.empty() && dump.init_dir.empty())
-    throw InputError("--dump-weights-at writes beside the initial weights: give --dump-init DIR as well");
-  if (!dump.init_dir.empty()) {
-    write_numerics_init(dump.init_dir, setup, model, run.label, run.spec.batches, dump.weights_at_steps);
-  }
-  if (!dump.batches_dir.empty()) write_numerics_batches(dump.batches_dir, setup, run.spec.batches);
-  if (options.mode == ExecuteMode::kReplay) {
-    const std::unique_ptr<CommModel> comm = resolved.make_comm();
-    // Held-out evaluations of every eval_every_batches-th batch and of the last, each once every stage has
-    // applied that batch's gradients (after its step: evaluated at its last forward, a flush's batch k
-    // showed the weights of batch k - 1).
-    const int m = run.spec.microbatches;
-    const int every = options.eval_every_batches;
-    int batches_applied = 0;
-    std::vector<int> last_step(layout.stages, 0);  // optimizer steps each stage took (with --dump-weights-at)
-    const executor::ReplayObserver observer = [&](const OpRecord& op,
-                                                  const executor::WorkerNumerics& numerics) {
-      if (options.observer) options.observer(op, numerics);
-      if (op.action.kind == OpKind::U && !dump.weights_at_steps.empty()) {
-        // The stage's weights after its K-th step, as that step leaves them.
-        const int stage = op.action.stage;
-        const int steps = numerics.optimizer_steps(stage);
-        if (std::find(dump.weights_at_steps.begin(), dump.weights_at_steps.end(), steps) !=
-                dump.weights_at_steps.end() &&
-            stage < layout.stages_per_pipeline()) {
-          write_numerics_stage_weights(dump.init_dir, steps, model, stage, numerics.parameters(stage));
-        }
-        last_step[stage] = std::max(last_step[stage], steps);
-      }
-      if (every < 0 || op.action.kind != OpKind::U) return;
-      std::int64_t applied = numerics.applied_microbatches(0);
-      for (int s = 1; s < layout.stages_per_pipeline(); ++s)
-        applied = std::min(applied, numerics.applied_microbatches(s));
-      if (applied / m <= batches_applied) return;
-      batches_applied = static_cast<int>(applied / m);
-      const int batch = batches_applied - 1;
-      if (batch + 1 != run.spec.batches && (every == 0 || (batch + 1) % every != 0)) return;
-      std::vector<std::vector<float>> params;
-      for (int s = 0; s < layout.stages_per_pipeline(); ++s) params.push_back(numerics.parameters(s));
-      evaluate_at(batch, params);
-    };
-    if (options.measured_clock) {
-      // Pass 1 measures every op's thread CPU time in the order of the scenario's clock; pass 2 replays on
-      // those times, so its order and timestamps are the per-device virtual clocks of the measured costs.
-      ExecutionPlan measuring_plan = resolved.schedule->plan(run.spec, *costs);
-      delay_stages(measuring_plan, run.spec.microbatches, options.one_step_delayed);
-      const executor::ExecutionResult measuring =
-          executor::execute_replay(measuring_plan, *costs, *comm, setup);
-      const executor::PerOpCostModel measured(measuring.ops, layout.stages, *costs);
-      const std::unique_ptr<CommModel> comm2 = resolved.make_comm();
-      run.result = executor::execute_replay(plan, measured, *comm2, setup, observer);
-    } else {
-      run.result = executor::execute_replay(plan, *costs, *comm, setup, observer);
-      if (options.measured_pipeline) {
-        // The pipeline's own time: the same plan on what each op cost here, with in-memory (free) transfers.
-        ExecutionPlan again = resolved.schedule->plan(run.spec, *costs);
-        delay_stages(again, run.spec.microbatches, options.one_step_delayed);
-        const executor::PerOpCostModel measured(run.result.ops, layout.stages, *costs);
-        FixedLatencyComm free_transfers(std::vector<TimeNs>(layout.devices, 0));
-        run.measured_pipeline = simulate(again, measured, free_transfers);
-        check_pipelined_time(run.measured_pipeline, layout.devices);
-      }
-    }
-    for (int step : dump.weights_at_steps) {
-      for (int s = 0; s < layout.stages_per_pipeline(); ++s) {
-        if (step > last_step[s]) {
-          throw InputError(fmt::format("--dump-weights-at {}: stage {} took {} optimizer steps in this run",
-                                       step, s + 1, last_step[s]));
-        }
-      }
-    }
-  } else if (options.transport == ExecuteTransport::kMpi) {
-    const std::unique_ptr<executor::Transport> transport = executor::make_mpi_transport(layout.devices);
-    run.result =
-        executor::gather_on_first_rank(executor::execute_real(plan, setup, *transport), layout, *transport);
-  } else {
-    executor::ThreadsTransport transport(layout.devices);
-    run.result = executor::execute_real(plan, setup, transport);
-  }
-  // Under mpi only rank 0 holds every stage's weights (gathered); the other ranks hold their own.
-  const auto& final_parameters = run.result.final_parameters;
-  const bool holds_every_stage =
-      final_parameters.size() == static_cast<std::size_t>(layout.stages) &&
-      std::none_of(final_parameters.begin(), final_parameters.end(), [](const auto& p) { return p.empty(); });
-  if (options.mode == ExecuteMode::kReal && options.eval_every_batches >= 0 && holds_every_stage)
-    evaluate_at(run.spec.batches - 1, final_parameters);
+  const ExecContext ctx{options, resolved, setup, model, run};
+  exec_write_dumps(ctx);
+  if (options.mode == ExecuteMode::kReplay)
+    exec_replay(ctx, plan);
+  else
+    exec_real(ctx, plan);
+  exec_evaluate_final(ctx);
   return run;
 }
 

@@ -236,9 +236,12 @@ std::string StudyTarget::label() const {
                                  : fmt::format("val accuracy >= {}", value);
 }
 
-Study parse_study(const std::string& yaml_text, const std::string& source, bool quick) {
+namespace {
+
+// The root with the `quick:` section's keys replacing the study's own (--quick).
+YAML::Node study_parse_root(const YamlReader& reader, const std::string& yaml_text, const std::string& source,
+                            bool quick) {
   YAML::Node root = YamlReader::load(yaml_text, source);
-  const YamlReader reader(source);
   reader.expect_map(
       root, "",
       {"name", "task", "model", "target_setting", "stages", "sample_budget", "eval_every_samples",
@@ -248,8 +251,10 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
     reader.expect_map(root["quick"], "quick", kQuickKeys);
     for (const auto& item : root["quick"]) root[item.first.as<std::string>()] = item.second;
   }
-  Study study;
-  study.source = source;
+  return root;
+}
+
+void study_parse_name(const YamlReader& reader, YAML::Node& root, Study& study) {
   study.name = reader.get_string(root["name"], "name");
   // The name becomes OUT/NAME.csv and OUT/NAME-table.md: a file name, never a path out of --out.
   if (study.name.empty() || study.name == "." || study.name == ".." ||
@@ -257,6 +262,10 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
     reader.fail(root["name"], "name",
                 "a file name without '/' (the study writes OUT/NAME.csv and OUT/NAME-table.md under --out)");
   }
+}
+
+// `task:` and `model:`: what is trained.
+void study_parse_task_and_model(const YamlReader& reader, YAML::Node& root, Study& study) {
   if (root["task"]) {
     study.task = reader.get_choice(root["task"], "task", study_tasks());
   }
@@ -269,6 +278,9 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
     if (model["blocks"]) study.shape.blocks = reader.get_int(model["blocks"], "model.blocks", 0);
     if (model["classes"]) study.shape.classes = reader.get_int(model["classes"], "model.classes", 2);
   }
+}
+
+void study_parse_target_setting(const YamlReader& reader, YAML::Node& root, Study& study) {
   const YAML::Node target = root["target_setting"];
   reader.expect_map(target, "target_setting", {"scenario", "set"});
   if (!target["scenario"])
@@ -281,6 +293,10 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
       study.target_overrides.push_back(
           reader.get_string(target["set"][i], fmt::format("target_setting.set[{}]", i)));
   }
+}
+
+// The stages, the samples each run trains on, its evaluation grid, its seeds and its global batches.
+void study_parse_budget(const YamlReader& reader, YAML::Node& root, Study& study) {
   study.stages = reader.get_int(root["stages"], "stages", 1);
   study.sample_budget = reader.get_int(root["sample_budget"], "sample_budget", 1);
   if (root["eval_every_samples"].IsDefined() == root["eval_every_steps"].IsDefined()) {
@@ -298,32 +314,39 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   for (int seed : int_list(reader, root["seeds"], "seeds", 0))
     study.seeds.push_back(static_cast<std::uint64_t>(seed));
   study.global_batches = int_list(reader, root["global_batches"], "global_batches", 1);
-  if (root["learning_rate"]) {
-    reader.expect_map(root["learning_rate"], "learning_rate",
-                      {"warmup_fraction", "floor_ratio", "scale_with_step_batch"});
-    const YAML::Node lr = root["learning_rate"];
-    if (lr["scale_with_step_batch"]) {
-      const std::string scaling = reader.get_choice(
-          lr["scale_with_step_batch"], "learning_rate.scale_with_step_batch", {"none", "sqrt", "linear"});
-      study.lr_scaling = scaling == "sqrt"     ? Study::LrScaling::kSqrt
-                         : scaling == "linear" ? Study::LrScaling::kLinear
-                                               : Study::LrScaling::kNone;
-    }
-    if (lr["warmup_fraction"])
-      study.warmup_fraction = reader.get_double(lr["warmup_fraction"], "learning_rate.warmup_fraction", 0.0);
-    if (lr["floor_ratio"])
-      study.floor_ratio = reader.get_double(lr["floor_ratio"], "learning_rate.floor_ratio", 0.0);
-    if (study.warmup_fraction >= 1.0)
-      reader.fail(lr["warmup_fraction"], "learning_rate.warmup_fraction", "a fraction below 1");
-    if (study.floor_ratio > 1.0)
-      reader.fail(lr["floor_ratio"], "learning_rate.floor_ratio", "a ratio in [0, 1]");
+}
+
+void study_parse_learning_rate(const YamlReader& reader, YAML::Node& root, Study& study) {
+  if (!root["learning_rate"]) return;
+  reader.expect_map(root["learning_rate"], "learning_rate",
+                    {"warmup_fraction", "floor_ratio", "scale_with_step_batch"});
+  const YAML::Node lr = root["learning_rate"];
+  if (lr["scale_with_step_batch"]) {
+    const std::string scaling = reader.get_choice(
+        lr["scale_with_step_batch"], "learning_rate.scale_with_step_batch", {"none", "sqrt", "linear"});
+    study.lr_scaling = scaling == "sqrt"     ? Study::LrScaling::kSqrt
+                       : scaling == "linear" ? Study::LrScaling::kLinear
+                                             : Study::LrScaling::kNone;
   }
-  const YAML::Node schedules = root["schedules"];
+  if (lr["warmup_fraction"])
+    study.warmup_fraction = reader.get_double(lr["warmup_fraction"], "learning_rate.warmup_fraction", 0.0);
+  if (lr["floor_ratio"])
+    study.floor_ratio = reader.get_double(lr["floor_ratio"], "learning_rate.floor_ratio", 0.0);
+  if (study.warmup_fraction >= 1.0)
+    reader.fail(lr["warmup_fraction"], "learning_rate.warmup_fraction", "a fraction below 1");
+  if (study.floor_ratio > 1.0)
+    reader.fail(lr["floor_ratio"], "learning_rate.floor_ratio", "a ratio in [0, 1]");
+}
+
+void study_parse_schedules(const YamlReader& reader, const YAML::Node& schedules, Study& study) {
   if (!schedules.IsSequence() || schedules.size() == 0)
     reader.fail(schedules, "schedules", "a non-empty list");
   for (std::size_t i = 0; i < schedules.size(); ++i)
     study.schedules.push_back(
         read_schedule(reader, schedules[i], fmt::format("schedules[{}]", i), study.stages));
+}
+
+void study_parse_optimizers(const YamlReader& reader, YAML::Node& root, Study& study) {
   const YAML::Node optimizers = root["optimizers"];
   if (!optimizers.IsSequence() || optimizers.size() == 0)
     reader.fail(optimizers, "optimizers", "a non-empty list");
@@ -337,7 +360,11 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
       study.optimizers.push_back(std::move(o));
     }
   }
-  // A schedule's own optimizer list names the study's optimizers (their labels, without a swept " lr=").
+}
+
+// A schedule's own optimizer list names the study's optimizers (their labels, without a swept " lr=").
+void study_check_schedule_optimizers(const YamlReader& reader, const YAML::Node& schedules,
+                                     const Study& study) {
   std::vector<std::string> families;
   for (const StudyOptimizer& o : study.optimizers) {
     if (std::find(families.begin(), families.end(), o.family) == families.end()) families.push_back(o.family);
@@ -348,10 +375,9 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
                         families, "the label of one of the study's optimizers");
     }
   }
-  if (root["same_step_rate_flush"])
-    study.same_step_rate_flush = reader.get_bool(root["same_step_rate_flush"], "same_step_rate_flush");
-  if (root["corrections"]) study.corrections = read_corrections(reader, root["corrections"], "corrections");
-  if (study.corrections.empty()) study.corrections.push_back(executor::DelayCorrection::kNone);
+}
+
+void study_parse_targets(const YamlReader& reader, YAML::Node& root, Study& study) {
   const YAML::Node targets = root["targets"];
   reader.expect_map(targets, "targets", {"loss", "accuracy"});
   for (const auto& [key, metric] : {std::pair{"loss", StudyTarget::Metric::kLoss},
@@ -369,6 +395,10 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
   }
   if (study.targets.empty())
     reader.fail(targets, "targets", "loss and/or accuracy (a number or a list each)");
+}
+
+// Each global batch splits into every schedule's microbatches.
+void study_check_global_batches(const YamlReader& reader, YAML::Node& root, const Study& study) {
   for (std::size_t i = 0; i < study.global_batches.size(); ++i) {
     for (const StudySchedule& s : study.schedules) {
       if (study.global_batches[i] % s.microbatches != 0)
@@ -377,6 +407,30 @@ Study parse_study(const std::string& yaml_text, const std::string& source, bool 
                                 s.microbatches));
     }
   }
+}
+
+}  // namespace
+
+Study parse_study(const std::string& yaml_text, const std::string& source, bool quick) {
+  const YamlReader reader(source);
+  YAML::Node root = study_parse_root(reader, yaml_text, source, quick);
+  Study study;
+  study.source = source;
+  study_parse_name(reader, root, study);
+  study_parse_task_and_model(reader, root, study);
+  study_parse_target_setting(reader, root, study);
+  study_parse_budget(reader, root, study);
+  study_parse_learning_rate(reader, root, study);
+  const YAML::Node schedules = root["schedules"];
+  study_parse_schedules(reader, schedules, study);
+  study_parse_optimizers(reader, root, study);
+  study_check_schedule_optimizers(reader, schedules, study);
+  if (root["same_step_rate_flush"])
+    study.same_step_rate_flush = reader.get_bool(root["same_step_rate_flush"], "same_step_rate_flush");
+  if (root["corrections"]) study.corrections = read_corrections(reader, root["corrections"], "corrections");
+  if (study.corrections.empty()) study.corrections.push_back(executor::DelayCorrection::kNone);
+  study_parse_targets(reader, root, study);
+  study_check_global_batches(reader, root, study);
   return study;
 }
 

@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "api/simulation.h"
 #include "base/errors.h"
@@ -341,20 +342,13 @@ double seconds_when_applied(const std::vector<std::vector<TimeNs>>& step_end_ns,
   return static_cast<double>(latest) / 1e9;
 }
 
-std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
-  const int m = run.schedule.microbatches;
-  const std::int64_t total_samples = run_samples(study, run);
-  const int devices = stages_of(study, run.schedule);
-  Scenario scenario = target_scenario(study, run, total_samples / run.global_batch);
-  scenario.schedules.clear();
-  const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
-  const int stages = make_schedule(request.name, request.params)->layout(devices).stages;
+namespace {
 
-  ExecuteOptions options;
-  options.limits = study.limits;
-  options.one_step_delayed = run.schedule.one_step_delayed;
-  options.measured_pipeline = true;
-  executor::TrainingSetup& setup = options.setup;
+// The run's training setup: the study's model (a GPT task's sized by its data set) with a block or more per
+// stage, the run's microbatches, its optimizer at the (scaled) rate, its correction, seed and rate schedule.
+void study_run_fill_setup(const Study& study, const StudyRun& run, int stages, std::int64_t total_samples,
+                          executor::TrainingSetup& setup) {
+  const int m = run.schedule.microbatches;
   setup.shape = study.shape;
   if (study.task != "teacher-mlp") {
     // The GPT tasks: the data set loaded and the model sized by it, as a scenario's `executor:` section does.
@@ -377,74 +371,131 @@ std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run)
   setup.lr_schedule = {.warmup_fraction = study.warmup_fraction,
                        .floor_ratio = study.floor_ratio,
                        .total_microbatches = total_samples / setup.samples_per_microbatch};
-  // Before the model is built (its blocks grow with the stages, and so does its split's search): the estimate
-  // execute_schedule checks, so that a study of a million stages is refused, not allocated.
+}
+
+// Before the model is built (its blocks grow with the stages, and so does its split's search): the estimate
+// execute_schedule checks, so that a study of a million stages is refused, not allocated.
+void study_run_check_resources(const Study& study, const StudyRun& run, const ScheduleRequest& request,
+                               const executor::TrainingSetup& setup, int devices,
+                               std::int64_t total_samples) {
   PipelineSpec spec;
   spec.devices = devices;
-  spec.microbatches = m;
+  spec.microbatches = run.schedule.microbatches;
   spec.batches = static_cast<int>(std::min<std::int64_t>(total_samples / run.global_batch, 1 << 30));
   check_execution_resources(
       estimate_execution(setup, spec, make_schedule(request.name, request.params)->layout(devices)),
       fmt::format("{}: {} at N = {}", study.source, run.schedule.label(), devices), study.limits);
-  const executor::StagedModel model = executor::build_staged_model(setup, stages);
+}
 
+// The curve as the replay runs. A point is taken after a step: its samples are those whose gradients every
+// stage has applied (a flush's point after its batch's U, not before it), and its train loss the mean of
+// those microbatches' losses.
+struct StudyRunCurve {
+  using Clock = std::chrono::steady_clock;
+
+  const Study& study;
+  const executor::StagedModel& model;
+  const executor::TrainingSetup& setup;
+  int stages;
+  std::int64_t total_samples;
   std::vector<CurvePoint> points;
-  const executor::Evaluation initial =
-      executor::evaluate(model, model.initial_parameters, setup, study.validation_samples);
-  points.push_back({0, 0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0, 0});
   // Per stage, the microbatches applied after each of its steps: where the points lie on the measured
   // pipeline's clock, which has its own order.
-  std::vector<std::vector<std::int64_t>> applied_after_step(stages);
-  using Clock = std::chrono::steady_clock;
+  std::vector<std::vector<std::int64_t>> applied_after_step;
   std::optional<Clock::time_point> last_return;
   double measured_s = 0;
   std::int64_t evaluated_microbatches = 0;
-  std::int64_t next_eval_samples = study.eval_every_samples;
-  std::int64_t next_eval_steps = study.eval_every_steps;
-  // A point is taken after a step: its samples are those whose gradients every stage has applied (a flush's
-  // point after its batch's U, not before it), and its train loss the mean of those microbatches' losses.
-  options.observer = [&](const OpRecord& op, const executor::WorkerNumerics& numerics) {
+  std::int64_t next_eval_samples;
+  std::int64_t next_eval_steps;
+
+  StudyRunCurve(const Study& study_in, const executor::StagedModel& model_in,
+                const executor::TrainingSetup& setup_in, int stages_in, std::int64_t total_samples_in)
+      : study(study_in),
+        model(model_in),
+        setup(setup_in),
+        stages(stages_in),
+        total_samples(total_samples_in),
+        applied_after_step(stages_in),
+        next_eval_samples(study_in.eval_every_samples),
+        next_eval_steps(study_in.eval_every_steps) {}
+
+  // The observer: the executor's own time is what passed between the observer's calls.
+  void after_op(const OpRecord& op, const executor::WorkerNumerics& numerics) {
     if (last_return) measured_s += std::chrono::duration<double>(Clock::now() - *last_return).count();
-    if (op.action.kind == OpKind::U) {
-      auto& stage_applied = applied_after_step.at(op.action.stage);
-      if (op.action.microbatch != static_cast<int>(stage_applied.size()))
-        throw std::logic_error(fmt::format("{} out of its stage's step order", describe(op.action)));
-      stage_applied.push_back(numerics.applied_microbatches(op.action.stage));
-      std::int64_t applied = numerics.applied_microbatches(0);
-      std::int64_t steps = numerics.optimizer_steps(0);
-      for (int s = 1; s < stages; ++s) {
-        applied = std::min(applied, numerics.applied_microbatches(s));
-        steps = std::min<std::int64_t>(steps, numerics.optimizer_steps(s));
-      }
-      const std::int64_t samples = applied * setup.samples_per_microbatch;
-      const bool due = study.eval_every_samples > 0 ? samples >= next_eval_samples : steps >= next_eval_steps;
-      if (applied > evaluated_microbatches && (due || samples == total_samples)) {
-        double loss_sum = 0;
-        for (std::int64_t mb = evaluated_microbatches; mb < applied; ++mb)
-          loss_sum += numerics.losses().at(static_cast<int>(mb));
-        std::vector<std::vector<float>> params;
-        for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
-        const executor::Evaluation e = executor::evaluate(model, params, setup, study.validation_samples);
-        points.push_back({samples, steps, loss_sum / static_cast<double>(applied - evaluated_microbatches),
-                          e.loss, e.accuracy, static_cast<double>(op.end_ns) / 1e9, measured_s, 0});
-        evaluated_microbatches = applied;
-        while (study.eval_every_samples > 0 && next_eval_samples <= samples)
-          next_eval_samples += study.eval_every_samples;
-        while (study.eval_every_steps > 0 && next_eval_steps <= steps)
-          next_eval_steps += study.eval_every_steps;
-      }
-    }
+    if (op.action.kind == OpKind::U) after_step(op, numerics);
     last_return = Clock::now();
+  }
+
+  void after_step(const OpRecord& op, const executor::WorkerNumerics& numerics) {
+    auto& stage_applied = applied_after_step.at(op.action.stage);
+    if (op.action.microbatch != static_cast<int>(stage_applied.size()))
+      throw std::logic_error(fmt::format("{} out of its stage's step order", describe(op.action)));
+    stage_applied.push_back(numerics.applied_microbatches(op.action.stage));
+    std::int64_t applied = numerics.applied_microbatches(0);
+    std::int64_t steps = numerics.optimizer_steps(0);
+    for (int s = 1; s < stages; ++s) {
+      applied = std::min(applied, numerics.applied_microbatches(s));
+      steps = std::min<std::int64_t>(steps, numerics.optimizer_steps(s));
+    }
+    const std::int64_t samples = applied * setup.samples_per_microbatch;
+    const bool due = study.eval_every_samples > 0 ? samples >= next_eval_samples : steps >= next_eval_steps;
+    if (applied > evaluated_microbatches && (due || samples == total_samples))
+      take_point(op, numerics, applied, steps, samples);
+  }
+
+  void take_point(const OpRecord& op, const executor::WorkerNumerics& numerics, std::int64_t applied,
+                  std::int64_t steps, std::int64_t samples) {
+    double loss_sum = 0;
+    for (std::int64_t mb = evaluated_microbatches; mb < applied; ++mb)
+      loss_sum += numerics.losses().at(static_cast<int>(mb));
+    std::vector<std::vector<float>> params;
+    for (int s = 0; s < stages; ++s) params.push_back(numerics.parameters(s));
+    const executor::Evaluation e = executor::evaluate(model, params, setup, study.validation_samples);
+    points.push_back({samples, steps, loss_sum / static_cast<double>(applied - evaluated_microbatches),
+                      e.loss, e.accuracy, static_cast<double>(op.end_ns) / 1e9, measured_s, 0});
+    evaluated_microbatches = applied;
+    while (study.eval_every_samples > 0 && next_eval_samples <= samples)
+      next_eval_samples += study.eval_every_samples;
+    while (study.eval_every_steps > 0 && next_eval_steps <= steps) next_eval_steps += study.eval_every_steps;
+  }
+};
+
+}  // namespace
+
+std::vector<CurvePoint> train_study_run(const Study& study, const StudyRun& run) {
+  const std::int64_t total_samples = run_samples(study, run);
+  const int devices = stages_of(study, run.schedule);
+  Scenario scenario = target_scenario(study, run, total_samples / run.global_batch);
+  scenario.schedules.clear();
+  const ScheduleRequest request{run.schedule.name, params_of(study, run.schedule)};
+  const int stages = make_schedule(request.name, request.params)->layout(devices).stages;
+
+  ExecuteOptions options;
+  options.limits = study.limits;
+  options.one_step_delayed = run.schedule.one_step_delayed;
+  options.measured_pipeline = true;
+  const executor::TrainingSetup& setup = options.setup;
+  study_run_fill_setup(study, run, stages, total_samples, options.setup);
+  study_run_check_resources(study, run, request, setup, devices, total_samples);
+  const executor::StagedModel model = executor::build_staged_model(setup, stages);
+
+  StudyRunCurve curve(study, model, setup, stages, total_samples);
+  const executor::Evaluation initial =
+      executor::evaluate(model, model.initial_parameters, setup, study.validation_samples);
+  curve.points.push_back(
+      {0, 0, std::numeric_limits<double>::quiet_NaN(), initial.loss, initial.accuracy, 0, 0, 0});
+  options.observer = [&curve](const OpRecord& op, const executor::WorkerNumerics& numerics) {
+    curve.after_op(op, numerics);
   };
   const ExecutedSchedule executed = execute_schedule(scenario, request, options);
   const std::vector<std::vector<TimeNs>> step_ends = step_end_times(executed.measured_pipeline, stages);
-  for (CurvePoint& p : points) {
+  for (CurvePoint& p : curve.points) {
     if (p.samples > 0) {
       p.pipelined_s =
-          seconds_when_applied(step_ends, applied_after_step, p.samples / setup.samples_per_microbatch);
+          seconds_when_applied(step_ends, curve.applied_after_step, p.samples / setup.samples_per_microbatch);
     }
   }
-  return points;
+  return std::move(curve.points);
 }
 
 std::string curve_csv_header() {
