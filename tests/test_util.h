@@ -19,6 +19,7 @@
 #include "base/errors.h"
 #include "cost_models/explicit_costs.h"
 #include "schedules/schedule.h"
+#include "tests/cost_models/uniform_costs.h"
 #include "tests/error_text.h"
 #include "tests/scenario_text.h"
 #include "tests/sim/plans.h"
@@ -85,21 +86,6 @@ inline TimeNs most_idle_device_ns(const RunTrace& trace) {
   TimeNs idle_max_ns = 0;
   for (int d = 0; d < trace.layout.devices; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
   return idle_max_ns;
-}
-
-// Per-device costs in ms for a hand-built plan on `layout` (one value for every device).
-inline ExplicitCostModel uniform_costs(const PipelineLayout& layout, double forward_ms, double backward_ms,
-                                       double optimizer_ms = 0) {
-  const auto n = static_cast<size_t>(layout.devices);
-  ExplicitCostTable table;
-  table.forward_ns.assign(n, ms_to_ns(forward_ms));
-  table.backward_input_ns.assign(n, ms_to_ns(backward_ms));
-  table.backward_weight_ns.assign(n, 0);
-  table.optimizer_ns.assign(n, ms_to_ns(optimizer_ms));
-  table.activation_bytes.assign(n, 1);
-  table.weight_grad_activation_bytes.assign(n, 0);
-  table.transfer_bytes.assign(n, 0);
-  return ExplicitCostModel(table, layout);
 }
 
 struct CommandResult {

@@ -2,10 +2,11 @@
 // that the one-pass timings leave fused lists to the engine.
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "schedules/schedule.h"
 #include "sim/engine/engine.h"
 #include "sim/fast/static_list_timing.h"
-#include "tests/test_util.h"
+#include "tests/cost_models/uniform_costs.h"
 
 namespace pipesim {
 namespace {

@@ -16,7 +16,7 @@
 #include "cost_models/transformer/units.h"
 #include "io/scenario.h"
 #include "pipesim_source_dir.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
 
 namespace pipesim {
 namespace {
