@@ -93,7 +93,7 @@ ExecutionPlan one_device_plan(std::vector<Action> actions, int microbatches, For
   return plan;
 }
 
-class UnitCosts final : public CostModel {
+class DriftUnitCosts final : public CostModel {
  public:
   TimeNs duration(const Action&) const override { return 1; }
   Bytes activation_bytes(int) const override { return 1; }
@@ -110,7 +110,7 @@ TEST(EngineVersions, PinnedForwardsReadTheirVersionAndWaitForIt) {
       6, ForwardReads{.period_microbatches = 2, .lag_versions = 1, .lag_of_stage = {}});
   plan.backward_reads = BackwardReads::kStashedWeights;
   FixedLatencyComm comm({0});
-  const RunTrace trace = simulate(plan, UnitCosts(), comm);
+  const RunTrace trace = simulate(plan, DriftUnitCosts(), comm);
   for (const OpRecord& r : trace.ops) {
     if (r.action.kind == OpKind::U) continue;
     EXPECT_EQ(r.weight_version, std::max(r.action.microbatch / 2 - 1, 0)) << describe(r.action);
@@ -123,7 +123,7 @@ TEST(EngineVersions, AForwardWaitingForAVersionNoStepMakesIsADeadlockNamingIt) {
                       ForwardReads{.period_microbatches = 1, .lag_versions = 0, .lag_of_stage = {}});
   FixedLatencyComm comm({0});
   try {
-    simulate(plan, UnitCosts(), comm);
+    simulate(plan, DriftUnitCosts(), comm);
     FAIL() << "expected a deadlock";
   } catch (const DeadlockError& e) {
     EXPECT_NE(std::string(e.what()).find("version 1 of stage 1's weights"), std::string::npos) << e.what();
