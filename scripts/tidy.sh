@@ -3,7 +3,8 @@
 # since BASE (default: the commit before HEAD, so CI checks the last commit; `scripts/tidy.sh main` checks a
 # branch), plus each changed header's .cpp of the same name. Tests and fuzz targets are left out (a test may
 # be long: it is a list of cases). Needs build/compile_commands.json (any configure of build/ writes it); the
-# precompiled-header flags in it are gcc's, so a copy without them is what clang-tidy reads.
+# precompiled-header flags in it are gcc's, so a copy without them (and with a unity build's batches
+# unfolded into their files) is what clang-tidy reads.
 # Exit 1 when a check fails, naming the file, line and check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,9 +35,17 @@ mkdir -p build/tidy
 /usr/bin/python3 - <<'PY'
 import json, re
 entries = json.load(open("build/compile_commands.json"))
+out = []
 for e in entries:
     e["command"] = re.sub(r"\s-include \S*cmake_pch\.hxx|\s-Winvalid-pch", "", e["command"])
-json.dump(entries, open("build/tidy/compile_commands.json", "w"))
+    # A unity build (PIPESIM_UNITY_BUILD) compiles generated files that include the sources: each source gets
+    # its batch's command, so the files are checked one by one all the same.
+    if re.search(r"/Unity/unity_\d+_cxx\.cxx$", e["file"]):
+        for source in re.findall(r'^#include "(.+)"$', open(e["file"]).read(), re.M):
+            out.append(dict(e, file=source, command=e["command"].replace(e["file"], source)))
+    else:
+        out.append(e)
+json.dump(out, open("build/tidy/compile_commands.json", "w"))
 PY
 status=0
 for f in "${files[@]}"; do

@@ -17,7 +17,7 @@
 namespace pipesim {
 namespace {
 
-const std::string kScenario =
+const std::string kRobustIoScenario =
     "pipeline: {stages: 2, microbatches: 2}\n"
     "costs: {forward_ms: 1, backward_ms: 2}\n"
     "schedules: [1f1b-flush]\n";
@@ -29,7 +29,7 @@ TEST(TextInput, ByteOrderMarkAndLineEndsAreNormalised) {
   EXPECT_EQ(normalize_text("a\r"), "a\n");
   EXPECT_EQ(normalize_text("plain\n"), "plain\n");
   test::TempDir dir;
-  std::string cr_only = "\xEF\xBB\xBF" + kScenario;
+  std::string cr_only = "\xEF\xBB\xBF" + kRobustIoScenario;
   for (char& c : cr_only) c = c == '\n' ? '\r' : c;
   const Scenario scenario = load_scenario(dir.write("cr.yaml", cr_only));
   EXPECT_EQ(scenario.stages, 2);
@@ -90,7 +90,7 @@ TEST(YamlInput, LongValuesAreEchoedAsAShortPrefix) {
 
 TEST(Outputs, AFailedRunLeavesExistingFilesUntouched) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   const std::string json = dir.write("out.json", "previous contents");
   // The trace path is a directory: the run must fail before writing anything.
   const test::CommandResult r =
@@ -102,7 +102,7 @@ TEST(Outputs, AFailedRunLeavesExistingFilesUntouched) {
 
 TEST(Outputs, MissingDirectoryFailsBeforeTheWork) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   const test::CommandResult r =
       test::run_pipesim(fmt::format("run '{}' --csv '{}'", scenario, dir.file("no/such/dir/x.csv")), dir);
   EXPECT_EQ(r.exit_code, 1);
@@ -112,7 +112,7 @@ TEST(Outputs, MissingDirectoryFailsBeforeTheWork) {
 
 TEST(Outputs, WritesReplaceTheFileWhole) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   const std::string csv = dir.write("out.csv", std::string(100000, 'x'));
   const test::CommandResult r = test::run_pipesim(fmt::format("run '{}' --csv '{}'", scenario, csv), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -124,7 +124,7 @@ TEST(Outputs, WritesReplaceTheFileWhole) {
 
 TEST(Outputs, StdoutWriteErrorIsAFailure) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   const int status =
       std::system(fmt::format("'{}' run '{}' >/dev/full 2>/dev/null", PIPESIM_BINARY, scenario).c_str());
   ASSERT_TRUE(WIFEXITED(status));
@@ -145,7 +145,7 @@ TEST(Outputs, VersionAndHelpOnAFullDiskFail) {
 // named "--" or an empty path.
 TEST(Outputs, EmptyAndOptionLikeOutputPathsAreRefused) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   for (const std::string& output :
        std::vector<std::string>{"--json --", "--json ''", "--csv ''", "-o ''", "--csv -x", "--trace --"}) {
     const std::string command = output.rfind("-o", 0) == 0
@@ -166,7 +166,7 @@ TEST(Outputs, EmptyAndOptionLikeOutputPathsAreRefused) {
 
 TEST(Outputs, DevicesAndFifosAreWrittenThroughNeverReplaced) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   // /dev/null stays a character device.
   test::CommandResult r =
       test::run_pipesim(fmt::format("run '{}' --csv /dev/null --json /dev/null", scenario), dir);
@@ -199,7 +199,7 @@ TEST(Outputs, DevicesAndFifosAreWrittenThroughNeverReplaced) {
 
 TEST(Outputs, ASymlinkKeepsItsLinkAndItsTargetIsReplaced) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   const std::string target = dir.write("real.csv", "old");
   const std::string link = dir.file("link.csv");
   std::filesystem::create_symlink(target, link);
@@ -213,7 +213,7 @@ TEST(Outputs, ASymlinkKeepsItsLinkAndItsTargetIsReplaced) {
 // target is created, never the link replaced by a regular file.
 TEST(Outputs, ADanglingSymlinkIsKeptAndItsTargetCreated) {
   test::TempDir dir;
-  const std::string scenario = dir.write("s.yaml", kScenario);
+  const std::string scenario = dir.write("s.yaml", kRobustIoScenario);
   std::filesystem::create_directory(dir.file("sub"));
   const std::string target = dir.file("sub/real.json");
   std::filesystem::create_symlink("real.json", dir.file("sub/inner.json"));
