@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "cli/commands.h"
 #include "cli/validators.h"
+#include "report/measured_comparison.h"
 #include "report/progress_bar.h"
 #include "report/recommendation.h"
 #include "report/report.h"
@@ -103,6 +104,7 @@ void run(const RunArgs& args, const Limits& limits) {
         context.transformer && scenario.transformer->model.recompute != Recompute::kFull;
     std::cout << render_result_table(scenario.name, shown, table) << recommendation_text(results, context)
               << skipped_runs_text(batch.skipped);
+    if (scenario.measured) std::cout << measured_comparison_text(*scenario.measured, results);
   } else if (!batch.skipped.empty()) {
     std::cerr << skipped_runs_text(batch.skipped);  // standard output carries one document
   }

@@ -20,6 +20,7 @@ std::string default_cpu_profile_path();
 // Measures this CPU (with the executor's kernels when pipesim has the executor) and writes the profile.
 void calibrate_cpu_into(const std::string& path, CpuCalibrationOptions options, const std::string& command);
 void add_extrapolate_command(CLI::App& app, const Limits& limits);
+void add_fidelity_command(CLI::App& app, const Limits& limits);
 void add_check_command(CLI::App& app, const Limits& limits);
 void add_export_command(CLI::App& app, const Limits& limits);
 void add_import_command(CLI::App& app, const Limits& limits);

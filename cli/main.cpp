@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
     pipesim::add_costs_command(app, limits);
     pipesim::add_calibrate_command(app, limits);
     pipesim::add_extrapolate_command(app, limits);
+    pipesim::add_fidelity_command(app, limits);
     pipesim::add_check_command(app, limits);
     pipesim::add_export_command(app, limits);
     pipesim::add_import_command(app, limits);

@@ -11,6 +11,7 @@
 #include "cost_models/cost_table_checks.h"
 #include "io/data_dirs.h"
 #include "io/executor_section.h"
+#include "io/measured_section.h"
 #include "io/model_section.h"
 #include "io/yaml_reader.h"
 #include "pipesim_source_dir.h"
@@ -296,7 +297,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   const YamlReader r(source, overridden);
   r.expect_map(root, "",
                {"name", "pipeline", "costs", "model", "hardware", "parallel", "comm", "optimizer",
-                "schedules", "executor"});
+                "schedules", "executor", "measured"});
 
   Scenario s;
   s.source = source;
@@ -332,6 +333,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source,
   }
   if (root["schedules"]) read_schedules(r, root["schedules"], s);
   if (root["executor"]) s.executor = read_executor_section(r, root["executor"]);
+  if (root["measured"]) {
+    std::vector<std::string> schedule_names;
+    for (const ScheduleRequest& request : s.schedules) schedule_names.push_back(request.name);
+    s.measured = read_measured_section(r, root["measured"], schedule_names);
+  }
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "schedules/schedule_params.h"
 #include "spec/executor_section.h"
 #include "spec/explicit_cost_table.h"
+#include "spec/measured_run.h"
 #include "spec/transformer_model.h"
 
 namespace pipesim {
@@ -76,6 +77,8 @@ struct Scenario {
   // The command's --allow-unmodelled: a model with features the costs do not represent (model.moe, ...)
   // runs as its dense stand-in, every figure bannered, instead of being refused (api/unmodelled_check.h).
   bool allow_unmodelled = false;
+  // `measured:`: what a published run of this job measured, to compare the prediction with.
+  std::optional<MeasuredRun> measured;
 };
 
 // A global batch that m microbatches do not divide: B mod m microbatches of ⌊B/m⌋ + 1 samples and the rest

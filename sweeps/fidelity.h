@@ -1,0 +1,60 @@
+#pragma once
+// `pipesim fidelity`: every scenario of published runs (a `measured:` section each) run as its source ran
+// it, each measured figure beside its prediction, and the errors per source and over all runs.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/measured_comparison.h"
+#include "sim/limits.h"
+#include "spec/measured_run.h"
+
+namespace pipesim {
+
+struct FidelityRun {
+  std::string path;  // the scenario file
+  std::string name;  // the scenario's name
+  MeasuredRun measured;
+  std::string predicted_by;  // the schedule entry's label as it ran
+  std::string profile_kind;  // the hardware profile's provenance.kind
+  std::vector<FigureComparison> figures;
+  std::string failure;  // why nothing was predicted (the run's error); empty when it ran
+  // The run's speed figure (its first of step time, tokens/s, tokens/s per GPU, TFLOP/s, MFU) and the
+  // memory figure, when measured and predicted.
+  std::optional<FigureComparison> speed() const;
+  std::optional<FigureComparison> memory() const;
+};
+
+// Errors of one source's runs (or of all: source "all"). The speed error of a run is its speed figure's
+// relative error in that figure's unit; `speed_bias` is the mean of predicted over measured speed minus 1
+// (a step time inverted first), so positive means optimistic whatever the figure.
+struct FidelityErrors {
+  std::string source;
+  int runs = 0;
+  int speed_runs = 0;
+  double speed_mape = 0;
+  double speed_bias = 0;
+  double worst_speed_error = 0;  // the largest |error|, signed
+  int memory_runs = 0;
+  double memory_mape = 0;
+};
+
+struct Fidelity {
+  std::vector<FidelityRun> runs;        // in file-name order
+  std::vector<FidelityErrors> sources;  // in order of first appearance, then "all"
+};
+
+// The scenario files with a `measured:` section among `paths` (files, or directories whose *.yaml are
+// taken, sorted by name). InputError when a path does not exist or nothing measured is found.
+std::vector<std::string> measured_scenario_files(const std::vector<std::string>& paths);
+
+// Runs each file's measured schedule (measured.schedule, else its first entry) with `limits`. A run that
+// fails is kept with its failure; a file that does not parse is an InputError naming it.
+Fidelity run_fidelity(const std::vector<std::string>& files, const Limits& limits,
+                      const std::function<void(size_t done)>& progress = {});
+
+// The errors of `runs` per source and over all ("all" last).
+std::vector<FidelityErrors> fidelity_errors(const std::vector<FidelityRun>& runs);
+
+}  // namespace pipesim
