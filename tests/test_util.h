@@ -55,37 +55,10 @@ inline int batch_of(const Action& a, int microbatches_per_batch) {
   return a.kind == OpKind::U ? a.microbatch : a.microbatch / microbatches_per_batch;
 }
 
-// The record of one op; fails the test (and returns a dummy) when the op did not run.
-inline OpRecord find_op(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
-  for (const OpRecord& op : trace.ops) {
-    if (op.action.kind == kind && op.action.stage == stage && op.action.microbatch == microbatch) return op;
-  }
-  ADD_FAILURE() << "no " << describe({kind, false, stage, microbatch}) << " in the trace";
-  return OpRecord{};
-}
-
-inline TimeNs start_ns(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
-  return find_op(trace, kind, stage, microbatch).start_ns;
-}
-
 // One device's ops of one batch in execution order as "F3@4.5" (tests/sim/plans.h's timeline).
 inline std::vector<std::string> device_timeline(const RunTrace& trace, int device, int batch,
                                                 int microbatches_per_batch) {
   return timeline(trace, device, batch, microbatches_per_batch);
-}
-
-// The most any device idles before its last op ends (optimizer steps left out): DualPipe's bubble figure.
-inline TimeNs most_idle_device_ns(const RunTrace& trace) {
-  std::vector<TimeNs> end_ns(trace.layout.devices, 0);
-  std::vector<TimeNs> busy_ns(trace.layout.devices, 0);
-  for (const OpRecord& op : trace.ops) {
-    if (op.action.kind == OpKind::U) continue;
-    end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
-    busy_ns[op.device] += op.end_ns - op.start_ns;
-  }
-  TimeNs idle_max_ns = 0;
-  for (int d = 0; d < trace.layout.devices; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
-  return idle_max_ns;
 }
 
 struct CommandResult {

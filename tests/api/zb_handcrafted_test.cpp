@@ -1,6 +1,7 @@
 // ZB-H1 and ZB-H2 (Zero Bubble, arXiv 2401.10241 §3.1) against their closed forms with uniform stages
-// and no comm: the per-batch bubble in the paper's convention (longest per-device span minus m(F+I+W)),
-// the in-flight and activation peaks, and valid lists for any m.
+// and no comm, through the api's steady runs: the per-batch bubble in the paper's convention (longest
+// per-device span minus m(F+I+W)), the period and the in-flight and activation peaks the run reports. The
+// parallelogram of one H2 batch and valid lists for any m: tests/schedules/zb_handcrafted_test.cpp.
 //
 // Ranges, found by simulating every F, I, W in {1..7} ms for N = 2..7 (docs/design.md §5 gives the m range):
 // - ZB-H1, m >= N: (N-1)(F+I-W) when W <= F. With W > F the bubble is (N-1)I: stage 1 holds N
@@ -135,30 +136,6 @@ TEST(ZbH2, NoBubbleWhenTwoWExceedsFPlusI) {
   }
 }
 
-// With F = I = W the H2 batch is a parallelogram: stage i (1-based) busy without a gap from (i-1)F
-// to (i-1)F + m(F+I+W).
-TEST(ZbH2, ParallelogramAtEqualCosts) {
-  const Costs c{1 * kOneMsNs, 1 * kOneMsNs, 1 * kOneMsNs};
-  for (int n : stage_counts()) {
-    const int m = 2 * n + 1;
-    SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-    const SimulationResult r =
-        run_schedule(zb_scenario(n, m, c, "post-validation", 1), "zb-h2", {}, test::fixed_batches());
-    std::vector<TimeNs> first(n, kNever), last(n, 0), busy(n, 0);
-    for (const OpRecord& op : r.trace.ops) {
-      if (op.action.kind == OpKind::U) continue;
-      first[op.device] = std::min(first[op.device], op.start_ns);
-      last[op.device] = std::max(last[op.device], op.end_ns);
-      busy[op.device] += op.duration_ns();
-    }
-    for (int d = 0; d < n; ++d) {
-      EXPECT_EQ(first[d], d * kOneMsNs) << "stage " << d + 1;
-      EXPECT_EQ(last[d], d * kOneMsNs + 3 * m * kOneMsNs) << "stage " << d + 1;
-      EXPECT_EQ(busy[d], 3 * m * kOneMsNs) << "stage " << d + 1;
-    }
-  }
-}
-
 // In flight (F run, I not yet): 1F1B's N-i+1 for H1, 2N-2i+1 for H2 (stage i 1-based), or m if fewer.
 // Activations (M_B = 10 bytes, of which M_W = 3 stay until W): stage i also holds the weight-gradient
 // inputs of its deferred W's, i-1 of them in H1 and 2(i-1) in H2, so stage 1 peaks at N*M_B (H1) and
@@ -187,46 +164,6 @@ TEST(ZbHandcrafted, InFlightAndActivationPeaks) {
         }
         EXPECT_LE(h1.metrics.devices[i - 1].peak_activation_bytes, n * kMb) << "H1 stage " << i;
         EXPECT_LE(h2.metrics.devices[i - 1].peak_activation_bytes, (2 * n - 1) * kMb) << "H2 stage " << i;
-      }
-    }
-  }
-}
-
-// Any m, with or without comm latency: no deadlock (simulate would throw), and every device runs F, I
-// and W of each of the batch's microbatches exactly once, I after F and W after I. The realized task
-// graph is validated too (simulate_schedule builds it).
-TEST(ZbHandcrafted, ValidForEveryMicrobatchCount) {
-  const Costs c{1'500'000, 1'200'000, 1 * kOneMsNs};
-  for (const std::string schedule : {"zb-h1", "zb-h2"}) {
-    for (int n : {1, 2, 3, 4, 5, 8}) {
-      for (int m = 1; m <= 2 * n + 1; ++m) {
-        for (double comm_ms : {0.0, 0.3}) {
-          SCOPED_TRACE(fmt::format("{} N={} m={} comm={} ms", schedule, n, m, comm_ms));
-          constexpr int kBatches = 2;
-          const SimulationResult r = run_schedule(zb_scenario(n, m, c, "barrier", kBatches, comm_ms),
-                                                  schedule, {}, test::fixed_batches());
-          // (device, kind, microbatch) -> start, for every op of the run.
-          std::map<std::tuple<int, OpKind, int>, TimeNs> start;
-          for (const OpRecord& op : r.trace.ops) {
-            if (op.action.kind == OpKind::U) continue;
-            EXPECT_EQ(op.action.stage, op.device);
-            const bool fresh =
-                start.emplace(std::make_tuple(op.device, op.action.kind, op.action.microbatch), op.start_ns)
-                    .second;
-            EXPECT_TRUE(fresh) << describe(op.action) << " ran twice";
-          }
-          EXPECT_EQ(r.trace.ops.size(), static_cast<size_t>(kBatches * n * (3 * m + 1)));
-          for (int d = 0; d < n; ++d) {
-            for (int mb = 0; mb < kBatches * m; ++mb) {
-              const auto f = start.find({d, OpKind::F, mb});
-              const auto i = start.find({d, OpKind::I, mb});
-              const auto w = start.find({d, OpKind::W, mb});
-              ASSERT_TRUE(f != start.end() && i != start.end() && w != start.end()) << d << " " << mb;
-              EXPECT_LT(f->second, i->second);
-              EXPECT_LT(i->second, w->second);
-            }
-          }
-        }
       }
     }
   }

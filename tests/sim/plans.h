@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
 #include "sim/engine/engine.h"
+#include "sim/metrics.h"
 #include "sim/policy.h"
 
 namespace pipesim::test {
@@ -31,15 +33,15 @@ class UniformStageCosts final : public CostModel {
   TimeNs duration(const Action& a) const override {
     switch (a.kind) {
       case OpKind::F:
-        return forward_ns_;
+        return forward_ns_ / chunks_;
       case OpKind::B:
-        return input_ns_ + weight_ns_;
+        return (input_ns_ + weight_ns_) / chunks_;
       case OpKind::I:
-        return input_ns_;
+        return input_ns_ / chunks_;
       case OpKind::W:
-        return weight_ns_;
+        return weight_ns_ / chunks_;
       case OpKind::U:
-        return optimizer_ns_of_stage_.empty() ? optimizer_ns_ : optimizer_ns_of_stage_[a.stage];
+        return (optimizer_ns_of_stage_.empty() ? optimizer_ns_ : optimizer_ns_of_stage_[a.stage]) / chunks_;
     }
     return 0;
   }
@@ -49,14 +51,85 @@ class UniformStageCosts final : public CostModel {
     for (double t : ms) optimizer_ns_of_stage_.push_back(ms_to_ns(t));
     return *this;
   }
+  // M_B and M_W per microbatch and the bytes of one transfer, instead of 1, 0 and 0.
+  UniformStageCosts& bytes(Bytes activation, Bytes weight_grad_activation, Bytes transfer = 0) {
+    activation_bytes_ = activation;
+    weight_grad_activation_bytes_ = weight_grad_activation;
+    transfer_bytes_ = transfer;
+    return *this;
+  }
+  // One slot of a forward fused with another microbatch's backward (DualPipe's F&B), in ms; unset: F + B.
+  UniformStageCosts& overlap_fb_ms(double ms) {
+    overlap_fb_ns_ = ms_to_ns(ms);
+    return *this;
+  }
+  // The times above (optimizer and fused slot too) and M_B, M_W as a device's, split evenly over its
+  // `chunks` stages (as a scenario's explicit costs are, cost_models/explicit_costs.h): each op takes
+  // ⌊device time / chunks⌋.
+  UniformStageCosts& over_chunks(int chunks) {
+    chunks_ = chunks;
+    return *this;
+  }
+  TimeNs overlapped_duration(const Action& forward, const Action& backward) const override {
+    return overlap_fb_ns_ >= 0 ? overlap_fb_ns_ / chunks_ : CostModel::overlapped_duration(forward, backward);
+  }
   bool durations_by_kind_and_stage() const override { return true; }
-  Bytes activation_bytes(int /*stage*/) const override { return 1; }
-  Bytes weight_grad_activation_bytes(int /*stage*/) const override { return 0; }
-  Bytes transfer_bytes(int /*stage*/) const override { return 0; }
+  Bytes activation_bytes(int /*stage*/) const override { return activation_bytes_ / chunks_; }
+  Bytes weight_grad_activation_bytes(int /*stage*/) const override {
+    return weight_grad_activation_bytes_ / chunks_;
+  }
+  Bytes transfer_bytes(int /*stage*/) const override { return transfer_bytes_; }
 
  private:
   TimeNs forward_ns_, input_ns_, weight_ns_, optimizer_ns_;
   std::vector<TimeNs> optimizer_ns_of_stage_;
+  Bytes activation_bytes_ = 1, weight_grad_activation_bytes_ = 0, transfer_bytes_ = 0;
+  TimeNs overlap_fb_ns_ = -1;
+  int chunks_ = 1;
+};
+
+// Costs that differ by (virtual) stage: entry s of a list is stage s's, a list of one value serves every
+// stage. Times in ns; the fused F&B slot (DualPipe) is its forward's stage's, none: F + B.
+struct StageCostLists {
+  std::vector<TimeNs> forward_ns, input_ns, weight_ns, optimizer_ns{0}, overlap_fb_ns;
+  std::vector<Bytes> activation_bytes{1}, weight_grad_activation_bytes{0}, transfer_bytes{0};
+};
+
+class PerStageCosts final : public CostModel {
+ public:
+  explicit PerStageCosts(StageCostLists lists) : c_(std::move(lists)) {}
+  TimeNs duration(const Action& a) const override {
+    switch (a.kind) {
+      case OpKind::F:
+        return at(c_.forward_ns, a.stage);
+      case OpKind::B:
+        return at(c_.input_ns, a.stage) + at(c_.weight_ns, a.stage);
+      case OpKind::I:
+        return at(c_.input_ns, a.stage);
+      case OpKind::W:
+        return at(c_.weight_ns, a.stage);
+      case OpKind::U:
+        return at(c_.optimizer_ns, a.stage);
+    }
+    return 0;
+  }
+  TimeNs overlapped_duration(const Action& forward, const Action& backward) const override {
+    if (c_.overlap_fb_ns.empty()) return CostModel::overlapped_duration(forward, backward);
+    return at(c_.overlap_fb_ns, forward.stage);
+  }
+  bool durations_by_kind_and_stage() const override { return true; }
+  Bytes activation_bytes(int stage) const override { return at(c_.activation_bytes, stage); }
+  Bytes weight_grad_activation_bytes(int stage) const override {
+    return at(c_.weight_grad_activation_bytes, stage);
+  }
+  Bytes transfer_bytes(int stage) const override { return at(c_.transfer_bytes, stage); }
+
+ private:
+  template <class T>
+  static T at(const std::vector<T>& list, int stage) {
+    return list.size() == 1 ? list.front() : list.at(static_cast<std::size_t>(stage));
+  }
+  StageCostLists c_;
 };
 
 // A device's list as text, ops separated by spaces: a letter (F, B, I, W, U), the microbatch (U: the step),
@@ -143,6 +216,40 @@ inline std::vector<std::string> timeline(const RunTrace& trace, int device, int 
     }
   }
   return out;
+}
+
+// The record of one op; fails the test (and returns a dummy) when the op did not run.
+inline OpRecord find_op(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == kind && op.action.stage == stage && op.action.microbatch == microbatch) return op;
+  }
+  ADD_FAILURE() << "no " << describe({kind, false, stage, microbatch}) << " in the trace";
+  return OpRecord{};
+}
+
+inline TimeNs start_ns(const RunTrace& trace, OpKind kind, int stage, int microbatch) {
+  return find_op(trace, kind, stage, microbatch).start_ns;
+}
+
+// The most any device idles before its last op ends (optimizer steps left out): DualPipe's bubble figure.
+inline TimeNs most_idle_device_ns(const RunTrace& trace) {
+  std::vector<TimeNs> end_ns(trace.layout.devices, 0);
+  std::vector<TimeNs> busy_ns(trace.layout.devices, 0);
+  for (const OpRecord& op : trace.ops) {
+    if (op.action.kind == OpKind::U) continue;
+    end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
+    busy_ns[op.device] += op.end_ns - op.start_ns;
+  }
+  TimeNs idle_max_ns = 0;
+  for (int d = 0; d < trace.layout.devices; ++d) idle_max_ns = std::max(idle_max_ns, end_ns[d] - busy_ns[d]);
+  return idle_max_ns;
+}
+
+// The engine's figures (sim/metrics.h) over a whole run of `batches` batches of m microbatches, as a run of
+// exactly that many batches reports them.
+inline RunMetrics whole_run_metrics(const RunTrace& trace, int microbatches_per_batch, int batches) {
+  return compute_metrics(
+      trace, {microbatches_per_batch, RunWindow::of_batches(batches, 0, batches, microbatches_per_batch)});
 }
 
 // Figures over the whole trace: 1 - busy / (devices x makespan), and the most any device idles before its

@@ -2,6 +2,7 @@
 // its predicted timeline equal to the engine's, its memory limit held, and every m running.
 #include "schedules/zbv_planner.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,18 +13,16 @@
 #include <tuple>
 
 #include "schedules/registry.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
 
-using test::run_schedule;
-using test::scenario_from_yaml;
-
 // One case of the reference: N, m, F, B (= I), W, comm cost, memory per F, I, W (I and W negative), the
 // per-device limit; then the objective it reported and each device's order ("F7.0": F of stage 7,
 // microbatch 0; stage 2N-1-d is device d's second chunk).
-struct GoldenCase {
+struct ZbvGoldenCase {
   int n, m;
   TimeNs f, i, w, c;
   Bytes f_mem, i_mem, w_mem, limit;
@@ -31,7 +30,7 @@ struct GoldenCase {
   std::vector<std::string> devices;
 };
 
-ZbvProblem uniform_problem(const GoldenCase& g) {
+ZbvProblem zbv_uniform_problem(const ZbvGoldenCase& g) {
   ZbvProblem p;
   p.microbatches = g.m;
   p.devices.resize(g.n);
@@ -55,7 +54,7 @@ ZbvProblem uniform_problem(const GoldenCase& g) {
   return p;
 }
 
-std::string device_order(const ActionList& list) {
+std::string zbv_device_order(const ActionList& list) {
   std::ostringstream out;
   for (const Action& a : list) {
     if (&a != &list.front()) out << ' ';
@@ -67,8 +66,8 @@ std::string device_order(const ActionList& list) {
 // Printed by the authors' zbv.py (best of its four fill settings, as its create_schedule picks) with these
 // integer costs; 1,008 (N 1-8, m 1 to 3N+1, three cost sets) ran without failing its checks when this was
 // written.
-const std::vector<GoldenCase>& golden_cases() {
-  static const std::vector<GoldenCase> cases = {
+const std::vector<ZbvGoldenCase>& zbv_golden_cases() {
+  static const std::vector<ZbvGoldenCase> cases = {
       {4,
        8,
        1,
@@ -293,13 +292,13 @@ const std::vector<GoldenCase>& golden_cases() {
 }
 
 TEST(ZbvPlanner, OrderEqualsTheAuthorsScheduler) {
-  for (const GoldenCase& g : golden_cases()) {
+  for (const ZbvGoldenCase& g : zbv_golden_cases()) {
     SCOPED_TRACE(
         fmt::format("N={} m={} F={} B={} W={} c={} limit={}", g.n, g.m, g.f, g.i, g.w, g.c, g.limit));
-    const ZbvPlan plan = zbv_greedy_best(uniform_problem(g));
+    const ZbvPlan plan = zbv_greedy_best(zbv_uniform_problem(g));
     EXPECT_EQ(plan.max_device_bubble_ns, g.max_bubble);
     ASSERT_EQ(plan.lists.size(), g.devices.size());
-    for (size_t d = 0; d < g.devices.size(); ++d) EXPECT_EQ(device_order(plan.lists[d]), g.devices[d]);
+    for (size_t d = 0; d < g.devices.size(); ++d) EXPECT_EQ(zbv_device_order(plan.lists[d]), g.devices[d]);
   }
 }
 
@@ -307,9 +306,9 @@ TEST(ZbvPlanner, OrderEqualsTheAuthorsScheduler) {
 // input, at 3/4 of 2N f_mem); the port lets an F wait instead and stays under the limit. A limit below the
 // turn's two forwards has no order, and the error says which op did not fit.
 TEST(ZbvPlanner, BelowTheReferencesMemoryOpsWaitAndTheLimitHolds) {
-  GoldenCase g = golden_cases().front();  // N=4, m=8, f_mem 2, I and W release 1 each
+  ZbvGoldenCase g = zbv_golden_cases().front();  // N=4, m=8, f_mem 2, I and W release 1 each
   g.limit = 12;
-  const ZbvPlan plan = zbv_greedy_best(uniform_problem(g));
+  const ZbvPlan plan = zbv_greedy_best(zbv_uniform_problem(g));
   for (const ActionList& list : plan.lists) {
     Bytes held = 0;
     for (const Action& a : list) {
@@ -323,13 +322,13 @@ TEST(ZbvPlanner, BelowTheReferencesMemoryOpsWaitAndTheLimitHolds) {
             std::string::npos);
   g.limit = 3;
   EXPECT_NE(test::input_error_of([&] {
-              zbv_greedy_best(uniform_problem(g));
+              zbv_greedy_best(zbv_uniform_problem(g));
             }).find("F (second chunk) of microbatch 0 on device 4 would exceed the memory limit"),
             std::string::npos);
 }
 
 // Each device's idle time between its first op's start and its last op's end: the planner's bubble.
-TimeNs most_idle_after_first_op_ns(const RunTrace& trace) {
+TimeNs zbv_most_idle_after_first_op_ns(const RunTrace& trace) {
   const int n = trace.layout.devices;
   std::vector<TimeNs> first_ns(n, -1);
   std::vector<TimeNs> last_ns(n, 0);
@@ -345,29 +344,58 @@ TimeNs most_idle_after_first_op_ns(const RunTrace& trace) {
   return most;
 }
 
+// A device's values on its two stages of the V (stage s and 2N-1-s on device s), halved: a scenario's
+// explicit costs split over a device's chunks (cost_models/explicit_costs.h).
+template <class T>
+std::vector<T> zbv_per_chunk(const std::vector<T>& per_device) {
+  const int n = static_cast<int>(per_device.size());
+  std::vector<T> stages;
+  for (int s = 0; s < 2 * n; ++s) stages.push_back(per_device[s < n ? s : 2 * n - 1 - s] / 2);
+  return stages;
+}
+
+std::vector<TimeNs> zbv_ns_of(const std::vector<double>& ms) {
+  std::vector<TimeNs> out;
+  for (double t : ms) out.push_back(ms_to_ns(t));
+  return out;
+}
+
+struct ZbvRandomPipeline {
+  test::PerStageCosts costs;
+  TimeNs latency_ns;
+};
+
+ZbvRandomPipeline zbv_random_pipeline(const std::vector<double>& forward_ms,
+                                      const std::vector<double>& input_ms,
+                                      const std::vector<double>& weight_ms, double comm_ms,
+                                      const std::vector<Bytes>& held, const std::vector<Bytes>& kept) {
+  test::StageCostLists lists;
+  lists.forward_ns = zbv_per_chunk(zbv_ns_of(forward_ms));
+  lists.input_ns = zbv_per_chunk(zbv_ns_of(input_ms));
+  lists.weight_ns = zbv_per_chunk(zbv_ns_of(weight_ms));
+  lists.activation_bytes = zbv_per_chunk(held);
+  lists.weight_grad_activation_bytes = zbv_per_chunk(kept);
+  return {test::PerStageCosts(lists), ms_to_ns(comm_ms)};
+}
+
 // Uneven per-device costs (0.5-3 ms in 0.1 ms steps), a comm latency of 0-1 ms, activation bytes per device
 // with M_W a part of M_B.
-Scenario random_scenario(std::mt19937& rng, int devices, int microbatches) {
+ZbvRandomPipeline zbv_random_costs(std::mt19937& rng, int devices) {
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const auto ms_list = [&](int lo, int hi) {
-    std::vector<std::string> v;
-    for (int d = 0; d < devices; ++d) v.push_back(fmt::format("{:g}", pick(lo, hi) / 10.0));
-    return fmt::format("[{}]", fmt::join(v, ", "));
+    std::vector<double> v;
+    for (int d = 0; d < devices; ++d) v.push_back(pick(lo, hi) / 10.0);
+    return v;
   };
-  std::vector<std::string> held;
-  std::vector<std::string> kept;
+  std::vector<Bytes> held;
+  std::vector<Bytes> kept;
   for (int d = 0; d < devices; ++d) {
     const int mb = pick(2, 9) * 1000;
-    held.push_back(std::to_string(mb));
-    kept.push_back(std::to_string(mb * pick(0, 4) / 4));
+    held.push_back(mb);
+    kept.push_back(mb * pick(0, 4) / 4);
   }
-  return scenario_from_yaml(
-      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-                  "costs: {{forward_ms: {}, backward_input_ms: {}, backward_weight_ms: {}, comm_ms: {:g},\n"
-                  "        activation_bytes: [{}], weight_grad_activation_bytes: [{}]}}\n"
-                  "optimizer: {{sync: barrier}}\n",
-                  devices, microbatches, ms_list(5, 30), ms_list(5, 30), ms_list(5, 30), pick(0, 10) / 10.0,
-                  fmt::join(held, ", "), fmt::join(kept, ", ")));
+  // The draws in the order of the scenario text this replaces (one call's arguments, as there).
+  return zbv_random_pipeline(ms_list(5, 30), ms_list(5, 30), ms_list(5, 30), pick(0, 10) / 10.0, held, kept);
 }
 
 // The greedy predicts each op's end as the engine runs it (latency comm): the engine's most idle device
@@ -379,21 +407,20 @@ TEST(ZbvPlanner, PredictionEqualsTheEngineAndTheLimitHolds) {
     const int n = std::uniform_int_distribution<int>(1, 6)(rng);
     const int m = std::uniform_int_distribution<int>(1, 3 * n + 1)(rng);
     const double limit = trial % 2 == 0 ? 1.0 : 1.5;
-    const Scenario scenario = random_scenario(rng, n, m);
+    const ZbvRandomPipeline pipeline = zbv_random_costs(rng, n);
     SCOPED_TRACE(fmt::format("trial {} N={} m={} memory_limit={}", trial, n, m, limit));
-    ScheduleParams params(test::kTestSource);
-    params.set("memory_limit", fmt::format("{}", limit));
-    const std::unique_ptr<Schedule> schedule = make_schedule("zb-v-greedy", params);
-    const PipelineSpec spec = pipeline_spec_for(scenario, *schedule);
-    const PipelineLayout layout = schedule->layout(n);
-    const std::unique_ptr<CostModel> costs = make_cost_model(scenario, layout, {});
-    const ZbvProblem problem = make_zbv_problem(spec, *costs, limit);
+    test::ScheduleRunSpec run = test::ScheduleRunSpec("zb-v-greedy", n, m, /*batches=*/1)
+                                    .param("memory_limit", fmt::format("{}", limit))
+                                    .with_sync(OptimizerSync::kBarrier);
+    run.latency_ns = pipeline.latency_ns;
+    const std::unique_ptr<Schedule> schedule = test::make_test_schedule(run);
+    const PipelineSpec spec = test::schedule_spec(*schedule, run);
+    const ZbvProblem problem = make_zbv_problem(spec, pipeline.costs, limit);
     const ZbvPlan plan = zbv_greedy_best(problem);
-    const SimulationResult r = run_schedule(
-        scenario, "zb-v-greedy", {{"memory_limit", fmt::format("{}", limit)}}, test::fixed_batches());
-    EXPECT_EQ(most_idle_after_first_op_ns(r.trace), plan.max_device_bubble_ns);
+    const RunTrace trace = test::run_schedule_plan(run, pipeline.costs);
+    EXPECT_EQ(zbv_most_idle_after_first_op_ns(trace), plan.max_device_bubble_ns);
     for (int d = 0; d < n; ++d) {
-      EXPECT_LE(r.trace.peak_activation_bytes[d], problem.devices[d].limit_bytes) << "device " << d;
+      EXPECT_LE(trace.peak_activation_bytes[d], problem.devices[d].limit_bytes) << "device " << d;
     }
   }
 }
@@ -404,14 +431,11 @@ TEST(ZbvPlanner, NoBubbleWithEqualCostsFromTwoNMinusOneMicrobatches) {
   for (int n = 1; n <= 6; ++n) {
     for (int m = 2 * n - 1; m <= 3 * n + 1; ++m) {
       SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-      const Scenario scenario = scenario_from_yaml(
-          fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-                      "costs: {{forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, comm_ms: 0,\n"
-                      "        activation_bytes: 1000, weight_grad_activation_bytes: 500}}\n"
-                      "optimizer: {{sync: barrier}}\n",
-                      n, m));
-      const SimulationResult r = run_schedule(scenario, "zb-v-greedy", {}, test::fixed_batches());
-      EXPECT_EQ(most_idle_after_first_op_ns(r.trace), 0);
+      // A device's F = I = W = 1 ms, M_B = 1000, M_W = 500, over its two chunks; no comm, a barrier.
+      const RunTrace trace = test::run_schedule_plan(
+          test::ScheduleRunSpec("zb-v-greedy", n, m, /*batches=*/1).with_sync(OptimizerSync::kBarrier),
+          test::UniformStageCosts::ms(1, 1, 1).bytes(1000, 500).over_chunks(2));
+      EXPECT_EQ(zbv_most_idle_after_first_op_ns(trace), 0);
     }
   }
 }

@@ -2,18 +2,16 @@
 // activations their names promise, and every m running for small N.
 #include "schedules/v_building_blocks.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "schedules/pytorch_csv.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
-
-using test::run_schedule;
-using test::scenario_from_yaml;
 
 // Golden orders printed by the authors' scheduler with unit costs and no comm (stage 2N-1-r is device r's
 // chunk 1); 72 cases (N 2-8, m 1 to 3N+1) were compared the same way when it was written.
@@ -55,14 +53,13 @@ TEST(VBuildingBlocks, OrderEqualsTheAuthorsScheduler) {
             "5F0,6F0,5F1,6F1,5F2,6F2,6I0,5I0,6W0,5W0,6I1,5I1,6W1,5W1,6I2,5I2,6W2,5W2\n");
 }
 
-Scenario uniform(int devices, int microbatches) {
-  return scenario_from_yaml(
-      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-                  "costs: {{forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, comm_ms: 0, "
-                  "activation_bytes: 1000,\n"
-                  "        weight_grad_activation_bytes: 1000}}\n"
-                  "optimizer: {{sync: barrier}}\n",
-                  devices, microbatches));
+// A device's F = I = W = 1 ms, M_B = M_W = 1000 (split over its chunks), no comm, a barrier before the steps,
+// exactly one batch.
+RunTrace v_blocks_run(const std::string& schedule, int devices, int microbatches) {
+  const test::ScheduleRunSpec run = test::ScheduleRunSpec(schedule, devices, microbatches, /*batches=*/1)
+                                        .with_sync(OptimizerSync::kBarrier);
+  return test::run_schedule_plan(
+      run, test::UniformStageCosts::ms(1, 1, 1).bytes(1000, 1000).over_chunks(test::chunks_per_device(run)));
 }
 
 // The names' promise with F = I = W and W releasing the activations (M_W = M_B): the most any device holds is
@@ -71,9 +68,9 @@ TEST(VBuildingBlocks, PeakActivationsAreHalfAndAThirdOf1F1Bs) {
   for (int n = 2; n <= 10; ++n) {
     SCOPED_TRACE(fmt::format("N={}", n));
     const auto peak_microbatches = [&](const std::string& schedule) {
-      const SimulationResult r = run_schedule(uniform(n, 3 * n), schedule, {}, test::fixed_batches());
+      const RunTrace trace = v_blocks_run(schedule, n, 3 * n);
       const Bytes peak =
-          *std::max_element(r.trace.peak_activation_bytes.begin(), r.trace.peak_activation_bytes.end());
+          *std::max_element(trace.peak_activation_bytes.begin(), trace.peak_activation_bytes.end());
       return static_cast<double>(peak) / 1000.0;
     };
     EXPECT_EQ(peak_microbatches("v-half"), (n + 2) / 2);
@@ -89,9 +86,9 @@ TEST(VBuildingBlocks, EveryMRunsWithEveryOpOnce) {
     for (int m = 1; m <= 3 * n + 1; ++m) {
       for (const char* schedule : {"v-half", "v-min"}) {
         SCOPED_TRACE(fmt::format("{} N={} m={}", schedule, n, m));
-        const SimulationResult r = run_schedule(uniform(n, m), schedule, {}, test::fixed_batches());
-        EXPECT_EQ(r.trace.ops.size(), static_cast<size_t>(3 * 2 * n * m + 2 * n));  // and one U per stage
-        EXPECT_GT(r.metrics.throughput_samples_per_s, 0);
+        const RunTrace trace = v_blocks_run(schedule, n, m);
+        EXPECT_EQ(trace.ops.size(), static_cast<size_t>(3 * 2 * n * m + 2 * n));  // and one U per stage
+        EXPECT_GT(test::whole_run_metrics(trace, m, 1).throughput_samples_per_s, 0);
       }
     }
   }

@@ -1,25 +1,24 @@
 // DualPipe: two copies of the model in opposite directions over one set of devices. Its op order against
 // DeepSeek's generator (deepseek-ai/DualPipe, step(), worked from its code), the bidirectional layout (each
 // microbatch through one copy only), runs for every allowed m, the refusals, two copies of the weights per
-// device, and the bubble of its README's table in closed form.
+// device, and the bubble of its README's table in closed form. The plans run on costs stated per stage
+// (tests/schedules/schedule_runs.h); the weights held and the CSV export are the api's (tests/api/).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "api/schedule_export.h"
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
 #include "schedules/schedule.h"
 #include "schedules/zb_handcrafted.h"
 #include "sim/engine/engine.h"
 #include "sim/layout.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
-
-using test::run_schedule;
-using test::scenario_from_yaml;
 
 // Stage 2N-1-r is copy 2's stage N-1-r on device r; even microbatches flow down copy 1, odd ones up copy 2.
 TEST(DualPipe, OrderEqualsDeepSeeksGenerator) {
@@ -56,14 +55,14 @@ TEST(DualPipe, LayoutHoldsOneStageOfEachCopyPerDevice) {
   EXPECT_EQ(PipelineLayout::v_shape(4).placement_name(), "v");
 }
 
-Scenario uniform(int devices, int microbatches, const std::string& extra = "") {
-  return scenario_from_yaml(
-      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-                  "costs: {{forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1, comm_ms: 0, "
-                  "activation_bytes: 10,\n"
-                  "        weight_grad_activation_bytes: 3, parameter_bytes: 1000{}}}\n"
-                  "optimizer: {{sync: barrier}}\n",
-                  devices, microbatches, extra));
+// F = I = W = 1 ms on every stage, M_B = 10, M_W = 3, no comm, a barrier before the steps, exactly one batch.
+test::UniformStageCosts dualpipe_costs() {
+  return test::UniformStageCosts::ms(1, 1, 1).bytes(10, 3);
+}
+
+test::ScheduleRunSpec dualpipe_run(int devices, int microbatches) {
+  return test::ScheduleRunSpec("dualpipe", devices, microbatches, /*batches=*/1)
+      .with_sync(OptimizerSync::kBarrier);
 }
 
 // Every even m from 2N on runs to the end with every op once; odd N, odd m and m < 2N are refused naming
@@ -72,10 +71,9 @@ TEST(DualPipe, RunsEveryEvenMFrom2NAndRefusesTheRest) {
   for (int n : {2, 3, 4, 6}) {
     for (int m = 2 * n - 2; m <= 4 * n + 1; ++m) {
       SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-      const Scenario scenario = uniform(n, m);
       if (n % 2 != 0 || m % 2 != 0 || m < 2 * n) {
         try {
-          run_schedule(scenario, "dualpipe");
+          test::run_schedule_plan(dualpipe_run(n, m), dualpipe_costs());
           ADD_FAILURE() << "no error";
         } catch (const InputError& e) {
           EXPECT_NE(std::string(e.what()).find(n % 2 != 0 ? "even number of devices" : "even m >= 2N"),
@@ -84,18 +82,18 @@ TEST(DualPipe, RunsEveryEvenMFrom2NAndRefusesTheRest) {
         }
         continue;
       }
-      const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
+      const RunTrace trace = test::run_schedule_plan(dualpipe_run(n, m), dualpipe_costs());
       size_t ops = 0;
       int forwards = 0;
       for (const auto& list : dualpipe_lists(n, m)) {
         ops += list.size();
         for (const Action& a : list) forwards += a.kind == OpKind::F ? 1 : 0;
       }
-      EXPECT_EQ(forwards, n * m);                  // each microbatch through the N stages of its copy
-      EXPECT_EQ(r.trace.ops.size(), ops + 2 * n);  // and one U per stage of each copy
-      for (const OpRecord& op : r.trace.ops) {
+      EXPECT_EQ(forwards, n * m);                // each microbatch through the N stages of its copy
+      EXPECT_EQ(trace.ops.size(), ops + 2 * n);  // and one U per stage of each copy
+      for (const OpRecord& op : trace.ops) {
         if (op.action.kind == OpKind::U) continue;
-        EXPECT_TRUE(r.trace.layout.visits(op.action.stage, op.action.microbatch));
+        EXPECT_TRUE(trace.layout.visits(op.action.stage, op.action.microbatch));
       }
     }
   }
@@ -110,32 +108,21 @@ TEST(DualPipe, BubbleEqualsItsReadmeFormula) {
     for (double overlap : {3.0, 2.5, 2.0}) {
       const int m = 2 * n + 4;
       SCOPED_TRACE(fmt::format("N={} m={} F&B={}", n, m, overlap));
-      const SimulationResult r = run_schedule(uniform(n, m, fmt::format(", overlap_fb_ms: {}", overlap)),
-                                              "dualpipe", {}, test::fixed_batches());
+      const RunTrace trace =
+          test::run_schedule_plan(dualpipe_run(n, m), dualpipe_costs().overlap_fb_ms(overlap));
       std::vector<TimeNs> end_ns(n, 0);
       std::vector<TimeNs> busy_ns(n, 0);
-      for (const OpRecord& op : r.trace.ops) {
+      for (const OpRecord& op : trace.ops) {
         if (op.action.kind == OpKind::U) continue;
         end_ns[op.device] = std::max(end_ns[op.device], op.end_ns);
         busy_ns[op.device] += op.end_ns - op.start_ns;
       }
-      const TimeNs idle_max_ns = test::most_idle_device_ns(r.trace);
+      const TimeNs idle_max_ns = test::most_idle_device_ns(trace);
       EXPECT_NEAR(ns_to_ms(idle_max_ns), (n / 2 - 1) * (overlap + 2 - 3), 1e-9);
       if (overlap == 3.0) {
         for (int d = 0; d < n; ++d) EXPECT_EQ(end_ns[d] - busy_ns[d], idle_max_ns) << "device " << d;
       }
     }
-  }
-}
-
-// Each device holds one stage of each copy: twice 1F1B's weights, every copy stepped once per batch.
-TEST(DualPipe, EveryDeviceHoldsTwoCopiesOfItsWeights) {
-  const SimulationResult dual = run_schedule(uniform(4, 8), "dualpipe");
-  const SimulationResult one = run_schedule(uniform(4, 8), "1f1b-flush");
-  ASSERT_TRUE(dual.weight_memory_known);
-  for (int d = 0; d < 4; ++d) {
-    EXPECT_EQ(dual.memory.devices[d].peak_weight_bytes, 2 * one.memory.devices[d].peak_weight_bytes);
-    EXPECT_EQ(one.memory.devices[d].peak_weight_bytes, 1000);
   }
 }
 
@@ -146,20 +133,22 @@ TEST(DualPipe, WithoutABarrierEachStepWaitsForItsCopiesOnly) {
   for (int n : {2, 4, 6}) {
     const int m = 2 * n + 2;
     SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-    const std::string uneven = ", overlap_fb_ms: 2.5, optimizer_ms: 0.5";
-    Scenario scenario = uniform(n, m, uneven);
-    scenario.sync = OptimizerSync::kPostValidation;
-    const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
-    EXPECT_EQ(r.spec.sync, OptimizerSync::kPostValidation);
-    const PipelineLayout& layout = r.trace.layout;
+    const test::UniformStageCosts uneven =
+        test::UniformStageCosts::ms(1, 1, 1, 0.5).bytes(10, 3).overlap_fb_ms(2.5);
+    test::ScheduleRunSpec run = dualpipe_run(n, m);
+    run.sync = OptimizerSync::kPostValidation;
+    const std::unique_ptr<Schedule> schedule = test::make_test_schedule(run);
+    EXPECT_EQ(test::schedule_spec(*schedule, run).sync, OptimizerSync::kPostValidation);
+    const RunTrace trace = test::run_schedule_plan(run, uneven);
+    const PipelineLayout& layout = trace.layout;
     std::map<std::pair<int, int>, TimeNs> batch_end_ns;  // (device, batch) -> end of its last op of the batch
-    for (const OpRecord& op : r.trace.ops) {
+    for (const OpRecord& op : trace.ops) {
       if (op.action.kind == OpKind::U) continue;
       TimeNs& end = batch_end_ns[{op.device, op.action.microbatch / m}];
       end = std::max(end, op.end_ns);
     }
     int steps = 0;
-    for (const OpRecord& op : r.trace.ops) {
+    for (const OpRecord& op : trace.ops) {
       if (op.action.kind != OpKind::U) continue;
       ++steps;
       for (int copy = 0; copy < 2; ++copy) {
@@ -168,65 +157,25 @@ TEST(DualPipe, WithoutABarrierEachStepWaitsForItsCopiesOnly) {
             << describe(op.action) << " before device " << layout.device(twin) << " finished its batch";
       }
     }
-    EXPECT_EQ(steps, 2 * n * r.spec.batches);
-    Scenario barrier = scenario;
+    EXPECT_EQ(steps, 2 * n * run.batches);
+    test::ScheduleRunSpec barrier = run;
     barrier.sync = OptimizerSync::kBarrier;
-    EXPECT_GE(r.metrics.throughput_samples_per_s,
-              run_schedule(barrier, "dualpipe", {}, test::fixed_batches()).metrics.throughput_samples_per_s);
+    EXPECT_GE(test::whole_run_metrics(trace, m, run.batches).throughput_samples_per_s,
+              test::whole_run_metrics(test::run_schedule_plan(barrier, uneven), m, barrier.batches)
+                  .throughput_samples_per_s);
   }
-}
-
-// A fused slot on a device runs two different pieces of the model (one of each copy), while overlap_fb_ms was
-// given per device: the slot stays physical for the pair it runs, from its longer op to both. Device 1 pairs
-// the first piece's F (1 ms) with the second piece's B (4 ms); device 0's 2 ms overlap would make that slot
-// shorter than the B alone.
-TEST(DualPipe, AFusedSlotStaysBetweenItsLongerOpAndBoth) {
-  const Scenario scenario = scenario_from_yaml(
-      "pipeline: {stages: 2, microbatches: 8, batches: 1}\n"
-      "costs: {forward_ms: [1, 3], backward_input_ms: [1, 2], backward_weight_ms: [1, 2], comm_ms: 0,\n"
-      "        overlap_fb_ms: [2, 7]}\n");
-  const SimulationResult r = run_schedule(scenario, "dualpipe", {}, test::fixed_batches());
-  const std::unique_ptr<CostModel> costs = make_cost_model(scenario, r.trace.layout, {});
-  int fused = 0;
-  for (int d = 0; d < 2; ++d) {
-    std::vector<OpRecord> ops;
-    for (const OpRecord& op : r.trace.ops) {
-      if (op.device == d) ops.push_back(op);
-    }
-    for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
-      if (!ops[i].action.fused_with_next) continue;
-      ++fused;
-      const TimeNs forward_ns = costs->duration(ops[i].action);
-      const TimeNs backward_ns = costs->duration(ops[i + 1].action);
-      const TimeNs slot_ns = (ops[i].end_ns - ops[i].start_ns) + (ops[i + 1].end_ns - ops[i + 1].start_ns);
-      EXPECT_GE(slot_ns, std::max(forward_ns, backward_ns)) << describe(ops[i].action);
-      EXPECT_LE(slot_ns, forward_ns + backward_ns) << describe(ops[i].action);
-    }
-  }
-  EXPECT_GT(fused, 0);
 }
 
 TEST(DualPipe, AMicrobatchOnTheOtherCopysStageIsAnError) {
   const PipelineLayout layout = PipelineLayout::bidirectional(2);
-  const ExplicitCostModel costs = test::uniform_costs(layout, 1.0, 2.0);
-  FixedLatencyComm comm({0, 0});
+  const test::UniformStageCosts costs = test::UniformStageCosts::ms(1, 2);
   ExecutionPlan plan = plan_from_lists(layout, {{forward(0, 1)}, {}}, 2);
   try {
-    simulate(plan, costs, comm);
+    test::run_plan(plan, costs);
     ADD_FAILURE() << "no error";
   } catch (const ScheduleError& e) {
     EXPECT_NE(std::string(e.what()).find("microbatch 1 flows through pipeline 2 of 2, stages 3..4"),
               std::string::npos)
-        << e.what();
-  }
-}
-
-TEST(DualPipe, ExportSaysPyTorchsCsvCannotHoldTwoCopies) {
-  try {
-    export_schedule_csv(uniform(4, 8), ScheduleRequest{"dualpipe", ScheduleParams("test")});
-    ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("runs 2 copies of the model side by side"), std::string::npos)
         << e.what();
   }
 }

@@ -1,18 +1,18 @@
 // DualPipeV: its op order against PyTorch's generator (ScheduleDualPipeV, worked from its code) with the
 // fused F&B cells, the CSV round trip, runs for every m >= 2N with uneven costs, and what fusing buys when
-// the overlapped slot is shorter than F + B.
+// the overlapped slot is shorter than F + B (the steady period, with the scenario's check of the overlap, is
+// the api's: tests/api/dualpipe_v_scenario_test.cpp). A device's costs are split over its two chunks.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "schedules/pytorch_csv.h"
 #include "schedules/registry.h"
 #include "schedules/zb_handcrafted.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
 
 namespace pipesim {
 namespace {
-
-using test::run_schedule;
-using test::scenario_from_yaml;
 
 TEST(DualPipeV, OrderEqualsPyTorchsGenerator) {
   EXPECT_EQ(format_pytorch_csv(dualpipe_v_lists(2, 4)),
@@ -47,12 +47,8 @@ TEST(DualPipeV, ItsPyTorchCsvReadsBackAndRuns) {
   EXPECT_EQ(csv.layout().placement_name(), "v");
 }
 
-Scenario uniform(int devices, int microbatches, double f_ms, double i_ms, double w_ms, double comm_ms) {
-  return scenario_from_yaml(
-      fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-                  "costs: {{forward_ms: {}, backward_input_ms: {}, backward_weight_ms: {}, comm_ms: {},\n"
-                  "        activation_bytes: 10, weight_grad_activation_bytes: 3}}\n",
-                  devices, microbatches, f_ms, i_ms, w_ms, comm_ms));
+test::ScheduleRunSpec dualpipe_v_run(int devices, int microbatches) {
+  return test::ScheduleRunSpec("dualpipe-v", devices, microbatches, /*batches=*/1);
 }
 
 // Every m from 2N on runs to the end (no deadlock: a fused pair waits for both its ops), every op once; fewer
@@ -61,48 +57,25 @@ TEST(DualPipeV, RunsEveryMFrom2NAndRefusesFewer) {
   for (int n : {2, 3, 4, 5}) {
     for (int m = 2 * n - 1; m <= 4 * n; ++m) {
       SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-      const Scenario scenario = uniform(n, m, 1.5, 1.25, 0.75, 0.1);
+      // A device's F = 1.5, I = 1.25, W = 0.75 ms, M_B = 10, M_W = 3, over its two chunks; 0.1 ms comm.
+      const test::UniformStageCosts costs =
+          test::UniformStageCosts::ms(1.5, 1.25, 0.75).bytes(10, 3).over_chunks(2);
+      test::ScheduleRunSpec run = dualpipe_v_run(n, m);
+      run.latency_ns = ms_to_ns(0.1);
       if (m < 2 * n) {
         try {
-          run_schedule(scenario, "dualpipe-v");
+          test::run_schedule_plan(run, costs);
           ADD_FAILURE() << "no error";
         } catch (const InputError& e) {
           EXPECT_NE(std::string(e.what()).find("needs at least 2N"), std::string::npos) << e.what();
         }
         continue;
       }
-      const SimulationResult r = run_schedule(scenario, "dualpipe-v", {}, test::fixed_batches());
+      const RunTrace trace = test::run_schedule_plan(run, costs);
       size_t ops = 0;
       for (const auto& list : dualpipe_v_lists(n, m)) ops += list.size();
-      EXPECT_EQ(r.trace.ops.size(), ops + 2 * n);  // and one U per stage
-      EXPECT_GT(r.metrics.throughput_samples_per_s, 0);
-    }
-  }
-}
-
-// DualPipe's point: a fused slot shorter than F + B (costs.overlap_fb_ms) shortens the steady phase, and only
-// it: with the slot at F + B the run equals the one without the key. The key is checked against the physics
-// of overlap (no shorter than the longer op, no longer than both).
-TEST(DualPipeV, AnOverlappedSlotShorterThanFPlusBIsFaster) {
-  const auto period = [](const std::string& overlap) {
-    const Scenario scenario = scenario_from_yaml(
-        "pipeline: {stages: 4, microbatches: 16}\n"
-        "costs: {forward_ms: 2, backward_input_ms: 2, backward_weight_ms: 2, comm_ms: 0.1" +
-        overlap + "}\n");
-    return run_schedule(scenario, "dualpipe-v").metrics.period_ns;
-  };
-  EXPECT_EQ(period(", overlap_fb_ms: 6"), period(""));
-  EXPECT_LT(period(", overlap_fb_ms: 4.5"), period(""));
-  EXPECT_LT(period(", overlap_fb_ms: 4"), period(", overlap_fb_ms: 4.5"));
-  for (const char* bad : {", overlap_fb_ms: 3.9", ", overlap_fb_ms: 6.1"}) {
-    try {
-      period(bad);
-      ADD_FAILURE() << "no error for" << bad;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("costs.overlap_fb_ms"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("between max(F, B) = 4 ms and F + B = 6 ms on device 1"),
-                std::string::npos)
-          << e.what();
+      EXPECT_EQ(trace.ops.size(), ops + 2 * n);  // and one U per stage
+      EXPECT_GT(test::whole_run_metrics(trace, m, run.batches).throughput_samples_per_s, 0);
     }
   }
 }
@@ -116,14 +89,14 @@ TEST(DualPipeV, BubbleEqualsDualPipesReadmeFormula) {
     for (double overlap : {3.0, 2.5, 2.0}) {
       const int m = 2 * n + 4;
       SCOPED_TRACE(fmt::format("N={} m={} F&B={}", n, m, overlap));
-      const Scenario scenario =
-          scenario_from_yaml(fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\n"
-                                         "costs: {{forward_ms: 1, backward_input_ms: 1, backward_weight_ms: "
-                                         "1, comm_ms: 0, overlap_fb_ms: {}}}\n"
-                                         "optimizer: {{sync: barrier}}\n",
-                                         n, m, overlap));
-      const SimulationResult r = run_schedule(scenario, "dualpipe-v", {}, test::fixed_batches());
-      const TimeNs idle_max_ns = test::most_idle_device_ns(r.trace);
+      // A device's F = I = W = 1 ms and overlap_fb_ms over its two chunks, no comm, a barrier before the
+      // steps.
+      test::ScheduleRunSpec run = dualpipe_v_run(n, m);
+      run.sync = OptimizerSync::kBarrier;
+      const RunTrace trace = test::run_schedule_plan(
+          run,
+          test::UniformStageCosts::ms(1, 1, 1).bytes(1'000'000, 0).overlap_fb_ms(overlap).over_chunks(2));
+      const TimeNs idle_max_ns = test::most_idle_device_ns(trace);
       const double fb = overlap / 2, backward = 1.0, weight = 0.5;  // one chunk's
       EXPECT_NEAR(ns_to_ms(idle_max_ns), (n - 1) * (fb + backward - 3 * weight), 1e-9);
     }
