@@ -14,6 +14,7 @@
 
 #include "sim/comm_model.h"
 #include "sim/cost_model.h"
+#include "sim/layout.h"
 
 namespace pipesim::test {
 
@@ -54,6 +55,50 @@ class StageTableCosts final : public CostModel {
  private:
   StageCostTable t_;
 };
+
+// Per-device values (a StageCostTable indexed by device, as a scenario's explicit `costs:` gives them) on
+// `layout`'s stages as cost_models/explicit_costs.h prices them: a device's times and activation bytes split
+// evenly over its chunks, and with copies of the model (pipelines > 1) every copy's stage k priced as the
+// first copy's (cost_models/pipeline_copies_costs.h).
+inline StageTableCosts device_costs_on(const PipelineLayout& layout, const StageCostTable& device) {
+  const PipelineLayout first = layout.pipelines > 1 ? layout.first_pipeline() : layout;
+  StageCostTable t;
+  for (int stage = 0; stage < layout.stages; ++stage) {
+    const int s = layout.pipelines > 1 ? layout.model_stage(stage) : stage;
+    const auto d = static_cast<std::size_t>(first.device(s));
+    const int chunks = first.chunks_per_device;
+    t.forward_ns.push_back(device.forward_ns[d] / chunks);
+    t.input_ns.push_back(device.input_ns[d] / chunks);
+    t.weight_ns.push_back(device.weight_ns[d] / chunks);
+    t.optimizer_ns.push_back(device.optimizer_ns[d] / chunks);
+    t.activation_bytes.push_back(device.activation_bytes[d] / chunks);
+    t.weight_grad_activation_bytes.push_back(device.weight_grad_activation_bytes[d] / chunks);
+    t.transfer_bytes.push_back(device.transfer_bytes[d]);
+  }
+  return StageTableCosts(std::move(t));
+}
+
+// Per-device times in ms (one list per figure, N entries; an empty list: 0), bytes as given.
+inline StageCostTable device_table_ms(int devices, const std::vector<double>& forward_ms,
+                                      const std::vector<double>& input_ms,
+                                      const std::vector<double>& weight_ms,
+                                      Bytes activation_bytes = 1'000'000,
+                                      Bytes weight_grad_activation_bytes = 0, Bytes transfer_bytes = 0) {
+  const auto times = [devices](const std::vector<double>& ms) {
+    std::vector<TimeNs> ns;
+    for (int d = 0; d < devices; ++d) ns.push_back(ms.empty() ? 0 : ms_to_ns(ms[ms.size() == 1 ? 0 : d]));
+    return ns;
+  };
+  StageCostTable t;
+  t.forward_ns = times(forward_ms);
+  t.input_ns = times(input_ms);
+  t.weight_ns = times(weight_ms);
+  t.optimizer_ns = times({});
+  t.activation_bytes.assign(devices, activation_bytes);
+  t.weight_grad_activation_bytes.assign(devices, weight_grad_activation_bytes);
+  t.transfer_bytes.assign(devices, transfer_bytes);
+  return t;
+}
 
 // `stages` stages of F, I, W in [0.5, 3) ms, activation bytes in [0.5, 3) MB, 0.4 MB held for W, no U and
 // no transfer bytes (tests/random_scenarios.h's `costs:` line, stated directly).
