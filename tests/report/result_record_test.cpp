@@ -1,16 +1,18 @@
 // The structured result record (report/result_record.h): typed parameters, the pipeline's shape, the sync
-// token, null for what a run cannot know, and the document's header.
+// token, null for what a run cannot know, and the document's header; of results filled below the api
+// (tests/report/report_runs.h).
 #include "report/result_record.h"
 
 #include <gtest/gtest.h>
 
 #include "pipesim_version.h"
-#include "tests/test_util.h"
+#include "tests/report/report_runs.h"
+#include "tests/scenario_text.h"
 
 namespace pipesim {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using ResultRecordJson = nlohmann::ordered_json;
 
 TEST(ResultRecord, ParametersAreTypedAsTheScheduleRanThem) {
   const Scenario scenario = test::scenario_from_yaml(
@@ -20,16 +22,17 @@ TEST(ResultRecord, ParametersAreTypedAsTheScheduleRanThem) {
       "  - {name: paci, accumulation: 2, max_in_flight: [4, 3, 2, 1]}\n"
       "  - {name: zb-1p, memory_limit: 1.5}\n"
       "  - interleaved-1f1b\n");
-  const Json paci = result_record(simulate_schedule(scenario, scenario.schedules[0]));
+  const ResultRecordJson paci = result_record(test::explicit_costs_result(scenario, scenario.schedules[0]));
   EXPECT_EQ(paci["schedule"]["name"], "paci");
   EXPECT_EQ(paci["schedule"]["parameters"].dump(), R"({"accumulation":2,"max_in_flight":[4,3,2,1]})");
   EXPECT_EQ(paci["sync"], "none");
   EXPECT_TRUE(paci["metrics"]["bubble_rate_zb"].is_null());  // asynchronous: batches overlap
-  const Json zb = result_record(simulate_schedule(scenario, scenario.schedules[1]));
+  const ResultRecordJson zb = result_record(test::explicit_costs_result(scenario, scenario.schedules[1]));
   EXPECT_EQ(zb["schedule"]["parameters"].dump(), R"({"memory_limit":1.5})");
   EXPECT_EQ(zb["sync"], "post-validation");  // zb-1p's default
   // A default is reported too: interleaved-1f1b runs v = 2 chunks when none is given.
-  const Json interleaved = result_record(simulate_schedule(scenario, scenario.schedules[2]));
+  const ResultRecordJson interleaved =
+      result_record(test::explicit_costs_result(scenario, scenario.schedules[2]));
   EXPECT_EQ(interleaved["schedule"]["parameters"].dump(), R"({"chunks":2})");
   EXPECT_EQ(interleaved["sync"], "barrier");
   EXPECT_EQ(interleaved["pipeline"]["devices"], 4);
@@ -39,8 +42,9 @@ TEST(ResultRecord, ParametersAreTypedAsTheScheduleRanThem) {
 
 TEST(ResultRecord, UnknownFiguresAreNullNotZero) {
   // Explicit costs: no sequence length, no parameter bytes, no memory capacity.
-  const SimulationResult run = test::run_schedule(test::uniform_scenario(2, 4, 1, 2), "1f1b-flush");
-  const Json r = result_record(run);
+  const SimulationResult run =
+      test::explicit_costs_result(test::uniform_explicit_scenario(2, 4, 1, 2), "1f1b-flush");
+  const ResultRecordJson r = result_record(run);
   EXPECT_TRUE(r["fits"].is_null());
   EXPECT_TRUE(r["pipeline"]["seq_len"].is_null());
   for (const char* key : {"throughput_tokens_per_s", "peak_weight_bytes", "memory_capacity_bytes"}) {
@@ -48,9 +52,9 @@ TEST(ResultRecord, UnknownFiguresAreNullNotZero) {
   }
   EXPECT_TRUE(r["devices"][0]["peak_weight_bytes"].is_null());
   // With parameter bytes the weights are known: one copy of 1 GB on each device (1F1B holds one version).
-  Scenario weighted = test::uniform_scenario(2, 4, 1, 2);
+  Scenario weighted = test::uniform_explicit_scenario(2, 4, 1, 2);
   weighted.costs.parameter_bytes = {1'000'000'000, 1'000'000'000};
-  const Json w = result_record(test::run_schedule(weighted, "1f1b-flush"));
+  const ResultRecordJson w = result_record(test::explicit_costs_result(weighted, "1f1b-flush"));
   EXPECT_EQ(w["metrics"]["peak_weight_bytes"], 1'000'000'000);
   EXPECT_EQ(w["devices"][1]["peak_weight_bytes"], 1'000'000'000);
 }
@@ -60,7 +64,7 @@ TEST(ResultRecord, PipelineShapeWithAGlobalBatch) {
   const Scenario scenario = test::scenario_from_yaml(
       "pipeline: {stages: 4, microbatches: 24, global_batch: 128, batches: 2}\n"
       "costs: {forward_ms: 1, backward_ms: 2}\n");
-  const Json p = result_record(test::run_schedule(scenario, "1f1b-flush"))["pipeline"];
+  const ResultRecordJson p = result_record(test::explicit_costs_result(scenario, "1f1b-flush"))["pipeline"];
   EXPECT_EQ(p["microbatches"], 24);
   EXPECT_DOUBLE_EQ(p["microbatch_size"].get<double>(), 128.0 / 24);
   EXPECT_DOUBLE_EQ(p["global_batch"].get<double>(), 128.0);
@@ -68,8 +72,9 @@ TEST(ResultRecord, PipelineShapeWithAGlobalBatch) {
 }
 
 TEST(ResultRecord, DocumentHeaderNamesFormatVersionAndScenario) {
-  const SimulationResult run = test::run_schedule(test::uniform_scenario(2, 2, 1, 2), "gpipe");
-  const Json doc = results_document({"my-scenario", "dir/my.yaml"}, {run});
+  const SimulationResult run =
+      test::explicit_costs_result(test::uniform_explicit_scenario(2, 2, 1, 2), "gpipe");
+  const ResultRecordJson doc = results_document({"my-scenario", "dir/my.yaml"}, {run});
   EXPECT_EQ(doc["format"], "pipesim-result");
   EXPECT_EQ(doc["format_version"], 1);
   EXPECT_EQ(doc["pipesim_version"], PIPESIM_VERSION);

@@ -1,23 +1,32 @@
 // Communication: a fixed latency on every cross-stage dependency (the Zero Bubble papers' model), and the
-// link model where messages queue on a shared directed link. Timelines worked out by hand.
+// link model where messages queue on a shared directed link (sim/comm_model.h), under the registered
+// schedules' plans with costs stated directly. Timelines worked out by hand.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "tests/expected_transfers.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_setup.h"
+#include "tests/sim/plans.h"
+#include "tests/sim/stage_table_costs.h"
 
 namespace pipesim {
 namespace {
 
-using test::device_timeline;
-using test::run_schedule;
-using test::scenario_from_yaml;
-using test::uniform_scenario;
+// One batch exactly of 1F1B-flush on N devices, uniform F and B (ms), a fixed latency c (ms).
+RunTrace comm_latency_1f1b(int n, int m, double f, double b, double c) {
+  test::ScheduleSetup setup = test::schedule_setup("1f1b-flush", n, m, 1);
+  setup.latency_ns = ms_to_ns(c);
+  setup.fixed_batches = true;
+  return test::run_schedule_setup(setup, test::UniformStageCosts::ms(f, b)).trace;
+}
 
 // 1F1B-flush, N=3, m=6, F=1, B=2, c=0.5 ms. By hand: F0 reaches stage 3 at 3 (two hops of 1+0.5); its
 // gradient reaches stage 1 at 4+2+0.5+2+0.5 = 9. Ops run as soon as possible in list order, so stage 1 idles
 // whenever the round trip of the microbatch it waits for is not back yet: B2 at 16 (idle 15-16), B3 at 20
 // (idle 19-20), B4 at 23, B5 at 27. Without comm the batch takes (m+N-1)(F+B) = 24; here 29.
-const std::vector<std::vector<std::string>> kFirstBatch = {
+const std::vector<std::vector<std::string>> kCommLatencyFirstBatch = {
     {"F0@0", "F1@1", "F2@2", "B0@9", "F3@11", "B1@12", "F4@14", "B2@16", "F5@18", "B3@20", "B4@23", "B5@27",
      "U@29"},
     {"F0@1.5", "F1@2.5", "B0@6.5", "F2@8.5", "B1@9.5", "F3@12.5", "B2@13.5", "F4@15.5", "B3@17.5", "F5@19.5",
@@ -27,12 +36,12 @@ const std::vector<std::vector<std::string>> kFirstBatch = {
 };
 
 TEST(CommLatency, OneFOneBN3M6) {
-  const SimulationResult r = run_schedule(uniform_scenario(3, 6, 1.0, 2.0, 0.5, /*batches=*/1), "1f1b-flush",
-                                          {}, test::fixed_batches());
-  for (int d = 0; d < 3; ++d) EXPECT_EQ(device_timeline(r.trace, d, 0, 6), kFirstBatch[d]) << "device " << d;
+  const RunTrace trace = comm_latency_1f1b(3, 6, 1.0, 2.0, 0.5);
+  for (int d = 0; d < 3; ++d)
+    EXPECT_EQ(test::timeline(trace, d, 0, 6), kCommLatencyFirstBatch[d]) << "device " << d;
   // Every cross-stage dependency is one transfer that arrives exactly c after it was sent.
-  EXPECT_EQ(r.trace.transfers.size(), 2u * 2 * 6);
-  for (const TransferRecord& t : r.trace.transfers) EXPECT_EQ(t.arrival_ns - t.send_ns, ms_to_ns(0.5));
+  EXPECT_EQ(trace.transfers.size(), 2u * 2 * 6);
+  for (const TransferRecord& t : trace.transfers) EXPECT_EQ(t.arrival_ns - t.send_ns, ms_to_ns(0.5));
 }
 
 // Stage 1 cannot run B(j+N) before the round trip F(1,j+N) -> stage N -> B(1,j+N) is back: N(F+B) of compute
@@ -45,9 +54,7 @@ TEST(CommLatency, EveryNMicrobatchesAddOneRoundTrip) {
     for (int groups = 1; groups <= 4; ++groups) {
       const int m = groups * n;
       SCOPED_TRACE(fmt::format("N={} m={}", n, m));
-      const SimulationResult r = run_schedule(uniform_scenario(n, m, f, b, c, /*batches=*/1), "1f1b-flush",
-                                              {}, test::fixed_batches());
-      const TimeNs batch_ns = r.trace.makespan_ns;
+      const TimeNs batch_ns = comm_latency_1f1b(n, m, f, b, c).makespan_ns;
       if (groups > 1) {
         EXPECT_EQ(batch_ns - previous, ms_to_ns(n * (f + b) + 2 * (n - 1) * c));
       }
@@ -68,26 +75,29 @@ TEST(CommLatency, EveryNMicrobatchesAddOneRoundTrip) {
 //   gradient 2: sent 9.75, queued to 10.75, wire -12.25, arrives 12.5
 // Stage 1 runs B0 9.5, B1 11, B2 12.5 (ends 13.5), and both U at 13.5.
 TEST(LinkComm, MessagesQueueOnASharedLink) {
-  const Scenario scenario = scenario_from_yaml(
-      "pipeline: {stages: 2, microbatches: 3, batches: 1}\n"
-      "costs: {forward_ms: 1, backward_ms: 1, transfer_bytes: 1500000}\n"
-      "comm: {model: link, bandwidth_gb_per_s: 1, latency_ms: 0.25}\n");
-  const SimulationResult r = run_schedule(scenario, "gpipe", {}, test::fixed_batches());
-  EXPECT_EQ(device_timeline(r.trace, 0, 0, 3),
+  test::ScheduleSetup setup = test::schedule_setup("gpipe", 2, 3, 1);
+  setup.fixed_batches = true;
+  setup.comm = [](int devices) {
+    return std::make_unique<LinkComm>(devices, 1.0, ms_to_ns(0.25));
+  };  // 1 B/ns
+  const test::StageTableCosts costs = test::device_costs_on(
+      PipelineLayout::linear(2), test::device_table_ms(2, {1}, {1}, {}, 1'000'000, 0, 1'500'000));
+  const RunTrace trace = test::run_schedule_setup(setup, costs).trace;
+  EXPECT_EQ(test::timeline(trace, 0, 0, 3),
             (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "B0@9.5", "B1@11", "B2@12.5", "U@13.5"}));
   EXPECT_EQ(
-      device_timeline(r.trace, 1, 0, 3),
+      test::timeline(trace, 1, 0, 3),
       (std::vector<std::string>{"F0@2.75", "F1@4.25", "F2@5.75", "B0@6.75", "B1@7.75", "B2@8.75", "U@13.5"}));
 
-  test::expect_transfers(r.trace, {
-                                      {OpKind::F, 0, 1, 1, 2.75},
-                                      {OpKind::F, 1, 2, 2.5, 4.25},
-                                      {OpKind::F, 2, 3, 4, 5.75},
-                                      {OpKind::B, 0, 7.75, 7.75, 9.5},
-                                      {OpKind::B, 1, 8.75, 9.25, 11},
-                                      {OpKind::B, 2, 9.75, 10.75, 12.5},
-                                  });
-  for (const TransferRecord& t : r.trace.transfers) EXPECT_EQ(t.bytes, 1'500'000);
+  test::expect_transfers(trace, {
+                                    {OpKind::F, 0, 1, 1, 2.75},
+                                    {OpKind::F, 1, 2, 2.5, 4.25},
+                                    {OpKind::F, 2, 3, 4, 5.75},
+                                    {OpKind::B, 0, 7.75, 7.75, 9.5},
+                                    {OpKind::B, 1, 8.75, 9.25, 11},
+                                    {OpKind::B, 2, 9.75, 10.75, 12.5},
+                                });
+  for (const TransferRecord& t : trace.transfers) EXPECT_EQ(t.bytes, 1'500'000);
 }
 
 }  // namespace

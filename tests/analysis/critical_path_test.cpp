@@ -1,21 +1,20 @@
 // The engine's inline critical path (RunTrace::critical_path_ns, tracked as ops start) against the Boost
 // task graph's longest path (analysis/task_graph.h), on random configurations of every registered schedule:
-// uneven stages, jitter, m below N, each comm model. simulate_schedule with the graph cross-checks the two
-// and throws when they differ; this test also walks the inline path.
+// uneven stages, jitter, m below N, each comm model. The test walks the inline path too.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "analysis/task_graph.h"
+#include "base/errors.h"
 #include "schedules/registry.h"
-#include "tests/random_scenarios.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_setup.h"
+#include "tests/sim/stage_table_costs.h"
 
 namespace pipesim {
 namespace {
 
-// Costs per stage, with a fixed comm latency (comm_ms) unless the comm is a link.
 // Walks the path: ops in time order, their durations within its length, its length within the makespan.
 void expect_consistent_path(const RunTrace& trace, const std::string& what) {
   ASSERT_FALSE(trace.critical_path.empty()) << what;
@@ -41,26 +40,37 @@ TEST(CriticalPath, InlineEqualsTheTaskGraphOnRandomRuns) {
       const int stages = std::uniform_int_distribution<int>(2, 6)(rng);
       const int microbatches = std::uniform_int_distribution<int>(1, 3 * stages)(rng);
       const int comm = std::uniform_int_distribution<int>(0, 2)(rng);
-      const std::string yaml =
-          fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 3}}\n", stages, microbatches) +
-          test::random_costs(rng, stages, comm == 1) + test::kRandomCommLines[comm];
-      const Scenario scenario = test::scenario_from_yaml(yaml);
-      SimulationOptions options = test::fixed_batches();
-      options.analyze_graph = true;
+      test::ScheduleSetup setup = test::schedule_setup(info.name, stages, microbatches, 3);
+      setup.fixed_batches = true;
       const std::uint64_t seed = rng();
-      if (trial % 2 == 1) {
-        options.decorate_costs = test::jitter_and_stragglers(seed);
-      }
-      const std::string what = fmt::format("{} trial {}:\n{}", info.name, trial, yaml);
-      SimulationResult result;
+      setup.exact_costs = trial % 2 == 0;  // odd trials: jitter and stragglers
+      std::optional<test::PreparedSchedule> prepared;
       try {
-        result = test::run_schedule(scenario, info.name, {}, options);
+        prepared.emplace(test::prepare_schedule(setup));
       } catch (const InputError&) {
         continue;  // a shape the schedule refuses (e.g. m < N for pipedream-2bw, m % N for interleaved)
       }
+      const int layout_stages = prepared->layout.stages;
+      const test::StageTableCosts base = test::random_stage_costs(rng, layout_stages);
+      const std::uint32_t comm_seed = rng();
+      setup.comm = [comm, comm_seed](int devices) {
+        std::mt19937 comm_rng(comm_seed);
+        return test::random_comm(comm_rng, comm, devices);
+      };
+      const test::JitteredStageCosts jittered(base, seed);
+      const CostModel& costs = setup.exact_costs ? static_cast<const CostModel&>(base) : jittered;
+      const std::string what =
+          fmt::format("{} trial {}: N={} m={} comm {}{}", info.name, trial, stages, microbatches,
+                      test::kRandomCommNames[comm], setup.exact_costs ? "" : ", jitter");
+      RunTrace trace;
+      try {
+        trace = test::run_schedule_setup(setup, costs).trace;
+      } catch (const InputError&) {
+        continue;  // a shape the schedule refuses only once it plans
+      }
       ++runs;
-      EXPECT_EQ(result.trace.critical_path_ns, analyze_task_graph(result.trace).critical_path_ns) << what;
-      expect_consistent_path(result.trace, what);
+      EXPECT_EQ(trace.critical_path_ns, analyze_task_graph(trace).critical_path_ns) << what;
+      expect_consistent_path(trace, what);
     }
   }
   EXPECT_GT(runs, static_cast<int>(registered_schedules().size()) * 3);

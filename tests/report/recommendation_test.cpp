@@ -1,23 +1,28 @@
-// The answer under the table, --sort, and did-you-mean suggestions.
+// The answer under the table (report/recommendation.h), --sort, and did-you-mean suggestions, on results
+// filled below the api (tests/report/report_runs.h). That every line `pipesim run` prints fits 120 columns is
+// tests/cli/recommendation_lines_test.cpp.
 #include "report/recommendation.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include "base/did_you_mean.h"
 #include "report/format.h"
 #include "report/report.h"
 #include "report/table_columns.h"
-#include "tests/test_util.h"
+#include "tests/error_text.h"
+#include "tests/report/report_runs.h"
+#include "tests/scenario_text.h"
 
 namespace pipesim {
 namespace {
 
 // N = 4, m = 8: 1F1B holds up to 4 microbatches of 1 GiB on device 1, GPipe 8; PACI (asynchronous) is the
 // fastest. A 6 GiB device fits 1F1B and PACI, not GPipe.
-Scenario with_capacity(double gib) {
+Scenario recommendation_scenario(double gib) {
   return test::scenario_from_yaml(fmt::format(
       "pipeline: {{stages: 4, microbatches: 8, batches: 3}}\n"
       "costs: {{forward_ms: 1, backward_ms: 2, activation_bytes: 1073741824, memory_capacity_gb: {}}}\n",
@@ -25,26 +30,20 @@ Scenario with_capacity(double gib) {
 }
 
 // The text with its wrapped lines joined again (wrap_lines breaks at spaces and indents by 2).
-std::string unwrapped(std::string text) {
+std::string recommendation_unwrapped(std::string text) {
   for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
     text.replace(at, 3, " ");
   }
   return text;
 }
 
-// Columns of a line on a terminal (UTF-8 continuation bytes take none).
-size_t columns(const std::string& line) {
-  return static_cast<size_t>(std::count_if(
-      line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 TEST(Recommendation, NamesTheFastestSynchronousRunAndTheMarginToAnAsynchronousOne) {
-  const Scenario s = with_capacity(6);
-  const std::vector<SimulationResult> runs = {test::run_schedule(s, "gpipe"),
-                                              test::run_schedule(s, "1f1b-flush"),
-                                              test::run_schedule(s, "paci", {{"accumulation", "8"}})};
+  const Scenario s = recommendation_scenario(6);
+  const std::vector<SimulationResult> runs = {
+      test::explicit_costs_result(s, "gpipe"), test::explicit_costs_result(s, "1f1b-flush"),
+      test::explicit_costs_result(s, "paci", {{"accumulation", "8"}})};
   ASSERT_EQ(fits_memory(runs[0]), std::optional<bool>(false));
-  const std::string text = unwrapped(recommendation_text(runs));
+  const std::string text = recommendation_unwrapped(recommendation_text(runs));
   EXPECT_NE(text.find("fastest synchronous run that fits: 1f1b-flush (B=8, m=8)"), std::string::npos) << text;
   EXPECT_NE(text.find("fastest run that fits: paci"), std::string::npos) << text;
   EXPECT_NE(text.find("asynchronous: changes the training semantics"), std::string::npos) << text;
@@ -58,26 +57,27 @@ TEST(Recommendation, NamesTheFastestSynchronousRunAndTheMarginToAnAsynchronousOn
 }
 
 TEST(Recommendation, WhenNothingFitsItNamesTheLeanestRunAndWhatWouldHelp) {
-  const Scenario s = with_capacity(2);
-  const std::vector<SimulationResult> runs = {test::run_schedule(s, "gpipe"),
-                                              test::run_schedule(s, "1f1b-flush")};
-  const std::string text = unwrapped(recommendation_text(runs));
+  const Scenario s = recommendation_scenario(2);
+  const std::vector<SimulationResult> runs = {test::explicit_costs_result(s, "gpipe"),
+                                              test::explicit_costs_result(s, "1f1b-flush")};
+  const std::string text = recommendation_unwrapped(recommendation_text(runs));
   EXPECT_NE(text.find("no run fits: the device may hold 2.00 GiB; the leanest, 1f1b-flush (B=8, m=8), needs "
                       "4.00 GiB on device 1. What would help: more stages"),
             std::string::npos)
       << text;
   // Recomputation is named only where the model can recompute more.
   EXPECT_EQ(text.find("recomputation"), std::string::npos) << text;
-  EXPECT_NE(unwrapped(recommendation_text(runs, {true, true})).find("recomputation (model.recompute"),
+  EXPECT_NE(recommendation_unwrapped(recommendation_text(runs, {true, true}))
+                .find("recomputation (model.recompute"),
             std::string::npos);
   EXPECT_EQ(recommendation_text(runs, {true, false}).find("recomputation"), std::string::npos);
 }
 
 TEST(Recommendation, SortOrdersRowsByAColumn) {
-  const Scenario s = with_capacity(100);
-  const std::vector<SimulationResult> runs = {test::run_schedule(s, "1f1b-flush"),
-                                              test::run_schedule(s, "gpipe"),
-                                              test::run_schedule(s, "paci", {{"accumulation", "8"}})};
+  const Scenario s = recommendation_scenario(100);
+  const std::vector<SimulationResult> runs = {
+      test::explicit_costs_result(s, "1f1b-flush"), test::explicit_costs_result(s, "gpipe"),
+      test::explicit_costs_result(s, "paci", {{"accumulation", "8"}})};
   const std::vector<SimulationResult> by_memory = sorted_by_column(runs, "peak_memory_bytes");
   EXPECT_EQ(by_memory.front().schedule_name, "1f1b-flush");  // 1F1B and PACI at 4 GiB keep their order
   EXPECT_EQ(by_memory.back().schedule_name, "gpipe");
@@ -93,19 +93,6 @@ TEST(Recommendation, LongLinesWrapAtWordsWithAnIndent) {
   EXPECT_EQ(wrap_lines("aaaa bbbb cccc dddd\n", 10), "aaaa bbbb\n  cccc\n  dddd\n");
   EXPECT_EQ(wrap_lines("τττττ Δ", 7), "τττττ Δ");
   EXPECT_EQ(wrap_lines("a verylongwordindeed b", 8), "a\n  verylongwordindeed\n  b");
-}
-
-// Every line `pipesim run` prints for the default scenario and the quickstart fits 120 columns (the lines
-// under the table reached 212).
-TEST(Recommendation, EveryLineOfTheDefaultRunFits120Columns) {
-  const test::TempDir dir;
-  for (const char* scenario : {"", "scenarios/quickstart/llama2-7b-h100.yaml"}) {
-    const test::CommandResult r = test::run_pipesim(fmt::format("run {}", scenario), dir);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    std::stringstream in(r.out);
-    for (std::string line; std::getline(in, line);)
-      EXPECT_LE(columns(line), 120U) << scenario << ": " << line;
-  }
 }
 
 TEST(DidYouMean, SuggestsCloseNamesAndPrefixesOnly) {
