@@ -64,7 +64,9 @@ std::string measured_figure_text(double value) {
 std::string measured_comparison_text(const MeasuredRun& measured,
                                      const std::vector<SimulationResult>& results) {
   const SimulationResult* result = measured_result(measured, results);
-  std::string out = fmt::format("\nMeasured ({}: {}):\n", measured.source, measured.reference);
+  std::string out = "\n";
+  out += wrap_lines(fmt::format("Measured ({}: {}):", measured.source, measured.reference));
+  out += '\n';
   if (!result) {
     return out + fmt::format("  the measured schedule, {}, did not run here: nothing compared\n",
                              measured.schedule);

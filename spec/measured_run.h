@@ -38,6 +38,7 @@ struct MeasuredRun {
   // How the source counts FLOPs, when it publishes a FLOP figure (TFLOP/s or MFU): pipesim counts model
   // FLOPs without recomputation, so a figure counted otherwise must have been converted (say how here).
   std::string flops;
+  std::string quote;     // the source's words or table row, verbatim (provenance; optional)
   std::string schedule;  // the scenario's schedule entry the run used (its label); empty: the first entry
   std::vector<MeasuredValue> values;  // in measured_figures() order, each figure at most once
   std::optional<double> value_of(MeasuredFigure figure) const;

@@ -142,16 +142,14 @@ Fidelity run_fidelity(const std::vector<std::string>& files, const Limits& limit
 }
 
 std::vector<FidelityErrors> fidelity_errors(const std::vector<FidelityRun>& runs) {
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const FidelityRun*>> by_source;
+  std::map<std::string, std::vector<const FidelityRun*>> by_source;  // sorted by name
   std::vector<const FidelityRun*> all;
   for (const FidelityRun& run : runs) {
-    if (!by_source.count(run.measured.source)) order.push_back(run.measured.source);
     by_source[run.measured.source].push_back(&run);
     all.push_back(&run);
   }
   std::vector<FidelityErrors> out;
-  for (const std::string& source : order) out.push_back(errors_of(source, by_source[source]));
+  for (const auto& [source, of_source] : by_source) out.push_back(errors_of(source, of_source));
   out.push_back(errors_of("all", all));
   return out;
 }

@@ -42,7 +42,7 @@ struct FidelityErrors {
 
 struct Fidelity {
   std::vector<FidelityRun> runs;        // in file-name order
-  std::vector<FidelityErrors> sources;  // in order of first appearance, then "all"
+  std::vector<FidelityErrors> sources;  // sorted by name, then "all"
 };
 
 // The scenario files with a `measured:` section among `paths` (files, or directories whose *.yaml are
@@ -54,7 +54,7 @@ std::vector<std::string> measured_scenario_files(const std::vector<std::string>&
 Fidelity run_fidelity(const std::vector<std::string>& files, const Limits& limits,
                       const std::function<void(size_t done)>& progress = {});
 
-// The errors of `runs` per source and over all ("all" last).
+// The errors of `runs` per source (sorted by name) and over all ("all" last).
 std::vector<FidelityErrors> fidelity_errors(const std::vector<FidelityRun>& runs);
 
 }  // namespace pipesim

@@ -1,0 +1,81 @@
+// pipesim fidelity: the measured scenarios of a directory, each run's measured schedule predicted, the
+// errors per source and over all, and the documents. The runs are closed forms: 1F1B and GPipe with a flush
+// on N = 2, m = 4, F = 1 ms, B = 2 ms take (m + N - 1)(F + B) = 15 ms a step.
+#include "sweeps/fidelity.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sweeps/fidelity_report.h"
+#include "tests/error_text.h"
+#include "tests/temp_dir.h"
+
+namespace pipesim {
+namespace {
+
+std::string fidelity_scenario(const std::string& measured) {
+  return "pipeline: {stages: 2, microbatches: 4}\n"
+         "costs: {forward_ms: 1, backward_ms: 2}\n"
+         "schedules: [gpipe, 1f1b-flush]\n" +
+         measured;
+}
+
+TEST(Fidelity, EveryMeasuredScenarioOfADirectoryPredictedAndItsErrorsPerSource) {
+  const test::TempDir dir;
+  dir.write("a.yaml", fidelity_scenario("measured: {source: lab, reference: r1, step_time_s: 0.0125}\n"));
+  dir.write("b.yaml", fidelity_scenario("measured: {source: other, reference: r2, step_time_s: 0.015,\n"
+                                        "           schedule: 1f1b-flush, peak_memory_gib: 1}\n"));
+  dir.write("c.yaml", fidelity_scenario(""));  // nothing measured: not a published run
+  dir.write("notes.txt", "not a scenario");
+  const std::vector<std::string> files = measured_scenario_files({dir.path()});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], dir.file("a.yaml"));
+  const Fidelity f = run_fidelity(files, Limits{});
+  ASSERT_EQ(f.runs.size(), 2u);
+  EXPECT_EQ(f.runs[0].failure, "");
+  EXPECT_EQ(f.runs[0].predicted_by, "gpipe");  // the first entry
+  EXPECT_EQ(f.runs[1].predicted_by, "1f1b-flush");
+  ASSERT_TRUE(f.runs[0].speed());
+  EXPECT_NEAR(*f.runs[0].speed()->predicted, 0.015, 1e-12);
+  EXPECT_NEAR(*f.runs[0].speed()->relative_error(), 0.2, 1e-9);
+  ASSERT_EQ(f.sources.size(), 3u);
+  EXPECT_EQ(f.sources[0].source, "lab");
+  EXPECT_EQ(f.sources[1].source, "other");
+  EXPECT_EQ(f.sources[2].source, "all");
+  EXPECT_NEAR(f.sources[0].speed_mape, 0.2, 1e-9);
+  // A step 20 % longer than measured is a speed 1/1.2 of it: optimism -1/6.
+  EXPECT_NEAR(f.sources[0].speed_bias, 0.0125 / 0.015 - 1, 1e-9);
+  EXPECT_NEAR(f.sources[1].speed_mape, 0, 1e-9);
+  EXPECT_EQ(f.sources[1].memory_runs, 1);
+  EXPECT_NEAR(f.sources[2].speed_mape, 0.1, 1e-9);
+  EXPECT_NEAR(f.sources[2].worst_speed_error, 0.2, 1e-9);
+  EXPECT_EQ(f.sources[2].runs, 2);
+
+  const std::string summary = fidelity_summary(f);
+  EXPECT_NE(summary.find("+20.0 %"), std::string::npos) << summary;
+  const std::string markdown = fidelity_markdown(f);
+  EXPECT_NE(markdown.find("| lab | 1 | 1 | 20.0 % |"), std::string::npos) << markdown;
+  const std::string csv = fidelity_csv(f);
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "scenario,source,figure,unit,measured,predicted,relative_error,predicted_by,profile_kind,reference,"
+      "failure");
+  EXPECT_NE(csv.find("a.yaml,lab,step_time_s,s,0.0125,0.015,0.2,gpipe,,r1,"), std::string::npos) << csv;
+}
+
+TEST(Fidelity, SaysWhatIsMissing) {
+  const test::TempDir dir;
+  EXPECT_NE(test::input_error_of([&] { measured_scenario_files({dir.file("none")}); }).find("no such file"),
+            std::string::npos);
+  const std::string plain = dir.write("plain.yaml", fidelity_scenario(""));
+  EXPECT_NE(test::input_error_of([&] { measured_scenario_files({plain}); }).find("no measured: section"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              measured_scenario_files({dir.path()});
+            }).find("no scenario with a measured: section"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipesim
