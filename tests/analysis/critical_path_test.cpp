@@ -9,7 +9,7 @@
 #include "analysis/task_graph.h"
 #include "base/errors.h"
 #include "schedules/registry.h"
-#include "tests/schedules/schedule_setup.h"
+#include "tests/schedules/schedule_runs.h"
 #include "tests/sim/stage_table_costs.h"
 
 namespace pipesim {
@@ -40,7 +40,7 @@ TEST(CriticalPath, InlineEqualsTheTaskGraphOnRandomRuns) {
       const int stages = std::uniform_int_distribution<int>(2, 6)(rng);
       const int microbatches = std::uniform_int_distribution<int>(1, 3 * stages)(rng);
       const int comm = std::uniform_int_distribution<int>(0, 2)(rng);
-      test::ScheduleSetup setup = test::schedule_setup(info.name, stages, microbatches, 3);
+      test::ScheduleRunSpec setup(info.name, stages, microbatches, 3);
       setup.fixed_batches = true;
       const std::uint64_t seed = rng();
       setup.exact_costs = trial % 2 == 0;  // odd trials: jitter and stragglers
@@ -64,7 +64,7 @@ TEST(CriticalPath, InlineEqualsTheTaskGraphOnRandomRuns) {
                       test::kRandomCommNames[comm], setup.exact_costs ? "" : ", jitter");
       RunTrace trace;
       try {
-        trace = test::run_schedule_setup(setup, costs).trace;
+        trace = test::run_schedule_steady(setup, costs).trace;
       } catch (const InputError&) {
         continue;  // a shape the schedule refuses only once it plans
       }

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
-#include "tests/schedules/schedule_setup.h"
+#include "tests/schedules/schedule_runs.h"
 #include "tests/sim/plans.h"
 
 namespace pipesim {
@@ -16,10 +16,11 @@ namespace {
 RunTrace task_graph_trace(const std::string& name, int stages, int microbatches, double forward_ms,
                           double backward_ms, double comm_ms = 0, int batches = 4,
                           const std::map<std::string, std::string>& params = {}, int chunks = 1) {
-  test::ScheduleSetup setup = test::schedule_setup(name, stages, microbatches, batches, params);
+  test::ScheduleRunSpec setup(name, stages, microbatches, batches);
+  setup.params = params;
   setup.latency_ns = ms_to_ns(comm_ms);
-  return test::run_schedule_setup(setup,
-                                  test::UniformStageCosts::ms(forward_ms / chunks, backward_ms / chunks))
+  return test::run_schedule_steady(setup,
+                                   test::UniformStageCosts::ms(forward_ms / chunks, backward_ms / chunks))
       .trace;
 }
 

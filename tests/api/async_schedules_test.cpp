@@ -20,8 +20,8 @@ Scenario uniform(int stages, int microbatches, int batches) {
                         "async_schedules_test.yaml");
 }
 
-SimulationResult run(const Scenario& scenario, const std::string& name, int accumulation = 0,
-                     const std::string& max_in_flight = "") {
+SimulationResult async_run(const Scenario& scenario, const std::string& name, int accumulation = 0,
+                           const std::string& max_in_flight = "") {
   ScheduleRequest request{name, ScheduleParams("async_schedules_test")};
   if (accumulation > 0) request.params.set("accumulation", std::to_string(accumulation));
   if (!max_in_flight.empty()) request.params.set("max_in_flight", max_in_flight);
@@ -43,8 +43,8 @@ TEST_P(PaciDrift, MaxIsCeilAndSteadyMeanIsExactWithOneCopy) {
   constexpr int kN = 8;
   const int a = GetParam();
   const Scenario scenario = uniform(kN, 16, 8);  // windows of whole batches: a multiple of every a here
-  const SimulationResult paci = run(scenario, "paci", a);
-  const SimulationResult flush = run(scenario, "1f1b-flush");
+  const SimulationResult paci = async_run(scenario, "paci", a);
+  const SimulationResult flush = async_run(scenario, "1f1b-flush");
   ASSERT_EQ(paci.drift.stages.size(), static_cast<size_t>(kN));
   const auto [first, end] = window(paci);
   ASSERT_GE(first, kN) << "the window must start after the pipeline filled";
@@ -74,7 +74,7 @@ TEST(Paci, DriftOfEveryMicrobatchCountsTheStepsBetweenItsForwardAndBackward) {
   // and B(j), and steps after each backward whose 1-based count is a multiple of a.
   constexpr int kN = 6;
   constexpr int kA = 4;
-  const SimulationResult r = run(uniform(kN, 8, 8), "paci", kA);
+  const SimulationResult r = async_run(uniform(kN, 8, 8), "paci", kA);
   const auto [first, end] = window(r);
   for (int s = 0; s < kN; ++s) {
     for (int j = first; j < end; ++j) {
@@ -89,8 +89,8 @@ TEST(Paci, ThroughputOfFlushOverPaciAtMEqualsAIsMOverMPlusNMinusOne) {
   constexpr int kN = 8;
   for (int m : {1, 2, 4, 8, 16}) {
     const Scenario scenario = uniform(kN, m, std::max(4, 128 / m));
-    const SimulationResult flush = run(scenario, "1f1b-flush");
-    const SimulationResult paci = run(scenario, "paci", m);
+    const SimulationResult flush = async_run(scenario, "1f1b-flush");
+    const SimulationResult paci = async_run(scenario, "paci", m);
     const double ratio = flush.metrics.throughput_samples_per_s / paci.metrics.throughput_samples_per_s;
     EXPECT_NEAR(ratio, static_cast<double>(m) / (m + kN - 1), 1e-6) << "m=" << m;
     EXPECT_EQ(paci.metrics.period_ns, m * ms_to_ns(3.0)) << "m=" << m;  // one F and one B per microbatch
@@ -101,7 +101,7 @@ TEST(Paci, StreamWindowSkipsTheFillEvenWhenFewBatchesAreRequested) {
   // Batches of one microbatch: stage 1 starts F(8) only when its first backward ends, so the window must
   // start after a warm-up of 2N microbatches, whatever was requested; one F and one B per microbatch.
   for (int batches : {1, 4, 16}) {
-    const SimulationResult r = run(uniform(8, 1, batches), "paci", 1);
+    const SimulationResult r = async_run(uniform(8, 1, batches), "paci", 1);
     EXPECT_EQ(r.metrics.first_steady_microbatch, 16) << batches;
     EXPECT_EQ(r.metrics.period_ns, ms_to_ns(3.0)) << batches;
     EXPECT_GE(r.spec.batches, batches);
@@ -111,7 +111,7 @@ TEST(Paci, StreamWindowSkipsTheFillEvenWhenFewBatchesAreRequested) {
 TEST(Paci, RaisedLimitsRaiseTheDriftToTheGeneralBound) {
   // L_i = N+2−i: Δ reaches ⌈(L_i−1)/a⌉ = ⌈(N+1−i)/a⌉ on the stages that can fill, breaking ⌈(N−i)/a⌉.
   constexpr int kN = 4;
-  const SimulationResult r = run(uniform(kN, 8, 8), "paci", 1, "5/4/3/2");
+  const SimulationResult r = async_run(uniform(kN, 8, 8), "paci", 1, "5/4/3/2");
   EXPECT_EQ(r.label, "paci(accumulation=1,max_in_flight=5,4,3,2)");
   for (int s = 0; s < kN; ++s) {
     EXPECT_EQ(r.guarantees[s].drift_bound, kN + 1 - (s + 1)) << "stage " << s + 1;
@@ -124,14 +124,16 @@ TEST(Paci, RaisedLimitsRaiseTheDriftToTheGeneralBound) {
 
 TEST(Paci, InFlightLimitIsAScalarOrOnePerStage) {
   const Scenario scenario = uniform(4, 4, 4);
-  const SimulationResult scalar = run(scenario, "paci", 2, "2");
+  const SimulationResult scalar = async_run(scenario, "paci", 2, "2");
   for (const StageDrift& d : scalar.drift.stages) EXPECT_LE(d.in_flight_max, 2);
   EXPECT_EQ(scalar.guarantees[0].drift_bound, 1);
-  EXPECT_EQ(run(scenario, "paci", 1, "4/3/2/1").drift.stages[0].drift_max, 3);  // '/' for the command line
-  EXPECT_THROW(run(scenario, "paci", 1, "4/3/2"), InputError);
-  EXPECT_THROW(run(scenario, "paci", 1, "4/3/0/1"), InputError);
-  EXPECT_THROW(run(scenario, "paci", 1, "4,3,2,1"), InputError);  // ',' separates schedules, never items
-  EXPECT_THROW(run(scenario, "paci", 1, "x"), InputError);
+  EXPECT_EQ(async_run(scenario, "paci", 1, "4/3/2/1").drift.stages[0].drift_max,
+            3);  // '/' for the command line
+  EXPECT_THROW(async_run(scenario, "paci", 1, "4/3/2"), InputError);
+  EXPECT_THROW(async_run(scenario, "paci", 1, "4/3/0/1"), InputError);
+  EXPECT_THROW(async_run(scenario, "paci", 1, "4,3,2,1"),
+               InputError);  // ',' separates schedules, never items
+  EXPECT_THROW(async_run(scenario, "paci", 1, "x"), InputError);
 }
 
 TEST(Paci, ScenarioListParameterReachesTheSchedule) {
@@ -156,7 +158,7 @@ TEST(Paci, ScenarioListParameterReachesTheSchedule) {
 
 TEST(Async1F1B, DriftIsNMinusIOnEverySteadyMicrobatch) {
   constexpr int kN = 6;
-  const SimulationResult r = run(uniform(kN, 8, 6), "async-1f1b");
+  const SimulationResult r = async_run(uniform(kN, 8, 6), "async-1f1b");
   const auto [first, end] = window(r);
   for (int s = 0; s < kN; ++s) {
     EXPECT_EQ(r.guarantees[s].drift_bound, kN - 1 - s);
@@ -169,7 +171,7 @@ TEST(Async1F1B, DriftIsNMinusIOnEverySteadyMicrobatch) {
 
 TEST(PipeDream, StashingKeepsNMinusIPlusOneVersionsNoDriftAndStalenessNMinusI) {
   constexpr int kN = 6;
-  const SimulationResult r = run(uniform(kN, 8, 6), "pipedream");
+  const SimulationResult r = async_run(uniform(kN, 8, 6), "pipedream");
   const auto [first, end] = window(r);
   for (int s = 0; s < kN; ++s) {
     const StageDrift& d = r.drift.stages[s];
@@ -194,7 +196,7 @@ TEST(PipeDream, StashingKeepsNMinusIPlusOneVersionsNoDriftAndStalenessNMinusI) {
 TEST(PipeDream2BW, EveryMicrobatchReadsTheFormulaVersionWithTwoCopiesAndStalenessOne) {
   constexpr int kN = 4;
   for (int m : {4, 5, 8}) {
-    const SimulationResult r = run(uniform(kN, m, 6), "pipedream-2bw");
+    const SimulationResult r = async_run(uniform(kN, m, 6), "pipedream-2bw");
     for (const OpRecord& op : r.trace.ops) {
       if (op.action.kind == OpKind::U) continue;
       const int k = op.action.microbatch + 1;  // 1-based
@@ -216,7 +218,7 @@ TEST(PipeDream2BW, EveryMicrobatchReadsTheFormulaVersionWithTwoCopiesAndStalenes
 }
 
 TEST(PipeDream2BW, NeedsAtLeastNMicrobatchesPerBatch) {
-  EXPECT_THROW(run(uniform(4, 3, 4), "pipedream-2bw"), InputError);
+  EXPECT_THROW(async_run(uniform(4, 3, 4), "pipedream-2bw"), InputError);
 }
 
 }  // namespace

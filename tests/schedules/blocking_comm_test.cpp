@@ -11,7 +11,7 @@
 
 #include "schedules/registry.h"
 #include "tests/expected_transfers.h"
-#include "tests/schedules/schedule_setup.h"
+#include "tests/schedules/schedule_runs.h"
 #include "tests/sim/plans.h"
 #include "tests/sim/stage_table_costs.h"
 
@@ -29,10 +29,10 @@ std::function<std::unique_ptr<CommModel>(int)> blocking_comm_of(const std::vecto
 
 // One batch exactly of 1F1B-flush on 2 devices, F per device and B (ms), c = 0.5 ms, blocking.
 RunTrace blocking_1f1b(int microbatches, const std::vector<double>& forward_ms, double backward_ms) {
-  test::ScheduleSetup setup = test::schedule_setup("1f1b-flush", 2, microbatches, 1);
+  test::ScheduleRunSpec setup("1f1b-flush", 2, microbatches, 1);
   setup.fixed_batches = true;
   setup.comm = blocking_comm_of({0.5, 0.5});
-  return test::run_schedule_setup(
+  return test::run_schedule_steady(
              setup, test::device_costs_on(PipelineLayout::linear(2),
                                           test::device_table_ms(2, forward_ms, {backward_ms}, {})))
       .trace;
@@ -96,9 +96,9 @@ TEST(BlockingComm, NoScheduleDeadlocksAndHeldStreamsRunNoOp) {
       test::device_table_ms(4, {1, 1.5, 1, 2}, {1, 2, 1.5, 1}, {1}, /*activation_bytes=*/2, /*M_W=*/1);
   for (const ScheduleInfo& info : registered_schedules()) {
     SCOPED_TRACE(info.name);
-    test::ScheduleSetup setup = test::schedule_setup(info.name, 4, 8, 2);
+    test::ScheduleRunSpec setup(info.name, 4, 8, 2);
     setup.comm = blocking_comm_of({0.3, 0.7, 0.2, 0.4});
-    const RunTrace trace = test::run_schedule_setup(
+    const RunTrace trace = test::run_schedule_steady(
                                setup, test::device_costs_on(test::prepare_schedule(setup).layout, per_device))
                                .trace;
     ASSERT_FALSE(trace.transfers.empty());

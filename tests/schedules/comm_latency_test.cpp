@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tests/expected_transfers.h"
-#include "tests/schedules/schedule_setup.h"
+#include "tests/schedules/schedule_runs.h"
 #include "tests/sim/plans.h"
 #include "tests/sim/stage_table_costs.h"
 
@@ -16,10 +16,10 @@ namespace {
 
 // One batch exactly of 1F1B-flush on N devices, uniform F and B (ms), a fixed latency c (ms).
 RunTrace comm_latency_1f1b(int n, int m, double f, double b, double c) {
-  test::ScheduleSetup setup = test::schedule_setup("1f1b-flush", n, m, 1);
+  test::ScheduleRunSpec setup("1f1b-flush", n, m, 1);
   setup.latency_ns = ms_to_ns(c);
   setup.fixed_batches = true;
-  return test::run_schedule_setup(setup, test::UniformStageCosts::ms(f, b)).trace;
+  return test::run_schedule_steady(setup, test::UniformStageCosts::ms(f, b)).trace;
 }
 
 // 1F1B-flush, N=3, m=6, F=1, B=2, c=0.5 ms. By hand: F0 reaches stage 3 at 3 (two hops of 1+0.5); its
@@ -75,14 +75,14 @@ TEST(CommLatency, EveryNMicrobatchesAddOneRoundTrip) {
 //   gradient 2: sent 9.75, queued to 10.75, wire -12.25, arrives 12.5
 // Stage 1 runs B0 9.5, B1 11, B2 12.5 (ends 13.5), and both U at 13.5.
 TEST(LinkComm, MessagesQueueOnASharedLink) {
-  test::ScheduleSetup setup = test::schedule_setup("gpipe", 2, 3, 1);
+  test::ScheduleRunSpec setup("gpipe", 2, 3, 1);
   setup.fixed_batches = true;
   setup.comm = [](int devices) {
     return std::make_unique<LinkComm>(devices, 1.0, ms_to_ns(0.25));
   };  // 1 B/ns
   const test::StageTableCosts costs = test::device_costs_on(
       PipelineLayout::linear(2), test::device_table_ms(2, {1}, {1}, {}, 1'000'000, 0, 1'500'000));
-  const RunTrace trace = test::run_schedule_setup(setup, costs).trace;
+  const RunTrace trace = test::run_schedule_steady(setup, costs).trace;
   EXPECT_EQ(test::timeline(trace, 0, 0, 3),
             (std::vector<std::string>{"F0@0", "F1@1", "F2@2", "B0@9.5", "B1@11", "B2@12.5", "U@13.5"}));
   EXPECT_EQ(

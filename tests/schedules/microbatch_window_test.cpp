@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tests/schedules/schedule_setup.h"
+#include "tests/schedules/schedule_runs.h"
 #include "tests/sim/plans.h"
 
 namespace pipesim {
@@ -12,10 +12,10 @@ namespace {
 
 // Two batches exactly, F = I = W = 1 ms, 0.1 ms comm latency.
 int microbatch_window_held_max(const std::string& schedule, int stages, int microbatches) {
-  test::ScheduleSetup setup = test::schedule_setup(schedule, stages, microbatches, 2);
+  test::ScheduleRunSpec setup(schedule, stages, microbatches, 2);
   setup.latency_ns = ms_to_ns(0.1);
   setup.fixed_batches = true;
-  return test::run_schedule_setup(setup, test::UniformStageCosts::ms(1, 1, 1)).trace.microbatches_held_max;
+  return test::run_schedule_steady(setup, test::UniformStageCosts::ms(1, 1, 1)).trace.microbatches_held_max;
 }
 
 TEST(MicrobatchWindow, EngineHoldsTheScheduleInFlightDepthNotTheRun) {

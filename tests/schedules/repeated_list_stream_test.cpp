@@ -2,34 +2,41 @@
 // engine streaming the same plan: on random configurations of every registered schedule, every device's
 // sequence of op starts, memory samples and transfers, every stage's completed gradients and retired
 // versions, and the run's summary (makespan, critical path, peaks, microbatches held) are the engine's.
-// Where the pass does not apply (link or blocking comm, run-time rules, double buffering) it declines.
+// Where the pass does not apply (link or blocking comm, run-time rules, double buffering) it declines. The
+// costs and comm are stated directly as a scenario's explicit per-device costs and comm are priced; the api's
+// choice between the pass and the engine is tests/api/repeated_list_stream_figures_test.cpp.
 #include "sim/fast/repeated_list_stream.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
 #include <random>
+#include <string>
 #include <tuple>
+#include <vector>
 
-#include "api/resolve.h"
+#include "base/errors.h"
 #include "schedules/registry.h"
 #include "sim/engine/engine.h"
-#include "tests/random_scenarios.h"
-#include "tests/test_util.h"
+#include "tests/schedules/schedule_runs.h"
+#include "tests/sim/stage_table_costs.h"
 
 namespace pipesim {
 namespace {
 
-using OpKey = std::tuple<int, int, int, int, TimeNs, TimeNs>;  // kind, stage, microbatch, version, start, end
-using MemoryKey = std::tuple<TimeNs, Bytes, int>;
-using TransferKey = std::tuple<int, int, int, int, Bytes, TimeNs, TimeNs, TimeNs>;
-using GradientKey = std::tuple<int, int, int, TimeNs>;
-using RetiredKey = std::tuple<int, TimeNs>;
+using StreamOpKey =
+    std::tuple<int, int, int, int, TimeNs, TimeNs>;  // kind, stage, microbatch, version, start, end
+using StreamMemoryKey = std::tuple<TimeNs, Bytes, int>;
+using StreamTransferKey = std::tuple<int, int, int, int, Bytes, TimeNs, TimeNs, TimeNs>;
+using StreamGradientKey = std::tuple<int, int, int, TimeNs>;
+using StreamRetiredKey = std::tuple<int, TimeNs>;
 
 // What an observer was told, per device or per stage in the order it was told (the engine and the pass
 // may interleave devices differently within an instant; each device's own order is the run's).
-struct RecordingObserver final : RunObserver {
-  explicit RecordingObserver(const PipelineLayout& layout)
+struct StreamRecordingObserver final : RunObserver {
+  explicit StreamRecordingObserver(const PipelineLayout& layout)
       : ops(layout.devices),
         memory(layout.devices),
         transfers(layout.devices),
@@ -56,11 +63,11 @@ struct RecordingObserver final : RunObserver {
   }
   void run_finished(TimeNs makespan_ns) override { finished_ns = makespan_ns; }
 
-  std::vector<std::vector<OpKey>> ops;
-  std::vector<std::vector<MemoryKey>> memory;
-  std::vector<std::vector<TransferKey>> transfers;
-  std::vector<std::vector<GradientKey>> gradients;
-  std::vector<std::vector<RetiredKey>> retired;
+  std::vector<std::vector<StreamOpKey>> ops;
+  std::vector<std::vector<StreamMemoryKey>> memory;
+  std::vector<std::vector<StreamTransferKey>> transfers;
+  std::vector<std::vector<StreamGradientKey>> gradients;
+  std::vector<std::vector<StreamRetiredKey>> retired;
   TimeNs finished_ns = -1;
   TimeNs last_time_ns = 0;
 };
@@ -73,30 +80,42 @@ TEST(RepeatedListStream, ReportsWhatTheEngineReports) {
       const int stages = std::uniform_int_distribution<int>(2, 6)(rng);
       const int microbatches = std::uniform_int_distribution<int>(1, 3 * stages)(rng);
       const int comm = trial % 4 == 3 ? 1 + trial / 4 % 2 : 0;  // mostly fixed latencies
-      std::string costs = test::random_costs(rng, stages, comm == 1);
-      if (trial % 3 == 1) costs.insert(costs.find('{') + 1, "optimizer_ms: 0.4, ");  // steps that take time
-      const std::string yaml =
-          fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: {}}}\n{}", stages, microbatches,
-                      1 + trial % 3, trial % 2 ? "optimizer: {sync: post-validation}\n" : "") +
-          costs + test::kRandomCommLines[comm];
-      const std::string what = fmt::format("{} trial {}:\n{}", info.name, trial, yaml);
-      std::optional<ResolvedRun> run;
+      test::RandomDeviceCosts drawn = test::random_device_costs(rng, stages, comm == 1);
+      if (trial % 3 == 1) drawn.table.optimizer_ns.assign(stages, ms_to_ns(0.4));  // steps that take time
+      const int batches = 1 + trial % 3;
+      const char* const comm_names[] = {"fixed latency", "link (2 GB/s, 0.1 ms)", "blocking"};
+      const std::string what =
+          fmt::format("{} trial {}: N={} m={} batches={}{}, comm {}, latency {} ms\n", info.name, trial,
+                      stages, microbatches, batches, trial % 2 ? " post-validation" : "", comm_names[comm],
+                      ns_to_ms(drawn.latency_ns));
+      // The comm: costs.comm_ms on every device, the link model or blocking transfers over that latency.
+      test::ScheduleRunSpec spec(info.name, stages, microbatches, batches);
+      if (trial % 2) spec.with_sync(OptimizerSync::kPostValidation);
+      spec.with_comm(
+          [comm, latency_ns = drawn.latency_ns, stages](int devices) -> std::unique_ptr<CommModel> {
+            if (comm == 1) return std::make_unique<LinkComm>(devices, 2.0, ms_to_ns(0.1));
+            auto fixed = std::make_unique<FixedLatencyComm>(std::vector<TimeNs>(stages, latency_ns));
+            if (comm == 2) return std::make_unique<BlockingComm>(std::move(fixed));
+            return fixed;
+          });
+      std::optional<test::PreparedSchedule> run;
       try {
-        run.emplace(resolve(test::scenario_from_yaml(yaml), {info.name, ScheduleParams(test::kTestSource)}));
+        run.emplace(test::prepare_schedule(spec));
       } catch (const InputError&) {
         continue;  // a shape the schedule refuses
       }
-      PipelineSpec spec = run->spec;
+      const test::StageTableCosts costs = test::device_costs_on(run->layout, drawn.table);
+      PipelineSpec spec_of_run = run->spec;
       ExecutionPlan fast_plan, engine_plan;
       try {
-        fast_plan = run->schedule->plan(spec, *run->costs);
-        engine_plan = run->schedule->plan(spec, *run->costs);
+        fast_plan = run->schedule->plan(spec_of_run, costs);
+        engine_plan = run->schedule->plan(spec_of_run, costs);
       } catch (const InputError&) {
         continue;
       }
-      RecordingObserver fast(run->layout), engine(run->layout);
+      StreamRecordingObserver fast(run->layout), engine(run->layout);
       const std::optional<RunTrace> pass =
-          stream_repeated_lists(fast_plan, *run->costs, *run->make_comm(), fast);
+          stream_repeated_lists(fast_plan, costs, *run->spec.make_comm(), fast);
       if (!pass) {
         ++declined;
         EXPECT_TRUE(fast.ops[0].empty() && fast.memory[0].empty()) << what << "declined after reporting";
@@ -104,7 +123,7 @@ TEST(RepeatedListStream, ReportsWhatTheEngineReports) {
       }
       EXPECT_NE(comm, 1) << what << "the link model queues transfers: the engine's";
       EXPECT_NE(comm, 2) << what << "blocking transfers hold streams: the engine's";
-      const RunTrace reference = simulate(engine_plan, *run->costs, *run->make_comm(), engine);
+      const RunTrace reference = simulate(engine_plan, costs, *run->spec.make_comm(), engine);
       ++streamed;
       EXPECT_EQ(pass->makespan_ns, reference.makespan_ns) << what;
       EXPECT_EQ(pass->critical_path_ns, reference.critical_path_ns) << what;
@@ -130,53 +149,22 @@ TEST(RepeatedListStream, ReportsWhatTheEngineReports) {
   EXPECT_GT(declined, 10);  // run-time rules, double buffering, link and blocking comm
 }
 
-// The whole run as `run` computes it without a trace: the same figures from the pass and the engine.
-TEST(RepeatedListStream, SimulateScheduleGivesTheEnginesFigures) {
-  for (const char* schedule : {"1f1b-flush", "zb-h1", "interleaved-1f1b", "zb-v", "gpipe"}) {
-    const Scenario scenario = test::scenario_from_yaml(
-        "pipeline: {stages: 4, microbatches: 8, batches: 2}\n"
-        "costs: {forward_ms: 1.0, backward_input_ms: 1.2, backward_weight_ms: 0.8, comm_ms: 0.05,\n"
-        "        optimizer_ms: 0.3, activation_bytes: 1e6, weight_grad_activation_bytes: 4e5}\n");
-    SimulationOptions options;
-    options.keep_trace = false;
-    const SimulationResult pass = test::run_schedule(scenario, schedule, {}, options);
-    options.event_engine = true;
-    const SimulationResult engine = test::run_schedule(scenario, schedule, {}, options);
-    EXPECT_EQ(pass.metrics.period_ns, engine.metrics.period_ns) << schedule;
-    EXPECT_EQ(pass.metrics.bubble_fraction, engine.metrics.bubble_fraction) << schedule;
-    EXPECT_EQ(pass.metrics.zb_batch_cost_ns, engine.metrics.zb_batch_cost_ns) << schedule;
-    EXPECT_EQ(pass.trace.makespan_ns, engine.trace.makespan_ns) << schedule;
-    EXPECT_EQ(pass.simulations, engine.simulations) << schedule;
-    ASSERT_EQ(pass.memory.devices.size(), engine.memory.devices.size()) << schedule;
-    for (size_t d = 0; d < pass.memory.devices.size(); ++d) {
-      EXPECT_EQ(pass.memory.devices[d].peak_bytes, engine.memory.devices[d].peak_bytes) << schedule;
-      EXPECT_EQ(pass.memory.devices[d].peak_time_ns, engine.memory.devices[d].peak_time_ns) << schedule;
-    }
-  }
-}
-
-}  // namespace
-}  // namespace pipesim
-
-namespace pipesim {
-namespace {
-
 // The pass holds its batch in memory: it streams batches of up to 2^17 ops and leaves larger ones to the
 // event loop (1F1B with B: 2 ops per stage and microbatch, so N = 32 and m = 2,048 is exactly 2^17).
 TEST(RepeatedListStream, LeavesBatchesOfOver2To17OpsToTheEventLoop) {
-  struct Ignoring final : RunObserver {
+  struct StreamIgnoringObserver final : RunObserver {
     void op_started(const OpRecord&) override {}
   };
   for (const int microbatches : {2048, 2049}) {
-    const Scenario scenario =
-        test::scenario_from_yaml(fmt::format("pipeline: {{stages: 32, microbatches: {}, batches: 1}}\n"
-                                             "costs: {{forward_ms: 1.0, backward_ms: 2.0, comm_ms: 0.05}}\n",
-                                             microbatches));
-    const ResolvedRun run = resolve(scenario, {"1f1b-flush", ScheduleParams(test::kTestSource)});
-    const ExecutionPlan plan = run.schedule->plan(run.spec, *run.costs);
-    Ignoring observer;
+    // F = 1 ms, B = 2 ms, 0.05 ms on every transfer.
+    const test::ScheduleRunSpec spec = test::ScheduleRunSpec("1f1b-flush", 32, microbatches, 1).comm_ms(0.05);
+    const test::PreparedSchedule run = test::prepare_schedule(spec);
+    const test::StageTableCosts costs =
+        test::device_costs_on(run.layout, test::device_table_ms(32, {1.0}, {2.0}, {}));
+    const ExecutionPlan plan = run.schedule->plan(run.spec, costs);
+    StreamIgnoringObserver observer;
     const std::optional<RunTrace> streamed =
-        stream_repeated_lists(plan, *run.costs, *run.make_comm(), observer);
+        stream_repeated_lists(plan, costs, *run.spec.make_comm(), observer);
     EXPECT_EQ(streamed.has_value(), microbatches == 2048) << microbatches;
   }
 }

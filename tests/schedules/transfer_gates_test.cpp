@@ -1,52 +1,63 @@
 // PyTorch's SEND and RECV actions in a CSV schedule: no compute, but under blocking comm a transfer moves
-// only once both devices have ended the op before its SEND and its RECV (sim/transfer_gates.h).
+// only once both devices have ended the op before its SEND and its RECV (sim/transfer_gates.h), and PyTorch's
+// lowering pass places them (schedules/pytorch_csv.h). The csv: schedule's plan runs on costs and comm stated
+// directly; the export of every registered schedule with its comms is
+// tests/api/pytorch_comms_export_test.cpp.
 #include "sim/transfer_gates.h"
 
 #include <gtest/gtest.h>
 
-#include "api/schedule_export.h"
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "schedules/pytorch_csv.h"
-#include "schedules/registry.h"
-#include "tests/test_util.h"
+#include "sim/comm_model.h"
+#include "tests/error_text.h"
+#include "tests/schedules/schedule_runs.h"
+#include "tests/sim/stage_table_costs.h"
+#include "tests/temp_dir.h"
 
 namespace pipesim {
 namespace {
 
-using test::device_timeline;
 using test::TempDir;
 
-Scenario two_devices(bool blocking) {
-  return test::scenario_from_yaml(
-      fmt::format("pipeline: {{stages: 2, microbatches: 2, batches: 1}}\n"
-                  "costs: {{forward_ms: 1, backward_ms: 2, comm_ms: 1}}\n"
-                  "comm: {{model: latency, blocking: {}}}\n"
-                  "optimizer: {{sync: barrier}}\n",
-                  blocking));
+// The file's plan on 2 devices, m = 2, one batch exactly under a barrier: F = 1 ms, B = 2 ms on each device,
+// 1 ms on every transfer, blocking (a transfer holds both devices' streams) or overlapping compute.
+RunTrace transfer_gates_run(const std::string& path, bool blocking) {
+  test::ScheduleRunSpec run("csv:" + path, 2, 2, 1);
+  run.with_sync(OptimizerSync::kBarrier).with_comm([blocking](int devices) -> std::unique_ptr<CommModel> {
+    auto latency = std::make_unique<FixedLatencyComm>(std::vector<TimeNs>(devices, ms_to_ns(1)));
+    if (blocking) return std::make_unique<BlockingComm>(std::move(latency));
+    return latency;
+  });
+  return test::run_schedule_plan(
+      run, test::device_costs_on(PipelineLayout::linear(2), test::device_table_ms(2, {1}, {2}, {})));
 }
 
-constexpr const char* kLateRecv =
+constexpr const char* kTransferGatesLateRecv =
     "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
     "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n";
-constexpr const char* kComputeOnly = "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n";
+constexpr const char* kTransferGatesComputeOnly = "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n";
 
-struct Timelines {
+struct TransferGatesTimelines {
   std::vector<std::string> device0;
   std::vector<std::string> device1;
 };
 
-Timelines run_file(const std::string& text, bool blocking) {
+TransferGatesTimelines transfer_gates_timelines(const std::string& text, bool blocking) {
   TempDir dir;
-  const std::string path = dir.write("schedule.csv", text);
-  const SimulationResult r =
-      test::run_schedule(two_devices(blocking), "csv:" + path, {}, test::fixed_batches());
-  return {device_timeline(r.trace, 0, 0, 2), device_timeline(r.trace, 1, 0, 2)};
+  const RunTrace trace = transfer_gates_run(dir.write("schedule.csv", text), blocking);
+  return {test::timeline(trace, 0, 0, 2), test::timeline(trace, 1, 0, 2)};
 }
 
 // Each SEND and RECV gates its transfer on the compute action before it in its row; one that comes first in
 // its row, or that follows the producing op itself, adds no wait beyond the data's.
 TEST(TransferGates, ParsedFromTheActionBeforeEachSendAndRecv) {
-  const PytorchCsvSchedule csv = parse_pytorch_csv(kLateRecv, "late.csv");
-  EXPECT_EQ(csv.actions, parse_pytorch_csv(kComputeOnly, "plain.csv").actions);
+  const PytorchCsvSchedule csv = parse_pytorch_csv(kTransferGatesLateRecv, "late.csv");
+  EXPECT_EQ(csv.actions, parse_pytorch_csv(kTransferGatesComputeOnly, "plain.csv").actions);
   const std::vector<TransferGate> want = {
       {0, true, 0, forward(0, 0)},    // 0SEND_F0 after 0F0
       {0, true, 1, forward(0, 1)},    // 0SEND_F1 after 0F1
@@ -66,10 +77,10 @@ TEST(TransferGates, ParsedFromTheActionBeforeEachSendAndRecv) {
 // With device 1's RECV_F1 after its B0, that activation waits until B0 ends (3-5) and moves with B0's
 // gradient (5-6): device 0's B0 at 6-8, device 1's F1 6-7 and B1 7-9, the gradient 9-10, B1 10-12.
 TEST(TransferGates, BlockingCommPostsEachTransferAtItsSendAndRecv) {
-  const Timelines plain = run_file(kComputeOnly, true);
+  const TransferGatesTimelines plain = transfer_gates_timelines(kTransferGatesComputeOnly, true);
   EXPECT_EQ(plain.device0, (std::vector<std::string>{"F0@0", "F1@2", "B0@7", "B1@11", "U@13"}));
   EXPECT_EQ(plain.device1, (std::vector<std::string>{"F0@2", "B0@4", "F1@7", "B1@8", "U@13"}));
-  const Timelines late = run_file(kLateRecv, true);
+  const TransferGatesTimelines late = transfer_gates_timelines(kTransferGatesLateRecv, true);
   EXPECT_EQ(late.device0, (std::vector<std::string>{"F0@0", "F1@2", "B0@6", "B1@10", "U@12"}));
   EXPECT_EQ(late.device1, (std::vector<std::string>{"F0@2", "B0@3", "F1@6", "B1@7", "U@12"}));
 }
@@ -77,8 +88,8 @@ TEST(TransferGates, BlockingCommPostsEachTransferAtItsSendAndRecv) {
 // Transfers that overlap compute are posted when their data exists, as PyTorch's runtime posts a RECV early
 // and waits only before the op that reads it: the actions change nothing.
 TEST(TransferGates, OverlappingCommIgnoresThem) {
-  const Timelines plain = run_file(kComputeOnly, false);
-  const Timelines late = run_file(kLateRecv, false);
+  const TransferGatesTimelines plain = transfer_gates_timelines(kTransferGatesComputeOnly, false);
+  const TransferGatesTimelines late = transfer_gates_timelines(kTransferGatesLateRecv, false);
   EXPECT_EQ(late.device0, plain.device0);
   EXPECT_EQ(late.device1, plain.device1);
 }
@@ -91,7 +102,7 @@ TEST(TransferGates, ARecvAfterItsConsumerDeadlocksUnderBlockingComm) {
   const std::string path = dir.write("bad.csv", text);
   std::string message;
   try {
-    test::run_schedule(two_devices(true), "csv:" + path, {}, test::fixed_batches());
+    transfer_gates_run(path, true);
   } catch (const std::exception& e) {
     message = e.what();
   }
@@ -101,7 +112,7 @@ TEST(TransferGates, ARecvAfterItsConsumerDeadlocksUnderBlockingComm) {
   EXPECT_NE(message.find("needs the activation of mb 0 from stage 1, held back at its SEND and RECV points"),
             std::string::npos)
       << message;
-  EXPECT_NO_THROW(run_file(text, false));
+  EXPECT_NO_THROW(transfer_gates_timelines(text, false));
 }
 
 TEST(TransferGates, MalformedActionsAreNamed) {
@@ -127,44 +138,10 @@ TEST(TransferGates, MalformedActionsAreNamed) {
 // it, RECV_F0 to rank 1) and rank 1 then 1F0; round 2: 0F1 (RECV_F1 to rank 1), 1B0 (RECV_B0 to rank 0);
 // round 3: 0B0, 1F1; round 4: rank 0's 0B1 has no gradient yet, 1B1 (RECV_B1 to rank 0); round 5: 0B1.
 TEST(PytorchCommsFormat, OneFOneBByHand) {
-  const PytorchCsvSchedule plain = parse_pytorch_csv(kComputeOnly, "plain.csv");
+  const PytorchCsvSchedule plain = parse_pytorch_csv(kTransferGatesComputeOnly, "plain.csv");
   EXPECT_EQ(format_pytorch_csv_with_comms(plain.actions, plain.layout()),
             "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
             "1RECV_F0,1F0,1RECV_F1,1B0,1SEND_B0,1F1,1B1,1SEND_B1\n");
-}
-
-// Every static schedule on one pipeline: its compute_comms export reads back to the same compute lists, runs
-// as the compute-only file does when transfers overlap compute, and runs without deadlock under blocking comm
-// (each RECV comes before the op that reads it, as PyTorch's pass places it).
-TEST(PytorchCommsFormat, EveryStaticScheduleRoundTripsAndRunsUnderBlockingComm) {
-  TempDir dir;
-  const std::string yaml =
-      "pipeline: {stages: 4, microbatches: 8, batches: 2}\n"
-      "costs: {forward_ms: [1, 1.5, 1.25, 2], backward_input_ms: [1, 1.25, 1.5, 2.5],\n"
-      "        backward_weight_ms: [0.75, 1, 0.5, 1.5], comm_ms: 0.125, weight_grad_activation_bytes: "
-      "400000}\n";
-  const Scenario overlapping = test::scenario_from_yaml(yaml);
-  const Scenario blocking = test::scenario_from_yaml(yaml + "comm: {model: latency, blocking: true}\n");
-  int tested = 0;
-  for (const ScheduleInfo& info : registered_schedules()) {
-    const ScheduleRequest request{info.name, ScheduleParams(test::kTestSource)};
-    const std::unique_ptr<Schedule> schedule = make_schedule(request.name, request.params);
-    if (!dynamic_cast<const StaticSchedule*>(schedule.get()) || schedule->layout(4).pipelines > 1) continue;
-    SCOPED_TRACE(info.name);
-    const std::string plain_text = export_schedule_csv(overlapping, request);
-    const std::string comms_text = export_schedule_csv(overlapping, request, true);
-    EXPECT_EQ(parse_pytorch_csv(comms_text, "comms.csv").actions,
-              parse_pytorch_csv(plain_text, "p.csv").actions);
-    const std::string plain = dir.write(info.name + ".csv", plain_text);
-    const std::string comms = dir.write(info.name + "-comms.csv", comms_text);
-    const SimulationResult a = test::run_schedule(overlapping, "csv:" + plain);
-    const SimulationResult b = test::run_schedule(overlapping, "csv:" + comms);
-    EXPECT_EQ(a.metrics.period_ns, b.metrics.period_ns);
-    EXPECT_EQ(a.metrics.makespan_ns, b.metrics.makespan_ns);
-    EXPECT_NO_THROW(test::run_schedule(blocking, "csv:" + comms));
-    ++tested;
-  }
-  EXPECT_GE(tested, 12);
 }
 
 }  // namespace
