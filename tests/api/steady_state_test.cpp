@@ -1,13 +1,14 @@
-// The run length (sim/steady_state.h): the requested batches are a minimum, the window passes every stage's
-// fill and is whole cycles, the figures do not depend on `batches`, and none breaks physics
-// (api/run_assertions.h).
-#include "sim/steady_state.h"
-
+// The api's run of a scenario to its steady state: figures that do not depend on `batches` and break no
+// physics (api/run_assertions.h) over every schedule, shape and costs, zero-cost tables refused, the
+// batches simulated in the reports, and the assertions firing. The run length's own tests are
+// tests/sim/steady_state_test.cpp, tests/schedules/steady_state_runs_test.cpp and
+// tests/analysis/steady_state_drift_test.cpp.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <functional>
+#include <map>
 
 #include "api/run_assertions.h"
 #include "base/errors.h"
@@ -19,8 +20,6 @@
 
 namespace pipesim {
 namespace {
-
-constexpr TimeNs kMs = kNsPerMs;
 
 // F = I = W = 1 ms on every stage (B = 2 ms when not split), as in the repro.
 Scenario uniform_split(int n, int m, int batches) {
@@ -53,232 +52,6 @@ SimulationResult run(const Scenario& scenario, const std::string& name, int accu
   SimulationOptions options;
   options.analyze_graph = false;
   return test::run_schedule(scenario, name, params, options);
-}
-
-int stage1_versions(const SimulationResult& r) {
-  return r.drift.stages[0].weight_versions_max;
-}
-
-// --- the repro: a window inside stage 1's fill printed impossible figures ---------------------------------
-
-// A saturated uniform stream: stage 1 runs one F, I and W per microbatch back to back (3 ms), N microbatches
-// in flight (N x M_B), Δ = N−1 steps between F and B on stage 1 (a = 1), zero bubble.
-TEST(SteadyState, PaciN8M1IsSaturatedWhateverTheRequestedBatches) {
-  for (int batches : {1, 4, 32}) {
-    SCOPED_TRACE(batches);
-    const SimulationResult r = run(uniform_split(8, 1, batches), "paci", 1);
-    EXPECT_EQ(r.metrics.period_ns, 3 * kMs);
-    EXPECT_EQ(r.metrics.bubble_fraction, 0.0);
-    EXPECT_EQ(r.drift.stages[0].drift_max, 7);
-    EXPECT_EQ(r.metrics.devices[0].peak_in_flight, 8);
-    EXPECT_EQ(r.metrics.devices[0].peak_activation_bytes, 8 * r.activation_bytes_per_microbatch[0]);
-    EXPECT_GE(r.spec.batches, batches);
-  }
-}
-
-// m ≤ N/4: a batch of 8 microbatches takes 8 x 3 ms on a saturated stage 1; PipeDream stashes one version per
-// step in flight on stage 1: N−1 steps plus the current one = N versions.
-TEST(SteadyState, StreamsAtN32M8MeasurePastTheFill) {
-  for (const char* name : {"paci", "async-1f1b", "pipedream"}) {
-    SCOPED_TRACE(name);
-    const SimulationResult r = run(uniform_split(32, 8, 4), name, std::string(name) == "paci" ? 1 : 0);
-    EXPECT_EQ(r.metrics.period_ns, 8 * 3 * kMs);
-    EXPECT_EQ(r.metrics.bubble_fraction, 0.0);
-    if (std::string(name) == "pipedream") {
-      EXPECT_EQ(stage1_versions(r), 32);
-    } else {
-      EXPECT_EQ(r.drift.stages[0].drift_max, 31);
-    }
-  }
-}
-
-// --- the window arithmetic, by hand ---------------------------------------------------------------------
-
-// Warm-up 16 microbatches, a cycle of 6, drain 19, m = 2: the warm-up in whole cycles (18), halves of one
-// cycle, the window [18, 30), and the run holds 30 + 19 = 49 microbatches in whole batches: 25.
-TEST(SteadyState, InitialWindowIsWarmupTwoWholeCyclesAndDrain) {
-  RunLengthOptions o;
-  o.microbatches_per_batch = 2;
-  o.min_batches = 1;
-  o.hint = {16, 6, 19};
-  RunWindow w = initial_window(o);
-  EXPECT_EQ(w.first_microbatch, 18);
-  EXPECT_EQ(w.end_microbatch, 30);
-  EXPECT_EQ(w.total_batches, 25);
-  // 40 requested (80 microbatches): (80 − 18 − 19) / 12 = 3 pairs of cycles widen the window to 36
-  // microbatches; of the 80 − 73 = 7 left over, one whole cycle (6) more of warm-up.
-  o.min_batches = 40;
-  w = initial_window(o);
-  EXPECT_EQ(w.microbatches(), 36);
-  EXPECT_EQ(w.first_microbatch, 24);
-  EXPECT_EQ(w.total_batches, 40);
-  // A cycle of one batch keeps the window at batch starts: (80 − 16 − 19) / 4 = 11 pairs of 2, rounded down
-  // to whole multiples of the fill's quarter ((16 + 19) / 4 / 2 = 4 pairs): 8 pairs, 32 microbatches from
-  // 16; of the 80 − 67 = 13 left over, 12 (6 cycles) more of warm-up: it starts at 28 = batch 14.
-  o.hint = {16, 2, 19};
-  w = initial_window(o);
-  EXPECT_EQ(w.microbatches(), 32);
-  EXPECT_EQ(w.first_microbatch, 28);
-  EXPECT_EQ(w.first_microbatch % o.microbatches_per_batch, 0);
-}
-
-// A stream of few microbatches per batch over many stages: fill 2·64 = 128 microbatches = 32 batches of 4,
-// drain 129; the window takes a quarter of those 257 microbatches in whole cycles: 64 a half.
-TEST(SteadyState, LongFillAndDrainWidenTheFirstWindow) {
-  RunLengthOptions o;
-  o.microbatches_per_batch = 4;
-  o.hint = {128, 4, 129};
-  const RunWindow w = initial_window(o);
-  EXPECT_EQ(w.first_microbatch, 128);
-  EXPECT_EQ(w.end_microbatch, 256);
-  EXPECT_EQ(w.total_batches, 97);
-  o.exact_repeat = false;  // noisy costs: halves of one batch
-  EXPECT_EQ(initial_window(o).microbatches(), 8);
-}
-
-// Async 1F1B at N=64, m=4 with a 0.05 ms latency repeats per device only every 16 batches (each batch
-// boundary cuts ops 0.1 ms later on the next device): the widened window holds whole repeats, so one run
-// suffices (five before: windows of 1, 2, 4, 8 and 16 batches a half), with the figures of a run of 200.
-TEST(SteadyState, AStreamWithALongRepeatConvergesInOneRun) {
-  const auto scenario = [](int batches) {
-    return test::scenario_from_yaml(fmt::format(
-        "pipeline: {{stages: 64, microbatches: 4, batches: {}}}\n"
-        "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05}}\n",
-        batches));
-  };
-  const SimulationResult r = run(scenario(1), "pipedream");
-  EXPECT_EQ(r.simulations, 1);
-  const SimulationResult long_run = run(scenario(200), "pipedream");
-  EXPECT_EQ(r.metrics.period_ns, long_run.metrics.period_ns);
-  EXPECT_EQ(r.metrics.bubble_fraction, long_run.metrics.bubble_fraction);
-  EXPECT_EQ(r.metrics.period_ns * 16, ms_to_ns(198.3));  // fifteen batches of 12.4 ms and one of 12.3
-}
-
-// The same stream with batches of 220: its pattern (63 forward gaps of 3.1 ms and one of 3.0 on stage 1)
-// repeats every 64 microbatches, so windows of whole batches would need lcm(64, 220) / 220 = 16 batches a
-// half (34 batches in all, two runs: 1.44 M ops). A stream's window is cut at microbatches: one run of 2
-// batches (fill 128, halves of 64, drain 129), and the exact period 220 × 198.3 / 64 ms.
-TEST(SteadyState, AStreamWindowIsCutBetweenBatches) {
-  const auto scenario = [](int microbatches, int batches) {
-    return test::scenario_from_yaml(fmt::format(
-        "pipeline: {{stages: 64, microbatches: {}, batches: {}}}\n"
-        "costs: {{forward_ms: 1.0, backward_input_ms: 1.0, backward_weight_ms: 1.0, comm_ms: 0.05}}\n",
-        microbatches, batches));
-  };
-  const SimulationResult r = run(scenario(220, 1), "pipedream");
-  EXPECT_EQ(r.simulations, 1);
-  EXPECT_EQ(r.spec.batches, 2);
-  EXPECT_EQ(r.metrics.simulated_ops, 2 * 220 * 64 * 3);  // F, B and a step per microbatch and stage
-  const int window = r.metrics.end_microbatch - r.metrics.first_steady_microbatch;
-  EXPECT_EQ(window % 128, 0) << window;         // whole repeats of 64 in each half
-  EXPECT_NE(window % 220, 0) << window;         // not whole batches
-  EXPECT_EQ(r.metrics.period_ns, 681'656'250);  // 220 x 3.0984375 ms
-  // Per microbatch the same as batches of 64, whose windows are whole batches.
-  const SimulationResult whole = run(scenario(64, 1), "pipedream");
-  EXPECT_EQ(whole.metrics.period_ns, ms_to_ns(198.3));
-  EXPECT_DOUBLE_EQ(r.metrics.bubble_fraction, whole.metrics.bubble_fraction);
-  for (size_t d = 0; d < r.metrics.devices.size(); ++d) {
-    EXPECT_EQ(r.metrics.devices[d].work_ns_per_microbatch, whole.metrics.devices[d].work_ns_per_microbatch);
-    EXPECT_EQ(r.metrics.devices[d].busy_ns_per_batch * 64, whole.metrics.devices[d].busy_ns_per_batch * 220);
-  }
-}
-
-// Per-batch figures of a window cut between batches: ⌊value · m / microbatches⌋ exactly, also where value · m
-// would overflow 64 bits (a window of 100 s ops).
-TEST(SteadyState, PerBatchScalingIsExactWithoutOverflow) {
-  const RunWindow w{4, 128, 348};  // 220 microbatches
-  EXPECT_EQ(w.per_batch(681'656'250, 220), 681'656'250);
-  EXPECT_EQ(w.per_batch(1000, 64), 290);  // 64000 / 220 = 290.9
-  for (const TimeNs value : {TimeNs{3}, TimeNs{219}, TimeNs{400'000'000'000'000'123}}) {
-    for (const int m : {1, 7, 64, 4096}) {
-      const __int128 exact = static_cast<__int128>(value) * m / 220;
-      EXPECT_EQ(static_cast<__int128>(w.per_batch(value, m)), exact) << value << " x " << m;
-    }
-  }
-}
-
-TEST(SteadyState, ScheduleHintsGiveTheFillAndTheAccumulationCycle) {
-  PipelineSpec spec;
-  spec.devices = 8;
-  spec.microbatches = 6;
-  ScheduleParams params("test");
-  params.set("accumulation", "4");
-  const SteadyStateHint paci = make_schedule("paci", params)->steady_state(spec);
-  EXPECT_EQ(paci.warmup_microbatches, 16);  // 2·max(N, L_1) = 2·8
-  EXPECT_EQ(paci.cycle_microbatches, 4);    // a: a stream's timing knows no batches
-  EXPECT_EQ(paci.drain_microbatches, 20);   // 16 + a
-  const SteadyStateHint flush = make_schedule("1f1b-flush", ScheduleParams("test"))->steady_state(spec);
-  EXPECT_EQ(flush.cycle_microbatches, 6);
-}
-
-// Stage 1's forward starts as a trace: gaps 1,2,1,2,... repeat every 2; 1,1,2 every 3; no repeat: 0.
-RunTrace forward_starts(const std::vector<TimeNs>& starts) {
-  RunTrace trace;
-  trace.layout = PipelineLayout::linear(1);
-  for (size_t j = 0; j < starts.size(); ++j) {
-    trace.ops.push_back({forward(0, static_cast<int>(j)), 0, 0, starts[j], starts[j] + 1});
-  }
-  return trace;
-}
-
-TEST(SteadyState, ForwardGapRepeatIsTheSmallestPeriodOfTheGaps) {
-  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 3, 4, 6, 7, 9}), 0, 6), 2);
-  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 2, 4, 5, 6, 8}), 0, 6), 3);
-  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 5, 5, 5, 5}), 1, 4), 1);
-  EXPECT_EQ(forward_gap_repeat(forward_starts({0, 1, 3, 6, 10, 15}), 0, 5), 0);
-}
-
-// A transient repeat does not stay in the cycle: a run whose fill repeats every 84 microbatches and whose
-// steady state every 109 (PACI at N = 32, m = 4 over inter-node links did) is measured over halves of
-// lcm(4, 109) = 436 multiples, not of lcm(4, 84, 109) = 9,156, which outgrew the op cap.
-TEST(SteadyState, ATransientsRepeatDoesNotStayInTheCycle) {
-  class Probe final : public SteadyStateProbe {
-   public:
-    RunWindow window;
-    int forward_gap_repeat(int first, int /*end*/) const override { return first < 300 ? 84 : 109; }
-    bool halves_agree(const RunWindow& w) const override {
-      return w.first_microbatch >= 300 && (w.microbatches() / 2) % 109 == 0;
-    }
-    long ops() const override { return 10L * window.end_microbatch; }
-  };
-  RunLengthOptions o;
-  o.microbatches_per_batch = 4;
-  o.hint = {64, 4, 0};
-  o.max_ops = 200'000;  // 20,000 microbatches: 9,156-microbatch halves do not fit
-  o.run_name = "paci";
-  Probe probe;
-  const SteadyWindow found = find_steady_window(o, [&](const RunWindow& w) -> const SteadyStateProbe& {
-    probe.window = w;
-    return probe;
-  });
-  EXPECT_EQ(found.window.microbatches() / 2 % 436, 0) << found.window.microbatches();
-  EXPECT_LT(found.window.microbatches(), 9156);
-  EXPECT_GE(found.window.first_microbatch, 300);
-}
-
-// A run that never settles (each batch longer than the last) ends in a clear error, not a hang.
-TEST(SteadyState, NoSteadyStateIsAnErrorWithinTheOpCap) {
-  RunLengthOptions o;
-  o.microbatches_per_batch = 1;
-  o.hint = {1, 1, 0};
-  o.max_ops = 10'000;
-  o.run_name = "growing";
-  int runs = 0;
-  auto growing = [&](int batches) {
-    ++runs;
-    std::vector<TimeNs> starts;
-    for (int b = 0; b <= batches; ++b) starts.push_back(static_cast<TimeNs>(b) * b);
-    RunTrace trace = forward_starts(starts);
-    trace.total_microbatches = batches + 1;
-    return trace;
-  };
-  try {
-    simulate_steady_state(o, growing);
-    FAIL() << "expected an error";
-  } catch (const ScheduleError& e) {
-    EXPECT_NE(std::string(e.what()).find("growing: no steady state"), std::string::npos) << e.what();
-  }
-  EXPECT_LT(runs, 20);
 }
 
 // Zero-length ops: refused where the costs are read; a cost table of zeros built in code (which no reader
@@ -401,24 +174,6 @@ TEST(SteadyStateGrid, EveryScheduleShapeAndCostsGiveBatchesIndependentPhysicalFi
         SCOPED_TRACE(fmt::format("{} N={} m={} a={}", info.name, p.n, p.m, a));
         expect_batches_independent([&](int b) { return uniform_split(p.n, p.m, b); }, info.name, a);
         expect_batches_independent([&](int b) { return uneven(p.n, p.m, b); }, info.name, a);
-      }
-    }
-  }
-}
-
-// PACI's mean Δ over whole a-cycles is (N−i)/a exactly on every stage, a dividing m or not.
-TEST(SteadyStateGrid, PaciMeanDriftIsExactWhenADividesTheWindow) {
-  for (int n : {2, 5, 8, 16}) {
-    for (int m : {1, 3, n}) {
-      for (int a : {1, 2, 3, 4, 8}) {
-        SCOPED_TRACE(fmt::format("N={} m={} a={}", n, m, a));
-        const SimulationResult r = run(uniform_split(n, m, 1), "paci", a);
-        const int window_microbatches = r.metrics.end_microbatch - r.metrics.first_steady_microbatch;
-        EXPECT_EQ(window_microbatches % a, 0);
-        for (int i = 1; i <= n; ++i) {
-          EXPECT_DOUBLE_EQ(r.drift.stages[i - 1].drift_mean, static_cast<double>(n - i) / a) << "stage " << i;
-          EXPECT_EQ(r.drift.stages[i - 1].drift_max, (n - i + a - 1) / a) << "stage " << i;
-        }
       }
     }
   }

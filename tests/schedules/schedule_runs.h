@@ -24,6 +24,7 @@ namespace pipesim::test {
 // One run of a registered schedule (or "csv:PATH"), as a scenario with `pipeline: {stages, microbatches,
 // batches}`, explicit costs and its comm states it.
 struct ScheduleRunSpec {
+  ScheduleRunSpec() = default;
   ScheduleRunSpec(std::string schedule, int n, int m, int b = 1)
       : name(std::move(schedule)), devices(n), microbatches(m), batches(b) {}
   ScheduleRunSpec& param(const std::string& key, const std::string& value) {
@@ -44,9 +45,9 @@ struct ScheduleRunSpec {
   }
 
   std::string name;
-  int devices;       // N: the scenario's stages
-  int microbatches;  // m
-  int batches;       // the scenario's `batches`: run_schedule_steady's minimum, unless fixed_batches
+  int devices = 1;       // N: the scenario's stages
+  int microbatches = 1;  // m
+  int batches = 1;       // the scenario's `batches`: run_schedule_steady's minimum, unless fixed_batches
   std::map<std::string, std::string> params;
   // optimizer.sync: a synchronous schedule's choice (an asynchronous one keeps its own, kNone, as the api
   // does); unset, the schedule's default.
@@ -58,6 +59,14 @@ struct ScheduleRunSpec {
   bool fixed_batches = false;  // SimulationOptions::fixed_batches (run_schedule_steady)
   bool exact_costs = true;     // false for noisy costs: one run, no doubling of the window
 };
+
+// A run of N devices, m microbatches and `batches` batches with these parameters, the rest by default.
+inline ScheduleRunSpec schedule_run(std::string name, int devices, int microbatches, int batches,
+                                    std::map<std::string, std::string> params = {}) {
+  ScheduleRunSpec run(std::move(name), devices, microbatches, batches);
+  run.params = std::move(params);
+  return run;
+}
 
 inline std::unique_ptr<Schedule> make_test_schedule(const ScheduleRunSpec& run) {
   ScheduleParams schedule_params("test.yaml");

@@ -1,7 +1,8 @@
 // The Zero Bubble search's fast scoring (schedules/zb_greedy.h): repeated lists timed in one pass without a
-// trace (sim/fast/repeated_list_timing.h) against the static pass on the built lists, op for op, and every
-// candidate's score measured three ways (one pass, static-pass trace, event engine) on random pipelines;
-// the search picks the same schedule whichever way it scores.
+// trace (sim/fast/repeated_list_timing.h) against the static pass on the built lists, op for op; the search
+// picks the same schedule whichever way it scores, and what its rule written out serially picks. On random
+// pipelines stated directly (tests/schedules/random_zb_pipelines.h); the scores under noisy costs and the
+// link model are in tests/cost_models/zb_noisy_scoring_test.cpp (the noise is a cost model's).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -9,43 +10,27 @@
 #include <random>
 #include <tuple>
 
-#include "api/resolve.h"
+#include "base/errors.h"
 #include "base/task_pool.h"
 #include "schedules/registry.h"
 #include "schedules/zb_greedy.h"
 #include "schedules/zb_handcrafted.h"
-#include "sim/duration_table.h"
 #include "sim/fast/repeated_list_timing.h"
 #include "sim/fast/static_list_timing.h"
-#include "tests/random_scenarios.h"
 #include "tests/reduction_costs.h"
-#include "tests/test_util.h"
+#include "tests/schedules/random_zb_pipelines.h"
+#include "tests/sim/plans.h"
 
 namespace pipesim {
 namespace {
 
-using OpKey = std::tuple<int, int, int>;  // kind, stage, microbatch
-
-// zb-2p resolved on a scenario's text: the spec, costs and comm the search plans with.
-ResolvedRun resolve_zb_2p(const std::string& yaml) {
-  return resolve(test::scenario_from_yaml(yaml), {"zb-2p", ScheduleParams(test::kTestSource)});
-}
-
-// Seeded random pipeline for the search: N in 2..8, m in 1..3N, uneven F, I, W, comm 0 or a fixed latency
-// per stage, M_W below M_B, barrier or post-validation.
-std::string random_zb_yaml(std::mt19937& rng, int k, bool link = false) {
-  const int stages = std::uniform_int_distribution<int>(2, 8)(rng);
-  const int microbatches = std::uniform_int_distribution<int>(1, 3 * stages)(rng);
-  return fmt::format("pipeline: {{stages: {}, microbatches: {}, batches: 1}}\noptimizer: {{sync: {}}}\n{}",
-                     stages, microbatches, k % 2 ? "barrier" : "post-validation",
-                     test::random_costs(rng, stages, link) + (link ? test::kRandomCommLines[1] : ""));
-}
+using ZbScoringOpKey = std::tuple<int, int, int>;  // kind, stage, microbatch
 
 // Durations that differ by microbatch (deterministic, as a per-op measured model's): no batch repeats
 // another exactly, so the one pass must not shift batches.
-class DurationsByMicrobatch final : public CostModel {
+class ZbScoringDurationsByMicrobatch final : public CostModel {
  public:
-  explicit DurationsByMicrobatch(const CostModel& base) : base_(base) {}
+  explicit ZbScoringDurationsByMicrobatch(const CostModel& base) : base_(base) {}
   TimeNs duration(const Action& a) const override {
     return base_.duration(a) + (a.kind == OpKind::U ? 0 : 100 * a.microbatch);
   }
@@ -59,64 +44,48 @@ class DurationsByMicrobatch final : public CostModel {
   const CostModel& base_;
 };
 
-// The lists the search can meet under 2N microbatches of memory: the greedy under each flag setting, ZB-H1,
-// ZB-H2 and 1F1B's split order.
-std::vector<DeviceActionLists> search_candidates(const PipelineSpec& spec, const CostModel& costs) {
-  const ZbProblem problem = make_zb_problem(spec, costs, 2.0);
-  std::vector<DeviceActionLists> candidates;
-  for (int index = 0; index < kZbFlagCombinations; ++index) {
-    if (auto plan = zb_greedy_schedule(problem, ZbFlags::from_index(index)))
-      candidates.push_back(plan->lists);
-  }
-  candidates.push_back(zb_h1_lists(spec.devices, spec.microbatches));
-  candidates.push_back(zb_h2_lists(spec.devices, spec.microbatches));
-  candidates.push_back(one_f_one_b_split_lists(spec.devices, spec.microbatches));
-  return candidates;
-}
-
 TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
   std::mt19937 rng(11);
   int compared = 0, shifted = 0;
   for (const ScheduleInfo& info : registered_schedules()) {
     for (int trial = 0; trial < 6; ++trial) {
-      const std::string yaml = random_zb_yaml(rng, trial);
-      const std::string what = fmt::format("{} trial {}:\n{}", info.name, trial, yaml);
-      std::optional<ResolvedRun> run;
+      const test::RandomZbPipeline pipeline = test::random_zb_pipeline(rng, trial);
+      const std::string what = fmt::format("{} trial {}:\n{}", info.name, trial, pipeline.text);
+      std::optional<test::RandomZbRun> run;
       try {
-        run.emplace(resolve(test::scenario_from_yaml(yaml), {info.name, ScheduleParams(test::kTestSource)}));
-        run->schedule->check(run->spec);
+        run.emplace(test::prepare_random_zb(pipeline, info.name));
       } catch (const InputError&) {
         continue;  // a shape the schedule refuses
       }
-      const auto* list_schedule = dynamic_cast<const StaticSchedule*>(run->schedule.get());
+      const auto* list_schedule = dynamic_cast<const StaticSchedule*>(run->prepared.schedule.get());
       if (list_schedule == nullptr) continue;
-      PipelineSpec spec = run->spec;
+      const PipelineLayout& layout = run->prepared.layout;
+      PipelineSpec spec = run->prepared.spec;
       spec.batches = 1 + trial % 5;
-      const DurationsByMicrobatch by_microbatch(*run->costs);
+      const ZbScoringDurationsByMicrobatch by_microbatch(run->costs);
       // Odd trials: each stage's step also reduces its gradients before the barrier.
       const test::WithReductionsBeforeBarrier reducing(
-          *run->costs,
+          run->costs,
           trial % 2 ? std::vector<TimeNs>{ms_to_ns(0.7), 0, ms_to_ns(2.1)} : std::vector<TimeNs>{});
       const CostModel& costs = trial % 3 == 2 ? static_cast<const CostModel&>(by_microbatch)
                                               : static_cast<const CostModel&>(reducing);
-      const DeviceActionLists one_batch = list_schedule->batch_actions(spec, *run->costs);
-      const DeviceActionLists lists = repeat_batches(run->layout, one_batch, spec);
+      const DeviceActionLists one_batch = list_schedule->batch_actions(spec, run->costs);
+      const DeviceActionLists lists = repeat_batches(layout, one_batch, spec);
       std::vector<TimeNs> latency;
-      for (int d = 0; d < run->layout.devices; ++d) latency.push_back(run->scenario.comm.latency_ns.at(d));
+      for (int d = 0; d < layout.devices; ++d) latency.push_back(pipeline.latency_ns.at(d));
       const std::optional<RunTrace> expected = time_static_lists(
-          {run->layout, lists, spec.total_microbatches(), BackwardReads::kCurrentWeights, latency}, costs);
-      const std::optional<RepeatedListTimes> times =
-          time_repeated_lists({run->layout, one_batch, spec.microbatches, spec.batches,
-                               spec.sync == OptimizerSync::kBarrier, latency},
-                              costs);
+          {layout, lists, spec.total_microbatches(), BackwardReads::kCurrentWeights, latency}, costs);
+      const std::optional<RepeatedListTimes> times = time_repeated_lists(
+          {layout, one_batch, spec.microbatches, spec.batches, spec.sync == OptimizerSync::kBarrier, latency},
+          costs);
       ASSERT_EQ(expected.has_value(), times.has_value()) << what;
       if (!times) continue;
-      std::map<OpKey, const OpRecord*> by_action;
+      std::map<ZbScoringOpKey, const OpRecord*> by_action;
       for (const OpRecord& op : expected->ops) {
         by_action[{static_cast<int>(op.action.kind), op.action.stage, op.action.microbatch}] = &op;
       }
       long ops = 0;
-      for (int d = 0; d < run->layout.devices; ++d) {
+      for (int d = 0; d < layout.devices; ++d) {
         for (size_t i = 0; i < lists[d].size(); ++i, ++ops) {
           const Action& a = lists[d][i];
           const OpRecord& op = *by_action.at({static_cast<int>(a.kind), a.stage, a.microbatch});
@@ -138,23 +107,15 @@ TEST(RepeatedListTiming, EqualsTheStaticPassOnTheBuiltListsOpForOp) {
 }
 
 // Four stages of F = 1 ms, I = 1.5 ms, W = 0.5 ms and a 0.5 ms step.
-ExplicitCostModel four_stages_split(const PipelineLayout& layout) {
-  ExplicitCostTable table;
-  table.forward_ns.assign(4, ms_to_ns(1));
-  table.backward_input_ns.assign(4, ms_to_ns(1.5));
-  table.backward_weight_ns.assign(4, ms_to_ns(0.5));
-  table.optimizer_ns.assign(4, ms_to_ns(0.5));
-  table.activation_bytes.assign(4, 1);
-  table.weight_grad_activation_bytes.assign(4, 0);
-  table.transfer_bytes.assign(4, 0);
-  return ExplicitCostModel(table, layout);
+test::UniformStageCosts zb_scoring_four_stages() {
+  return test::UniformStageCosts::ms(1, 1.5, 0.5, 0.5);
 }
 
 // Once a batch repeats, the rest are shifted copies: 1F1B over 6 batches (post-validation) is timed op by
 // op for its first batches only, and its times are still the static pass's (above).
 TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
   const PipelineLayout layout = PipelineLayout::linear(4);
-  const ExplicitCostModel costs = four_stages_split(layout);
+  const test::UniformStageCosts costs = zb_scoring_four_stages();
   const DeviceActionLists one_batch = one_f_one_b_split_lists(4, 8);
   const std::optional<RepeatedListTimes> times =
       time_repeated_lists({layout, one_batch, 8, 6, false, {0, 0, 0, 0}}, costs);
@@ -172,7 +133,7 @@ TEST(RepeatedListTiming, TimesOnlyTheBatchesBeforeTheRunRepeats) {
 // the 0.5 ms step (the op-for-op test above holds the shifted times equal to the static pass's).
 TEST(RepeatedListTiming, UnderABarrierOneBatchTimesTheRun) {
   const PipelineLayout layout = PipelineLayout::linear(4);
-  const ExplicitCostModel costs = four_stages_split(layout);
+  const test::UniformStageCosts costs = zb_scoring_four_stages();
   const std::optional<RepeatedListTimes> times =
       time_repeated_lists({layout, one_f_one_b_split_lists(4, 8), 8, 6, true, {0, 0, 0, 0}}, costs);
   ASSERT_TRUE(times);
@@ -183,7 +144,7 @@ TEST(RepeatedListTiming, UnderABarrierOneBatchTimesTheRun) {
 
 TEST(RepeatedListTiming, RefusesWhatTheStaticPassRefuses) {
   const PipelineLayout layout = PipelineLayout::linear(2);
-  const ExplicitCostModel costs = test::uniform_costs(layout, 1.0, 1.0);
+  const test::UniformStageCosts costs = test::UniformStageCosts::ms(1.0, 1.0);
   const auto timed = [&](const DeviceActionLists& one_batch) {
     return time_repeated_lists({layout, one_batch, 1, 2, false, {0, 0}}, costs).has_value();
   };
@@ -202,18 +163,19 @@ TEST(RepeatedListTiming, BatchZeroNeverProvesAPeriodLongerThanTheRealOne) {
   std::mt19937 rng(4242);
   int stopped = 0, kept = 0;
   for (int k = 0; k < 30; ++k) {
-    const std::string yaml = random_zb_yaml(rng, k);  // post-validation and barrier in turn
-    const ResolvedRun run = resolve_zb_2p(yaml);
-    const PipelineSpec& spec = run.spec;
+    // Post-validation and barrier in turn.
+    const test::RandomZbPipeline pipeline = test::random_zb_pipeline(rng, k);
+    const test::RandomZbRun run = test::prepare_random_zb(pipeline);
+    const PipelineSpec& spec = run.prepared.spec;
     const PipelineLayout layout = PipelineLayout::linear(spec.devices);
     const bool barrier = spec.sync == OptimizerSync::kBarrier;
-    for (const DeviceActionLists& lists : search_candidates(spec, *run.costs)) {
-      const std::string what = fmt::format("configuration {}:\n{}", k, yaml);
-      const ZbScore score = score_zb_candidate(lists, spec, *run.costs);
+    for (const DeviceActionLists& lists : test::zb_search_candidates(spec, run.costs)) {
+      const std::string what = fmt::format("configuration {}:\n{}", k, pipeline.text);
+      const ZbScore score = score_zb_candidate(lists, spec, run.costs);
       const auto timed = [&](TimeNs to_beat_ns) {
         const std::atomic<TimeNs> bound{to_beat_ns};
         return time_repeated_lists(
-            {layout, lists, spec.microbatches, 4, barrier, run.scenario.comm.latency_ns, &bound}, *run.costs);
+            {layout, lists, spec.microbatches, 4, barrier, pipeline.latency_ns, &bound}, run.costs);
       };
       const std::optional<RepeatedListTimes> own = timed(score.period_ns);
       ASSERT_TRUE(own) << what;
@@ -231,54 +193,22 @@ TEST(RepeatedListTiming, BatchZeroNeverProvesAPeriodLongerThanTheRealOne) {
   EXPECT_EQ(stopped, kept);  // every list here starts stage 1 with microbatch 0's forward
 }
 
-// Every candidate the search can meet (the greedy under each flag setting, ZB-H1, ZB-H2, 1F1B's split
-// order) scored by the one pass, by the static pass's trace and by the event engine: the same figures.
-// Scenarios with the link comm model and with noisy costs take the fallbacks and must agree too.
-TEST(ZbScoring, OnePassStaticPassAndEngineGiveTheSameScores) {
-  std::mt19937 rng(96);
-  int compared = 0;
-  for (int k = 0; k < 40; ++k) {
-    const std::string yaml = random_zb_yaml(rng, k, k % 10 == 9);  // the link model: no one-pass timing
-    const std::string what = fmt::format("configuration {}:\n{}", k, yaml);
-    ResolvedRun run = resolve_zb_2p(yaml);
-    PipelineSpec spec = run.spec;
-    std::unique_ptr<CostModel> costs = std::move(run.costs);
-    if (k % 10 == 4) {  // noisy costs: one run with a fixed window
-      costs = test::jitter_and_stragglers(k)(std::move(costs));
-      spec.exact_costs = false;
-    }
-    const std::vector<DeviceActionLists> candidates = search_candidates(spec, *costs);
-    const DurationTable durations(*costs, spec.devices, 4 * spec.microbatches);
-    for (const DeviceActionLists& lists : candidates) {
-      const ZbScore fastest = score_zb_candidate(lists, spec, durations, ZbScoring::kFastest);
-      const ZbScore traced = score_zb_candidate(lists, spec, *costs, ZbScoring::kStaticPass);
-      const ZbScore engine = score_zb_candidate(lists, spec, *costs, ZbScoring::kEngine);
-      const auto fields = [](const ZbScore& s) {
-        return std::tuple{s.period_ns, s.zb_batch_cost_ns, s.makespan_ns};
-      };
-      EXPECT_EQ(fields(fastest), fields(engine)) << what;
-      EXPECT_EQ(fields(traced), fields(engine)) << what;
-      ++compared;
-    }
-  }
-  EXPECT_GT(compared, 200);
-}
-
 // The whole search (its greedy runs and scoring spread over the cores) picks the same schedule with the
 // same score whether it scores on the engine or in one pass.
 TEST(ZbScoring, TheSearchPicksTheSameScheduleWhicheverWayItScores) {
   std::mt19937 rng(2401);
   for (int k = 0; k < 30; ++k) {
-    const std::string yaml = random_zb_yaml(rng, k);
-    const ResolvedRun run = resolve_zb_2p(yaml);
+    const test::RandomZbPipeline pipeline = test::random_zb_pipeline(rng, k);
+    const test::RandomZbRun run = test::prepare_random_zb(pipeline);
+    const std::string& what = pipeline.text;
     for (double limit : {1.0, 1.5, 2.0}) {
-      const ZbCandidate fast = zb_search(run.spec, *run.costs, limit, ZbScoring::kFastest);
-      const ZbCandidate engine = zb_search(run.spec, *run.costs, limit, ZbScoring::kEngine);
-      EXPECT_EQ(fast.construction, engine.construction) << yaml << "limit " << limit;
-      EXPECT_EQ(fast.lists, engine.lists) << yaml;
-      EXPECT_EQ(fast.score.period_ns, engine.score.period_ns) << yaml;
-      EXPECT_EQ(fast.score.zb_batch_cost_ns, engine.score.zb_batch_cost_ns) << yaml;
-      EXPECT_EQ(fast.score.makespan_ns, engine.score.makespan_ns) << yaml;
+      const ZbCandidate fast = zb_search(run.prepared.spec, run.costs, limit, ZbScoring::kFastest);
+      const ZbCandidate engine = zb_search(run.prepared.spec, run.costs, limit, ZbScoring::kEngine);
+      EXPECT_EQ(fast.construction, engine.construction) << what << "limit " << limit;
+      EXPECT_EQ(fast.lists, engine.lists) << what;
+      EXPECT_EQ(fast.score.period_ns, engine.score.period_ns) << what;
+      EXPECT_EQ(fast.score.zb_batch_cost_ns, engine.score.zb_batch_cost_ns) << what;
+      EXPECT_EQ(fast.score.makespan_ns, engine.score.makespan_ns) << what;
     }
   }
 }
@@ -290,17 +220,17 @@ TEST(ZbScoring, TheSearchPicksTheSameScheduleWhicheverWayItScores) {
 TEST(ZbScoring, TheSearchPicksWhatTheSerialRuleDoes) {
   std::mt19937 rng(1729);
   for (int k = 0; k < 24; ++k) {
-    const std::string yaml = random_zb_yaml(rng, k);
-    const ResolvedRun run = resolve_zb_2p(yaml);
-    const PipelineSpec& spec = run.spec;
+    const test::RandomZbPipeline pipeline = test::random_zb_pipeline(rng, k);
+    const test::RandomZbRun run = test::prepare_random_zb(pipeline);
+    const PipelineSpec& spec = run.prepared.spec;
     for (double limit : {1.0, 1.5, 2.0}) {
-      const std::string what = fmt::format("configuration {} limit {}:\n{}", k, limit, yaml);
-      const ZbProblem problem = make_zb_problem(spec, *run.costs, limit);
+      const std::string what = fmt::format("configuration {} limit {}:\n{}", k, limit, pipeline.text);
+      const ZbProblem problem = make_zb_problem(spec, run.costs, limit);
       std::vector<std::pair<std::string, DeviceActionLists>> candidates;
       std::vector<double> limits{limit};
       if (limit > 1.0) limits.push_back(1.0);
       for (double under : limits) {
-        const ZbProblem limited = make_zb_problem(spec, *run.costs, under);
+        const ZbProblem limited = make_zb_problem(spec, run.costs, under);
         for (int index = 0; index < kZbFlagCombinations; ++index) {
           if (auto plan = zb_greedy_schedule(limited, ZbFlags::from_index(index)))
             candidates.emplace_back("greedy", plan->lists);
@@ -317,14 +247,14 @@ TEST(ZbScoring, TheSearchPicksWhatTheSerialRuleDoes) {
           fits &= list_peak_activation_bytes(lists[s], problem.stages[s]) <= problem.stages[s].limit_bytes;
         }
         if (!fits && i + 1 < candidates.size()) continue;
-        const ZbScore score = score_zb_candidate(lists, spec, *run.costs);
+        const ZbScore score = score_zb_candidate(lists, spec, run.costs);
         if (!best || score < best->first) best.emplace(score, lists);
       }
-      const ZbCandidate spread = zb_search(spec, *run.costs, limit);
+      const ZbCandidate spread = zb_search(spec, run.costs, limit);
       ZbCandidate serial;
       {
         const ParallelWorkerScope one_thread;  // as inside a sweep's worker
-        serial = zb_search(spec, *run.costs, limit);
+        serial = zb_search(spec, run.costs, limit);
       }
       for (const ZbCandidate* found : {&spread, static_cast<const ZbCandidate*>(&serial)}) {
         EXPECT_EQ(found->lists, best->second) << what;
@@ -351,16 +281,17 @@ TEST(ZbGreedyAllFlags, EachSettingEqualsItsOwnRun) {
   int runs = 0;
   int settings = 0;
   for (int k = 0; k < 60; ++k) {
-    const std::string yaml = random_zb_yaml(rng, k);
-    const ResolvedRun run = resolve_zb_2p(yaml);
+    const test::RandomZbPipeline pipeline = test::random_zb_pipeline(rng, k);
+    const test::RandomZbRun run = test::prepare_random_zb(pipeline);
     const double limit = 1.0 + 0.25 * (k % 5);
-    const ZbProblem problem = make_zb_problem(run.spec, *run.costs, limit);
+    const ZbProblem problem = make_zb_problem(run.prepared.spec, run.costs, limit);
     int ran = 0;
     const std::vector<std::optional<ZbGreedyPlan>> all = zb_greedy_all_flags(problem, &ran);
     ASSERT_EQ(all.size(), static_cast<size_t>(kZbFlagCombinations));
     for (int index = 0; index < kZbFlagCombinations; ++index) {
       const std::optional<ZbGreedyPlan> own = zb_greedy_schedule(problem, ZbFlags::from_index(index));
-      const std::string what = fmt::format("configuration {} limit {} flags {}:\n{}", k, limit, index, yaml);
+      const std::string what =
+          fmt::format("configuration {} limit {} flags {}:\n{}", k, limit, index, pipeline.text);
       ASSERT_EQ(all[index].has_value(), own.has_value()) << what;
       if (!own) continue;
       EXPECT_EQ(all[index]->lists, own->lists) << what;
