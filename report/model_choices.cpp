@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cost_models/transformer/parallel_comm.h"
 #include "spec/hardware_profile.h"
 
 namespace pipesim {
@@ -38,6 +39,17 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
         p.gpus_per_pipeline_rank() * p.data * pipeline_devices, p.gpus_per_node,
         p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.gpus_per_pipeline_rank(),
         p.gpus_per_pipeline_rank() > 1 ? "s" : "", p.data);
+  }
+  if (p.weight_replicas() > 1 && transformer::weight_replicas_span_nodes(t, pipeline_devices)) {
+    const int per_node = transformer::weight_replica_ranks_per_node(t, pipeline_devices);
+    const std::string what = p.zero >= 3 ? "gradient reductions and weight gathers" : "gradient reductions";
+    text +=
+        per_node > 1
+            ? fmt::format(
+                  "; {} across nodes as NCCL rings them: one ring per NIC, {} GPUs of a "
+                  "group per node (x {} the inter-node link, up to the node's link)",
+                  what, per_node, per_node)
+            : fmt::format("; {} across nodes: one GPU of each group per node, on the inter-node link", what);
   }
   if (pipeline_nodes > 0) {
     text +=

@@ -1,5 +1,6 @@
 #include "cost_models/transformer/job_topology.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace pipesim {
@@ -83,6 +84,14 @@ int group_stride(ParallelDimension dimension, const ParallelDegrees& degrees, Ra
     stride *= degrees.of(inner);
   }
   return stride;
+}
+
+int group_ranks_per_node(ParallelDimension dimension, const ParallelDegrees& degrees, RankOrder order,
+                         int gpus_per_node) {
+  if (gpus_per_node < 1) throw std::invalid_argument("a node holds at least one GPU");
+  const int stride = group_stride(dimension, degrees, order);
+  if (stride >= gpus_per_node) return 1;
+  return std::max(1, std::min(degrees.of(dimension), gpus_per_node / stride));
 }
 
 bool group_within_node(ParallelDimension dimension, const ParallelDegrees& degrees, RankOrder order,

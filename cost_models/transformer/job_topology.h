@@ -37,6 +37,10 @@ int rank_at(const RankCoordinates& at, const ParallelDegrees& degrees, RankOrder
 
 // The ranks of a group along `dimension` are evenly spaced by this stride (1 for tensor).
 int group_stride(ParallelDimension dimension, const ParallelDegrees& degrees, RankOrder order);
+// How many ranks of one group along `dimension` a node of `gpus_per_node` consecutive ranks holds: 1 when the
+// group's stride fills a node, else up to gpus_per_node / stride (the group's size at most).
+int group_ranks_per_node(ParallelDimension dimension, const ParallelDegrees& degrees, RankOrder order,
+                         int gpus_per_node);
 // Whether every group along `dimension` lies inside one node of `gpus_per_node` consecutive ranks.
 bool group_within_node(ParallelDimension dimension, const ParallelDegrees& degrees, RankOrder order,
                        int gpus_per_node);

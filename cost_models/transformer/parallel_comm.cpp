@@ -38,7 +38,8 @@ const char* dimension_key(ParallelDimension dimension) {
   return "data";
 }
 
-const LinkSpec& group_link(const TransformerSetup& setup, ParallelDimension dimension, int stages) {
+LinkSpec group_link(const TransformerSetup& setup, ParallelDimension dimension, int stages,
+                    int ranks_per_node) {
   const ParallelConfig& p = setup.parallel;
   const ParallelDegrees degrees = job_degrees(p, stages);
   const RankOrder order = job_rank_order(p);
@@ -57,18 +58,52 @@ const LinkSpec& group_link(const TransformerSetup& setup, ParallelDimension dime
         "inter_node_link",
         name, p.gpus_per_node, rank_order_name(order), setup.profile.name));
   }
-  return *setup.profile.inter_node_link;
+  return spanning_link(setup.profile, ranks_per_node);
+}
+
+LinkSpec group_link(const TransformerSetup& setup, ParallelDimension dimension, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  return group_link(
+      setup, dimension, stages,
+      group_ranks_per_node(dimension, job_degrees(p, stages), job_rank_order(p), p.gpus_per_node));
 }
 
 }  // namespace
 
-const LinkSpec& weight_replica_link(const TransformerSetup& setup, int stages) {
+LinkSpec spanning_link(const HardwareProfile& profile, int ranks_per_node) {
+  LinkSpec link = *profile.inter_node_link;
+  if (ranks_per_node > 1 && profile.link) {
+    link.bandwidth_gb_per_s =
+        std::min(profile.link->bandwidth_gb_per_s, ranks_per_node * link.bandwidth_gb_per_s);
+  }
+  return link;
+}
+
+int weight_replica_ranks_per_node(const TransformerSetup& setup, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const ParallelDegrees degrees = job_degrees(p, stages);
+  const RankOrder order = job_rank_order(p);
+  return group_ranks_per_node(ParallelDimension::kData, degrees, order, p.gpus_per_node) *
+         group_ranks_per_node(ParallelDimension::kContext, degrees, order, p.gpus_per_node);
+}
+
+bool weight_replicas_span_nodes(const TransformerSetup& setup, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const ParallelDegrees degrees = job_degrees(p, stages);
+  const RankOrder order = job_rank_order(p);
+  return !group_within_node(ParallelDimension::kData, degrees, order, p.gpus_per_node) ||
+         !group_within_node(ParallelDimension::kContext, degrees, order, p.gpus_per_node);
+}
+
+LinkSpec weight_replica_link(const TransformerSetup& setup, int stages) {
   const ParallelConfig& p = setup.parallel;
   const bool data_inside =
       group_within_node(ParallelDimension::kData, job_degrees(p, stages), job_rank_order(p), p.gpus_per_node);
-  // Data inside: the context groups decide; data across nodes: the inter-node link either way.
-  return group_link(
-      setup, data_inside && p.context > 1 ? ParallelDimension::kContext : ParallelDimension::kData, stages);
+  // Data inside: the context groups decide; data across nodes: the inter-node link either way, shared by the
+  // replicas each node holds.
+  return group_link(setup,
+                    data_inside && p.context > 1 ? ParallelDimension::kContext : ParallelDimension::kData,
+                    stages, weight_replica_ranks_per_node(setup, stages));
 }
 
 // One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
@@ -99,7 +134,8 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
   if (const std::string needed = context_parallel_requirement(t, p.context); !needed.empty()) {
     throw InputError(fmt::format("parallel.context {}: expected {}", p.context, needed));
   }
-  const LinkSpec& link = group_link(setup, ParallelDimension::kContext, stages);
+  // Point to point, not a collective: each rank's block crosses one NIC (no rings to split it over).
+  const LinkSpec link = group_link(setup, ParallelDimension::kContext, stages, 1);
   const double kv_bytes = 2 * t.seq_len * b_rank * (t.key_value_width() / p.tensor) * d.bytes;
   const auto step_s = [&](double bytes) {
     return bytes / (link.bandwidth_gb_per_s * 1e9) + link.latency_us * 1e-6;
@@ -152,7 +188,7 @@ double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradie
   const ParallelConfig& p = setup.parallel;
   const int ranks = p.weight_replicas();
   if (ranks <= 1) return 0;
-  const LinkSpec& link = weight_replica_link(setup, stages);
+  const LinkSpec link = weight_replica_link(setup, stages);
   // Without ZeRO an all-reduce; with ZeRO 1 or 2 a reduce-scatter of the gradients and an all-gather of the
   // updated weights; ZeRO-3 keeps its shard (each F and I gathers the weights it needs): the reduce-scatter.
   if (p.zero >= 3) return reduce_scatter_seconds(gradient_bytes, ranks, link);

@@ -35,8 +35,17 @@ double transfer_seconds(const HardwareProfile& profile, double bytes);
 namespace transformer {
 
 // The link of the d x c ranks that hold the same weights: inside a node only when both their data-parallel
-// and their context-parallel groups are.
-const LinkSpec& weight_replica_link(const TransformerSetup& setup, int stages);
+// and their context-parallel groups are. Across nodes, the link a ring of them runs at (spanning_link).
+LinkSpec weight_replica_link(const TransformerSetup& setup, int stages);
+// How many of the d x c ranks holding the same weights one node holds (1 when each is on its own node), and
+// whether their groups span nodes.
+int weight_replica_ranks_per_node(const TransformerSetup& setup, int stages);
+bool weight_replicas_span_nodes(const TransformerSetup& setup, int stages);
+// A ring over a group that spans nodes, run as NCCL runs it on nodes with a NIC per GPU (rail-optimised): one
+// ring per NIC, each crossing the network once per node, so the q ranks of the group a node holds split every
+// step's data over their q NICs. A step then moves at q times the inter-node link's bandwidth, up to the
+// intra-node link's, with the inter-node latency.
+LinkSpec spanning_link(const HardwareProfile& profile, int ranks_per_node);
 // One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
 double tensor_all_reduce_seconds(const TransformerSetup& setup, double bytes);
 // One context-parallel rank's share of a microbatch of b sequences: its costs are a microbatch of b/c.

@@ -94,5 +94,24 @@ TEST(JobTopology, ATwoNodeJobKeepsTensorGroupsInsideNodes) {
   EXPECT_TRUE(group_within_node(ParallelDimension::kContext, tp8_pp2, order, 8));
 }
 
+TEST(JobTopology, ANodeHoldsTheRanksOfAGroupItsStrideLeavesRoom) {
+  const RankOrder order = RankOrder::kTensorContextDataPipeline;
+  // TP 8 fills a node of 8: each data-parallel group has one rank per node.
+  EXPECT_EQ(group_ranks_per_node(ParallelDimension::kData, {.tensor = 8, .data = 4}, order, 8), 1);
+  // TP 2: a node holds 4 ranks of each data-parallel group of 16 (and all 2 of a tensor group).
+  EXPECT_EQ(group_ranks_per_node(ParallelDimension::kData, {.tensor = 2, .data = 16}, order, 8), 4);
+  EXPECT_EQ(group_ranks_per_node(ParallelDimension::kTensor, {.tensor = 2, .data = 16}, order, 8), 2);
+  // No more than the group has: DP 2 with TP 1 on nodes of 8.
+  EXPECT_EQ(group_ranks_per_node(ParallelDimension::kData, {.data = 2, .pipeline = 4}, order, 8), 2);
+  // The pipeline outermost, stride t x d = 16: one rank per node.
+  EXPECT_EQ(
+      group_ranks_per_node(ParallelDimension::kPipeline, {.tensor = 2, .data = 8, .pipeline = 4}, order, 8),
+      1);
+  // The other order puts the pipeline inside: data-parallel ranks 8 apart, one per node.
+  EXPECT_EQ(group_ranks_per_node(ParallelDimension::kData, {.tensor = 2, .data = 8, .pipeline = 4},
+                                 RankOrder::kTensorContextPipelineData, 8),
+            1);
+}
+
 }  // namespace
 }  // namespace pipesim

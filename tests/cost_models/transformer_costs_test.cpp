@@ -557,6 +557,20 @@ TEST(JobModel, TensorParallelismHalvesEachGemmAndAddsTheStatedAllReduces) {
   EXPECT_DOUBLE_EQ(units[1].matrix_params + units[2].matrix_params, 49'152 / 2);
 }
 
+TEST(JobModel, ARingAcrossNodesSplitsItsStepsOverTheNicsOfTheRanksANodeHolds) {
+  HardwareProfile profile;
+  profile.link = LinkSpec{370, 15, "node"};
+  profile.inter_node_link = LinkSpec{46, 25, "NIC"};
+  EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 1).bandwidth_gb_per_s, 46);
+  EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 4).bandwidth_gb_per_s, 184);
+  EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 8).bandwidth_gb_per_s, 368);
+  EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 16).bandwidth_gb_per_s, 370);  // the node's link
+  EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 8).latency_us, 25);            // the network's
+  // Without a link inside nodes nothing bounds the rings: each rank's own NIC.
+  profile.link.reset();
+  EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 8).bandwidth_gb_per_s, 46);
+}
+
 TEST(JobModel, DataParallelGradientsReduceAtEachStepOnTheLinkTheyCross) {
   TransformerSetup s = job_setup();
   s.profile.memory_bandwidth_gb_per_s = 1;  // the optimizer step: 28 bytes per parameter at 1 GB/s
@@ -577,16 +591,20 @@ TEST(JobModel, DataParallelGradientsReduceAtEachStepOnTheLinkTheyCross) {
     EXPECT_NE(std::string(e.what()).find("no inter_node_link"), std::string::npos) << e.what();
   }
   s.profile.inter_node_link = LinkSpec{25, 20, "test"};
+  // A node holds 2 ranks of each data-parallel group: as NCCL runs it, one ring per NIC, each crossing the
+  // network once per node, so a ring step moves at 2 x 25 GB/s (below the node's 100), at the network's
+  // latency.
+  const LinkSpec across{50, 20, "test"};
   const double tp_params = params / 2;
   EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s,
-              tp_params * 28 / 1e9 + all_reduce_seconds(2 * tp_params, 4, *s.profile.inter_node_link), 1e-12);
-  EXPECT_NEAR(data_parallel_reduce_seconds(s, 1e6, 2), 2 * 3 * (20e-6 + 1e6 / 4 / 25e9), 1e-15);
+              tp_params * 28 / 1e9 + all_reduce_seconds(2 * tp_params, 4, across), 1e-12);
+  EXPECT_NEAR(data_parallel_reduce_seconds(s, 1e6, 2), 2 * 3 * (20e-6 + 1e6 / 4 / 50e9), 1e-15);
   // Overlapped with the last gradient op (its 3 units: the embedding and 2 layers, each reducing as W makes
   // its gradients), only max(R / 3, R - 2 W / 3) outlasts it; that runs before the step's barrier, and the
   // step behind the barrier is the update alone. Without overlap, or without a barrier, the whole reduction
   // is the step's.
   const StageCosts first = transformer_stage_costs(s, 2, 2)[0];
-  const double reduce = all_reduce_seconds(2 * tp_params, 4, *s.profile.inter_node_link);
+  const double reduce = all_reduce_seconds(2 * tp_params, 4, across);
   EXPECT_NEAR(first.gradient_reduce_s, reduce, 1e-15);
   const double exposed = std::max(reduce / 3, reduce - first.backward_weight_s * 2 / 3);
   EXPECT_NEAR(first.gradient_reduce_exposed_s, exposed, 1e-15);
