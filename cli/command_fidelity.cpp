@@ -33,11 +33,11 @@ void add_fidelity_command(CLI::App& app, const Limits& limits) {
         args->paths.empty()
             ? std::vector<std::string>{find_data_path("scenarios/published", "the published runs")}
             : args->paths;
-    const std::vector<std::string> files = measured_scenario_files(paths);
+    const std::vector<Scenario> scenarios = measured_scenarios(paths);
     Fidelity f;
     {
-      ProgressBar progress(files.size(), "runs", ProgressBar::stderr_is_terminal() && !args->quiet);
-      f = run_fidelity(files, limits, [&](size_t done) { progress.update(done); });
+      ProgressBar progress(scenarios.size(), "runs", ProgressBar::stderr_is_terminal() && !args->quiet);
+      f = run_fidelity(scenarios, limits, [&](size_t done) { progress.update(done); });
     }
     std::cout << fidelity_summary(f);
     if (!args->csv_path.empty()) write_file(args->csv_path, fidelity_csv(f));

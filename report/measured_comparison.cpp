@@ -18,8 +18,6 @@ std::optional<double> predicted_figure(const SimulationResult& r, MeasuredFigure
       // A step is one batch: the steady period.
       return r.metrics.period_ns > 0 ? std::optional<double>(static_cast<double>(r.metrics.period_ns) * 1e-9)
                                      : std::nullopt;
-    case MeasuredFigure::kTokensPerS:
-      return tokens_per_s(r);
     case MeasuredFigure::kTokensPerSPerGpu:
       return tokens_per_device_s(r);
     case MeasuredFigure::kModelTflopsPerGpu:

@@ -7,7 +7,6 @@ namespace pipesim {
 const std::vector<MeasuredFigureInfo>& measured_figures() {
   static const std::vector<MeasuredFigureInfo> figures = {
       {"step_time_s", MeasuredFigure::kStepTimeS, "time per step", "s"},
-      {"tokens_per_s", MeasuredFigure::kTokensPerS, "tokens/s", "tokens/s"},
       {"tokens_per_s_per_gpu", MeasuredFigure::kTokensPerSPerGpu, "tokens/s per GPU", "tokens/s"},
       {"model_tflops_per_gpu", MeasuredFigure::kModelTflopsPerGpu, "model TFLOP/s per GPU", "TFLOP/s"},
       {"mfu_percent", MeasuredFigure::kMfuPercent, "model FLOPs utilization", "%"},

@@ -1,7 +1,8 @@
 #pragma once
 // What a published run measured, beside the job that produced it (a scenario's `measured:` section): the
 // figures a prediction is compared with, and where they were published. A measurement is an input to a
-// comparison, never an output (docs/design.md, "Against published runs").
+// comparison, never an output (docs/design.md, "Against published runs"). There is no whole-job tokens/s: a
+// run's figures are one pipeline replica's, and the job's replicas are not in them; per GPU is what compares.
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +11,6 @@ namespace pipesim {
 
 enum class MeasuredFigure {
   kStepTimeS,          // seconds per optimizer step (one batch)
-  kTokensPerS,         // tokens per second, the whole job
   kTokensPerSPerGpu,   // tokens per second per GPU
   kModelTflopsPerGpu,  // model TFLOP/s per GPU, recomputation not counted
   kMfuPercent,         // model FLOPs utilization, % of the GPU's dense peak in the model's dtype

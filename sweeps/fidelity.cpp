@@ -34,10 +34,9 @@ ScheduleRequest measured_request(const Scenario& scenario) {
   return ScheduleRequest{measured.schedule, ScheduleParams(scenario.source)};
 }
 
-FidelityRun run_one(const std::string& path, const Limits& limits) {
-  const Scenario scenario = load_scenario(path);
+FidelityRun run_one(const Scenario& scenario, const Limits& limits) {
   FidelityRun run;
-  run.path = path;
+  run.path = scenario.source;
   run.name = scenario.name;
   run.measured = *scenario.measured;
   try {
@@ -102,8 +101,8 @@ std::optional<FigureComparison> FidelityRun::memory() const {
   return std::nullopt;
 }
 
-std::vector<std::string> measured_scenario_files(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+std::vector<Scenario> measured_scenarios(const std::vector<std::string>& paths) {
+  std::vector<Scenario> scenarios;
   for (const std::string& path : paths) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
@@ -114,27 +113,29 @@ std::vector<std::string> measured_scenario_files(const std::vector<std::string>&
       }
       std::sort(in_directory.begin(), in_directory.end());
       for (const std::string& file : in_directory) {
-        if (load_scenario(file).measured) files.push_back(file);
+        Scenario scenario = load_scenario(file);
+        if (scenario.measured) scenarios.push_back(std::move(scenario));
       }
     } else if (fs::is_regular_file(path, error)) {
-      if (!load_scenario(path).measured) {
+      Scenario scenario = load_scenario(path);
+      if (!scenario.measured) {
         throw InputError(
             fmt::format("{}: no measured: section (what a published run measured) to compare with", path));
       }
-      files.push_back(path);
+      scenarios.push_back(std::move(scenario));
     } else {
       throw InputError(fmt::format("{}: no such file or directory", path));
     }
   }
-  if (files.empty()) throw InputError("fidelity: no scenario with a measured: section found");
-  return files;
+  if (scenarios.empty()) throw InputError("fidelity: no scenario with a measured: section found");
+  return scenarios;
 }
 
-Fidelity run_fidelity(const std::vector<std::string>& files, const Limits& limits,
+Fidelity run_fidelity(const std::vector<Scenario>& scenarios, const Limits& limits,
                       const std::function<void(size_t)>& progress) {
   Fidelity f;
-  for (const std::string& file : files) {
-    f.runs.push_back(run_one(file, limits));
+  for (const Scenario& scenario : scenarios) {
+    f.runs.push_back(run_one(scenario, limits));
     if (progress) progress(f.runs.size());
   }
   f.sources = fidelity_errors(f.runs);

@@ -9,6 +9,7 @@
 #include "report/measured_comparison.h"
 #include "sim/limits.h"
 #include "spec/measured_run.h"
+#include "spec/scenario.h"
 
 namespace pipesim {
 
@@ -20,7 +21,7 @@ struct FidelityRun {
   std::string profile_kind;  // the hardware profile's provenance.kind
   std::vector<FigureComparison> figures;
   std::string failure;  // why nothing was predicted (the run's error); empty when it ran
-  // The run's speed figure (its first of step time, tokens/s, tokens/s per GPU, TFLOP/s, MFU) and the
+  // The run's speed figure (its first of step time, tokens/s per GPU, TFLOP/s, MFU) and the
   // memory figure, when measured and predicted.
   std::optional<FigureComparison> speed() const;
   std::optional<FigureComparison> memory() const;
@@ -45,13 +46,14 @@ struct Fidelity {
   std::vector<FidelityErrors> sources;  // sorted by name, then "all"
 };
 
-// The scenario files with a `measured:` section among `paths` (files, or directories whose *.yaml are
-// taken, sorted by name). InputError when a path does not exist or nothing measured is found.
-std::vector<std::string> measured_scenario_files(const std::vector<std::string>& paths);
+// The scenarios with a `measured:` section among `paths` (files, or directories whose *.yaml are taken,
+// sorted by name), each read once. InputError when a path does not exist, a named file measures nothing, a
+// file does not parse (naming it) or nothing measured is found.
+std::vector<Scenario> measured_scenarios(const std::vector<std::string>& paths);
 
-// Runs each file's measured schedule (measured.schedule, else its first entry) with `limits`. A run that
-// fails is kept with its failure; a file that does not parse is an InputError naming it.
-Fidelity run_fidelity(const std::vector<std::string>& files, const Limits& limits,
+// Runs each scenario's measured schedule (measured.schedule, else its first entry) with `limits`. A run that
+// fails is kept with its failure.
+Fidelity run_fidelity(const std::vector<Scenario>& scenarios, const Limits& limits,
                       const std::function<void(size_t done)>& progress = {});
 
 // The errors of `runs` per source (sorted by name) and over all ("all" last).

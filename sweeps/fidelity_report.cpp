@@ -57,7 +57,7 @@ const std::vector<std::string> kSourceHeader = {"source",   "runs",  "speed runs
 constexpr const char* kMeaning =
     "error: (predicted - measured) / measured in the figure's unit; a run's speed figure is its first of "
     "time "
-    "per step, tokens/s, tokens/s per GPU, TFLOP/s, MFU; speed MAPE: the mean |error| of those; optimism: "
+    "per step, tokens/s per GPU, TFLOP/s, MFU; speed MAPE: the mean |error| of those; optimism: "
     "the "
     "mean of predicted over measured speed minus 1 (a time per step inverted), positive when pipesim is "
     "faster than the run; memory MAPE over the runs that published a peak.";

@@ -23,7 +23,7 @@ TEST(MeasuredSection, ReadsEveryFigureWithItsSource) {
   const Scenario s = test::scenario_from_yaml(
       kMeasuredJob +
       "measured: {source: lab, reference: 'paper, table 2', flops: '6N per token', quote: '| 7B | 412 |',\n"
-      "           schedule: 1f1b-flush, step_time_s: 1.5, tokens_per_s: 20000, tokens_per_s_per_gpu: 2500,\n"
+      "           schedule: 1f1b-flush, step_time_s: 1.5, tokens_per_s_per_gpu: 2500,\n"
       "           model_tflops_per_gpu: 412, mfu_percent: 41.6, peak_memory_gib: 60.5}\n");
   ASSERT_TRUE(s.measured.has_value());
   const MeasuredRun& m = *s.measured;
@@ -32,9 +32,8 @@ TEST(MeasuredSection, ReadsEveryFigureWithItsSource) {
   EXPECT_EQ(m.flops, "6N per token");
   EXPECT_EQ(m.quote, "| 7B | 412 |");
   EXPECT_EQ(m.schedule, "1f1b-flush");
-  ASSERT_EQ(m.values.size(), 6u);
+  ASSERT_EQ(m.values.size(), 5u);
   EXPECT_EQ(m.value_of(MeasuredFigure::kStepTimeS), 1.5);
-  EXPECT_EQ(m.value_of(MeasuredFigure::kTokensPerS), 20000);
   EXPECT_EQ(m.value_of(MeasuredFigure::kTokensPerSPerGpu), 2500);
   EXPECT_EQ(m.value_of(MeasuredFigure::kModelTflopsPerGpu), 412);
   EXPECT_EQ(m.value_of(MeasuredFigure::kMfuPercent), 41.6);
@@ -70,6 +69,9 @@ TEST(MeasuredSection, ATypoIsNamedWithWhatWasMeant) {
       measured_error_of("measured: {source: s, reference: r, tokens_per_s_per_gpo: 3}\n");
   EXPECT_NE(typo.find("test.yaml:4"), std::string::npos) << typo;
   EXPECT_NE(typo.find("did you mean 'tokens_per_s_per_gpu'"), std::string::npos) << typo;
+  // A whole job's tokens/s is not comparable (a run's figures are one pipeline replica's): per GPU is.
+  const std::string job = measured_error_of("measured: {source: s, reference: r, tokens_per_s: 3}\n");
+  EXPECT_NE(job.find("did you mean 'tokens_per_s_per_gpu'"), std::string::npos) << job;
   const std::string schedule =
       measured_error_of("measured: {source: s, reference: r, step_time_s: 1, schedule: 1f1b-flsh}\n");
   EXPECT_NE(schedule.find("measured.schedule"), std::string::npos) << schedule;

@@ -28,10 +28,10 @@ TEST(Fidelity, EveryMeasuredScenarioOfADirectoryPredictedAndItsErrorsPerSource) 
                                         "           schedule: 1f1b-flush, peak_memory_gib: 1}\n"));
   dir.write("c.yaml", fidelity_scenario(""));  // nothing measured: not a published run
   dir.write("notes.txt", "not a scenario");
-  const std::vector<std::string> files = measured_scenario_files({dir.path()});
-  ASSERT_EQ(files.size(), 2u);
-  EXPECT_EQ(files[0], dir.file("a.yaml"));
-  const Fidelity f = run_fidelity(files, Limits{});
+  const std::vector<Scenario> scenarios = measured_scenarios({dir.path()});
+  ASSERT_EQ(scenarios.size(), 2u);
+  EXPECT_EQ(scenarios[0].source, dir.file("a.yaml"));
+  const Fidelity f = run_fidelity(scenarios, Limits{});
   ASSERT_EQ(f.runs.size(), 2u);
   EXPECT_EQ(f.runs[0].failure, "");
   EXPECT_EQ(f.runs[0].predicted_by, "gpipe");  // the first entry
@@ -64,15 +64,32 @@ TEST(Fidelity, EveryMeasuredScenarioOfADirectoryPredictedAndItsErrorsPerSource) 
   EXPECT_NE(csv.find("a.yaml,lab,step_time_s,s,0.0125,0.015,0.2,gpipe,,r1,"), std::string::npos) << csv;
 }
 
+TEST(Fidelity, ARunThatCannotRunIsKeptWithWhyAndLeftOutOfTheErrors) {
+  const test::TempDir dir;
+  // zb-1p orders W under an activation limit: explicit costs must say what W holds, or the run is refused.
+  dir.write("zb.yaml",
+            "pipeline: {stages: 2, microbatches: 4}\n"
+            "costs: {forward_ms: 1, backward_input_ms: 1, backward_weight_ms: 1}\n"
+            "schedules: [zb-1p]\n"
+            "measured: {source: lab, reference: r, step_time_s: 0.01}\n");
+  const Fidelity f = run_fidelity(measured_scenarios({dir.path()}), Limits{});
+  ASSERT_EQ(f.runs.size(), 1u);
+  EXPECT_NE(f.runs[0].failure.find("weight_grad_activation_bytes"), std::string::npos) << f.runs[0].failure;
+  EXPECT_EQ(f.sources.back().runs, 1);
+  EXPECT_EQ(f.sources.back().speed_runs, 0);
+  EXPECT_NE(fidelity_summary(f).find("not predicted:\n  zb.yaml: "), std::string::npos)
+      << fidelity_summary(f);
+}
+
 TEST(Fidelity, SaysWhatIsMissing) {
   const test::TempDir dir;
-  EXPECT_NE(test::input_error_of([&] { measured_scenario_files({dir.file("none")}); }).find("no such file"),
+  EXPECT_NE(test::input_error_of([&] { measured_scenarios({dir.file("none")}); }).find("no such file"),
             std::string::npos);
   const std::string plain = dir.write("plain.yaml", fidelity_scenario(""));
-  EXPECT_NE(test::input_error_of([&] { measured_scenario_files({plain}); }).find("no measured: section"),
+  EXPECT_NE(test::input_error_of([&] { measured_scenarios({plain}); }).find("no measured: section"),
             std::string::npos);
   EXPECT_NE(test::input_error_of([&] {
-              measured_scenario_files({dir.path()});
+              measured_scenarios({dir.path()});
             }).find("no scenario with a measured: section"),
             std::string::npos);
 }
