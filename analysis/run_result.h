@@ -45,7 +45,8 @@ struct SimulationResult {
   std::string model_choices;
   // What the figures leave out (--allow-unmodelled): "model.moe: a mixture of experts (...)", one a feature.
   std::vector<std::string> unmodelled;
-  std::string profile_kind;  // the hardware profile's provenance.kind (spec-derived, ...); "" without one
+  std::string
+      profile_kind;  // the hardware profile's provenance.kind (spec, published, measured); "" without one
   // b as the table shows it: "4", or "10-11" where B/m is not whole (microbatch_size is then the mean).
   std::string microbatch_size_text;
 };

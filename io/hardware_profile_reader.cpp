@@ -108,11 +108,16 @@ void read_provenance(const YamlReader& r, const YAML::Node& node, HardwareProfil
   }
   // What the figures are: profiles written before `kind` existed say it through their host (n/a: not a
   // machine's measurement, so derived from specifications).
+  // spec-derived and fitted-to-published: the kinds' names before they were spec and published.
   if (node["kind"]) {
-    const std::string given = r.get_choice(
-        node["kind"], "provenance.kind", names_of(profile_kind_names()),
-        "spec-derived (from data sheets: an upper bound), fitted-to-published (fitted to published runs) or "
-        "measured (by pipesim's microbenchmarks on the machine named in host and device)");
+    std::vector<std::string> choices = names_of(profile_kind_names());
+    choices.insert(choices.end(), {"spec-derived", "fitted-to-published"});
+    std::string given = r.get_choice(
+        node["kind"], "provenance.kind", choices,
+        "spec (from data sheets: an upper bound), published (fitted to public measurements) or measured (by "
+        "pipesim's microbenchmarks on the machine named in host and device)");
+    if (given == "spec-derived") given = "spec";
+    if (given == "fitted-to-published") given = "published";
     for (const auto& [name, kind] : profile_kind_names()) {
       if (name == given) p.kind = kind;
     }
@@ -204,6 +209,7 @@ const std::vector<std::string>& profile_allowed_keys() {
                                              "update_ns_per_parameter",
                                              "link",
                                              "inter_node_link",
+                                             "intra_node_collectives",
                                              "host_to_device",
                                              "device_to_host",
                                              "gemm",
@@ -281,6 +287,36 @@ void profile_read_kernel_costs(const YamlReader& r, const YAML::Node& root, Hard
   }
 }
 
+// intra_node_collectives: {ranks: 8, gather_scatter_share: 0.75, source: "...", bus_gb_per_s: [[bytes,
+// GB/s], ...]} with the sizes strictly increasing.
+std::shared_ptr<const CollectiveCurve> read_collective_curve(const YamlReader& r, const YAML::Node& node) {
+  const std::string key = "intra_node_collectives";
+  r.expect_map(node, key, {"ranks", "gather_scatter_share", "source", "bus_gb_per_s"});
+  if (!node["ranks"] || !node["bus_gb_per_s"]) r.fail(node, key, "ranks and bus_gb_per_s");
+  auto curve = std::make_shared<CollectiveCurve>();
+  curve->ranks = r.get_int(node["ranks"], key + ".ranks", 2);
+  if (node["gather_scatter_share"]) {
+    curve->gather_scatter_share =
+        r.get_double(node["gather_scatter_share"], key + ".gather_scatter_share", 1e-3);
+    if (curve->gather_scatter_share > 1)
+      r.fail(node["gather_scatter_share"], key + ".gather_scatter_share", "a share in (0, 1]");
+  }
+  if (node["source"]) curve->source = r.get_string(node["source"], key + ".source");
+  const YAML::Node points = node["bus_gb_per_s"];
+  if (!points.IsSequence() || points.size() == 0)
+    r.fail(points, key + ".bus_gb_per_s", "a list of [bytes, GB/s] pairs");
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string at = fmt::format("{}.bus_gb_per_s[{}]", key, i);
+    if (!points[i].IsSequence()) r.fail(points[i], at, "[bytes, GB/s]");
+    const std::vector<double> pair = r.get_double_list(points[i], at, 2, 1e-9);
+    if (!curve->bytes.empty() && !(pair[0] > curve->bytes.back()))
+      r.fail(points[i], at, fmt::format("a size above the one before ({:g} bytes)", curve->bytes.back()));
+    curve->bytes.push_back(pair[0]);
+    curve->bus_gb_per_s.push_back(pair[1]);
+  }
+  return curve;
+}
+
 // The links and the GEMM tables (gemm required; each rate at most its dtype's peak, read before).
 void profile_read_links_and_gemms(const YamlReader& r, const YAML::Node& root, HardwareProfile& p) {
   for (const auto& [key, target] :
@@ -288,6 +324,8 @@ void profile_read_links_and_gemms(const YamlReader& r, const YAML::Node& root, H
         std::pair{"host_to_device", &p.host_to_device}, std::pair{"device_to_host", &p.device_to_host}}) {
     if (const YAML::Node link = root[key]) *target = read_link(r, link, key);
   }
+  if (const YAML::Node curve = root["intra_node_collectives"])
+    p.intra_node_collectives = read_collective_curve(r, curve);
   const YAML::Node gemm = root["gemm"];
   if (!gemm || !gemm.IsMap() || gemm.size() == 0) {
     r.fail(gemm, "gemm", "a map dtype: [[m, n, k, tflops], ...] with at least one dtype");

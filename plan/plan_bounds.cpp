@@ -35,9 +35,13 @@ CandidateBounds candidate_bounds(const ResolvedRun& run) {
   std::vector<double> largest_activation(layout.devices, 0);
   for (int stage = 0; stage < layout.stages; ++stage) {
     const int device = layout.device(stage);
-    const double backward = split ? static_cast<double>(costs.duration(backward_input(stage, 0))) +
-                                        static_cast<double>(costs.duration(backward_weight(stage, 0)))
-                                  : static_cast<double>(costs.duration(pipesim::backward(stage, 0)));
+    // A splitting schedule may still run some backwards whole (DualPipe does): I + W and B differ by the
+    // rounding of each to whole ns, and the smaller keeps the bound a lower bound.
+    const double whole = static_cast<double>(costs.duration(pipesim::backward(stage, 0)));
+    const double backward =
+        split ? std::min(whole, static_cast<double>(costs.duration(backward_input(stage, 0))) +
+                                    static_cast<double>(costs.duration(backward_weight(stage, 0))))
+              : whole;
     const double per_microbatch = static_cast<double>(costs.duration(forward(stage, 0))) + backward;
     work_ns[device] +=
         per_microbatch * visiting_microbatches(layout, stage, m) +

@@ -40,6 +40,17 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
         p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.gpus_per_pipeline_rank(),
         p.gpus_per_pipeline_rank() > 1 ? "s" : "", p.data);
   }
+  if (p.any() && t.profile.intra_node_collectives) {
+    const CollectiveCurve& curve = *t.profile.intra_node_collectives;
+    text += fmt::format(
+        "; collectives inside a node at NCCL's measured all-reduce bus bandwidth by message size ({} "
+        "GPUs{}), "
+        "not the link's",
+        curve.ranks,
+        curve.gather_scatter_share < 1 ? fmt::format("; all-gathers and reduce-scatters at {:.0f} % of it",
+                                                     100 * curve.gather_scatter_share)
+                                       : "");
+  }
   if (p.weight_replicas() > 1 && transformer::weight_replicas_span_nodes(t, pipeline_devices)) {
     const int per_node = transformer::weight_replica_ranks_per_node(t, pipeline_devices);
     const std::string what = p.zero >= 3 ? "gradient reductions and weight gathers" : "gradient reductions";

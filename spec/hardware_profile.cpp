@@ -114,8 +114,8 @@ const GemmTable& HardwareProfile::gemm_table(const std::string& dtype) const {
 }
 
 const NameTable<ProfileKind>& profile_kind_names() {
-  static const NameTable<ProfileKind> names = {{"spec-derived", ProfileKind::kSpecDerived},
-                                               {"fitted-to-published", ProfileKind::kFittedToPublished},
+  static const NameTable<ProfileKind> names = {{"spec", ProfileKind::kSpecDerived},
+                                               {"published", ProfileKind::kFittedToPublished},
                                                {"measured", ProfileKind::kMeasured}};
   return names;
 }
@@ -123,9 +123,9 @@ const NameTable<ProfileKind>& profile_kind_names() {
 std::string HardwareProfile::kind_text() const {
   switch (kind) {
     case ProfileKind::kSpecDerived:
-      return "spec-derived: an upper bound";
+      return "spec: data-sheet figures, an upper bound";
     case ProfileKind::kFittedToPublished:
-      return "fitted to published runs";
+      return "published: fitted to public measurements";
     case ProfileKind::kMeasured:
       break;
   }
@@ -138,6 +138,17 @@ std::string HardwareProfile::kind_text() const {
   if (!date.empty()) where += (where.empty() ? "" : ", ") + date;
   return fmt::format("measured on {}{}", device_name.empty() ? "an unnamed device" : device_name,
                      where.empty() ? "" : " (" + where + ")");
+}
+
+double CollectiveCurve::bus_gb_per_s_at(double buffer_bytes, int group) const {
+  if (bytes.empty() || group < 1) return 0;
+  const double x = buffer_bytes * ranks / group;  // the measured buffer with the same bytes per rank
+  if (x <= bytes.front()) return bus_gb_per_s.front() * x / bytes.front();
+  if (x >= bytes.back()) return bus_gb_per_s.back();
+  const auto upper = std::upper_bound(bytes.begin(), bytes.end(), x);
+  const size_t i = static_cast<size_t>(upper - bytes.begin());
+  const double t = std::log(x / bytes[i - 1]) / std::log(bytes[i] / bytes[i - 1]);
+  return bus_gb_per_s[i - 1] * std::pow(bus_gb_per_s[i] / bus_gb_per_s[i - 1], t);
 }
 
 std::optional<LinkSpec> HardwareProfile::stage_link() const {

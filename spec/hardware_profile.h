@@ -5,6 +5,7 @@
 // Format: calibrate/README.md; the reader is io/hardware_profile_reader.h. The writer is
 // calibrate/profile_writer.h (shared with the CUDA program).
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,10 +46,33 @@ class GemmTable {
 // Row-major operand forms (calibrate/README.md): nn C = A*B, nt C = A*B^T, tn C = A^T*B.
 enum class GemmLayout { kNN, kNT, kTN };
 
+// What NCCL achieves on a node's GPU fabric: an all-reduce's bus bandwidth (nccl-tests' busbw: the algorithm
+// bandwidth times 2 (p - 1) / p) against its buffer's size, measured on `ranks` GPUs. Small buffers are
+// bound by latency and by NCCL's protocols, so the rate climbs with the size over several decades.
+struct CollectiveCurve {
+  int ranks = 8;
+  std::vector<double> bytes;         // strictly increasing, > 0
+  std::vector<double> bus_gb_per_s;  // > 0, one per size
+  // An all-gather's or a reduce-scatter's bus bandwidth over an all-reduce's at the same size: below 1 where
+  // NCCL speeds up the all-reduce alone (NVLink SHARP on NVSwitch systems).
+  double gather_scatter_share = 1;
+  std::string source;
+  // The bus bandwidth of a collective over `group` ranks of a `bytes` buffer: the curve at the same bytes per
+  // rank (bytes x ranks / group), a power law between points (linear in log-log); above the last point its
+  // rate; below the first, the rate falls in proportion to the size (the first point's time holds:
+  // latency-bound). Where the rate grows no faster than the size between points, time never falls as a
+  // buffer grows.
+  double bus_gb_per_s_at(double bytes, int group) const;
+};
+
 struct LinkSpec {
   double bandwidth_gb_per_s = 0;  // 1 GB/s = 1 byte/ns
   double latency_us = 0;
   std::string source;  // what was measured or assumed
+  // Set on the link a collective inside a node runs on when the profile measured NCCL there
+  // (HardwareProfile::intra_node_collectives); ring collectives then run at its bus bandwidth, not at the
+  // α-β model's.
+  std::shared_ptr<const CollectiveCurve> collectives;
 };
 
 // Terms fitted to measured op or step times (`pipesim calibrate --fit`; a profile's `fit:` section), applied
@@ -80,9 +104,10 @@ struct OpTimeScale {
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 
 // What a profile's figures are (its provenance.kind): derived from data sheets (so an upper bound: no
-// published run reaches them), fitted to published runs' times, or measured by pipesim's microbenchmarks.
+// published run reaches them), fitted to public measurements (microbenchmarks, op times; never a training
+// run's throughput), or measured by pipesim's microbenchmarks on the machine.
 enum class ProfileKind { kSpecDerived, kFittedToPublished, kMeasured };
-const NameTable<ProfileKind>& profile_kind_names();  // spec-derived, fitted-to-published, measured
+const NameTable<ProfileKind>& profile_kind_names();  // spec, published, measured
 
 struct HardwareProfile {
   std::string name;    // file stem, e.g. a100-sxm4-80gb
@@ -114,6 +139,9 @@ struct HardwareProfile {
   std::map<std::string, UpdateCost> update_ns_per_parameter;
   std::optional<LinkSpec> link;             // absent when only one device was measured
   std::optional<LinkSpec> inter_node_link;  // between nodes; absent when unknown
+  // NCCL's achieved all-reduce bus bandwidth inside a node (nccl-tests); absent: collectives inside a node
+  // follow the α-β model on `link`.
+  std::shared_ptr<const CollectiveCurve> intra_node_collectives;
   // Host <-> device copies: a transfer between devices without a peer link is staged through the host.
   std::optional<LinkSpec> host_to_device;
   std::optional<LinkSpec> device_to_host;
@@ -140,8 +168,8 @@ struct HardwareProfile {
   // none when the profile has neither.
   std::optional<LinkSpec> stage_link() const;
 
-  // What the figures are, for every header that shows them: "spec-derived: an upper bound", "fitted to
-  // published runs", "measured on NVIDIA H200 (host vm, 2026-12-04)".
+  // What the figures are, for every header that shows them: "spec: data-sheet figures, an upper bound",
+  // "published: fitted to public measurements", "measured on NVIDIA H200 (host vm, 2026-12-04)".
   std::string kind_text() const;
 
   // Throws InputError naming the profile and the dtypes it has.

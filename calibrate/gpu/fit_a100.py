@@ -103,7 +103,8 @@ def write_profile(path, params, error):
              f"with the transformer model's element-wise passes F={passes_f}, I={passes_i} to "
              f"share/data/zero_bubble/zb_profiled_times.csv (largest |error| {100 * error:.1f}% in this script's search; "
              f"see pipesim costs --fit-report). Link fitted to that file's comm_ms (Megatron p2p over NVLink/RoCE). "
-             f"Launch overhead assumed ({LAUNCH_US} us).")
+             f"Launch overhead assumed ({LAUNCH_US} us). Collectives inside a node: intra_node_collectives, NCCL's "
+             f"measured all-reduce bus bandwidth by size (its source).")
     lines = [
         "# pipesim hardware profile; format: calibrate/README.md",
         "# Written by calibrate/gpu/fit_a100.py: datasheet rates + a fitted GEMM-efficiency curve (see notes).",
@@ -114,7 +115,7 @@ def write_profile(path, params, error):
         f'  date: "{date}"',
         '  driver: "n/a (datasheet and published timings)"',
         '  host: "n/a"',
-        '  kind: fitted-to-published',
+        '  kind: published',
         f'  notes: "{notes}"',
         "peak_tflops: {bf16: 312, fp16: 312, fp32: 19.5}",
         f"memory_bandwidth_gb_per_s: {MEMORY_GB_PER_S:g}",
@@ -122,8 +123,10 @@ def write_profile(path, params, error):
         f"launch_overhead_us: {LAUNCH_US:g}",
         'link: {bandwidth_gb_per_s: 80, latency_us: 250, '
         'source: "fitted to zb_profiled_times.csv comm_ms: 0.25 ms + s*b*h*2 bytes / 80 GB/s"}',
-        "gemm:  # per dtype: [m, n, k, achieved TFLOP/s]",
     ]
+    from published_profile import a100_collective_lines  # it imports this file's GEMM curve
+    lines += a100_collective_lines()
+    lines.append("gemm:  # per dtype: [m, n, k, achieved TFLOP/s]")
     lines += gemm_grid_lines(PEAK, e_max, tiles_half, k_half)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

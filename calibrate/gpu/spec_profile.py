@@ -12,8 +12,10 @@ source figure and every assumption. A measured profile (pipesim-gpu-calibrate) r
 
 Profiles (the file stem is the name a scenario gives in `hardware: {profile: NAME}`):
   rtx-pro-6000-blackwell-maxq  NVIDIA RTX PRO 6000 Blackwell Max-Q (also written by spec_rtx_pro_6000.py)
-  h100-sxm5-80gb               NVIDIA H100 SXM5 80GB (HBM3), NVLink 4 / NVSwitch, one NDR InfiniBand NIC per GPU
-  h200-sxm-141gb               NVIDIA H200 SXM 141GB (HBM3e), otherwise as the H100 SXM5
+  h100-sxm5-80gb-spec          NVIDIA H100 SXM5 80GB (HBM3), NVLink 4 / NVSwitch, one NDR InfiniBand NIC per GPU
+  h200-sxm-141gb-spec          NVIDIA H200 SXM 141GB (HBM3e), otherwise as the H100 SXM5
+(h100-sxm5-80gb, h200-sxm-141gb and h800-sxm5-80gb, without -spec, are the `published` profiles that
+calibrate/gpu/published_profile.py fits to public microbenchmarks: the defaults.)
 
 memory_capacity_gb is in GiB (2^30 bytes). The H100 and H200 profiles give the total CUDA reports (nvidia-smi's
 MiB / 1024); the RTX profile's 96 is its data-sheet figure and predates that convention (its file is kept as is).
@@ -82,7 +84,7 @@ def profile_lines(spec):
         f'  date: "{spec.date}"',
         '  driver: "n/a (public specifications)"',
         '  host: "n/a"',
-        '  kind: spec-derived',
+        '  kind: spec',
         f'  notes: "{spec.notes}"',
         f"peak_tflops: {{bf16: {spec.bf16_tflops:.1f}, fp16: {spec.bf16_tflops:.1f}, fp32: {spec.fp32_tflops:.1f}}}",
         f"memory_bandwidth_gb_per_s: {spec.memory_gb_per_s:g}",
@@ -195,8 +197,8 @@ def hopper(name, device, model, memory, datasheet_gb_per_s, reported_mib):
 
 SPECS = {spec.name: spec for spec in (
     rtx_pro_6000_maxq(),
-    hopper("h100-sxm5-80gb", "NVIDIA H100 SXM5 80GB", "H100 SXM", "HBM3", 3350.0, 81559),
-    hopper("h200-sxm-141gb", "NVIDIA H200 SXM 141GB", "H200 SXM", "HBM3e", 4800.0, 143771),
+    hopper("h100-sxm5-80gb-spec", "NVIDIA H100 SXM5 80GB", "H100 SXM", "HBM3", 3350.0, 81559),
+    hopper("h200-sxm-141gb-spec", "NVIDIA H200 SXM 141GB", "H200 SXM", "HBM3e", 4800.0, 143771),
 )}
 
 

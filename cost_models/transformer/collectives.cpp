@@ -14,6 +14,15 @@ double ring_step_seconds(double bytes, int ranks, const LinkSpec& link) {
   return link.latency_us * 1e-6 + bytes / ranks / (link.bandwidth_gb_per_s * 1e9);
 }
 
+// A ring collective at NCCL's measured bus bandwidth: `passes` (2 for an all-reduce, 1 for an all-gather or a
+// reduce-scatter) times (p - 1) / p of the buffer over the bus bandwidth at its size.
+double measured_ring_seconds(double bytes, int ranks, const CollectiveCurve& curve, double passes,
+                             double share) {
+  if (bytes <= 0) return 0;
+  const double bus = curve.bus_gb_per_s_at(bytes, ranks) * share;
+  return passes * (ranks - 1.0) / ranks * bytes / (bus * 1e9);
+}
+
 void check(double bytes, int ranks) {
   if (ranks < 1) throw std::invalid_argument("a collective needs at least one rank");
   if (!(bytes >= 0)) throw std::invalid_argument("a collective moves a non-negative number of bytes");
@@ -28,12 +37,17 @@ double all_reduce_seconds(double bytes, int ranks, const LinkSpec& link, Collect
     const double depth = std::ceil(std::log2(static_cast<double>(ranks)));
     return 2 * depth * link.latency_us * 1e-6 + 2 * bytes / (link.bandwidth_gb_per_s * 1e9);
   }
+  if (link.collectives) return measured_ring_seconds(bytes, ranks, *link.collectives, 2, 1);
   return 2.0 * (ranks - 1) * ring_step_seconds(bytes, ranks, link);
 }
 
 double reduce_scatter_seconds(double bytes, int ranks, const LinkSpec& link) {
   check(bytes, ranks);
-  return ranks == 1 ? 0 : (ranks - 1) * ring_step_seconds(bytes, ranks, link);
+  if (ranks == 1) return 0;
+  if (link.collectives) {
+    return measured_ring_seconds(bytes, ranks, *link.collectives, 1, link.collectives->gather_scatter_share);
+  }
+  return (ranks - 1) * ring_step_seconds(bytes, ranks, link);
 }
 
 double all_gather_seconds(double bytes, int ranks, const LinkSpec& link) {

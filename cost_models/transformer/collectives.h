@@ -6,8 +6,13 @@
 //   ring all-reduce:      2 (p - 1) (α + n / (p β))      reduce-scatter then all-gather, each p - 1 steps
 //   ring reduce-scatter:  (p - 1) (α + n / (p β))        ring all-gather: the same
 //   tree all-reduce:      2 ⌈log2 p⌉ α + 2 n / β         reduce to a root and broadcast back, pipelined
-// One rank: no time. The figures are a model's, not a measurement: NCCL's achieved bus bandwidth sits below a
-// link's (its protocols, the SMs it uses); a profile's link figure is the place to put what was measured.
+// One rank: no time. The α-β figures are a model's, not a measurement: NCCL's achieved bus bandwidth sits
+// below a link's (its protocols, the SMs it uses) and climbs with the message over several decades. A link
+// that carries a measured curve (LinkSpec::collectives) runs ring collectives at it instead:
+//   all-reduce:                    2 (p - 1) / p · n / bus(n)
+//   reduce-scatter, all-gather:    (p - 1) / p · n / (bus(n) · gather_scatter_share)
+// with bus(n) the curve at the same bytes per rank as the measured group's (CollectiveCurve). Tree
+// all-reduces stay on the α-β model.
 #include "spec/hardware_profile.h"
 
 namespace pipesim {

@@ -50,7 +50,9 @@ LinkSpec group_link(const TransformerSetup& setup, ParallelDimension dimension, 
           fmt::format("parallel.{} > 1: hardware profile '{}' has no link (between GPUs of a node)", name,
                       setup.profile.name));
     }
-    return *setup.profile.link;
+    LinkSpec link = *setup.profile.link;
+    link.collectives = setup.profile.intra_node_collectives;
+    return link;
   }
   if (!setup.profile.inter_node_link) {
     throw InputError(fmt::format(

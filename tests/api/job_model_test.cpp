@@ -114,8 +114,8 @@ TEST(JobModel, PipelineTransfersBetweenNodesTakeTheInterNodeLink) {
     const std::unique_ptr<CommModel> comm = make_comm_model(s, PipelineLayout::linear(16));
     return comm->send(from, to, 46'000'000, 0).arrival_ns;  // 46 MB: 1 ms at 46 GB/s
   };
-  // NVLink (370 GB/s, 15 us) inside a node, InfiniBand (46 GB/s, 25 us) across: the profile's links.
-  EXPECT_EQ(arrival_ns("", 0, 1), static_cast<TimeNs>(std::ceil(46e6 / 370.0)) + 15'000);
+  // NVLink (375 GB/s, 15 us) inside a node, InfiniBand (46 GB/s, 25 us) across: the profile's links.
+  EXPECT_EQ(arrival_ns("", 0, 1), static_cast<TimeNs>(std::ceil(46e6 / 375.0)) + 15'000);
   EXPECT_EQ(arrival_ns("", 7, 8), 1'000'000 + 25'000);
   EXPECT_EQ(arrival_ns("parallel: {tensor: 8}\n", 0, 1), 1'000'000 + 25'000);
   const Scenario one_node = test::scenario_from_yaml(

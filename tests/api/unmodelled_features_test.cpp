@@ -92,7 +92,7 @@ TEST(UnmodelledFeatures, AllowedRunsCarryTheListInTheHeaderAndTheJson) {
   const nlohmann::ordered_json record = result_record(r, {});
   ASSERT_TRUE(record.contains("unmodelled"));
   EXPECT_EQ(record["unmodelled"].size(), 1u);
-  EXPECT_EQ(record["profile_kind"], "spec-derived");
+  EXPECT_EQ(record["profile_kind"], "published");
   // A dense model carries no list at all.
   const SimulationResult dense =
       test::run_schedule(imported_scenario(read_hf_config(

@@ -56,7 +56,7 @@ TEST(ImportCommand, WritesAScenarioThatRuns) {
       fmt::format("plan '{}' --gpus 8 --top 1 --allow-unmodelled", dir.file("tiny.yaml")), dir);
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("UNMODELLED (--allow-unmodelled)"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("(spec-derived: an upper bound)"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("(published: fitted to public measurements)"), std::string::npos) << plan.out;
 }
 
 // A config in the Hugging Face cache is named after its model, not the snapshot's hash; a file not called

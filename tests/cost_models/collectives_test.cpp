@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
 #include <set>
 
 #include "cost_models/transformer/job_topology.h"
@@ -11,7 +13,7 @@ namespace pipesim {
 namespace {
 
 // 100 GB/s (100 bytes per ns) and 10 us.
-const LinkSpec kLink{.bandwidth_gb_per_s = 100, .latency_us = 10, .source = "test"};
+const LinkSpec kLink{.bandwidth_gb_per_s = 100, .latency_us = 10, .source = "test", .collectives = nullptr};
 
 TEST(Collectives, RingAllReduceIsTwoPMinusOneStepsOfAPthOfTheBuffer) {
   // 8 ranks, 800 MB: each step 10 us + 100 MB / 100 GB/s = 1 ms + 10 us; 14 steps.
@@ -24,11 +26,53 @@ TEST(Collectives, RingAllReduceIsTwoPMinusOneStepsOfAPthOfTheBuffer) {
                 reduce_scatter_seconds(1e9, p, kLink) + all_gather_seconds(1e9, p, kLink), 1e-12)
         << p;
   // The bandwidth term tends to 2 n / β as p grows: 2 x 10 ms for 1 GB.
-  EXPECT_NEAR(all_reduce_seconds(1e9, 1 << 20, {.bandwidth_gb_per_s = 100, .latency_us = 0, .source = ""}),
-              0.02, 1e-7);
+  EXPECT_NEAR(
+      all_reduce_seconds(1e9, 1 << 20,
+                         {.bandwidth_gb_per_s = 100, .latency_us = 0, .source = "", .collectives = nullptr}),
+      0.02, 1e-7);
   EXPECT_EQ(all_reduce_seconds(1e9, 1, kLink), 0);
   EXPECT_EQ(reduce_scatter_seconds(1e9, 1, kLink), 0);
   EXPECT_NEAR(all_reduce_seconds(0, 4, kLink), 6 * 10e-6, 1e-15);  // latency only
+}
+
+// A measured curve: 10 GB/s at 1 MB, 100 GB/s at 100 MB, on 8 ranks.
+LinkSpec measured_link(double gather_scatter_share = 1) {
+  auto curve = std::make_shared<CollectiveCurve>();
+  curve->ranks = 8;
+  curve->bytes = {1e6, 1e8};
+  curve->bus_gb_per_s = {10, 100};
+  curve->gather_scatter_share = gather_scatter_share;
+  LinkSpec link = kLink;
+  link.collectives = curve;
+  return link;
+}
+
+TEST(Collectives, AMeasuredCurveSetsTheRingsBusBandwidthBySize) {
+  const LinkSpec link = measured_link();
+  // At a measured point: 2 (p - 1) / p · n / bus, the link's own bandwidth and latency unused.
+  EXPECT_NEAR(all_reduce_seconds(1e8, 8, link), 2 * 7.0 / 8 * 1e8 / 100e9, 1e-15);
+  EXPECT_NEAR(all_reduce_seconds(1e6, 8, link), 2 * 7.0 / 8 * 1e6 / 10e9, 1e-15);
+  // Halfway in log(size) between the points: halfway in log(bus bandwidth), sqrt(10 x 100) GB/s.
+  EXPECT_NEAR(all_reduce_seconds(1e7, 8, link), 2 * 7.0 / 8 * 1e7 / (std::sqrt(1000.0) * 1e9), 1e-15);
+  // Above the curve its last rate; below it the first point's time holds (latency-bound).
+  EXPECT_NEAR(all_reduce_seconds(1e10, 8, link), 2 * 7.0 / 8 * 1e10 / 100e9, 1e-12);
+  EXPECT_NEAR(all_reduce_seconds(1e3, 8, link), all_reduce_seconds(1e6, 8, link), 1e-15);
+  // Another group reads the curve at the same bytes per rank: 4 ranks of 50 MB as 8 of 100 MB.
+  EXPECT_NEAR(all_reduce_seconds(5e7, 4, link), 2 * 3.0 / 4 * 5e7 / 100e9, 1e-15);
+  // Reduce-scatter and all-gather: one pass, at the curve's share for them.
+  EXPECT_NEAR(reduce_scatter_seconds(1e8, 8, link), 7.0 / 8 * 1e8 / 100e9, 1e-15);
+  const LinkSpec shared = measured_link(0.5);
+  EXPECT_NEAR(all_gather_seconds(1e8, 8, shared), 7.0 / 8 * 1e8 / 50e9, 1e-15);
+  EXPECT_NEAR(all_reduce_seconds(1e8, 8, shared), all_reduce_seconds(1e8, 8, link), 1e-15);
+  EXPECT_EQ(all_reduce_seconds(1e8, 1, link), 0);
+  EXPECT_EQ(all_reduce_seconds(0, 8, link), 0);
+  // The rate grows slower than the size (x 10 over x 100): the time never falls as the buffer grows.
+  double before = 0;
+  for (double n = 1; n < 1e12; n *= 1.7) {
+    const double t = all_reduce_seconds(n, 8, link);
+    EXPECT_GE(t, before * (1 - 1e-12)) << n;
+    before = t;
+  }
 }
 
 TEST(Collectives, TreeAllReducePaysLogPLatencies) {
@@ -44,7 +88,8 @@ TEST(Collectives, TreeAllReducePaysLogPLatencies) {
 TEST(Collectives, BadInputsAreRefused) {
   EXPECT_THROW(all_reduce_seconds(1, 0, kLink), std::invalid_argument);
   EXPECT_THROW(all_reduce_seconds(-1, 2, kLink), std::invalid_argument);
-  EXPECT_THROW(all_reduce_seconds(1, 2, {.bandwidth_gb_per_s = 0, .latency_us = 1, .source = ""}),
+  EXPECT_THROW(all_reduce_seconds(
+                   1, 2, {.bandwidth_gb_per_s = 0, .latency_us = 1, .source = "", .collectives = nullptr}),
                std::invalid_argument);
 }
 

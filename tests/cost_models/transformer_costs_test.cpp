@@ -43,7 +43,7 @@ HardwareProfile flat_profile(double tflops, double gb_per_s, double launch_us, d
   p.source = "flat";
   p.memory_bandwidth_gb_per_s = gb_per_s;
   p.launch_overhead_us = launch_us;
-  p.link = LinkSpec{link_gb_per_s, link_latency_us, "test"};
+  p.link = LinkSpec{link_gb_per_s, link_latency_us, "test", nullptr};
   const std::vector<double> sizes = {1, 1 << 20};
   p.gemm.emplace_back("bf16", sizes, sizes, sizes, std::vector<double>(8, tflops));
   return p;
@@ -246,14 +246,14 @@ TEST(TransformerCosts, TransfersWithoutAPeerLinkAreStagedThroughTheHost) {
   p.link.reset();
   EXPECT_FALSE(p.stage_link().has_value());
   EXPECT_DOUBLE_EQ(transfer_seconds(p, 1e6), 0);
-  p.device_to_host = LinkSpec{40, 6, "d2h"};
-  p.host_to_device = LinkSpec{60, 4, "h2d"};
+  p.device_to_host = LinkSpec{40, 6, "d2h", nullptr};
+  p.host_to_device = LinkSpec{60, 4, "h2d", nullptr};
   const std::optional<LinkSpec> staged = p.stage_link();
   ASSERT_TRUE(staged.has_value());
   EXPECT_DOUBLE_EQ(staged->bandwidth_gb_per_s, 24);  // 1 / (1/40 + 1/60)
   EXPECT_DOUBLE_EQ(staged->latency_us, 10);
   EXPECT_NEAR(transfer_seconds(p, 1e6), 1e6 / 40e9 + 1e6 / 60e9 + 10e-6, 1e-15);
-  p.link = LinkSpec{100, 1, "peer"};  // a peer link wins
+  p.link = LinkSpec{100, 1, "peer", nullptr};  // a peer link wins
   EXPECT_NEAR(transfer_seconds(p, 1e6), 1e6 / 100e9 + 1e-6, 1e-15);
 }
 
@@ -522,7 +522,7 @@ TransformerSetup job_setup() {
   return setup_with(flat_profile(1, 1e12, 0, 100, 10));
 }
 constexpr double kLayerActivationBytes = 32 * 2 * 64 * 2;
-const LinkSpec kJobLink{100, 10, "test"};
+const LinkSpec kJobLink{100, 10, "test", nullptr};
 
 TEST(JobModel, TensorParallelismHalvesEachGemmAndAddsTheStatedAllReduces) {
   TransformerSetup s = job_setup();
@@ -557,10 +557,32 @@ TEST(JobModel, TensorParallelismHalvesEachGemmAndAddsTheStatedAllReduces) {
   EXPECT_DOUBLE_EQ(units[1].matrix_params + units[2].matrix_params, 49'152 / 2);
 }
 
+TEST(JobModel, CollectivesInsideANodeRunAtTheProfilesMeasuredCurveAndAcrossNodesOnTheNetwork) {
+  TransformerSetup s = job_setup();
+  s.parallel.tensor = 2;
+  const StageCosts alpha_beta = transformer_stage_costs(s, 2, 4)[1];
+  auto curve = std::make_shared<CollectiveCurve>();
+  curve->ranks = 2;
+  curve->bytes = {1, 1e12};
+  curve->bus_gb_per_s = {1, 1};  // 1 GB/s at every size above a byte
+  s.profile.intra_node_collectives = curve;
+  const StageCosts measured = transformer_stage_costs(s, 2, 4)[1];
+  // Two all-reduces in F, each 2 (p - 1) / p · n / 1 GB/s, in place of the α-β model's.
+  const double was = all_reduce_seconds(kLayerActivationBytes, 2, kJobLink);
+  const double now = kLayerActivationBytes / 1e9;
+  EXPECT_NEAR(measured.forward_s - alpha_beta.forward_s, 2 * (now - was), 1e-15);
+  // Groups across nodes keep the network's α-β link: the curve describes a node's fabric.
+  HardwareProfile profile;
+  profile.link = LinkSpec{370, 15, "node", nullptr};
+  profile.inter_node_link = LinkSpec{46, 25, "NIC", nullptr};
+  profile.intra_node_collectives = curve;
+  EXPECT_EQ(transformer::spanning_link(profile, 8).collectives, nullptr);
+}
+
 TEST(JobModel, ARingAcrossNodesSplitsItsStepsOverTheNicsOfTheRanksANodeHolds) {
   HardwareProfile profile;
-  profile.link = LinkSpec{370, 15, "node"};
-  profile.inter_node_link = LinkSpec{46, 25, "NIC"};
+  profile.link = LinkSpec{370, 15, "node", nullptr};
+  profile.inter_node_link = LinkSpec{46, 25, "NIC", nullptr};
   EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 1).bandwidth_gb_per_s, 46);
   EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 4).bandwidth_gb_per_s, 184);
   EXPECT_DOUBLE_EQ(transformer::spanning_link(profile, 8).bandwidth_gb_per_s, 368);
@@ -590,11 +612,11 @@ TEST(JobModel, DataParallelGradientsReduceAtEachStepOnTheLinkTheyCross) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no inter_node_link"), std::string::npos) << e.what();
   }
-  s.profile.inter_node_link = LinkSpec{25, 20, "test"};
+  s.profile.inter_node_link = LinkSpec{25, 20, "test", nullptr};
   // A node holds 2 ranks of each data-parallel group: as NCCL runs it, one ring per NIC, each crossing the
   // network once per node, so a ring step moves at 2 x 25 GB/s (below the node's 100), at the network's
   // latency.
-  const LinkSpec across{50, 20, "test"};
+  const LinkSpec across{50, 20, "test", nullptr};
   const double tp_params = params / 2;
   EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s,
               tp_params * 28 / 1e9 + all_reduce_seconds(2 * tp_params, 4, across), 1e-12);
@@ -682,7 +704,7 @@ TEST(JobModel, ContextParallelRanksCostAMicrobatchOfBOverCPlusTheRing) {
   EXPECT_NEAR(ring.forward, 1 * (step - core_forward / 2), 1e-15);
   EXPECT_NEAR(ring.backward_input, 1 * (10e-6 + 2 * 8192 / 100e9 - 2.5 * core_forward / 2), 1e-15);
   // A fast link hides each step under its block of attention: nothing exposed.
-  s.profile.link = LinkSpec{1e6, 0, "fast"};
+  s.profile.link = LinkSpec{1e6, 0, "fast", nullptr};
   EXPECT_EQ(context_parallel_layer_seconds(s, 2, 4).forward, 0);
   // Four ranks sharing 2 sequences: three steps, each a quarter of the keys and values and of the attention.
   s.profile.link = kJobLink;
@@ -711,7 +733,7 @@ TEST(JobModel, ContextRanksReduceAndShardWithTheDataReplicas) {
   s.parallel.data = 1;
   s.parallel.tensor = 2;
   s.parallel.gpus_per_node = 2;
-  s.profile.inter_node_link = LinkSpec{25, 20, "slow"};
+  s.profile.inter_node_link = LinkSpec{25, 20, "slow", nullptr};
   const double half_kv = 2 * 32 * 1 * 32 * 2;  // b/c = 1 sequence, 2 of 4 key/value heads per tensor rank
   EXPECT_NEAR(context_parallel_layer_seconds(s, 2, 2).forward,
               std::max(0.0, 20e-6 + half_kv / 25e9 - 4.0 * 32 * 32 * 64 / 2 / 0.5e12 / 2), 1e-15);

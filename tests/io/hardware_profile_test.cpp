@@ -2,6 +2,7 @@
 // exact at grid points, monotone between them, and behaves as documented outside the grid.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 
@@ -108,6 +109,36 @@ TEST(HardwareProfile, OutsideTheGrid) {
   EXPECT_DOUBLE_EQ(t.seconds(128, 256, 256), t.seconds(256, 256, 256));
 }
 
+TEST(HardwareProfile, ReadsNcclsMeasuredCollectiveCurve) {
+  const std::string link = "link: {bandwidth_gb_per_s: 50, latency_us: 10, source: \"made up\"}";
+  const auto with_curve = [&](const std::string& curve) {
+    return replaced(kValid, link, link + "\nintra_node_collectives: " + curve);
+  };
+  const HardwareProfile p = parse_hardware_profile(
+      with_curve("{ranks: 8, gather_scatter_share: 0.75, source: \"sweep\", bus_gb_per_s: [[1e6, 20], "
+                 "[1e8, 200]]}"),
+      "p.yaml");
+  ASSERT_NE(p.intra_node_collectives, nullptr);
+  EXPECT_EQ(p.intra_node_collectives->ranks, 8);
+  EXPECT_EQ(p.intra_node_collectives->gather_scatter_share, 0.75);
+  EXPECT_EQ(p.intra_node_collectives->source, "sweep");
+  EXPECT_EQ(p.intra_node_collectives->bytes, (std::vector<double>{1e6, 1e8}));
+  EXPECT_NEAR(p.intra_node_collectives->bus_gb_per_s_at(1e7, 8), std::sqrt(20.0 * 200), 1e-12);
+  EXPECT_EQ(parse_hardware_profile(kValid, "p.yaml").intra_node_collectives, nullptr);
+  EXPECT_EQ(profile_error_of(with_curve("{ranks: 8, bus_gb_per_s: [[1e8, 20], [1e6, 200]]}")),
+            "p.yaml:8: key 'intra_node_collectives.bus_gb_per_s[1]': expected a size above the one before "
+            "(1e+08 bytes), got [1e6, 200]");
+  EXPECT_EQ(profile_error_of(with_curve("{ranks: 8, bus_gb_per_s: [[1e6, 0]]}")),
+            "p.yaml:8: key 'intra_node_collectives.bus_gb_per_s[0][1]': expected a number >= 1e-09, got '0'");
+  EXPECT_EQ(profile_error_of(with_curve("{ranks: 8, gather_scatter_share: 2, bus_gb_per_s: [[1, 1]]}")),
+            "p.yaml:8: key 'intra_node_collectives.gather_scatter_share': expected a share in (0, 1], got "
+            "'2'");
+  EXPECT_EQ(
+      profile_error_of(with_curve("{bus_gb_per_s: [[1, 1]]}")),
+      "p.yaml:8: key 'intra_node_collectives': expected ranks and bus_gb_per_s, got {bus_gb_per_s: [[1, "
+      "1]]}");
+}
+
 TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
   EXPECT_EQ(profile_error_of(replaced(kValid, "pipesim-hardware-profile-1", "v0")),
             "p.yaml:1: key 'format': expected 'pipesim-hardware-profile-1', got 'v0'");
@@ -115,7 +146,7 @@ TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
             "p.yaml:7: key 'speed': unknown key; allowed here: format, device, provenance, peak_tflops, "
             "memory_bandwidth_gb_per_s, memory_capacity_gb, launch_overhead_us, host_overhead_us, "
             "elementwise_gb_per_s, optimizer_gb_per_s, elementwise_ns_per_element, update_ns_per_parameter, "
-            "link, inter_node_link, host_to_device, device_to_host, "
+            "link, inter_node_link, intra_node_collectives, host_to_device, device_to_host, "
             "gemm, gemm_nt, gemm_tn, fit");
   EXPECT_EQ(profile_error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
             "p.yaml:10: key 'gemm.bf16': expected a full grid over m x n x k (2 x 2 x 2 rows); missing "
@@ -157,21 +188,29 @@ TEST(HardwareProfile, ItsKindIsReadOrDerivedFromItsHost) {
   EXPECT_EQ(parse_hardware_profile(kValid, "p.yaml").kind_text(),
             "measured on Test GPU (host here, 2026-01-01)");
   const std::string spec = replaced(kValid, "host: \"here\"", "host: \"n/a\"");
-  EXPECT_EQ(parse_hardware_profile(spec, "p.yaml").kind_text(), "spec-derived: an upper bound");
-  const std::string fitted =
-      replaced(kValid, "notes: \"test\"", "notes: \"test\", kind: fitted-to-published");
+  EXPECT_EQ(parse_hardware_profile(spec, "p.yaml").kind_text(), "spec: data-sheet figures, an upper bound");
+  const std::string fitted = replaced(kValid, "notes: \"test\"", "notes: \"test\", kind: published");
   EXPECT_EQ(parse_hardware_profile(fitted, "p.yaml").kind, ProfileKind::kFittedToPublished);
-  EXPECT_EQ(parse_hardware_profile(fitted, "p.yaml").kind_text(), "fitted to published runs");
+  EXPECT_EQ(parse_hardware_profile(fitted, "p.yaml").kind_text(), "published: fitted to public measurements");
+  // The kinds' earlier names still read.
+  for (const auto& [old_name, kind] : {std::pair{"spec-derived", ProfileKind::kSpecDerived},
+                                       std::pair{"fitted-to-published", ProfileKind::kFittedToPublished}}) {
+    const std::string text =
+        replaced(kValid, "notes: \"test\"", std::string("notes: \"test\", kind: ") + old_name);
+    EXPECT_EQ(parse_hardware_profile(text, "p.yaml").kind, kind) << old_name;
+  }
   const std::string error =
       profile_error_of(replaced(kValid, "notes: \"test\"", "notes: \"test\", kind: mesured"));
   EXPECT_NE(error.find("key 'provenance.kind'"), std::string::npos) << error;
   EXPECT_NE(error.find("did you mean 'measured'"), std::string::npos) << error;
   // Every shipped profile says its kind.
-  for (const char* name : {"h100-sxm5-80gb", "h200-sxm-141gb", "rtx-pro-6000-blackwell-maxq"}) {
+  for (const char* name : {"h100-sxm5-80gb-spec", "h200-sxm-141gb-spec", "rtx-pro-6000-blackwell-maxq"}) {
     EXPECT_EQ(load_hardware_profile(resolve_profile_path(name)).kind, ProfileKind::kSpecDerived) << name;
   }
-  EXPECT_EQ(load_hardware_profile(resolve_profile_path("a100-sxm4-80gb")).kind,
-            ProfileKind::kFittedToPublished);
+  for (const char* name : {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "h800-sxm5-80gb"}) {
+    EXPECT_EQ(load_hardware_profile(resolve_profile_path(name)).kind, ProfileKind::kFittedToPublished)
+        << name;
+  }
   EXPECT_EQ(load_hardware_profile(resolve_profile_path("nvidia-h200")).kind, ProfileKind::kMeasured);
 }
 
@@ -282,8 +321,8 @@ TEST(HardwareProfile, RtxPro6000MaxQProfileFollowsItsStatedDerivation) {
 // The spec-derived H100 SXM5 and H200 SXM profiles (calibrate/gpu/spec_profile.py): the A100 fit's curve at
 // the dense peak, the same compute on both, the H200's faster and larger HBM3e, and a link between nodes.
 TEST(HardwareProfile, SpecDerivedHopperProfilesFollowTheirStatedDerivation) {
-  const HardwareProfile h100 = load_hardware_profile(resolve_profile_path("h100-sxm5-80gb"));
-  const HardwareProfile h200 = load_hardware_profile(resolve_profile_path("h200-sxm-141gb"));
+  const HardwareProfile h100 = load_hardware_profile(resolve_profile_path("h100-sxm5-80gb-spec"));
+  const HardwareProfile h200 = load_hardware_profile(resolve_profile_path("h200-sxm-141gb-spec"));
   // Dense bf16: half the data sheets' 1979 TFLOP/s (2:4 sparse). The curve's tiles_half: 60 x 132/108 SMs.
   constexpr double peak = 989.4;
   auto curve = [](double m, double n, double k) {
@@ -314,6 +353,48 @@ TEST(HardwareProfile, SpecDerivedHopperProfilesFollowTheirStatedDerivation) {
   // GiB: the totals CUDA reports, in MiB / 1024.
   EXPECT_NEAR(h100.memory_capacity_gb, 81559 / 1024.0, 0.01);
   EXPECT_NEAR(h200.memory_capacity_gb, 143771 / 1024.0, 0.01);
+}
+
+// The published Hopper profiles (calibrate/gpu/published_profile.py), worked from the microbenchmark rows
+// they name: e_max = 0.86 x (794.5 / 989) / (271.2 / 312), k_half 260, memory 2039 x 2522.9 / 1581.0 GB/s,
+// NCCL's all-reduce curve of 8 H200 (the H800's scaled to its 160 GB/s NVLink), all-gathers at 0.754 of it.
+TEST(HardwareProfile, PublishedHopperProfilesFollowTheirStatedFit) {
+  const HardwareProfile h100 = load_hardware_profile(resolve_profile_path("h100-sxm5-80gb"));
+  const HardwareProfile h800 = load_hardware_profile(resolve_profile_path("h800-sxm5-80gb"));
+  const HardwareProfile spec = load_hardware_profile(resolve_profile_path("h100-sxm5-80gb-spec"));
+  const double e_max = 0.86 * (794.5 / 989) / (271.2 / 312);
+  const auto curve = [&](double m, double n, double k) {
+    const double tiles = m * n / (128.0 * 128.0), tiles_half = 60.0 * 132 / 108;
+    return 989.4 * e_max * tiles / (tiles + tiles_half) * k / (k + 260);
+  };
+  for (const HardwareProfile* p : {&h100, &h800}) {
+    EXPECT_NEAR(p->gemm_table("bf16").tflops_at(8192, 8192, 8192), curve(8192, 8192, 8192), 0.01) << p->name;
+    EXPECT_NEAR(p->gemm_table("bf16").tflops_at(4096, 1024, 256), curve(4096, 1024, 256), 0.01) << p->name;
+    EXPECT_NEAR(p->memory_bandwidth_gb_per_s, 2039 * 2522.9 / 1581.0, 1) << p->name;
+    ASSERT_NE(p->intra_node_collectives, nullptr) << p->name;
+    EXPECT_NEAR(p->intra_node_collectives->gather_scatter_share, (361.4 + 362.9) / 2 / 480.0, 1e-4);
+  }
+  // Below the data sheet's rates everywhere: a GEMM, the HBM, the NVLink.
+  EXPECT_LT(h100.gemm_table("bf16").tflops_at(8192, 8192, 8192),
+            spec.gemm_table("bf16").tflops_at(8192, 8192, 8192));
+  EXPECT_LT(h100.memory_bandwidth_gb_per_s, 3350);
+  // nccl-tests' bus bandwidth at a measured size, and the H800's curve at its NVLink's share.
+  EXPECT_NEAR(h100.intra_node_collectives->bus_gb_per_s_at(67108864, 8), 346.51, 0.01);
+  EXPECT_NEAR(h100.intra_node_collectives->bus_gb_per_s_at(17179869184, 8), 482.26, 0.01);
+  const double h800_share = h800.link->bandwidth_gb_per_s / h100.link->bandwidth_gb_per_s;
+  EXPECT_NEAR(h800_share, 160 / 374.57, 2e-3);
+  EXPECT_NEAR(h800.intra_node_collectives->bus_gb_per_s_at(67108864, 8), 346.51 * h800_share, 0.5);
+  // On every shipped curve an all-reduce's time never falls as its buffer grows.
+  for (const char* name : {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200-sxm-141gb", "h800-sxm5-80gb"}) {
+    const HardwareProfile p = load_hardware_profile(resolve_profile_path(name));
+    ASSERT_NE(p.intra_node_collectives, nullptr) << name;
+    double before = 0;
+    for (double n = 1e3; n < 1e11; n *= 1.3) {
+      const double seconds = n / p.intra_node_collectives->bus_gb_per_s_at(n, 8);
+      EXPECT_GE(seconds, before * (1 - 1e-12)) << name << " at " << n << " bytes";
+      before = seconds;
+    }
+  }
 }
 
 // Issue 47: `--set hardware.link.bandwidth_gb_per_s=100` made hardware.link a map without its other fields

@@ -184,8 +184,10 @@ TEST(PlanSpace, TheDefaultSchedulesInterleaveAt2To6Chunks) {
 // internal logic_error; `pipesim run` of it finds no steady state without sequence parallelism. It is listed
 // as failed, with why.
 TEST(Plan, AWindowThatWasNotQuiteSteadyIsAFailedCandidateNotAnInternalError) {
-  const Scenario s =
-      load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/published/bloom-176b.yaml");
+  Scenario s = load_scenario(std::string(PIPESIM_SOURCE_DIR) + "/share/scenarios/published/bloom-176b.yaml");
+  // The costs the window was found with: collectives inside a node on the α-β link, before the profile
+  // carried NCCL's measured curve.
+  s.transformer->profile.intra_node_collectives.reset();
   PlanOptions options;
   options.space.gpus = 384;
   options.space.tensor = {4};
@@ -237,7 +239,10 @@ TEST(PlanBounds, TheWorkBoundIsTheBusiestDevicesOpsOfOneBatch) {
       }
       const CandidateBounds bounds = candidate_bounds(run);
       EXPECT_TRUE(bounds.synchronous);
-      EXPECT_NEAR(bounds.busiest_work_s, static_cast<double>(busiest) * 1e-9, 1e-12) << run.schedule->label();
+      // A lower bound: exact but for the rounding of a whole backward against its two halves (1 ns each).
+      const double exact_s = static_cast<double>(busiest) * 1e-9;
+      EXPECT_LE(bounds.busiest_work_s, exact_s + 1e-15) << run.schedule->label();
+      EXPECT_GE(bounds.busiest_work_s, exact_s - one_batch.microbatches * 1e-9) << run.schedule->label();
       EXPECT_GT(bounds.min_peak_bytes, 0);
     }
   }
