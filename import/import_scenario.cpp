@@ -163,6 +163,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
     if (p.zero > 0 && p.weight_replicas() > 1) parallel += fmt::format(", zero: {}", p.zero);
     if (p.sequence_parallel) parallel += ", sequence_parallel: true";
     if (!p.overlap_grad_reduce && p.weight_replicas() > 1) parallel += ", overlap_grad_reduce: false";
+    if (p.overlap_tensor_comm && p.tensor > 1) parallel += ", overlap_tensor_comm: true";
     text += parallel + "}\n";
   }
   text += "optimizer: {type: adamw}\n";

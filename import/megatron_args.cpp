@@ -446,6 +446,14 @@ void megatron_read_job(ArgumentReader& r, MegatronImport& result) {
         "no --overlap-grad-reduce: parallel.overlap_grad_reduce: false (Megatron's default: the gradient "
         "reductions start once every stage has finished its backwards)");
   }
+  parallel.overlap_tensor_comm = r.has("tp-comm-overlap") && result.tensor_parallel > 1;
+  if (r.has("tp-comm-overlap")) {
+    out.read.push_back(
+        result.tensor_parallel > 1
+            ? "--tp-comm-overlap -> parallel.overlap_tensor_comm: true (each op's tensor-parallel "
+              "collectives overlap its weight GEMMs)"
+            : "--tp-comm-overlap without tensor parallelism: no effect");
+  }
   if (r.has("use-distributed-optimizer")) {
     parallel.zero = 1;
     out.read.push_back(

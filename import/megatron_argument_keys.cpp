@@ -65,6 +65,7 @@ void megatron_keys_append_job(std::vector<ImportKey>& keys) {
       {"sequence-parallel", KeyUse::kJob, "parallel.sequence_parallel", true},
       {"use-distributed-optimizer", KeyUse::kJob, "parallel.zero: 1", true},
       {"overlap-grad-reduce", KeyUse::kJob, "parallel.overlap_grad_reduce", true},
+      {"tp-comm-overlap", KeyUse::kJob, "parallel.overlap_tensor_comm", true},
   };
   keys.insert(keys.end(), group);
 }
@@ -90,8 +91,6 @@ void megatron_keys_append_unmodelled(std::vector<ImportKey>& keys) {
 void megatron_keys_append_unsupported(std::vector<ImportKey>& keys) {
   const std::initializer_list<ImportKey> group = {
       {"expert-model-parallel-size", KeyUse::kUnsupported, "expert parallelism is not modelled"},
-      {"tp-comm-overlap", KeyUse::kUnsupported,
-       "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped", true},
       {"recompute-method", KeyUse::kUnsupported, "pipesim recomputes every layer alike (uniform)"},
       {"squared-relu", KeyUse::kUnsupported, "a squared-ReLU MLP, priced as GELU's", true},
   };

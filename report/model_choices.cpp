@@ -33,7 +33,10 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
         "; job: tensor parallel {}{}{}, data parallel {}{}, {} GPUs ({} per node, ranks {}); a device is a "
         "pipeline rank of {} GPU{}: samples/s and tokens/s are one pipeline replica's (the job's: x {}), "
         "memory per GPU, MFU per GPU",
-        p.tensor, p.sequence_parallel ? " with sequence parallelism" : "",
+        p.tensor,
+        std::string(p.sequence_parallel ? " with sequence parallelism" : "") +
+            (p.overlap_tensor_comm && p.tensor > 1 ? " (its collectives overlapped with the weight GEMMs)"
+                                                   : ""),
         p.context > 1 ? fmt::format(", context parallel {} (ring attention)", p.context) : "", p.data,
         p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "",
         p.gpus_per_pipeline_rank() * p.data * pipeline_devices, p.gpus_per_node,

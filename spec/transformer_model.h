@@ -136,6 +136,12 @@ struct ParallelConfig {
   bool overlap_weight_gather = true;
   // The gradient reduction before the step's barrier, overlapped with other stages' work (see above).
   bool overlap_grad_reduce = true;
+  // Megatron's --tp-comm-overlap (Transformer Engine's userbuffers), torchtitan's AsyncTP: an op's tensor-
+  // parallel collectives run in t chunks beside its weight GEMMs, so an op shows max(C / t, C - G) of its
+  // collectives' C for its GEMMs' G (the first all-gather or the last reduce-scatter chunk waits alone); the
+  // attention core overlaps nothing, and the SMs the collectives take from the GEMMs are not modelled.
+  // Off by default: the collectives block the compute stream.
+  bool overlap_tensor_comm = false;
   bool any() const { return tensor > 1 || context > 1 || data > 1; }
   // GPUs per pipeline rank of one replica, and the ranks that hold the same weights (gradient reduction,
   // ZeRO's shards).

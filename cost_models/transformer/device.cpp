@@ -24,6 +24,14 @@ double gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms, doub
   return seconds;
 }
 
+double weight_gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms) {
+  double seconds = 0;
+  for (const Gemm& g : gemms) {
+    if (!g.core) seconds += table.seconds(g.m * g.count, g.n, g.k);
+  }
+  return seconds;
+}
+
 double flops(const std::vector<Gemm>& gemms) {
   double total = 0;
   for (const Gemm& g : gemms) total += 2 * g.m * g.n * g.k * g.count;

@@ -26,6 +26,9 @@ struct Gemm {
   // > 0: a product inside flash attention's fused kernel, which does this share of its FLOPs (a causal mask
   // skips the tiles above the diagonal) at the kernel's own rate, never writing the s x s scores.
   double flash_work = 0;
+  // A product of the attention core (scores, their gradients), not of a weight matrix: tensor-parallel
+  // collectives overlap only the weight GEMMs (parallel.overlap_tensor_comm).
+  bool core = false;
 };
 
 // Seconds the GEMMs take on `table`; a product inside flash attention's kernel (flash_work > 0) runs at
@@ -33,6 +36,8 @@ struct Gemm {
 double gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms, double attention_flops_per_s = 0);
 // 2·m·n·k·count summed over the GEMMs.
 double flops(const std::vector<Gemm>& gemms);
+// Seconds the weight GEMMs among them (not the attention core's) take on `table`.
+double weight_gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms);
 
 // What every part of the model needs from the setup.
 // `bandwidth` is what memory-bound kernels achieve: the profile's element-wise kernel's when it measured one,

@@ -114,6 +114,11 @@ double tensor_all_reduce_seconds(const TransformerSetup& setup, double bytes) {
   return all_reduce_seconds(bytes, setup.parallel.tensor, group_link(setup, ParallelDimension::kTensor, 1));
 }
 
+double exposed_tensor_comm_seconds(const ParallelConfig& parallel, double comm_s, double gemm_s) {
+  if (!parallel.overlap_tensor_comm || parallel.tensor <= 1) return comm_s;
+  return std::max(comm_s / parallel.tensor, comm_s - gemm_s);
+}
+
 double rank_microbatch(const TransformerSetup& setup, double b) {
   return b / std::max(1, setup.parallel.context);
 }

@@ -48,6 +48,9 @@ bool weight_replicas_span_nodes(const TransformerSetup& setup, int stages);
 LinkSpec spanning_link(const HardwareProfile& profile, int ranks_per_node);
 // One all-reduce over the tensor-parallel group (or a reduce-scatter plus an all-gather: the same ring time).
 double tensor_all_reduce_seconds(const TransformerSetup& setup, double bytes);
+// What an op's tensor-parallel collectives (comm_s in all) leave exposed beside its weight GEMMs (gemm_s):
+// all of them, or with parallel.overlap_tensor_comm max(comm_s / t, comm_s - gemm_s).
+double exposed_tensor_comm_seconds(const ParallelConfig& parallel, double comm_s, double gemm_s);
 // One context-parallel rank's share of a microbatch of b sequences: its costs are a microbatch of b/c.
 double rank_microbatch(const TransformerSetup& setup, double b);
 // Per layer, for one rank's share b_rank (already divided by c): the tensor-parallel collectives, and the

@@ -49,13 +49,17 @@ LayerShapes attention_shapes(const TransformerModel& t, double b, int tp) {
   LayerShapes shapes;
   const std::vector<Gemm> projections = {{tokens, qkv, h}, {tokens, h, q_split}};
   const double flash = t.attention == AttentionKind::kFlash ? flash_work_share(t) : 0;
-  const std::vector<Gemm> core = {{s, s, d, batch, flash}, {s, d, s, batch, flash}};
+  const std::vector<Gemm> core = {{s, s, d, batch, flash, true}, {s, d, s, batch, flash, true}};
   shapes.forward = projections;
   append(shapes.forward, core);
-  shapes.backward_input = {{tokens, h, qkv},        {tokens, q_split, h},    {s, s, d, batch, flash},
-                           {s, d, s, batch, flash}, {s, d, s, batch, flash}, {s, d, s, batch, flash}};
+  shapes.backward_input = {{tokens, h, qkv},
+                           {tokens, q_split, h},
+                           {s, s, d, batch, flash, true},
+                           {s, d, s, batch, flash, true},
+                           {s, d, s, batch, flash, true},
+                           {s, d, s, batch, flash, true}};
   if (t.attention == AttentionKind::kFlash) {
-    shapes.backward_input.push_back({s, s, d, batch, flash});
+    shapes.backward_input.push_back({s, s, d, batch, flash, true});
   } else if (t.recompute == Recompute::kSelective) {
     append(shapes.backward_input, core);
   }

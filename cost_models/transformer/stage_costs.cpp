@@ -90,13 +90,18 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
   const TensorParallelSeconds ring = ring_attention_seconds(setup, d, b, stages);
   const ElementwiseSeconds elementwise = elementwise_seconds(t, d, full_act);
   const Kernels attention = attention_kernels(t), mlp = mlp_kernels(t);
-  const double layer_f = gemm_seconds(d.forward, shapes.forward, d.attention_flops_per_s) +
-                         elementwise.forward + (attention.forward + mlp.forward) * d.launch +
-                         collectives.forward + ring.forward;
+  const ParallelConfig& p = setup.parallel;
+  const double layer_f =
+      gemm_seconds(d.forward, shapes.forward, d.attention_flops_per_s) + elementwise.forward +
+      (attention.forward + mlp.forward) * d.launch +
+      exposed_tensor_comm_seconds(p, collectives.forward, weight_gemm_seconds(d.forward, shapes.forward)) +
+      ring.forward;
   const double layer_i = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
                          elementwise.backward_input +
                          (attention.backward_input + mlp.backward_input) * d.launch +
-                         collectives.backward_input + ring.backward_input;
+                         exposed_tensor_comm_seconds(p, collectives.backward_input,
+                                                     weight_gemm_seconds(d.gemm, shapes.backward_input)) +
+                         ring.backward_input;
   const double layer_w = gemm_seconds(d.weight, shapes.backward_weight) +
                          (attention.backward_weight + mlp.backward_weight) * d.launch;
   const LayerShapes counted = layer_shapes(without_recompute(t), b, tp);  // one rank's share of the FLOPs

@@ -84,8 +84,13 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
                          elementwise.backward_input + kernels.backward_input * d.launch;
     u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
-    u.forward_s += collectives.forward / 2 + (attention ? ring.forward : 0);
-    u.backward_input_s += collectives.backward_input / 2 + (attention ? ring.backward_input : 0);
+    const ParallelConfig& p = setup.parallel;
+    u.forward_s += exposed_tensor_comm_seconds(p, collectives.forward / 2,
+                                               weight_gemm_seconds(d.forward, shapes.forward)) +
+                   (attention ? ring.forward : 0);
+    u.backward_input_s += exposed_tensor_comm_seconds(p, collectives.backward_input / 2,
+                                                      weight_gemm_seconds(d.gemm, shapes.backward_input)) +
+                          (attention ? ring.backward_input : 0);
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +

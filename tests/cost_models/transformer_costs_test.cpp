@@ -557,6 +557,29 @@ TEST(JobModel, TensorParallelismHalvesEachGemmAndAddsTheStatedAllReduces) {
   EXPECT_DOUBLE_EQ(units[1].matrix_params + units[2].matrix_params, 49'152 / 2);
 }
 
+TEST(JobModel, OverlappedTensorCollectivesShowOnlyWhatTheWeightGemmsCannotCover) {
+  ParallelConfig p;
+  p.tensor = 2;
+  EXPECT_EQ(transformer::exposed_tensor_comm_seconds(p, 10, 3), 10);  // off by default
+  p.overlap_tensor_comm = true;
+  EXPECT_EQ(transformer::exposed_tensor_comm_seconds(p, 10, 3), 7);  // C - G
+  EXPECT_EQ(transformer::exposed_tensor_comm_seconds(p, 10, 8), 5);  // never under one chunk: C / t
+  p.tensor = 1;
+  EXPECT_EQ(transformer::exposed_tensor_comm_seconds(p, 10, 3), 10);
+  // A layer at t = 2 on the 1 TFLOP/s profile: the forward's weight GEMMs per rank (QKV 64 x 96 x 64, the
+  // projection 64 x 64 x 32, up 64 x 128 x 64, down 64 x 64 x 128) take 3,145,728 FLOPs = 3.15 us, under the
+  // forward's two all-reduces (40 us): those microseconds are hidden, the attention core's are not.
+  TransformerSetup s = job_setup();
+  s.parallel.tensor = 2;
+  const StageCosts blocking = transformer_stage_costs(s, 2, 4)[1];
+  s.parallel.overlap_tensor_comm = true;
+  const StageCosts overlapped = transformer_stage_costs(s, 2, 4)[1];
+  EXPECT_NEAR(blocking.forward_s - overlapped.forward_s, 3'145'728 / 1e12, 1e-15);
+  EXPECT_LT(overlapped.backward_input_s, blocking.backward_input_s);
+  EXPECT_EQ(overlapped.backward_weight_s, blocking.backward_weight_s);  // W issues no collective
+  EXPECT_EQ(overlapped.model_flops, blocking.model_flops);
+}
+
 TEST(JobModel, CollectivesInsideANodeRunAtTheProfilesMeasuredCurveAndAcrossNodesOnTheNetwork) {
   TransformerSetup s = job_setup();
   s.parallel.tensor = 2;

@@ -164,6 +164,17 @@ TEST(ImportMegatron, ContextParallelSizeIsRead) {
   EXPECT_FALSE(test::any_line_contains(m.imported.unsupported, "context-parallel-size"));
 }
 
+// Megatron's --tp-comm-overlap: the tensor-parallel collectives overlap the weight GEMMs, said and written.
+TEST(ImportMegatron, TpCommOverlapIsRead) {
+  std::vector<std::string> args = kGpt3_175B;
+  args.push_back("--tp-comm-overlap");
+  const MegatronImport m = read_megatron_args(args);
+  EXPECT_TRUE(m.imported.parallel.overlap_tensor_comm);
+  EXPECT_TRUE(test::any_line_contains(m.imported.read, "--tp-comm-overlap -> parallel.overlap_tensor_comm"));
+  EXPECT_FALSE(test::any_line_contains(m.imported.unsupported, "tp-comm-overlap"));
+  EXPECT_FALSE(read_megatron_args(kGpt3_175B).imported.parallel.overlap_tensor_comm);
+}
+
 // A 30-layer model on 4 pipeline ranks, with `extra` arguments.
 MegatronImport thirty_layers_on_four_ranks(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {
