@@ -353,8 +353,8 @@ void torchtitan_read_microbatches(TomlReader& r, const std::string& source, Torc
   }
 }
 
-// [activation_checkpoint]: torchtitan's selective default recomputes every nth layer whole unless its
-// option is op, which pipesim's selective recompute models.
+// [activation_checkpoint]: torchtitan's selective mode recomputes every nth layer whole, or with option op
+// every other matmul and the memory-bound ops of each block (pipesim's recompute: op).
 void torchtitan_read_recompute(TomlReader& r, const std::string& source, ModelImport& out) {
   TransformerModel& m = out.model;
   const std::string ac = r.text("activation_checkpoint", "mode").value_or("selective");
@@ -362,7 +362,7 @@ void torchtitan_read_recompute(TomlReader& r, const std::string& source, ModelIm
   if (ac == "full") {
     m.recompute = Recompute::kFull;
   } else if (ac == "selective") {
-    m.recompute = Recompute::kSelective;
+    m.recompute = ac_option == "op" ? Recompute::kOp : Recompute::kSelective;
     if (ac_option != "op") {
       out.unsupported.push_back(
           fmt::format("activation_checkpoint.selective_ac_option = {} (every {}th layer recomputed whole; "

@@ -14,7 +14,7 @@ const ImportKeyTable& torchtitan_keys() {
           {"training.mixed_precision_param", KeyUse::kModel, "dtype"},
           {"activation_checkpoint.mode", KeyUse::kModel, "recompute: none, selective or full"},
           {"activation_checkpoint.selective_ac_option", KeyUse::kModel,
-           "recompute: selective for op (every k-th layer whole is listed as not supported)"},
+           "recompute: op for op (every k-th layer whole is listed as not supported)"},
           {"model.converters", KeyUse::kUnmodelled, "model.fp8 (float8, mx)"},
           {"training.local_batch_size", KeyUse::kPipeline, "sequences per step and pipeline replica"},
           {"training.batch_size", KeyUse::kPipeline, "sequences per step and pipeline replica"},

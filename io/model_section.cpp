@@ -157,7 +157,8 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
 
 HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
   r.expect_map(node, "hardware",
-               {"profile", "memory_capacity_gb", "reserve_gb", "link", "inter_node_link", "op_time_scale"});
+               {"profile", "memory_capacity_gb", "memory_bandwidth_gb_per_s", "reserve_gb", "link",
+                "inter_node_link", "op_time_scale"});
   if (!node["profile"]) r.fail(node, "hardware.profile", "a profile name in share/profiles/ or a path");
   const std::string value = r.get_string(node["profile"], "hardware.profile");
   namespace fs = std::filesystem;
@@ -176,6 +177,18 @@ HardwareProfile read_hardware(const YamlReader& r, const YAML::Node& node) {
     if (!(profile.memory_capacity_gb <= 1e6))
       r.fail(node["memory_capacity_gb"], "hardware.memory_capacity_gb",
              "a device's memory in GiB, at most 1e6");
+  }
+  // Another memory on the same chip (an H100 with HBM2e): the memory-bound kernels and the optimizer step
+  // scale with it, measured or not.
+  if (node["memory_bandwidth_gb_per_s"]) {
+    const double bandwidth =
+        r.get_double(node["memory_bandwidth_gb_per_s"], "hardware.memory_bandwidth_gb_per_s", 1e-3);
+    if (!(bandwidth <= 1e7))
+      r.fail(node["memory_bandwidth_gb_per_s"], "hardware.memory_bandwidth_gb_per_s", "GB/s, at most 1e7");
+    const double ratio = bandwidth / profile.memory_bandwidth_gb_per_s;
+    profile.memory_bandwidth_gb_per_s = bandwidth;
+    profile.elementwise_gb_per_s *= ratio;
+    profile.optimizer_gb_per_s *= ratio;
   }
   // The scenario's own links in place of the profile's (a machine the profile's device sits in): each must
   // say where its figures come from. A map without a source changes fields of the profile's own link

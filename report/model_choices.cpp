@@ -13,12 +13,17 @@ std::string model_choices_text(const TransformerModel& t) {
                                 : fmt::format("{} key/value heads of {}", t.key_value_heads(), t.heads);
   const std::string head_size =
       t.head_dim > 0 && t.head_dim * t.heads != t.hidden ? fmt::format(", heads {} wide", t.head_dim) : "";
-  return fmt::format("{}{} attention ({}{}), {} MLP (f = {}), {}{}recomputation: {}{}",
-                     t.attention == AttentionKind::kFlash && t.causal ? "causal " : "",
-                     attention_name(t.attention), heads, head_size,
-                     t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(),
-                     t.norm == NormKind::kRmsNorm ? "RMSNorm, " : "", t.dropout ? "dropout, " : "",
-                     recompute_name(t.recompute), t.tied_embeddings ? ", tied embeddings" : "");
+  return fmt::format(
+      "{}{} attention ({}{}), {} MLP (f = {}), {}{}recomputation: {}{}",
+      t.attention == AttentionKind::kFlash && t.causal ? "causal " : "", attention_name(t.attention), heads,
+      head_size, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(),
+      t.norm == NormKind::kRmsNorm ? "RMSNorm, " : "", t.dropout ? "dropout, " : "",
+      recompute_name(t.recompute) +
+          (t.recompute == Recompute::kOp
+               ? std::string(" (torchtitan's op-level policy: every other matmul of a block and its "
+                             "memory-bound ops rerun in the backward)")
+               : std::string()),
+      t.tied_embeddings ? ", tied embeddings" : "");
 }
 
 std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devices, size_t pipeline_nodes) {

@@ -43,8 +43,10 @@ int TransformerModel::norm_parameters() const {
 }
 
 const NameTable<Recompute>& recompute_names() {
-  static const NameTable<Recompute> names = {
-      {"none", Recompute::kNone}, {"selective", Recompute::kSelective}, {"full", Recompute::kFull}};
+  static const NameTable<Recompute> names = {{"none", Recompute::kNone},
+                                             {"selective", Recompute::kSelective},
+                                             {"full", Recompute::kFull},
+                                             {"op", Recompute::kOp}};
   return names;
 }
 

@@ -25,7 +25,11 @@ enum class NormKind { kLayerNorm, kRmsNorm };
 // Activation recomputation (Korthikanti et al. 2022). selective: the attention core (scores, softmax,
 // dropout) is recomputed in the backward, so nothing of size s² is stored (flash attention already does
 // this: no change there). full: each layer keeps only its input and reruns its whole forward in the backward.
-enum class Recompute { kNone, kSelective, kFull };
+// op: torchtitan's op-level selective checkpointing (selective_ac_option "op"): each block saves its input,
+// the attention kernel's output and every other matmul's output (in call order wq, wk, wv, wo, w1, w3, w2,
+// the odd ones), and reruns the even matmuls (wk, wo, w3; a GeLU MLP's down projection) and every
+// memory-bound op (norms, rotary, activation, residuals) inside the backward.
+enum class Recompute { kNone, kSelective, kFull, kOp };
 
 struct TransformerModel {
   int layers = 1;
@@ -169,7 +173,7 @@ std::string layer_split_text(const TransformerSetup& setup);
 const NameTable<AttentionKind>& attention_names();  // flash, eager
 const NameTable<MlpKind>& mlp_names();              // gelu, swiglu
 const NameTable<NormKind>& norm_names();            // layernorm, rmsnorm
-const NameTable<Recompute>& recompute_names();      // none, selective, full
+const NameTable<Recompute>& recompute_names();      // none, selective, full, op
 const NameTable<LayerSplit>& layer_split_names();   // even, zb, balanced, explicit (a list in scenarios)
 std::string attention_name(AttentionKind kind);
 std::string recompute_name(Recompute kind);

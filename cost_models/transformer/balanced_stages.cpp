@@ -89,9 +89,14 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
     throw InputError(
         fmt::format("layer_split balanced: {} pinned stage starts for {} stages", starts.size(), stages));
   starts.push_back(static_cast<int>(units.size()));
-  const double recompute_working_bytes =
-      attention_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel).full +
-      mlp_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel).full;
+  const HalfBytes attention =
+      attention_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel);
+  const HalfBytes mlp = mlp_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel);
+  // What one layer's backward rebuilds and holds while it runs: all of it, or what op-level recomputation
+  // dropped.
+  const double recompute_working_bytes = setup.model.recompute == Recompute::kOp
+                                             ? attention.full - attention.stored + mlp.full - mlp.stored
+                                             : attention.full + mlp.full;
   std::vector<StageCosts> result(stages);
   for (int i = 0; i < stages; ++i) {
     StageCosts& c = result[i];
@@ -109,6 +114,8 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       // A layer counts when its MLP half (the second) is here and so is its attention half.
       if (u.kind == UnitKind::kMlp && k > starts[i]) ++c.layers;
       const bool layer_part = u.kind == UnitKind::kAttention || u.kind == UnitKind::kMlp;
+      if (layer_part && setup.model.recompute == Recompute::kOp)
+        c.recompute_working_bytes = recompute_working_bytes;
       if (layer_part && setup.model.recompute == Recompute::kFull) {
         c.recompute_working_bytes = recompute_working_bytes;
         // A stage that starts at an MLP half keeps that half's input, which its attention half would hold.

@@ -24,6 +24,12 @@ HalfBytes attention_bytes(const TransformerModel& t, double b, int tp, bool sp) 
     bytes.stored = base;
   }
   if (t.recompute == Recompute::kFull) bytes.stored = 2 * tokens * h * scale * replicated;
+  if (t.recompute == Recompute::kOp) {
+    // Kept: the block's input, the query and value projections' outputs (wq, wv: the odd matmuls), the
+    // attention kernel's output and its statistics (or, eager, its scores).
+    bytes.stored = tokens * (2 * h * replicated + 2 * (2 * ad + kd) / tp) * scale +
+                   (t.attention == AttentionKind::kEager ? eager_scores : flash_statistics);
+  }
   return bytes;
 }
 
@@ -33,6 +39,12 @@ HalfBytes mlp_bytes(const TransformerModel& t, double b, int tp, bool sp) {
   const double per_token =
       (4 * h + (t.dropout ? h : 0)) * replicated + (t.mlp == MlpKind::kSwiglu ? 6 * f : 4 * f) / tp;
   const double without_recompute = tokens * per_token * scale;
+  if (t.recompute == Recompute::kOp) {
+    // Kept: w1's output (SwiGLU's gate; a GeLU MLP's up projection) and w2's (the down projection), the odd
+    // matmuls of the block; w3, the activation and the products are rebuilt.
+    const double kept = t.mlp == MlpKind::kSwiglu ? 2 * f / tp + 2 * h * replicated : 2 * f / tp;
+    return {tokens * kept * scale, without_recompute};
+  }
   return {t.recompute == Recompute::kFull ? 0.0 : without_recompute, without_recompute};
 }
 

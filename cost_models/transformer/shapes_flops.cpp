@@ -25,12 +25,14 @@ Kernels attention_kernels(const TransformerModel& t) {
   const double fused = t.attention == AttentionKind::kFlash ? 3 : 0;
   Kernels k{11 - fused, 13 - fused, 5};
   if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
+  if (t.recompute == Recompute::kOp) k.backward_input += k.forward - 2;  // all but the kept wq, wv
   return k;
 }
 
 Kernels mlp_kernels(const TransformerModel& t) {
   Kernels k{6, 7, 5};
   if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
+  if (t.recompute == Recompute::kOp) k.backward_input += k.forward - 2;  // all but the kept w1, w2
   return k;
 }
 
@@ -64,6 +66,10 @@ LayerShapes attention_shapes(const TransformerModel& t, double b, int tp) {
     append(shapes.backward_input, core);
   }
   if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
+  // torchtitan's op-level policy reruns the even matmuls of the block: wk and wo.
+  if (t.recompute == Recompute::kOp) {
+    append(shapes.backward_input, {{tokens, t.key_value_width() / tp, h}, {tokens, h, q_split}});
+  }
   shapes.backward_weight = {{h, qkv, tokens}, {q_split, h, tokens}};
   return shapes;
 }
@@ -77,6 +83,10 @@ LayerShapes mlp_shapes(const TransformerModel& t, double b, int tp) {
                      {{tokens, h, up}, {tokens, f, h}},
                      {{h, up, tokens}, {f, h, tokens}}};
   if (t.recompute == Recompute::kFull) append(shapes.backward_input, shapes.forward);
+  // torchtitan's op-level policy: the block's 6th matmul, w3 (SwiGLU's up half) or a GeLU MLP's down.
+  if (t.recompute == Recompute::kOp) {
+    shapes.backward_input.push_back(t.mlp == MlpKind::kSwiglu ? Gemm{tokens, f, h} : Gemm{tokens, h, f});
+  }
   return shapes;
 }
 

@@ -122,6 +122,7 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
     c.weight_grad_activation_bytes = c.layers * weight_grad_activation_bytes(t, b, tp, sp);
     c.model_flops = c.layers * layer_model_flops;
     if (t.recompute == Recompute::kFull && c.layers > 0) c.recompute_working_bytes = full_act;
+    if (t.recompute == Recompute::kOp && c.layers > 0) c.recompute_working_bytes = full_act - act;
     const double matrix_params = c.layers * layer_parameters(t) / tp;
     double other_params = 0;
     if (c.embedding) {

@@ -35,7 +35,8 @@ struct StageCosts {
   double activation_bytes = 0;              // M_B
   double weight_grad_activation_bytes = 0;  // M_W
   double transfer_bytes = 0;
-  // Full recomputation: one layer's activations rebuilt during a backward, held while it runs.
+  // Full (op-level) recomputation: one layer's activations (those it dropped) rebuilt during a backward, held
+  // while it runs.
   double recompute_working_bytes = 0;
   double model_flops = 0;  // F + I + W matmul FLOPs per microbatch without recomputation (for MFU)
 };

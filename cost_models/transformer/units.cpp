@@ -19,7 +19,9 @@ constexpr double kLossBackwardBytesPerLogit = 8;
 ElementwiseSeconds elementwise_seconds(const TransformerModel& t, const Device& d, double full_bytes) {
   const double forward = t.forward_elementwise_passes * full_bytes / d.bandwidth / d.elementwise_efficiency;
   const double backward = t.backward_elementwise_passes * full_bytes / d.bandwidth / d.elementwise_efficiency;
-  return {forward, backward + (t.recompute == Recompute::kFull ? forward : 0)};
+  // Full and op-level recomputation rerun every memory-bound op of the forward.
+  const bool rerun = t.recompute == Recompute::kFull || t.recompute == Recompute::kOp;
+  return {forward, backward + (rerun ? forward : 0)};
 }
 
 // Gather the token rows and write the embeddings; the backward scatters their gradients (a W op). Vocabulary-

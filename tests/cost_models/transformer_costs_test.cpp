@@ -414,6 +414,38 @@ TEST(TransformerCosts, RecomputationTradesActivationsForBackwardWork) {
   EXPECT_DOUBLE_EQ(model_flops_per_sample(modern_model()), per_sample);
 }
 
+// torchtitan's op-level policy on the modern model (h 64, q 64 and k/v 32 wide, SwiGLU f 160, 64 tokens): the
+// backward reruns wk, wo and w3, 2 x 64 x (32·64 + 64·64 + 160·64) = 2,097,152 FLOPs, and every memory-bound
+// op; each layer keeps its input, q, v, the attention output and statistics (64 x (2·64 + 2·(2·64 + 32)) +
+// 1,024 bytes) and w1's and w2's outputs (64 x (2·160 + 2·64)).
+TEST(TransformerCosts, OpLevelRecomputationRerunsEveryOtherMatmulAndTheMemoryBoundOps) {
+  TransformerModel op = modern_model();
+  op.recompute = Recompute::kOp;
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(op, 2), 6'815'744 + 2'097'152);
+  EXPECT_DOUBLE_EQ(layer_forward_flops(op, 2), 6'029'312);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(op, 2), 29'696 + 28'672);
+  EXPECT_DOUBLE_EQ(layer_full_activation_bytes(op, 2), 119'808);
+  EXPECT_DOUBLE_EQ(model_flops_per_sample(op), model_flops_per_sample(modern_model()));
+  // A GeLU MLP's 6th matmul is its down projection.
+  TransformerModel gelu = op;
+  gelu.mlp = MlpKind::kGelu;
+  TransformerModel gelu_none = gelu;
+  gelu_none.recompute = Recompute::kNone;
+  EXPECT_DOUBLE_EQ(layer_backward_input_flops(gelu, 2) - layer_backward_input_flops(gelu_none, 2),
+                   2.0 * 64 * (32 * 64 + 64 * 64 + 64 * 160));
+  // On 1 TFLOP/s with 1 GB/s memory: I gains the GEMMs' 2.1 us and the forward's element-wise passes; the
+  // layer holds what it dropped while its backward runs.
+  TransformerSetup s = setup_with(flat_profile(1, 1, 0, 1, 0));
+  s.model = modern_model();
+  const StageCosts none = transformer_stage_costs(s, 2, 4)[1];
+  s.model.recompute = Recompute::kOp;
+  const StageCosts rerun = transformer_stage_costs(s, 2, 4)[1];
+  const double elementwise_forward = s.model.forward_elementwise_passes * 119'808 / 1e9;
+  EXPECT_NEAR(rerun.backward_input_s - none.backward_input_s, 2'097'152 / 1e12 + elementwise_forward, 1e-12);
+  EXPECT_DOUBLE_EQ(rerun.recompute_working_bytes, 119'808 - 58'368);
+  EXPECT_EQ(recompute_name(Recompute::kOp), "op");
+}
+
 TEST(TransformerCosts, FullRecomputationChargesTheForwardInsideTheBackwardAndHoldsOneLayer) {
   // 1 TFLOP/s everywhere, no element-wise time, no launches.
   TransformerSetup s = setup_with(flat_profile(1, 1e9, 0, 1, 0));

@@ -68,7 +68,7 @@ TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   EXPECT_EQ(m.norm, NormKind::kRmsNorm);  // torchtitan's Llama: RMSNorm
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_EQ(m.seq_len, 8192);
-  EXPECT_EQ(m.recompute, Recompute::kSelective);
+  EXPECT_EQ(m.recompute, Recompute::kOp);  // selective_ac_option "op": the op-level policy
   EXPECT_EQ(m.dtype, "bf16");
   EXPECT_EQ(t.pipeline_stages, 4);
   EXPECT_EQ(t.schedule, "interleaved-1f1b");
@@ -176,7 +176,7 @@ TEST(ImportTorchtitan, TheScenarioReadsBack) {
   EXPECT_EQ(s.stages, 4);
   EXPECT_EQ(s.microbatches, 8);
   ASSERT_TRUE(s.transformer.has_value());
-  EXPECT_EQ(s.transformer->model.recompute, Recompute::kSelective);
+  EXPECT_EQ(s.transformer->model.recompute, Recompute::kOp);
 }
 
 // A section or key a typo away from a known one is refused with a did-you-mean and its line; torchtitan's
