@@ -164,6 +164,8 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
     if (p.sequence_parallel) parallel += ", sequence_parallel: true";
     if (!p.overlap_grad_reduce && p.weight_replicas() > 1) parallel += ", overlap_grad_reduce: false";
     if (p.overlap_tensor_comm && p.tensor > 1) parallel += ", overlap_tensor_comm: true";
+    if (!p.gradient_reduce_dtype.empty() && p.weight_replicas() > 1)
+      parallel += ", gradient_reduce_dtype: " + p.gradient_reduce_dtype;
     text += parallel + "}\n";
   }
   text += "optimizer: {type: adamw}\n";

@@ -407,6 +407,21 @@ void torchtitan_read_job(TomlReader& r, ModelImport& out) {
         "context parallelism without data shards: FSDP over the {} context ranks: parallel.zero: 3",
         parallel.context));
   }
+  if (parallel.data * parallel.context > 1) {
+    // FSDP's (and DDP's) mixed-precision policy: torchtitan reduces gradients in fp32 unless told otherwise.
+    const std::string reduce = r.text("training", "mixed_precision_reduce").value_or("float32");
+    parallel.gradient_reduce_dtype = reduce == "float32" ? "fp32" : reduce == "bfloat16" ? "bf16" : "";
+    if (parallel.gradient_reduce_dtype.empty()) {
+      out.unsupported.push_back(
+          fmt::format("training.mixed_precision_reduce = {} (expected float32 or "
+                      "bfloat16): gradients reduced in the model's dtype",
+                      reduce));
+    } else {
+      out.read.push_back(
+          fmt::format("training.mixed_precision_reduce {} -> parallel.gradient_reduce_dtype: {}", reduce,
+                      parallel.gradient_reduce_dtype));
+    }
+  }
   if (shards > 1 && replicate > 1) {
     out.assumed.push_back(fmt::format(
         "HSDP ({} replicas of {} shards): pipesim shards over all {} data-parallel ranks, torchtitan over "

@@ -50,7 +50,7 @@ const ImportKeyTable& torchtitan_keys() {
           {"training.gc_freq", KeyUse::kIgnored, ""},
           {"training.seed", KeyUse::kIgnored, ""},
           {"training.deterministic", KeyUse::kIgnored, ""},
-          {"training.mixed_precision_reduce", KeyUse::kIgnored, ""},
+          {"training.mixed_precision_reduce", KeyUse::kJob, "parallel.gradient_reduce_dtype"},
           {"training.enable_cpu_offload", KeyUse::kIgnored, ""},
           {"training.warmup_steps", KeyUse::kIgnored, ""},
           {"job.*", KeyUse::kIgnored, "the training loop's settings"},

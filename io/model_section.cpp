@@ -263,10 +263,10 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
 
 // `parallel:`: the job around the pipeline (spec/transformer_model.h, ParallelConfig).
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
-  r.expect_map(
-      node, "parallel",
-      {"tensor", "context", "data", "zero", "sequence_parallel", "distributed_optimizer", "gpus_per_node",
-       "rank_order", "overlap_weight_gather", "overlap_grad_reduce", "overlap_tensor_comm"});
+  r.expect_map(node, "parallel",
+               {"tensor", "context", "data", "zero", "sequence_parallel", "distributed_optimizer",
+                "gpus_per_node", "rank_order", "overlap_weight_gather", "overlap_grad_reduce",
+                "overlap_tensor_comm", "gradient_reduce_dtype"});
   ParallelConfig p;
   if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
   if (node["context"]) p.context = r.get_int(node["context"], "parallel.context", 1);
@@ -286,6 +286,10 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
     p.overlap_weight_gather = r.get_bool(node["overlap_weight_gather"], "parallel.overlap_weight_gather");
   if (node["overlap_grad_reduce"])
     p.overlap_grad_reduce = r.get_bool(node["overlap_grad_reduce"], "parallel.overlap_grad_reduce");
+  if (node["gradient_reduce_dtype"]) {
+    p.gradient_reduce_dtype = r.get_choice(node["gradient_reduce_dtype"], "parallel.gradient_reduce_dtype",
+                                           {"fp32", "bf16", "fp16"});
+  }
   if (node["overlap_tensor_comm"])
     p.overlap_tensor_comm = r.get_bool(node["overlap_tensor_comm"], "parallel.overlap_tensor_comm");
   if (node["rank_order"]) {

@@ -146,6 +146,10 @@ struct ParallelConfig {
   // attention core overlaps nothing, and the SMs the collectives take from the GEMMs are not modelled.
   // Off by default: the collectives block the compute stream.
   bool overlap_tensor_comm = false;
+  // The dtype gradients are reduced in over the data-parallel ranks; empty: the model's. FSDP's mixed
+  // precision (torchtitan's mixed_precision_reduce, Composer's DEFAULT) reduces in fp32: twice bf16's bytes.
+  // ZeRO's weight all-gathers stay in the model's dtype.
+  std::string gradient_reduce_dtype;
   bool any() const { return tensor > 1 || context > 1 || data > 1; }
   // GPUs per pipeline rank of one replica, and the ranks that hold the same weights (gradient reduction,
   // ZeRO's shards).

@@ -191,16 +191,20 @@ TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& set
   return ring_attention_seconds(setup, Device(setup), rank_microbatch(setup, b), stages);
 }
 
-double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes, int stages) {
+double data_parallel_reduce_seconds(const TransformerSetup& setup, double weight_bytes, int stages) {
   const ParallelConfig& p = setup.parallel;
   const int ranks = p.weight_replicas();
   if (ranks <= 1) return 0;
   const LinkSpec link = weight_replica_link(setup, stages);
+  const double gradient_bytes =
+      p.gradient_reduce_dtype.empty()
+          ? weight_bytes
+          : weight_bytes * dtype_bytes(p.gradient_reduce_dtype) / dtype_bytes(setup.model.dtype);
   // Without ZeRO an all-reduce; with ZeRO 1 or 2 a reduce-scatter of the gradients and an all-gather of the
   // updated weights; ZeRO-3 keeps its shard (each F and I gathers the weights it needs): the reduce-scatter.
   if (p.zero >= 3) return reduce_scatter_seconds(gradient_bytes, ranks, link);
   return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, ranks, link) +
-                           all_gather_seconds(gradient_bytes, ranks, link)
+                           all_gather_seconds(weight_bytes, ranks, link)
                      : all_reduce_seconds(gradient_bytes, ranks, link);
 }
 

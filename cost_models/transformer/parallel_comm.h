@@ -26,9 +26,10 @@ std::string context_parallel_requirement(const TransformerModel& model, int cont
 // gradient; 0 for c = 1.
 TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
                                                      int pipeline_stages);
-// Seconds one stage's gradient reduction over the d x c ranks holding its weights takes at a step (0 for 1).
-double data_parallel_reduce_seconds(const TransformerSetup& setup, double gradient_bytes,
-                                    int pipeline_stages);
+// Seconds one stage's gradient reduction over the d x c ranks holding its weights takes at a step (0 for 1),
+// for `weight_bytes` of weights in the model's dtype: the gradients at parallel.gradient_reduce_dtype's size,
+// ZeRO 1 and 2's all-gather of the updated weights at the weights'.
+double data_parallel_reduce_seconds(const TransformerSetup& setup, double weight_bytes, int pipeline_stages);
 // Link time of one message of `bytes` over the profile's link (0 when the profile has no link).
 double transfer_seconds(const HardwareProfile& profile, double bytes);
 

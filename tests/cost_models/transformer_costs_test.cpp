@@ -676,6 +676,15 @@ TEST(JobModel, DataParallelGradientsReduceAtEachStepOnTheLinkTheyCross) {
   EXPECT_NEAR(transformer_stage_costs(s, 2, 2)[0].optimizer_s,
               tp_params * 28 / 1e9 + all_reduce_seconds(2 * tp_params, 4, across), 1e-12);
   EXPECT_NEAR(data_parallel_reduce_seconds(s, 1e6, 2), 2 * 3 * (20e-6 + 1e6 / 4 / 50e9), 1e-15);
+  {
+    // Gradients reduced in fp32 move twice the bf16 bytes; ZeRO's all-gather of the weights does not.
+    TransformerSetup fp32 = s;
+    fp32.parallel.gradient_reduce_dtype = "fp32";
+    EXPECT_NEAR(data_parallel_reduce_seconds(fp32, 1e6, 2), 2 * 3 * (20e-6 + 2e6 / 4 / 50e9), 1e-15);
+    fp32.parallel.zero = 1;
+    EXPECT_NEAR(data_parallel_reduce_seconds(fp32, 1e6, 2),
+                3 * (20e-6 + 2e6 / 4 / 50e9) + 3 * (20e-6 + 1e6 / 4 / 50e9), 1e-15);
+  }
   // Overlapped with the last gradient op (its 3 units: the embedding and 2 layers, each reducing as W makes
   // its gradients), only max(R / 3, R - 2 W / 3) outlasts it; that runs before the step's barrier, and the
   // step behind the barrier is the update alone. Without overlap, or without a barrier, the whole reduction

@@ -56,6 +56,20 @@ selective_ac_option = "op"
 enable = false
 )";
 
+// FSDP2's mixed-precision policy in torchtitan reduces gradients in fp32 unless mixed_precision_reduce says
+// bfloat16; without data-parallel ranks there is nothing to reduce.
+TEST(ImportTorchtitan, GradientsReduceInTheMixedPrecisionPolicysDtype) {
+  std::string job = kLlama3_8BJob;
+  job.replace(job.find("data_parallel_shard_degree = -1"), 31, "data_parallel_shard_degree = 8");
+  const TorchtitanImport fp32 = read_torchtitan_config(job, "j.toml");
+  EXPECT_EQ(fp32.imported.parallel.gradient_reduce_dtype, "fp32");
+  EXPECT_TRUE(test::any_line_contains(
+      fp32.imported.read, "training.mixed_precision_reduce float32 -> parallel.gradient_reduce_dtype"));
+  job.replace(job.find("dataset = \"c4\""), 14, "dataset = \"c4\"\nmixed_precision_reduce = \"bfloat16\"");
+  EXPECT_EQ(read_torchtitan_config(job, "j.toml").imported.parallel.gradient_reduce_dtype, "bf16");
+  EXPECT_EQ(read_torchtitan_config(kLlama3_8BJob, "j.toml").imported.parallel.gradient_reduce_dtype, "");
+}
+
 TEST(ImportTorchtitan, Llama3_8BFlavorOnFourRanksInterleaved) {
   const TorchtitanImport t = read_torchtitan_config(kLlama3_8BJob, "llama3_8b.toml");
   const TransformerModel& m = t.imported.model;
