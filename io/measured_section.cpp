@@ -12,7 +12,7 @@ namespace pipesim {
 
 MeasuredRun read_measured_section(const YamlReader& r, const YAML::Node& node,
                                   const std::vector<std::string>& schedule_names) {
-  std::vector<std::string> allowed = {"source", "reference", "flops", "quote", "schedule"};
+  std::vector<std::string> allowed = {"source", "reference", "flops", "quote", "schedule", "ranking"};
   for (const MeasuredFigureInfo& info : measured_figures()) allowed.push_back(info.key);
   r.expect_map(node, "measured", allowed);
   MeasuredRun run;
@@ -24,6 +24,7 @@ MeasuredRun read_measured_section(const YamlReader& r, const YAML::Node& node,
   run.reference = r.get_string(node["reference"], "measured.reference");
   if (node["flops"]) run.flops = r.get_string(node["flops"], "measured.flops");
   if (node["quote"]) run.quote = r.get_string(node["quote"], "measured.quote");
+  if (node["ranking"]) run.ranking = r.get_string(node["ranking"], "measured.ranking");
   for (const MeasuredFigureInfo& info : measured_figures()) {
     const YAML::Node value = node[info.key];
     if (!value) continue;

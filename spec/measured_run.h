@@ -40,6 +40,9 @@ struct MeasuredRun {
   std::string flops;
   std::string quote;     // the source's words or table row, verbatim (provenance; optional)
   std::string schedule;  // the scenario's schedule entry the run used (its label); empty: the first entry
+  // Runs the source compares (configurations of one model): those naming the same ranking are ordered by
+  // their measured speed and by pipesim's (`pipesim fidelity`'s rankings); empty: none.
+  std::string ranking;
   std::vector<MeasuredValue> values;  // in measured_figures() order, each figure at most once
   std::optional<double> value_of(MeasuredFigure figure) const;
 };

@@ -139,6 +139,7 @@ Fidelity run_fidelity(const std::vector<Scenario>& scenarios, const Limits& limi
     if (progress) progress(f.runs.size());
   }
   f.sources = fidelity_errors(f.runs);
+  f.rankings = fidelity_rankings(f.runs);
   return f;
 }
 
@@ -152,6 +153,48 @@ std::vector<FidelityErrors> fidelity_errors(const std::vector<FidelityRun>& runs
   std::vector<FidelityErrors> out;
   for (const auto& [source, of_source] : by_source) out.push_back(errors_of(source, of_source));
   out.push_back(errors_of("all", all));
+  return out;
+}
+
+namespace {
+
+// Higher is faster: a step time inverted.
+double faster_is_higher(MeasuredFigure figure, double value) {
+  return figure == MeasuredFigure::kStepTimeS ? 1 / value : value;
+}
+
+}  // namespace
+
+std::vector<FidelityRanking> fidelity_rankings(const std::vector<FidelityRun>& runs) {
+  std::map<std::string, std::vector<const FidelityRun*>> groups;  // sorted by name
+  for (const FidelityRun& run : runs) {
+    if (!run.measured.ranking.empty()) groups[run.measured.ranking].push_back(&run);
+  }
+  std::vector<FidelityRanking> out;
+  for (const auto& [name, members] : groups) {
+    FidelityRanking r;
+    r.ranking = name;
+    r.source = members.front()->measured.source;
+    r.runs = static_cast<int>(members.size());
+    double best_measured = -1, best_predicted = -1;
+    for (size_t i = 0; i < members.size(); ++i) {
+      const std::optional<FigureComparison> a = members[i]->speed();
+      if (!a || !a->predicted) continue;
+      const double measured_a = faster_is_higher(a->figure, a->measured),
+                   predicted_a = faster_is_higher(a->figure, *a->predicted);
+      if (measured_a > best_measured) best_measured = measured_a, r.measured_fastest = members[i]->name;
+      if (predicted_a > best_predicted) best_predicted = predicted_a, r.predicted_fastest = members[i]->name;
+      for (size_t j = i + 1; j < members.size(); ++j) {
+        const std::optional<FigureComparison> b = members[j]->speed();
+        if (!b || !b->predicted || b->figure != a->figure || b->measured == a->measured) continue;
+        ++r.pairs;
+        const bool a_first_measured = measured_a > faster_is_higher(b->figure, b->measured);
+        const bool a_first_predicted = predicted_a > faster_is_higher(b->figure, *b->predicted);
+        if (a_first_measured == a_first_predicted) ++r.ordered_as_measured;
+      }
+    }
+    out.push_back(r);
+  }
   return out;
 }
 

@@ -41,9 +41,22 @@ struct FidelityErrors {
   double memory_mape = 0;
 };
 
+// The runs naming one measured.ranking, ordered by measured and by predicted speed (faster first; a step
+// time inverted). A pair counts when both runs measured the same speed figure and their measured values
+// differ; it is ordered as measured when the prediction puts the same run first.
+struct FidelityRanking {
+  std::string ranking;
+  std::string source;  // the first run's
+  int runs = 0;
+  int pairs = 0;
+  int ordered_as_measured = 0;
+  std::string measured_fastest, predicted_fastest;  // scenario names
+};
+
 struct Fidelity {
-  std::vector<FidelityRun> runs;        // in file-name order
-  std::vector<FidelityErrors> sources;  // sorted by name, then "all"
+  std::vector<FidelityRun> runs;          // in file-name order
+  std::vector<FidelityErrors> sources;    // sorted by name, then "all"
+  std::vector<FidelityRanking> rankings;  // sorted by name
 };
 
 // The scenarios with a `measured:` section among `paths` (files, or directories whose *.yaml are taken,
@@ -58,5 +71,7 @@ Fidelity run_fidelity(const std::vector<Scenario>& scenarios, const Limits& limi
 
 // The errors of `runs` per source (sorted by name) and over all ("all" last).
 std::vector<FidelityErrors> fidelity_errors(const std::vector<FidelityRun>& runs);
+// The rankings `runs` name, each over its runs that were predicted.
+std::vector<FidelityRanking> fidelity_rankings(const std::vector<FidelityRun>& runs);
 
 }  // namespace pipesim

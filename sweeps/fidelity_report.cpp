@@ -50,6 +50,23 @@ std::vector<std::vector<std::string>> source_rows(const Fidelity& f) {
   return rows;
 }
 
+std::vector<std::vector<std::string>> ranking_rows(const Fidelity& f) {
+  std::vector<std::vector<std::string>> rows;
+  for (const FidelityRanking& r : f.rankings) {
+    rows.push_back({r.ranking, r.source, std::to_string(r.runs),
+                    r.pairs ? fmt::format("{} of {}", r.ordered_as_measured, r.pairs) : "-",
+                    r.measured_fastest.empty() ? "-" : r.measured_fastest,
+                    r.predicted_fastest.empty() ? "-" : r.predicted_fastest});
+  }
+  return rows;
+}
+
+const std::vector<std::string> kRankingHeader = {
+    "ranking", "source", "runs", "pairs as measured", "measured fastest", "predicted fastest"};
+constexpr const char* kRankingMeaning =
+    "rankings: runs a source compares (configurations of one model, measured.ranking), each pair ordered by "
+    "measured and by predicted speed; a pair counts when both measured the same figure and differ.";
+
 const std::vector<std::string> kFigureHeader = {"run", "source", "figure", "measured", "predicted", "error"};
 const std::vector<std::string> kSourceHeader = {"source",   "runs",  "speed runs",        "speed MAPE",
                                                 "optimism", "worst", "memory MAPE (runs)"};
@@ -90,6 +107,9 @@ std::string fidelity_summary(const Fidelity& f) {
   std::string out =
       render_table(kFigureHeader, figure_rows(f)) + "\n" + render_table(kSourceHeader, source_rows(f));
   out += wrap_lines(kMeaning) + "\n";
+  if (!f.rankings.empty()) {
+    out += "\n" + render_table(kRankingHeader, ranking_rows(f)) + wrap_lines(kRankingMeaning) + "\n";
+  }
   const std::string failures = failures_text(f, "  ");
   if (!failures.empty()) out += "not predicted:\n" + failures;
   return out;
@@ -99,6 +119,10 @@ std::string fidelity_markdown(const Fidelity& f) {
   std::string out =
       markdown_table(kFigureHeader, figure_rows(f)) + "\n" + markdown_table(kSourceHeader, source_rows(f));
   out += "\n" + std::string(kMeaning) + "\n";
+  if (!f.rankings.empty()) {
+    out +=
+        "\n" + markdown_table(kRankingHeader, ranking_rows(f)) + "\n" + std::string(kRankingMeaning) + "\n";
+  }
   const std::string failures = failures_text(f, "- ");
   if (!failures.empty()) out += "\nNot predicted:\n\n" + failures;
   return out;

@@ -23,7 +23,7 @@ TEST(MeasuredSection, ReadsEveryFigureWithItsSource) {
   const Scenario s = test::scenario_from_yaml(
       kMeasuredJob +
       "measured: {source: lab, reference: 'paper, table 2', flops: '6N per token', quote: '| 7B | 412 |',\n"
-      "           schedule: 1f1b-flush, step_time_s: 1.5, tokens_per_s_per_gpu: 2500,\n"
+      "           schedule: 1f1b-flush, ranking: 7b-configs, step_time_s: 1.5, tokens_per_s_per_gpu: 2500,\n"
       "           model_tflops_per_gpu: 412, mfu_percent: 41.6, peak_memory_gib: 60.5}\n");
   ASSERT_TRUE(s.measured.has_value());
   const MeasuredRun& m = *s.measured;
@@ -32,6 +32,7 @@ TEST(MeasuredSection, ReadsEveryFigureWithItsSource) {
   EXPECT_EQ(m.flops, "6N per token");
   EXPECT_EQ(m.quote, "| 7B | 412 |");
   EXPECT_EQ(m.schedule, "1f1b-flush");
+  EXPECT_EQ(m.ranking, "7b-configs");
   ASSERT_EQ(m.values.size(), 5u);
   EXPECT_EQ(m.value_of(MeasuredFigure::kStepTimeS), 1.5);
   EXPECT_EQ(m.value_of(MeasuredFigure::kTokensPerSPerGpu), 2500);

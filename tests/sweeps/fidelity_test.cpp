@@ -3,6 +3,7 @@
 // on N = 2, m = 4, F = 1 ms, B = 2 ms take (m + N - 1)(F + B) = 15 ms a step.
 #include "sweeps/fidelity.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -79,6 +80,59 @@ TEST(Fidelity, ARunThatCannotRunIsKeptWithWhyAndLeftOutOfTheErrors) {
   EXPECT_EQ(f.sources.back().speed_runs, 0);
   EXPECT_NE(fidelity_summary(f).find("not predicted:\n  zb.yaml: "), std::string::npos)
       << fidelity_summary(f);
+}
+
+std::string ranked_scenario(double forward_ms, double backward_ms, double step_time_s, const char* ranking) {
+  return fmt::format(
+      "pipeline: {{stages: 2, microbatches: 4}}\n"
+      "costs: {{forward_ms: {}, backward_ms: {}}}\n"
+      "schedules: [gpipe]\n"
+      "measured: {{source: lab, reference: r, step_time_s: {}, ranking: {}}}\n",
+      forward_ms, backward_ms, step_time_s, ranking);
+}
+
+TEST(Fidelity, RankingsCountThePairsPredictedInTheMeasuredOrder) {
+  const test::TempDir dir;
+  // Predicted steps are 5 (F + B): x 15 ms, y 20 ms, z 10 ms, w 17.5 ms. Measured, y beats x and w (an
+  // inversion each); w ties x, so that pair says nothing; z is fastest both ways.
+  dir.write("x.yaml", ranked_scenario(1, 2, 0.012, "model"));
+  dir.write("y.yaml", ranked_scenario(2, 2, 0.011, "model"));
+  dir.write("z.yaml", ranked_scenario(1, 1, 0.009, "model"));
+  dir.write("w.yaml", ranked_scenario(1.5, 2, 0.012, "model"));
+  dir.write("alone.yaml", ranked_scenario(1, 2, 0.02, "alone"));
+  const Fidelity f = run_fidelity(measured_scenarios({dir.path()}), Limits{});
+  ASSERT_EQ(f.rankings.size(), 2u);
+  const FidelityRanking& alone = f.rankings[0];
+  EXPECT_EQ(alone.ranking, "alone");
+  EXPECT_EQ(alone.runs, 1);
+  EXPECT_EQ(alone.pairs, 0);
+  const FidelityRanking& model = f.rankings[1];
+  EXPECT_EQ(model.ranking, "model");
+  EXPECT_EQ(model.source, "lab");
+  EXPECT_EQ(model.runs, 4);
+  EXPECT_EQ(model.pairs, 5);
+  EXPECT_EQ(model.ordered_as_measured, 3);
+  EXPECT_EQ(model.measured_fastest, "z");
+  EXPECT_EQ(model.predicted_fastest, "z");
+  const std::string summary = fidelity_summary(f);
+  EXPECT_NE(summary.find("3 of 5"), std::string::npos) << summary;
+  EXPECT_NE(fidelity_markdown(f).find("| alone | lab | 1 | - |"), std::string::npos) << fidelity_markdown(f);
+}
+
+TEST(Fidelity, ARankingOfFasterIsHigherFiguresIsNotInverted) {
+  // A rate: the higher figure is the faster run (a step time would be the other way round).
+  std::vector<FidelityRun> runs(2);
+  for (FidelityRun& run : runs) run.measured.ranking = "rate";
+  runs[0].name = "slow";
+  runs[1].name = "fast";
+  runs[0].figures = {{MeasuredFigure::kMfuPercent, 30, 35}};
+  runs[1].figures = {{MeasuredFigure::kMfuPercent, 40, 45}};
+  const std::vector<FidelityRanking> r = fidelity_rankings(runs);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].pairs, 1);
+  EXPECT_EQ(r[0].ordered_as_measured, 1);
+  EXPECT_EQ(r[0].measured_fastest, "fast");
+  EXPECT_EQ(r[0].predicted_fastest, "fast");
 }
 
 TEST(Fidelity, SaysWhatIsMissing) {
