@@ -123,9 +123,9 @@ class ConfigReader {
   std::set<std::string> used_;
 };
 
-// The features the costs do not represent yet, into model.moe, model.mla, ... (cost_models/
-// unmodelled_features.h): the scenario carries them, so that `run` refuses it instead of pricing a dense
-// stand-in. A sliding window is kept only where the file says it is used.
+// A mixture of experts into model.moe; the features the costs do not represent yet into model.mla, ...
+// (spec/unmodelled_features.h): the scenario carries them, so that `run` refuses it instead of pricing a
+// dense stand-in. A sliding window is kept only where the file says it is used.
 void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& out) {
   TransformerModel& m = out.model;
   UnmodelledFeatures& f = m.unmodelled;
@@ -135,27 +135,26 @@ void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& 
     return v.value_or(0);
   };
   if (const int experts = number({"num_local_experts", "num_experts", "n_routed_experts"}); experts > 0) {
-    f.moe.experts = experts;
-    f.moe.experts_per_token = number({"num_experts_per_tok", "num_selected_experts"});
-    if (f.moe.experts_per_token == 0) {
-      f.moe.experts_per_token = std::min(2, experts);
+    m.moe.experts = experts;
+    m.moe.experts_per_token = number({"num_experts_per_tok", "num_selected_experts"});
+    if (m.moe.experts_per_token == 0) {
+      m.moe.experts_per_token = std::min(2, experts);
       out.assumed.push_back(
-          fmt::format("no num_experts_per_tok: {} experts per token", f.moe.experts_per_token));
+          fmt::format("no num_experts_per_tok: {} experts per token", m.moe.experts_per_token));
     }
-    f.moe.expert_ffn_hidden = number({"moe_intermediate_size"});
-    f.moe.shared_experts = number({"n_shared_experts"});
+    m.moe.expert_ffn_hidden = number({"moe_intermediate_size"});
+    m.moe.shared_experts = number({"n_shared_experts"});
     if (const int shared_width = number({"shared_expert_intermediate_size"}); shared_width > 0) {
       // Qwen-MoE's one shared expert of this width, counted in experts of the routed width.
-      const int width = f.moe.expert_ffn_hidden > 0 ? f.moe.expert_ffn_hidden : m.ffn();
-      f.moe.shared_experts = std::max(1, (shared_width + width / 2) / width);
+      const int width = m.moe.expert_ffn_hidden > 0 ? m.moe.expert_ffn_hidden : m.ffn();
+      m.moe.shared_experts = std::max(1, (shared_width + width / 2) / width);
     }
-    f.moe.dense_layers = number({"first_k_dense_replace"});
+    m.moe.dense_layers = number({"first_k_dense_replace"});
     out.read.push_back(
-        fmt::format("experts: {} routed, {} per token{}{}{} -> model.moe (not modelled yet)", experts,
-                    f.moe.experts_per_token,
-                    f.moe.shared_experts > 0 ? fmt::format(", {} shared", f.moe.shared_experts) : "",
-                    f.moe.expert_ffn_hidden > 0 ? fmt::format(", width {}", f.moe.expert_ffn_hidden) : "",
-                    f.moe.dense_layers > 0 ? fmt::format(", first {} dense", f.moe.dense_layers) : ""));
+        fmt::format("experts: {} routed, {} per token{}{}{} -> model.moe", experts, m.moe.experts_per_token,
+                    m.moe.shared_experts > 0 ? fmt::format(", {} shared", m.moe.shared_experts) : "",
+                    m.moe.expert_ffn_hidden > 0 ? fmt::format(", width {}", m.moe.expert_ffn_hidden) : "",
+                    m.moe.dense_layers > 0 ? fmt::format(", first {} dense", m.moe.dense_layers) : ""));
   }
   if (const int rank = number({"kv_lora_rank"}); rank > 0) {
     f.mla.kv_lora_rank = rank;

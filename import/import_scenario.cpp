@@ -31,18 +31,21 @@ std::vector<std::string> wrapped(const std::vector<std::string>& names) {
   return names.empty() ? std::vector<std::string>{} : lines;
 }
 
+// A mixture of experts as the model section's key.
+std::string moe_yaml(const MixtureOfExperts& e) {
+  if (!e.any()) return "";
+  std::string text =
+      fmt::format("  moe: {{experts: {}, experts_per_token: {}", e.experts, e.experts_per_token);
+  if (e.shared_experts > 0) text += fmt::format(", shared_experts: {}", e.shared_experts);
+  if (e.expert_ffn_hidden > 0) text += fmt::format(", expert_ffn_hidden: {}", e.expert_ffn_hidden);
+  if (e.dense_layers > 0) text += fmt::format(", dense_layers: {}", e.dense_layers);
+  return text + "}\n";
+}
+
 // The features the costs do not represent yet, as the model section's keys: `pipesim run` refuses the
 // scenario until they are modelled (or, with --allow-unmodelled, banners every figure).
 std::string unmodelled_yaml(const UnmodelledFeatures& f) {
   std::string text;
-  if (f.moe.experts > 0) {
-    const MixtureOfExperts& e = f.moe;
-    text += fmt::format("  moe: {{experts: {}, experts_per_token: {}", e.experts, e.experts_per_token);
-    if (e.shared_experts > 0) text += fmt::format(", shared_experts: {}", e.shared_experts);
-    if (e.expert_ffn_hidden > 0) text += fmt::format(", expert_ffn_hidden: {}", e.expert_ffn_hidden);
-    if (e.dense_layers > 0) text += fmt::format(", dense_layers: {}", e.dense_layers);
-    text += "}\n";
-  }
   if (f.mla.kv_lora_rank > 0) {
     text += fmt::format("  mla: {{kv_lora_rank: {}{}}}\n", f.mla.kv_lora_rank,
                         f.mla.q_lora_rank > 0 ? fmt::format(", q_lora_rank: {}", f.mla.q_lora_rank) : "");
@@ -150,6 +153,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   text += fmt::format("  attention: {}\n  recompute: {}\n", name_in(attention_names(), m.attention),
                       name_in(recompute_names(), m.recompute));
   if (m.head_dim > 0) text += fmt::format("  head_dim: {}\n", m.head_dim);
+  text += moe_yaml(m.moe);
   text += unmodelled_yaml(m.unmodelled);
   text += hardware_yaml(settings);
   const int global_batch = settings.global_batch > 0 ? settings.global_batch : settings.microbatches;
@@ -160,6 +164,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   if (p.any()) {
     std::string parallel = fmt::format("parallel: {{tensor: {}, data: {}", p.tensor, p.data);
     if (p.context > 1) parallel += fmt::format(", context: {}", p.context);
+    if (p.expert > 1) parallel += fmt::format(", expert: {}", p.expert);
     if (p.zero > 0 && p.weight_replicas() > 1) parallel += fmt::format(", zero: {}", p.zero);
     if (p.sequence_parallel) parallel += ", sequence_parallel: true";
     if (!p.overlap_grad_reduce && p.weight_replicas() > 1) parallel += ", overlap_grad_reduce: false";

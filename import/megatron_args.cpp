@@ -152,26 +152,29 @@ class ArgumentReader {
   std::set<std::string> used_;
 };
 
-// The features the costs do not represent yet (spec/unmodelled_features.h): read into model.moe,
-// model.mla, model.mtp_layers and model.fp8, so that the scenario is refused rather than priced dense.
+// A mixture of experts into model.moe; the features the costs do not represent yet
+// (spec/unmodelled_features.h) into model.mla, model.mtp_layers and model.fp8, so that the scenario is
+// refused rather than priced dense.
 void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
   UnmodelledFeatures& f = out.model.unmodelled;
-  if (const auto experts = r.positive_int("num-experts", "model.moe.experts (not modelled yet)")) {
-    f.moe.experts = *experts;
-    f.moe.experts_per_token = r.positive_int("moe-router-topk", "model.moe.experts_per_token").value_or(0);
-    if (f.moe.experts_per_token == 0) {
-      f.moe.experts_per_token = std::min(2, *experts);
+  if (const auto experts = r.positive_int("num-experts", "model.moe.experts")) {
+    out.model.moe.experts = *experts;
+    out.model.moe.experts_per_token =
+        r.positive_int("moe-router-topk", "model.moe.experts_per_token").value_or(0);
+    if (out.model.moe.experts_per_token == 0) {
+      out.model.moe.experts_per_token = std::min(2, *experts);
       out.assumed.push_back(
-          fmt::format("no --moe-router-topk: {} (Megatron's default)", f.moe.experts_per_token));
+          fmt::format("no --moe-router-topk: {} (Megatron's default)", out.model.moe.experts_per_token));
     }
-    f.moe.expert_ffn_hidden =
+    out.model.moe.expert_ffn_hidden =
         r.positive_int("moe-ffn-hidden-size", "model.moe.expert_ffn_hidden").value_or(0);
     if (const auto shared = r.positive_int("moe-shared-expert-intermediate-size", "")) {
-      const int width = f.moe.expert_ffn_hidden > 0 ? f.moe.expert_ffn_hidden : out.model.ffn();
-      f.moe.shared_experts = std::max(1, (*shared + width / 2) / width);
+      const int width =
+          out.model.moe.expert_ffn_hidden > 0 ? out.model.moe.expert_ffn_hidden : out.model.ffn();
+      out.model.moe.shared_experts = std::max(1, (*shared + width / 2) / width);
       out.read.push_back(
           fmt::format("--moe-shared-expert-intermediate-size {} -> model.moe.shared_experts: {}", *shared,
-                      f.moe.shared_experts));
+                      out.model.moe.shared_experts));
     }
   }
   if (r.has("multi-latent-attention")) {
@@ -429,6 +432,7 @@ void megatron_read_job(ArgumentReader& r, MegatronImport& result) {
   if (const auto c = r.positive_int("context-parallel-size", "parallel.context (ring attention)")) {
     parallel.context = *c;
   }
+  if (const auto e = r.positive_int("expert-model-parallel-size", "parallel.expert")) parallel.expert = *e;
   if (r.has("sequence-parallel")) {
     parallel.sequence_parallel = result.tensor_parallel > 1;
     out.read.push_back(result.tensor_parallel > 1

@@ -66,6 +66,7 @@ void megatron_keys_append_job(std::vector<ImportKey>& keys) {
       {"use-distributed-optimizer", KeyUse::kJob, "parallel.zero: 1", true},
       {"overlap-grad-reduce", KeyUse::kJob, "parallel.overlap_grad_reduce", true},
       {"tp-comm-overlap", KeyUse::kJob, "parallel.overlap_tensor_comm", true},
+      {"expert-model-parallel-size", KeyUse::kJob, "parallel.expert"},
   };
   keys.insert(keys.end(), group);
 }
@@ -73,10 +74,10 @@ void megatron_keys_append_job(std::vector<ImportKey>& keys) {
 // Features the costs do not model yet, read into model keys `run` refuses (model.moe, model.mla, ...).
 void megatron_keys_append_unmodelled(std::vector<ImportKey>& keys) {
   const std::initializer_list<ImportKey> group = {
-      {"num-experts", KeyUse::kUnmodelled, "model.moe.experts"},
-      {"moe-router-topk", KeyUse::kUnmodelled, "model.moe.experts_per_token"},
-      {"moe-ffn-hidden-size", KeyUse::kUnmodelled, "model.moe.expert_ffn_hidden"},
-      {"moe-shared-expert-intermediate-size", KeyUse::kUnmodelled, "model.moe.shared_experts"},
+      {"num-experts", KeyUse::kModel, "model.moe.experts"},
+      {"moe-router-topk", KeyUse::kModel, "model.moe.experts_per_token"},
+      {"moe-ffn-hidden-size", KeyUse::kModel, "model.moe.expert_ffn_hidden"},
+      {"moe-shared-expert-intermediate-size", KeyUse::kModel, "model.moe.shared_experts"},
       {"multi-latent-attention", KeyUse::kUnmodelled, "model.mla", true},
       {"kv-lora-rank", KeyUse::kUnmodelled, "model.mla"},
       {"q-lora-rank", KeyUse::kUnmodelled, "model.mla"},
@@ -90,7 +91,6 @@ void megatron_keys_append_unmodelled(std::vector<ImportKey>& keys) {
 // Not supported where in force: what the figures do not account for.
 void megatron_keys_append_unsupported(std::vector<ImportKey>& keys) {
   const std::initializer_list<ImportKey> group = {
-      {"expert-model-parallel-size", KeyUse::kUnsupported, "expert parallelism is not modelled"},
       {"recompute-method", KeyUse::kUnsupported, "pipesim recomputes every layer alike (uniform)"},
       {"squared-relu", KeyUse::kUnsupported, "a squared-ReLU MLP, priced as GELU's", true},
   };

@@ -34,7 +34,9 @@ const ImportKeyTable& torchtitan_keys() {
           {"parallelism.data_parallel_replicate_degree", KeyUse::kJob, "parallel.data (replicas)"},
           {"parallelism.context_parallel_degree", KeyUse::kJob,
            "parallel.context (ring attention), with parallel.zero: 3"},
-          {"parallelism.expert_parallel_degree", KeyUse::kUnsupported, "experts are not modelled"},
+          {"parallelism.expert_parallel_degree", KeyUse::kUnsupported,
+           "torchtitan's MoE flavors are not read yet (import the model with import hf, set "
+           "parallel.expert)"},
           {"parallelism.enable_async_tensor_parallel", KeyUse::kUnsupported,
            "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"},
           {"float8.enable_fsdp_float8_all_gather", KeyUse::kUnsupported, "float8 is not modelled"},

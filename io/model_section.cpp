@@ -27,6 +27,43 @@ void read_choice(const YamlReader& r, const YAML::Node& node, const std::string&
   }
 }
 
+// `model.moe`: a mixture of experts (spec/mixture_of_experts.h).
+MixtureOfExperts read_moe(const YamlReader& r, const YAML::Node& moe) {
+  const std::string key = "model.moe";
+  r.expect_map(moe, key,
+               {"experts", "experts_per_token", "shared_experts", "expert_ffn_hidden", "dense_layers",
+                "load_imbalance", "capacity_factor"});
+  if (!moe["experts"] || !moe["experts_per_token"])
+    r.fail(moe, key,
+           "{experts: E, experts_per_token: K} (and shared_experts, expert_ffn_hidden, dense_layers, "
+           "load_imbalance, capacity_factor)");
+  MixtureOfExperts m;
+  m.experts = r.get_int(moe["experts"], key + ".experts", 1);
+  m.experts_per_token = r.get_int(moe["experts_per_token"], key + ".experts_per_token", 1);
+  if (m.experts_per_token > m.experts)
+    r.fail(moe["experts_per_token"], key + ".experts_per_token",
+           fmt::format("at most {} (the experts)", m.experts));
+  if (moe["shared_experts"]) m.shared_experts = r.get_int(moe["shared_experts"], key + ".shared_experts", 0);
+  if (moe["expert_ffn_hidden"])
+    m.expert_ffn_hidden = r.get_int(moe["expert_ffn_hidden"], key + ".expert_ffn_hidden", 1);
+  if (moe["dense_layers"]) m.dense_layers = r.get_int(moe["dense_layers"], key + ".dense_layers", 0);
+  if (moe["load_imbalance"]) {
+    m.load_imbalance = r.get_double(moe["load_imbalance"], key + ".load_imbalance", 1);
+    // The most loaded rank can take at most every routed copy of the group: e times the mean at most, which
+    // the expert parallelism decides; E is the bound whatever it is.
+    if (m.load_imbalance > m.experts)
+      r.fail(moe["load_imbalance"], key + ".load_imbalance",
+             fmt::format("at most {} (the experts: one rank cannot take more than every token)", m.experts));
+  }
+  if (moe["capacity_factor"]) {
+    m.capacity_factor = r.get_double(moe["capacity_factor"], key + ".capacity_factor", 0);
+    if (m.capacity_factor > 0 && m.capacity_factor < 1.0 / m.experts_per_token)
+      r.fail(moe["capacity_factor"], key + ".capacity_factor",
+             "0 (dropless) or a factor of the mean tokens per expert that keeps some tokens (e.g. 1.0-2.0)");
+  }
+  return m;
+}
+
 // What the costs do not represent yet (spec/unmodelled_features.h): read whole, so that a run can
 // refuse it by its key and line, never dropped.
 UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) {
@@ -36,24 +73,6 @@ UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) 
     f.where[name] = r.where(node[key], name);
     return name;
   };
-  if (const YAML::Node moe = node["moe"]) {
-    const std::string key = located("moe");
-    r.expect_map(moe, key,
-                 {"experts", "experts_per_token", "shared_experts", "expert_ffn_hidden", "dense_layers"});
-    if (!moe["experts"] || !moe["experts_per_token"])
-      r.fail(moe, key,
-             "{experts: E, experts_per_token: K} (and shared_experts, expert_ffn_hidden, dense_layers)");
-    f.moe.experts = r.get_int(moe["experts"], key + ".experts", 1);
-    f.moe.experts_per_token = r.get_int(moe["experts_per_token"], key + ".experts_per_token", 1);
-    if (f.moe.experts_per_token > f.moe.experts)
-      r.fail(moe["experts_per_token"], key + ".experts_per_token",
-             fmt::format("at most {} (the experts)", f.moe.experts));
-    if (moe["shared_experts"])
-      f.moe.shared_experts = r.get_int(moe["shared_experts"], key + ".shared_experts", 0);
-    if (moe["expert_ffn_hidden"])
-      f.moe.expert_ffn_hidden = r.get_int(moe["expert_ffn_hidden"], key + ".expert_ffn_hidden", 1);
-    if (moe["dense_layers"]) f.moe.dense_layers = r.get_int(moe["dense_layers"], key + ".dense_layers", 0);
-  }
   if (const YAML::Node mla = node["mla"]) {
     const std::string key = located("mla");
     r.expect_map(mla, key, {"kv_lora_rank", "q_lora_rank"});
@@ -151,6 +170,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
     t.backward_elementwise_passes =
         r.get_double(node["backward_elementwise_passes"], "model.backward_elementwise_passes", 0);
   }
+  if (const YAML::Node moe = node["moe"]) t.moe = read_moe(r, moe);
   t.unmodelled = read_unmodelled(r, node);
   return t;
 }
@@ -264,13 +284,14 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
 // `parallel:`: the job around the pipeline (spec/transformer_model.h, ParallelConfig).
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
   r.expect_map(node, "parallel",
-               {"tensor", "context", "data", "zero", "sequence_parallel", "distributed_optimizer",
+               {"tensor", "context", "data", "expert", "zero", "sequence_parallel", "distributed_optimizer",
                 "gpus_per_node", "rank_order", "overlap_weight_gather", "overlap_grad_reduce",
                 "overlap_tensor_comm", "gradient_reduce_dtype"});
   ParallelConfig p;
   if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
   if (node["context"]) p.context = r.get_int(node["context"], "parallel.context", 1);
   if (node["data"]) p.data = r.get_int(node["data"], "parallel.data", 1);
+  if (node["expert"]) p.expert = r.get_int(node["expert"], "parallel.expert", 1);
   if (node["zero"]) {
     p.zero = r.get_int(node["zero"], "parallel.zero", 0);
     if (p.zero > 3) r.fail(node["zero"], "parallel.zero", "0, 1, 2 or 3");
@@ -312,6 +333,9 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
   }
   if (const std::string needed = context_parallel_requirement(model, p.context); !needed.empty()) {
     r.fail(node["context"], "parallel.context", needed);
+  }
+  if (const std::string needed = expert_parallel_requirement(model, p); !needed.empty()) {
+    r.fail(node["expert"], "parallel.expert", needed);
   }
   if (p.sequence_parallel && p.tensor == 1)
     r.fail(node["sequence_parallel"], "parallel.sequence_parallel",

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "base/errors.h"
 
 namespace pipesim {
@@ -19,6 +21,10 @@ int TransformerModel::ffn() const {
   // Llama's rule: two thirds of 4h, rounded up to a multiple of 256 (4096 -> 11008).
   const long two_thirds = (8L * hidden + 2) / 3;
   return static_cast<int>((two_thirds + 255) / 256 * 256);
+}
+
+double MixtureOfExperts::routed_load() const {
+  return capacity_factor > 0 ? std::min(load_imbalance, capacity_factor) : load_imbalance;
 }
 
 const NameTable<AttentionKind>& attention_names() {

@@ -4,11 +4,13 @@
 // (tensor, context and data parallelism, ZeRO) and the hardware profile, with their name tables. What each
 // costs is cost_models/transformer/ (cost_model.h); the scenario's `model:`, `optimizer:` and `parallel:`
 // sections (io/model_section.h) and the importers (import/) fill these.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "base/name_table.h"
 #include "spec/hardware_profile.h"
+#include "spec/mixture_of_experts.h"
 #include "spec/optimizer_kind.h"
 #include "spec/unmodelled_features.h"
 
@@ -51,6 +53,7 @@ struct TransformerModel {
   bool causal = true;
   Recompute recompute = Recompute::kNone;
   std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
+  MixtureOfExperts moe;        // moe.any(): the MLP of every layer after moe.dense_layers is a MoE
 
   // What the costs do not represent yet; a run refuses it unless told to show the dense figures.
   UnmodelledFeatures unmodelled;
@@ -60,6 +63,8 @@ struct TransformerModel {
   double query_width() const { return heads * head_size(); }                  // a·d: Q and the context
   double key_value_width() const { return key_value_heads() * head_size(); }  // k·d: K and V each
   int ffn() const;
+  bool moe_layer(int layer) const { return moe.any() && layer >= moe.dense_layers; }  // 0-based
+  int moe_layers() const { return moe.any() ? std::max(0, layers - moe.dense_layers) : 0; }
   int norm_parameters() const;  // one norm's weights: 2h (scale, bias) or h (scale)
   // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
   // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times
@@ -126,11 +131,20 @@ struct OptimizerSpec {
 //     (context_parallel_layer_seconds). The c ranks hold the same weights: gradients are reduced, and ZeRO
 //     shards, over the d x c ranks (Megatron's data-parallel-with-context group, torchtitan's dp_shard_cp).
 //     Flash attention only (eager attention has no ring implementation in either framework).
+//   expert parallelism (e ranks, a mixture of experts only): each MoE layer's routed experts are split over
+//     e consecutive ranks of the data-parallel group (Megatron's tp-cp-ep-dp-pp order), E/e on each; every
+//     MoE layer dispatches each token's k copies to the ranks holding its experts and combines them back
+//     (two all-to-alls in the forward, two in the input gradient), each tensor rank its 1/t of the tokens as
+//     Megatron's sequence-parallel MoE does. Experts split over the tensor group like the dense MLP
+//     (Megatron's expert tensor parallelism at its default, the tensor size). The experts' weights are
+//     replicated over the d x c / e ranks of the expert-data-parallel group: their gradients reduce, and
+//     ZeRO shards them, over those; everything else over the d x c ranks as before.
 struct ParallelConfig {
   int tensor = 1;
   int context = 1;
   int data = 1;
-  int zero = 0;  // 0 to 3
+  int expert = 1;  // expert parallelism, of the data-parallel ranks (see above)
+  int zero = 0;    // 0 to 3
   bool sequence_parallel = false;
   int gpus_per_node = 8;
   bool pipeline_before_data = false;  // rank order tp-cp-pp-dp instead of Megatron's tp-cp-dp-pp
@@ -155,6 +169,7 @@ struct ParallelConfig {
   // ZeRO's shards).
   int gpus_per_pipeline_rank() const { return tensor * context; }
   int weight_replicas() const { return data * context; }
+  int expert_weight_replicas() const { return data * context / expert; }  // the experts' replicas
 };
 
 // Everything the transformer cost model needs besides the pipeline shape.

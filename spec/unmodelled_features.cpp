@@ -3,26 +3,12 @@
 #include <fmt/format.h>
 
 namespace pipesim {
-namespace {
-
-std::string moe_text(const MixtureOfExperts& m) {
-  std::string text =
-      fmt::format("a mixture of experts ({} routed experts, {} per token", m.experts, m.experts_per_token);
-  if (m.shared_experts > 0) text += fmt::format(", {} shared", m.shared_experts);
-  if (m.expert_ffn_hidden > 0) text += fmt::format(", expert MLP width {}", m.expert_ffn_hidden);
-  if (m.dense_layers > 0) text += fmt::format(", the first {} layers dense", m.dense_layers);
-  return text + ")";
-}
-
-}  // namespace
-
 std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& f, int seq_len) {
   std::vector<UnmodelledFeature> out;
   const auto add = [&](const std::string& key, std::string what, std::string stand_in) {
     const auto at = f.where.find(key);
     out.push_back({key, std::move(what), std::move(stand_in), at == f.where.end() ? "" : at->second});
   };
-  if (f.moe.experts > 0) add("model.moe", moe_text(f.moe), "one dense MLP per layer");
   if (f.mla.kv_lora_rank > 0) {
     add("model.mla",
         fmt::format("multi-head latent attention (kv_lora_rank {}{})", f.mla.kv_lora_rank,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "base/errors.h"
 #include "cost_models/balanced_split.h"
 #include "cost_models/transformer/memory_bytes.h"
@@ -65,7 +67,7 @@ std::vector<int> balanced_starts(const TransformerSetup& setup, const std::vecto
   for (const UnitCosts& u : units) {
     StageCosts alone;
     set_parameters_and_optimizer(alone, setup, d, b, stages, u.matrix_params, u.other_params,
-                                 {0, u.matrix_optimizer_bytes});
+                                 {0, u.matrix_optimizer_bytes}, u.expert_params);
     items.push_back({u.forward_s + u.backward_input_s + u.backward_weight_s,
                      alone.parameter_bytes + alone.gradient_bytes + alone.optimizer_bytes,
                      u.activation_bytes});
@@ -89,24 +91,26 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
     throw InputError(
         fmt::format("layer_split balanced: {} pinned stage starts for {} stages", starts.size(), stages));
   starts.push_back(static_cast<int>(units.size()));
-  const HalfBytes attention =
-      attention_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel);
-  const HalfBytes mlp = mlp_bytes(setup.model, b, setup.parallel.tensor, setup.parallel.sequence_parallel);
-  // What one layer's backward rebuilds and holds while it runs: all of it, or what op-level recomputation
-  // dropped.
-  const double recompute_working_bytes = setup.model.recompute == Recompute::kOp
-                                             ? attention.full - attention.stored + mlp.full - mlp.stored
-                                             : attention.full + mlp.full;
+  // What each layer's backward rebuilds and holds while it runs: all of it, or what op-level recomputation
+  // dropped (a MoE layer's more than a dense one's).
+  std::vector<double> layer_working_bytes(setup.model.layers, 0.0);
+  for (const UnitCosts& u : units) {
+    if (u.layer < 0) continue;
+    layer_working_bytes[u.layer] += setup.model.recompute == Recompute::kOp
+                                        ? u.full_activation_bytes - u.activation_bytes
+                                        : u.full_activation_bytes;
+  }
   std::vector<StageCosts> result(stages);
   for (int i = 0; i < stages; ++i) {
     StageCosts& c = result[i];
-    double matrix_params = 0, other_params = 0;
+    double matrix_params = 0, other_params = 0, expert_params = 0;
     MatrixOptimizerWork matrix_work;
     for (int k = starts[i]; k < starts[i + 1]; ++k) {
       const UnitCosts& u = units[k];
       add_unit_costs(c, u);
       matrix_params += u.matrix_params;
       other_params += u.other_params;
+      expert_params += u.expert_params;
       matrix_work.seconds += u.matrix_optimizer_s;
       matrix_work.state_bytes += u.matrix_optimizer_bytes;
       c.embedding = c.embedding || u.kind == UnitKind::kEmbedding;
@@ -114,10 +118,11 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       // A layer counts when its MLP half (the second) is here and so is its attention half.
       if (u.kind == UnitKind::kMlp && k > starts[i]) ++c.layers;
       const bool layer_part = u.kind == UnitKind::kAttention || u.kind == UnitKind::kMlp;
-      if (layer_part && setup.model.recompute == Recompute::kOp)
-        c.recompute_working_bytes = recompute_working_bytes;
+      const bool rebuilds =
+          setup.model.recompute == Recompute::kOp || setup.model.recompute == Recompute::kFull;
+      if (layer_part && rebuilds)
+        c.recompute_working_bytes = std::max(c.recompute_working_bytes, layer_working_bytes[u.layer]);
       if (layer_part && setup.model.recompute == Recompute::kFull) {
-        c.recompute_working_bytes = recompute_working_bytes;
         // A stage that starts at an MLP half keeps that half's input, which its attention half would hold.
         if (u.kind == UnitKind::kMlp && k == starts[i]) {
           c.activation_bytes += 2.0 * setup.model.seq_len * b * setup.model.hidden * d.bytes;
@@ -128,7 +133,8 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
       other_params -= static_cast<double>(setup.model.vocab) * setup.model.hidden;  // one shared matrix
     }
     c.units = unit_range_label(units, starts[i], starts[i + 1]);
-    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, matrix_work);
+    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, matrix_work,
+                                 expert_params);
   }
   return result;
 }

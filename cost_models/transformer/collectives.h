@@ -24,4 +24,12 @@ double all_reduce_seconds(double bytes, int ranks, const LinkSpec& link,
 double reduce_scatter_seconds(double bytes, int ranks, const LinkSpec& link);
 double all_gather_seconds(double bytes, int ranks, const LinkSpec& link);
 
+// An all-to-all in which each of `ranks` ranks sends `bytes` in all, a p-th to each rank (itself included):
+// of the group's ranks a node holds (ranks_per_node, q), q - 1 are reached over `intra` and p - q over
+// `inter` (the rank's own NIC), both at once: max((q - 1) / p · n / β_intra, (p - q) / p · n / β_inter) plus
+// the latency of the slower side. α-β only: NCCL's measured curves are of all-reduces. A side with ranks to
+// reach needs its link (std::invalid_argument otherwise).
+double all_to_all_seconds(double bytes, int ranks, int ranks_per_node, const LinkSpec* intra,
+                          const LinkSpec* inter);
+
 }  // namespace pipesim

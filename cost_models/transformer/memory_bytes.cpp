@@ -50,14 +50,23 @@ HalfBytes mlp_bytes(const TransformerModel& t, double b, int tp, bool sp) {
 
 // One tensor-parallel rank's share of each weight GEMM's input and output gradient (as attention_bytes
 // divides them).
-double weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
-  const double h = t.hidden, f = t.ffn(), ad = t.query_width(), kd = t.key_value_width(),
-               tokens = t.seq_len * b;
+double attention_weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
+  const double h = t.hidden, ad = t.query_width(), kd = t.key_value_width(), tokens = t.seq_len * b;
   const double whole = sp ? h / tp : h;
-  const double attention = (whole + (ad + 2 * kd) / tp) + (ad / tp + whole);  // QKV, projection: in + out
+  return 2 * tokens * ((whole + (ad + 2 * kd) / tp) + (ad / tp + whole)) * scale_16bit(t);  // QKV, projection
+}
+
+double mlp_weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
+  const double h = t.hidden, f = t.ffn(), tokens = t.seq_len * b;
+  const double whole = sp ? h / tp : h;
   const double mlp = t.mlp == MlpKind::kSwiglu ? (whole + 2 * f / tp) + (f / tp + whole)
                                                : (whole + f / tp) + (f / tp + whole);
-  return 2 * tokens * (attention + mlp) * scale_16bit(t);
+  return 2 * tokens * mlp * scale_16bit(t);
+}
+
+double weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
+  return attention_weight_grad_activation_bytes(t, b, tp, sp) +
+         mlp_weight_grad_activation_bytes(t, b, tp, sp);
 }
 
 }  // namespace transformer

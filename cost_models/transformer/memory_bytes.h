@@ -36,6 +36,9 @@ HalfBytes attention_bytes(const TransformerModel& t, double b, int tp = 1, bool 
 HalfBytes mlp_bytes(const TransformerModel& t, double b, int tp = 1, bool sp = false);
 // One tensor-parallel rank's share of each weight GEMM's input and output gradient (M_W of a layer).
 double weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp);
+// Its two halves' shares.
+double attention_weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp);
+double mlp_weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp);
 
 }  // namespace transformer
 }  // namespace pipesim

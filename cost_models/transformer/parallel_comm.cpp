@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "cost_models/transformer/collectives.h"
 #include "cost_models/transformer/job_topology.h"
+#include "cost_models/transformer/moe_layer.h"
 #include "cost_models/transformer/shapes_flops.h"
 
 namespace pipesim {
@@ -163,6 +164,55 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
   return {forward, backward};
 }
 
+int expert_group_ranks_per_node(const TransformerSetup& setup, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  ParallelDegrees degrees = job_degrees(p, stages);
+  degrees.data = p.expert;  // the first e of the data-parallel ranks: the same stride
+  return group_ranks_per_node(ParallelDimension::kData, degrees, job_rank_order(p), p.gpus_per_node);
+}
+
+TensorParallelSeconds expert_all_to_all_seconds(const TransformerSetup& setup, double b_rank, int stages) {
+  const ParallelConfig& p = setup.parallel;
+  const TransformerModel& t = setup.model;
+  if (const std::string needed = expert_parallel_requirement(t, p); !needed.empty())
+    throw InputError(fmt::format("parallel.expert {}: expected {}", p.expert, needed));
+  if (p.expert <= 1) return {};
+  const int q = expert_group_ranks_per_node(setup, stages);
+  if (q > 1 && !setup.profile.link) {
+    throw InputError(
+        fmt::format("parallel.expert > 1: hardware profile '{}' has no link (between GPUs of a node)",
+                    setup.profile.name));
+  }
+  if (q < p.expert && !setup.profile.inter_node_link) {
+    throw InputError(
+        fmt::format("parallel.expert {}: its groups span nodes of {} GPUs, and hardware profile '{}' has no "
+                    "inter_node_link",
+                    p.expert, p.gpus_per_node, setup.profile.name));
+  }
+  const LinkSpec* intra = setup.profile.link ? &*setup.profile.link : nullptr;
+  const LinkSpec* inter = setup.profile.inter_node_link ? &*setup.profile.inter_node_link : nullptr;
+  // The most loaded rank receives L times the mean: it sets the all-to-all's pace.
+  const double one = t.moe.routed_load() *
+                     all_to_all_seconds(moe_dispatch_bytes(t, b_rank, p.tensor), p.expert, q, intra, inter);
+  return {2 * one, (t.recompute == Recompute::kFull ? 4 : 2) * one};
+}
+
+TensorParallelSeconds moe_tensor_collective_seconds(const TransformerSetup& setup, double b_rank) {
+  const TransformerModel& t = setup.model;
+  if (setup.parallel.tensor <= 1) return {};
+  const double copies = t.seq_len * b_rank * t.moe.experts_per_token * t.moe.routed_load();
+  const double one = tensor_all_reduce_seconds(setup, copies * t.hidden * dtype_bytes(t.dtype));
+  return {one, (t.recompute == Recompute::kFull ? 2 : 1) * one};
+}
+
+TransformerSetup expert_replica_setup(const TransformerSetup& setup) {
+  TransformerSetup experts = setup;
+  experts.parallel.tensor = setup.parallel.tensor * setup.parallel.expert;
+  experts.parallel.data = setup.parallel.data / std::max(1, setup.parallel.expert);
+  experts.parallel.expert = 1;
+  return experts;
+}
+
 }  // namespace transformer
 
 using transformer::Device;
@@ -180,6 +230,20 @@ std::string context_parallel_requirement(const TransformerModel& model, int cont
   if (model.seq_len % (2 * context) != 0) {
     return fmt::format("c with 2c dividing model.seq_len ({}: two chunks per rank)", model.seq_len);
   }
+  return "";
+}
+
+std::string expert_parallel_requirement(const TransformerModel& model, const ParallelConfig& p) {
+  if (p.expert < 1) return "a positive degree";
+  if (p.expert == 1) return "";
+  if (!model.moe.any())
+    return "1 for a dense model (expert parallelism splits a mixture of experts' routed experts: model.moe)";
+  if (model.moe.experts % p.expert != 0)
+    return fmt::format("a divisor of model.moe.experts ({}: each rank holds the same number)",
+                       model.moe.experts);
+  if (p.data % p.expert != 0)
+    return fmt::format(
+        "a divisor of parallel.data ({}: expert parallelism takes its ranks from data parallelism)", p.data);
   return "";
 }
 
@@ -206,6 +270,12 @@ double data_parallel_reduce_seconds(const TransformerSetup& setup, double weight
   return p.zero >= 1 ? reduce_scatter_seconds(gradient_bytes, ranks, link) +
                            all_gather_seconds(weight_bytes, ranks, link)
                      : all_reduce_seconds(gradient_bytes, ranks, link);
+}
+
+double expert_data_parallel_reduce_seconds(const TransformerSetup& setup, double expert_weight_bytes,
+                                           int stages) {
+  if (expert_weight_bytes <= 0) return 0;
+  return data_parallel_reduce_seconds(transformer::expert_replica_setup(setup), expert_weight_bytes, stages);
 }
 
 double transfer_seconds(const HardwareProfile& profile, double bytes) {

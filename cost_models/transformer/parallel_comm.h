@@ -22,6 +22,9 @@ TensorParallelSeconds tensor_parallel_layer_seconds(const TransformerSetup& setu
 // attention (ring attention runs fused kernels) and 2c dividing the sequence (two chunks per rank, balancing
 // the causal work).
 std::string context_parallel_requirement(const TransformerModel& model, int context);
+// What e expert-parallel ranks need of the model and the job, as an "expected ..." text, or empty when they
+// have it: a mixture of experts whose routed experts e divides, and e dividing the data-parallel ranks.
+std::string expert_parallel_requirement(const TransformerModel& model, const ParallelConfig& parallel);
 // Seconds a context-parallel rank's ring attention exposes per layer (see ParallelConfig): forward and input
 // gradient; 0 for c = 1.
 TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& setup, double microbatch_size,
@@ -30,6 +33,10 @@ TensorParallelSeconds context_parallel_layer_seconds(const TransformerSetup& set
 // for `weight_bytes` of weights in the model's dtype: the gradients at parallel.gradient_reduce_dtype's size,
 // ZeRO 1 and 2's all-gather of the updated weights at the weights'.
 double data_parallel_reduce_seconds(const TransformerSetup& setup, double weight_bytes, int pipeline_stages);
+// Seconds one stage's expert gradients take to reduce over the d x c / e ranks of the expert-data-parallel
+// group (0 for 1), for `expert_weight_bytes` of the stage's routed experts' weights on one rank; as above.
+double expert_data_parallel_reduce_seconds(const TransformerSetup& setup, double expert_weight_bytes,
+                                           int pipeline_stages);
 // Link time of one message of `bytes` over the profile's link (0 when the profile has no link).
 double transfer_seconds(const HardwareProfile& profile, double bytes);
 
@@ -59,6 +66,17 @@ double rank_microbatch(const TransformerSetup& setup, double b);
 TensorParallelSeconds tensor_collective_seconds(const TransformerSetup& setup, double b_rank);
 TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, const Device& d, double b_rank,
                                              int stages);
+// Per MoE layer, for one rank's share b_rank: the expert-parallel all-to-alls (dispatch and combine in the
+// forward, their gradients in the input gradient; again in I under full recomputation), at the routed
+// load, and the tensor-parallel collectives of the routed copies (T·k·L tokens of h, one all-reduce's
+// time each way, as the dense MLP's over T).
+TensorParallelSeconds expert_all_to_all_seconds(const TransformerSetup& setup, double b_rank, int stages);
+TensorParallelSeconds moe_tensor_collective_seconds(const TransformerSetup& setup, double b_rank);
+// The expert-data-parallel group as a job of its own: e·t GPUs a "tensor" group, d / e replicas, so that
+// its ranks' stride, its links and its ZeRO shards are those of the experts' replicas.
+TransformerSetup expert_replica_setup(const TransformerSetup& setup);
+// How many ranks of an expert-parallel group one node holds.
+int expert_group_ranks_per_node(const TransformerSetup& setup, int stages);
 
 }  // namespace transformer
 }  // namespace pipesim

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "cost_models/transformer/moe_layer.h"
+
 namespace pipesim {
 namespace transformer {
 namespace {
@@ -138,16 +140,38 @@ double layer_parameters(const TransformerModel& t) {
   return attention_parameters(t) + mlp_parameters(t);
 }
 
-double model_parameters(const TransformerModel& t) {
+namespace {
+
+// The model's parameters with each MoE layer's MLP counted as `moe_mlp` of them.
+double parameters_with(const TransformerModel& t, double moe_mlp) {
   const double embedding = static_cast<double>(t.vocab) * t.hidden;
-  return t.layers * layer_parameters(t) + embedding * (t.tied_embeddings ? 1 : 2) + t.norm_parameters();
+  const int moe_layers = t.moe_layers();
+  return (t.layers - moe_layers) * layer_parameters(t) + moe_layers * (attention_parameters(t) + moe_mlp) +
+         embedding * (t.tied_embeddings ? 1 : 2) + t.norm_parameters();
+}
+
+double phases_flops(const transformer::LayerShapes& shapes) {
+  return flops(shapes.forward) + flops(shapes.backward_input) + flops(shapes.backward_weight);
+}
+
+}  // namespace
+
+double model_parameters(const TransformerModel& t) {
+  return parameters_with(t, t.moe.any() ? transformer::moe_mlp_parameters(t) : 0);
+}
+
+double active_parameters(const TransformerModel& t) {
+  return parameters_with(t, t.moe.any() ? transformer::moe_active_mlp_parameters(t) : 0);
 }
 
 double model_flops_per_sample(const TransformerModel& t) {
   const TransformerModel counted = without_recompute(t);
   const double tokens = t.seq_len, output = 2.0 * tokens * t.hidden * t.vocab;
-  return t.layers * (layer_forward_flops(counted, 1) + layer_backward_input_flops(counted, 1) +
-                     layer_backward_weight_flops(counted, 1)) +
+  const int moe_layers = t.moe_layers();
+  const double moe_layer = moe_layers > 0 ? phases_flops(transformer::attention_shapes(counted, 1)) +
+                                                phases_flops(transformer::moe_shapes(counted, 1, 1, 1, 1))
+                                          : 0;
+  return (t.layers - moe_layers) * phases_flops(layer_shapes(counted, 1)) + moe_layers * moe_layer +
          3 * output;
 }
 

@@ -25,9 +25,14 @@ double layer_backward_weight_flops(const TransformerModel& model, double microba
 double layer_parameters(const TransformerModel& model);      // 12h²
 double attention_parameters(const TransformerModel& model);  // 2h² + 2h·k·d
 double mlp_parameters(const TransformerModel& model);        // 2hf or 3hf
-// The whole model's parameters: layers, embedding, output layer (once when tied), final norm.
+// The whole model's parameters: layers (a MoE layer's every expert and its router), embedding, output layer
+// (once when tied), final norm.
 double model_parameters(const TransformerModel& model);
-// Model FLOPs of one sample's forward and backward (no recomputation counted): what MFU divides by.
+// Those one token passes through: a MoE layer's top-k routed and its shared experts (equal to
+// model_parameters for a dense model).
+double active_parameters(const TransformerModel& model);
+// Model FLOPs of one sample's forward and backward (no recomputation counted): what MFU divides by. A MoE
+// layer counts the experts each token passes through (active parameters) and its router.
 double model_flops_per_sample(const TransformerModel& model);
 
 namespace transformer {

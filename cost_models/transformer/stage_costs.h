@@ -29,7 +29,8 @@ struct StageCosts {
   double gradient_reduce_exposed_s = 0;
   double transfer_s = 0;  // one activation (or gradient) message to the next stage
   double parameters = 0;
-  double parameter_bytes = 0;  // one copy of the weights
+  double expert_parameters = 0;  // of which routed experts' (a mixture of experts)
+  double parameter_bytes = 0;    // one copy of the weights
   double gradient_bytes = 0;
   double optimizer_bytes = 0;               // optimizer state, including fp32 master weights
   double activation_bytes = 0;              // M_B
@@ -57,10 +58,11 @@ namespace transformer {
 void add_unit_costs(StageCosts& c, const UnitCosts& u);
 // Parameters, their bytes, the optimizer's state and step time (with ZeRO's shards and the data-parallel
 // gradient reduction), and the transfer to the next stage. Per GPU: the params given are one tensor-parallel
-// rank's.
+// rank's; `expert_params` are its routed experts' (a mixture of experts), whose replicas, gradient reduction
+// and ZeRO shards are the expert-data-parallel group's.
 void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, const Device& d, double b,
                                   int stages, double matrix_params, double other_params,
-                                  const MatrixOptimizerWork& matrix_work);
+                                  const MatrixOptimizerWork& matrix_work, double expert_params = 0);
 
 }  // namespace transformer
 }  // namespace pipesim

@@ -1,6 +1,7 @@
 #include "cost_models/transformer/units.h"
 
 #include "cost_models/transformer/memory_bytes.h"
+#include "cost_models/transformer/moe_layer.h"
 #include "cost_models/transformer/optimizer_work.h"
 #include "cost_models/transformer/parallel_comm.h"
 #include "cost_models/transformer/shapes_flops.h"
@@ -71,13 +72,20 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   // Each half ends its forward with one tensor-parallel all-reduce and its input gradient with another.
   const TensorParallelSeconds collectives = tensor_collective_seconds(setup, b);
   const TensorParallelSeconds ring = ring_attention_seconds(setup, d, b, 1);
-  auto half = [&](UnitKind kind) {
+  const ParallelConfig& p = setup.parallel;
+  const double load = t.moe.routed_load();
+  auto half = [&](UnitKind kind, bool moe) {
     const bool attention = kind == UnitKind::kAttention;
-    const LayerShapes shapes = attention ? attention_shapes(t, b, tp) : mlp_shapes(t, b, tp);
-    const LayerShapes counted_shapes =
-        attention ? attention_shapes(counted, b, tp) : mlp_shapes(counted, b, tp);
-    const HalfBytes bytes = attention ? attention_bytes(t, b, tp, sp) : mlp_bytes(t, b, tp, sp);
-    const Kernels kernels = attention ? attention_kernels(t) : mlp_kernels(t);
+    const LayerShapes shapes = attention ? attention_shapes(t, b, tp)
+                               : moe     ? moe_shapes(t, b, tp, p.expert, load)
+                                         : mlp_shapes(t, b, tp);
+    const LayerShapes counted_shapes = attention ? attention_shapes(counted, b, tp)
+                                       : moe     ? moe_shapes(counted, b, tp, p.expert, 1)
+                                                 : mlp_shapes(counted, b, tp);
+    const HalfBytes bytes = attention ? attention_bytes(t, b, tp, sp)
+                            : moe     ? moe_bytes(t, b, tp, sp, load)
+                                      : mlp_bytes(t, b, tp, sp);
+    const Kernels kernels = attention ? attention_kernels(t) : moe ? moe_kernels(t) : mlp_kernels(t);
     const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
     UnitCosts u;
     u.kind = kind;
@@ -86,34 +94,46 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
                          elementwise.backward_input + kernels.backward_input * d.launch;
     u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
-    const ParallelConfig& p = setup.parallel;
-    u.forward_s += exposed_tensor_comm_seconds(p, collectives.forward / 2,
-                                               weight_gemm_seconds(d.forward, shapes.forward)) +
-                   (attention ? ring.forward : 0);
-    u.backward_input_s += exposed_tensor_comm_seconds(p, collectives.backward_input / 2,
+    TensorParallelSeconds half_tp = {collectives.forward / 2, collectives.backward_input / 2};
+    TensorParallelSeconds all_to_all;
+    if (moe) {
+      half_tp = moe_tensor_collective_seconds(setup, b);
+      all_to_all = expert_all_to_all_seconds(setup, b, 1);
+    }
+    u.forward_s +=
+        exposed_tensor_comm_seconds(p, half_tp.forward, weight_gemm_seconds(d.forward, shapes.forward)) +
+        (attention ? ring.forward : 0) + all_to_all.forward;
+    u.backward_input_s += exposed_tensor_comm_seconds(p, half_tp.backward_input,
                                                       weight_gemm_seconds(d.gemm, shapes.backward_input)) +
-                          (attention ? ring.backward_input : 0);
+                          (attention ? ring.backward_input : 0) + all_to_all.backward_input;
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +
                     flops(counted_shapes.backward_weight);
-    u.matrix_params = (attention ? attention_parameters(t) : mlp_parameters(t)) / tp;
-    // M_W in proportion to the half's weights.
-    u.weight_grad_activation_bytes =
-        weight_grad_activation_bytes(t, b, tp, sp) * u.matrix_params * tp / layer_parameters(t);
-    const MatrixOptimizerWork work =
-        matrix_optimizer_work(setup.optimizer, d.gemm, attention ? attention_matrices(t) : mlp_matrices(t));
+    u.matrix_params = attention ? attention_parameters(t) / tp
+                      : moe     ? moe_rank_other_parameters(t, tp)
+                                : mlp_parameters(t) / tp;
+    u.expert_params = moe ? moe_rank_expert_parameters(t, tp, p.expert) : 0;
+    u.weight_grad_activation_bytes = attention ? attention_weight_grad_activation_bytes(t, b, tp, sp)
+                                     : moe     ? moe_weight_grad_activation_bytes(t, b, tp, sp, load)
+                                               : mlp_weight_grad_activation_bytes(t, b, tp, sp);
+    const MatrixOptimizerWork work = matrix_optimizer_work(setup.optimizer, d.gemm,
+                                                           attention ? attention_matrices(t)
+                                                           : moe     ? moe_matrices(t, p.expert)
+                                                                     : mlp_matrices(t));
     u.matrix_optimizer_s = work.seconds;
     u.matrix_optimizer_bytes = work.state_bytes;
     return u;
   };
-  // Every layer's halves cost the same: computed once, copied per layer.
-  UnitCosts attention = half(UnitKind::kAttention), mlp = half(UnitKind::kMlp);
+  // Every layer's halves of a kind cost the same: computed once, copied per layer.
+  UnitCosts attention = half(UnitKind::kAttention, false), mlp = half(UnitKind::kMlp, false);
+  const UnitCosts moe = t.moe.any() ? half(UnitKind::kMlp, true) : mlp;
   std::vector<UnitCosts> units = {embedding_unit(setup, d, b)};
   for (int layer = 0; layer < t.layers; ++layer) {
-    attention.layer = mlp.layer = layer;
+    attention.layer = layer;
     units.push_back(attention);
-    units.push_back(mlp);
+    units.push_back(t.moe_layer(layer) ? moe : mlp);
+    units.back().layer = layer;
   }
   // The final layer norm reads its input and writes its output; the backward reads both and the incoming
   // gradient; the weight gradient reduces the normalized input times the gradient over the tokens.

@@ -15,7 +15,7 @@
 
 namespace pipesim {
 
-enum class UnitKind { kEmbedding, kAttention, kMlp, kFinalNorm, kOutput };
+enum class UnitKind { kEmbedding, kAttention, kMlp, kFinalNorm, kOutput };  // kMlp: dense or MoE
 struct UnitCosts {
   UnitKind kind = UnitKind::kEmbedding;
   int layer = -1;  // 0-based layer of an attention or MLP half
@@ -24,6 +24,7 @@ struct UnitCosts {
   double full_activation_bytes = 0;  // without recomputation (the working set a full recompute rebuilds)
   double model_flops = 0;            // F + I + W without recomputation
   double matrix_params = 0;          // the layers' weight matrices (Muon orthogonalizes these)
+  double expert_params = 0;          // a MoE half's routed experts (their own replicas: expert parallelism)
   double other_params = 0;           // embedding, output layer, final norm
   double matrix_optimizer_s = 0;  // Muon's Newton-Schulz or SOAP's rotations on this unit's matrices, a step
   double matrix_optimizer_bytes = 0;  // SOAP's preconditioners and bases for this unit's matrices

@@ -1,7 +1,8 @@
-// Nothing priced as a dense stand-in without a word (api/unmodelled_check.h): a model with experts, latent
-// attention, a sliding window in force, multi-token prediction or FP8 GEMMs is read whole from every
-// importer, refused by the run naming its key and line, and with --allow-unmodelled run with every header and
-// JSON record listing what the figures leave out. A head size of the model's own is modelled, not flagged.
+// Nothing priced as a dense stand-in without a word (api/unmodelled_check.h): a model with latent attention,
+// a sliding window in force, multi-token prediction or FP8 GEMMs is read whole from every importer, refused
+// by the run naming its key and line, and with --allow-unmodelled run with every header and JSON record
+// listing what the figures leave out. Experts (model.moe) and a head size of the model's own are modelled,
+// not flagged.
 #include <gtest/gtest.h>
 
 #include "api/unmodelled_check.h"
@@ -51,9 +52,9 @@ TEST(UnmodelledFeatures, Qwen3MoeIsReadWithItsExpertsAndHeadSize) {
   const ModelImport imported = read_hf_config(kQwen3Moe, "config.json", 4096);
   const TransformerModel& m = imported.model;
   EXPECT_EQ(m.head_dim, 128);  // 32 x 128 = 4096 query width against hidden 2048
-  EXPECT_EQ(m.unmodelled.moe.experts, 128);
-  EXPECT_EQ(m.unmodelled.moe.experts_per_token, 8);
-  EXPECT_EQ(m.unmodelled.moe.expert_ffn_hidden, 768);
+  EXPECT_EQ(m.moe.experts, 128);
+  EXPECT_EQ(m.moe.experts_per_token, 8);
+  EXPECT_EQ(m.moe.expert_ffn_hidden, 768);
   EXPECT_EQ(m.unmodelled.sliding_window, 0);  // sliding_window null, use_sliding_window false
   EXPECT_TRUE(imported.unknown.empty()) << imported.unknown.front();
   EXPECT_TRUE(imported.unsupported.empty()) << imported.unsupported.front();
@@ -61,32 +62,43 @@ TEST(UnmodelledFeatures, Qwen3MoeIsReadWithItsExpertsAndHeadSize) {
   // The scenario keeps them and reads back with them.
   const Scenario s = imported_scenario(imported);
   EXPECT_EQ(s.transformer->model.head_dim, 128);
-  EXPECT_EQ(s.transformer->model.unmodelled.moe.experts, 128);
+  EXPECT_EQ(s.transformer->model.moe.experts, 128);
 }
 
-// The refusal names the file, the line and the key, and how far the stand-in is from the model (30.5 B
-// parameters published for Qwen3-30B-A3B).
-TEST(UnmodelledFeatures, ARunRefusesExpertsNamingTheLineAndTheParameterGap) {
-  const Scenario s = imported_scenario(read_hf_config(kQwen3Moe, "config.json", 4096));
+// Qwen3-30B-A3B with a sliding window turned on: the experts are modelled, the window is not.
+std::string windowed_qwen3_moe() {
+  std::string text = kQwen3Moe;
+  const std::string off = R"("sliding_window": null)", on = R"("sliding_window": 1024)";
+  text.replace(text.find(off), off.size(), on);
+  const std::string unused = R"("use_sliding_window": false)", used = R"("use_sliding_window": true)";
+  text.replace(text.find(unused), unused.size(), used);
+  return text;
+}
+
+// The experts run as they are; the refusal names the file, the line and the key of what is not modelled.
+TEST(UnmodelledFeatures, ExpertsRunAndAWindowInForceIsRefusedNamingTheLine) {
+  const Scenario moe = imported_scenario(read_hf_config(kQwen3Moe, "config.json", 4096));
+  EXPECT_TRUE(unmodelled_features(moe).empty());
+  EXPECT_NO_THROW(require_modelled(moe));
+  const Scenario s = imported_scenario(read_hf_config(windowed_qwen3_moe(), "config.json", 4096));
   const std::string error = test::input_error_of([&] { require_modelled(s); });
   EXPECT_NE(error.find("imported.yaml:"), std::string::npos) << error;
-  EXPECT_NE(error.find("key 'model.moe': a mixture of experts (128 routed experts, 8 per token"),
+  EXPECT_NE(error.find("key 'model.sliding_window': sliding-window attention (1024 of the 4096 tokens)"),
             std::string::npos)
       << error;
-  EXPECT_NE(error.find("the model with its experts about 30.5 B"), std::string::npos) << error;
   EXPECT_NE(error.find("--allow-unmodelled"), std::string::npos) << error;
   // Every path to a priced run refuses it: resolve() is where run, sweep, costs, export and plan pass.
-  EXPECT_NE(test::input_error_of([&] { test::run_schedule(s, "1f1b-flush"); }).find("model.moe"),
+  EXPECT_NE(test::input_error_of([&] { test::run_schedule(s, "1f1b-flush"); }).find("model.sliding_window"),
             std::string::npos);
 }
 
 TEST(UnmodelledFeatures, AllowedRunsCarryTheListInTheHeaderAndTheJson) {
-  Scenario s = imported_scenario(read_hf_config(kQwen3Moe, "config.json", 4096));
+  Scenario s = imported_scenario(read_hf_config(windowed_qwen3_moe(), "config.json", 4096));
   s.allow_unmodelled = true;
   const SimulationResult r = test::run_schedule(s, "1f1b-flush");
   ASSERT_EQ(r.unmodelled.size(), 1u);
-  EXPECT_NE(r.unmodelled[0].find("model.moe: a mixture of experts"), std::string::npos);
-  EXPECT_NE(r.unmodelled[0].find("priced as one dense MLP per layer"), std::string::npos);
+  EXPECT_NE(r.unmodelled[0].find("model.sliding_window: sliding-window attention"), std::string::npos);
+  EXPECT_NE(r.unmodelled[0].find("priced as attention over the whole sequence"), std::string::npos);
   const std::string table = render_result_table("imported", {r}, {});
   EXPECT_NE(table.find("UNMODELLED (--allow-unmodelled)"), std::string::npos) << table;
   const nlohmann::ordered_json record = result_record(r, {});
@@ -107,9 +119,9 @@ TEST(UnmodelledFeatures, AllowedRunsCarryTheListInTheHeaderAndTheJson) {
 TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtp) {
   const ModelImport imported = read_hf_config(kDeepSeekV3, "config.json", 4096);
   const UnmodelledFeatures& f = imported.model.unmodelled;
-  EXPECT_EQ(f.moe.experts, 256);
-  EXPECT_EQ(f.moe.shared_experts, 1);
-  EXPECT_EQ(f.moe.dense_layers, 3);
+  EXPECT_EQ(imported.model.moe.experts, 256);
+  EXPECT_EQ(imported.model.moe.shared_experts, 1);
+  EXPECT_EQ(imported.model.moe.dense_layers, 3);
   EXPECT_EQ(f.mla.kv_lora_rank, 512);
   EXPECT_EQ(f.mla.q_lora_rank, 1536);
   EXPECT_EQ(f.mtp_layers, 1);
@@ -118,13 +130,11 @@ TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtp) {
   EXPECT_TRUE(test::any_line_contains(imported.assumed, "quantization_config"));
   const Scenario s = imported_scenario(imported);
   const std::vector<UnmodelledFeature> in_force = unmodelled_features(s);
-  ASSERT_EQ(in_force.size(), 3u);
-  EXPECT_EQ(in_force[0].key, "model.moe");
-  EXPECT_EQ(in_force[1].key, "model.mla");
-  EXPECT_EQ(in_force[2].key, "model.mtp_layers");
+  ASSERT_EQ(in_force.size(), 2u);  // the experts are modelled
+  EXPECT_EQ(in_force[0].key, "model.mla");
+  EXPECT_EQ(in_force[1].key, "model.mtp_layers");
   const std::string error = test::input_error_of([&] { require_modelled(s); });
-  EXPECT_NE(error.find("about 672 B"), std::string::npos) << error;  // 671 B published
-  EXPECT_NE(error.find("also not modelled: model.mla, model.mtp_layers"), std::string::npos) << error;
+  EXPECT_NE(error.find("also not modelled: model.mtp_layers"), std::string::npos) << error;
 }
 
 // A window is in force only where it is shorter than the sequence, and not at all where the file turns it
@@ -166,9 +176,9 @@ TEST(UnmodelledFeatures, MegatronExpertsFp8AndKvChannels) {
                                                       "--mtp-num-layers",
                                                       "1"});
   const TransformerModel& m = imported.imported.model;
-  EXPECT_EQ(m.unmodelled.moe.experts, 8);
-  EXPECT_EQ(m.unmodelled.moe.experts_per_token, 2);
-  EXPECT_EQ(m.unmodelled.moe.expert_ffn_hidden, 14336);
+  EXPECT_EQ(m.moe.experts, 8);
+  EXPECT_EQ(m.moe.experts_per_token, 2);
+  EXPECT_EQ(m.moe.expert_ffn_hidden, 14336);
   EXPECT_EQ(m.unmodelled.fp8, "hybrid");
   EXPECT_EQ(m.unmodelled.mtp_layers, 1);
   EXPECT_EQ(m.head_dim, 96);

@@ -10,11 +10,12 @@
 namespace pipesim {
 namespace {
 
-// A small Llama-like model, so the run is quick.
+// A small Mixtral-like model, so the run is quick: its experts are modelled, its sliding window (in force
+// for sequences above 512 tokens) is not.
 const char* const kConfig = R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
   "num_hidden_layers": 8, "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 4,
   "intermediate_size": 2816, "vocab_size": 32000, "max_position_embeddings": 2048, "hidden_act": "silu",
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "num_local_experts": 4})";
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "num_local_experts": 4, "sliding_window": 512})";
 
 TEST(ImportCommand, WritesAScenarioThatRuns) {
   const test::TempDir dir;
@@ -25,7 +26,8 @@ TEST(ImportCommand, WritesAScenarioThatRuns) {
       dir);
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   EXPECT_NE(imported.err.find("wrote"), std::string::npos) << imported.err;
-  EXPECT_NE(imported.err.find("not modelled yet (run refuses it without --allow-unmodelled): model.moe"),
+  EXPECT_NE(imported.err.find("not modelled yet (run refuses it without --allow-unmodelled): "
+                              "model.sliding_window"),
             std::string::npos)
       << imported.err;
   const std::string text = test::read_file(dir.file("tiny.yaml"));
@@ -33,19 +35,19 @@ TEST(ImportCommand, WritesAScenarioThatRuns) {
   EXPECT_NE(text.find("moe: {experts: 4, experts_per_token: 2}"), std::string::npos) << text;
   // The reserve the quickstart uses: no plan fills the device to its last byte.
   EXPECT_NE(text.find("hardware: {profile: h100-sxm5-80gb, reserve_gb: 4}"), std::string::npos) << text;
-  // The experts are not modelled: refused, naming the key, unless the stand-in is asked for.
+  // The window is not modelled: refused, naming the key, unless the stand-in is asked for.
   const test::CommandResult refused =
       test::run_pipesim(fmt::format("run '{}' --schedules 1f1b-flush", dir.file("tiny.yaml")), dir);
   EXPECT_EQ(refused.exit_code, 1) << refused.err;
-  EXPECT_NE(refused.err.find("key 'model.moe': a mixture of experts (4 routed experts, 2 per token) is not "
-                             "modelled yet"),
+  EXPECT_NE(refused.err.find("key 'model.sliding_window': sliding-window attention (512 of the 1024 tokens) "
+                             "is not modelled yet"),
             std::string::npos)
       << refused.err;
   for (const char* command : {"plan '{}' --gpus 8 --top 1", "costs '{}'"}) {
     const test::CommandResult other =
         test::run_pipesim(fmt::format(fmt::runtime(command), dir.file("tiny.yaml")), dir);
     EXPECT_EQ(other.exit_code, 1) << command << other.err;
-    EXPECT_NE(other.err.find("model.moe"), std::string::npos) << command << other.err;
+    EXPECT_NE(other.err.find("model.sliding_window"), std::string::npos) << command << other.err;
   }
   const test::CommandResult run = test::run_pipesim(
       fmt::format("run '{}' --schedules 1f1b-flush --allow-unmodelled", dir.file("tiny.yaml")), dir);

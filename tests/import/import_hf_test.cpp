@@ -107,8 +107,8 @@ TEST(ImportHf, Gpt2KeysNoInnerWidthAndDropout) {
   EXPECT_TRUE(imported.unknown.empty()) << imported.unknown.front();
 }
 
-// Experts and a head size of their own are read into the model (the experts as a feature the run refuses
-// until it is modelled, spec/unmodelled_features.h); a window the file leaves null is nothing.
+// Experts and a head size of their own are read into the model (model.moe, spec/mixture_of_experts.h); a
+// window the file leaves null is nothing.
 TEST(ImportHf, ExpertsAndHeadDimAreReadNotDropped) {
   const ModelImport moe = read_hf_config(
       R"({"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
@@ -116,8 +116,8 @@ TEST(ImportHf, ExpertsAndHeadDimAreReadNotDropped) {
           "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2,
           "sliding_window": null, "head_dim": 64, "vision_config": {"depth": 2}})",
       "mixtral.json");
-  EXPECT_EQ(moe.model.unmodelled.moe.experts, 8);
-  EXPECT_EQ(moe.model.unmodelled.moe.experts_per_token, 2);
+  EXPECT_EQ(moe.model.moe.experts, 8);
+  EXPECT_EQ(moe.model.moe.experts_per_token, 2);
   EXPECT_EQ(moe.model.head_dim, 64);
   EXPECT_EQ(moe.model.unmodelled.sliding_window, 0);
   EXPECT_TRUE(test::any_line_contains(moe.read, "experts: 8 routed, 2 per token -> model.moe"));

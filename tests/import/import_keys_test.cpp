@@ -193,7 +193,8 @@ TEST(ImportKeys, TheHelpTextSaysWhatTheReaderReads) {
   EXPECT_NE(megatron.find("--num-experts -> model.moe.experts"), std::string::npos);
   const std::string unsupported = megatron.substr(megatron.find("not supported"));
   EXPECT_EQ(unsupported.find("tensor-model-parallel-size"), std::string::npos) << unsupported;
-  EXPECT_NE(unsupported.find("--expert-model-parallel-size"), std::string::npos);
+  EXPECT_EQ(unsupported.find("--expert-model-parallel-size"), std::string::npos) << unsupported;
+  EXPECT_NE(megatron.find("--expert-model-parallel-size -> parallel.expert"), std::string::npos) << megatron;
   const std::string titan = collapsed(import_support_summary(torchtitan_keys()));
   EXPECT_NE(
       titan.find("parallelism.data_parallel_shard_degree -> parallel.data with parallel.zero: 3 (FSDP)"),

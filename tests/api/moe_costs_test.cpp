@@ -1,0 +1,179 @@
+// A mixture of experts (cost_models/transformer/moe_layer.h): parameter counts of published models from
+// their configs, the FLOPs a token's experts cost, an all-to-all's bytes and time by hand, expert
+// parallelism halving the experts' memory and reducing their gradients over its own replicas, the routed
+// load's effect, and the checks on parallel.expert.
+#include <gtest/gtest.h>
+
+#include "cost_models/transformer/collectives.h"
+#include "cost_models/transformer/moe_layer.h"
+#include "cost_models/transformer/parallel_comm.h"
+#include "cost_models/transformer/shapes_flops.h"
+#include "cost_models/transformer/stage_costs.h"
+#include "import/hf_config.h"
+#include "tests/error_text.h"
+#include "tests/scenario_text.h"
+
+namespace pipesim {
+namespace {
+
+using transformer::expert_all_to_all_seconds;
+using transformer::moe_dispatch_bytes;
+
+// Mixtral-8x7B's config.json (the keys that shape it): 46.7 B parameters, 12.9 B active (Mistral's figures).
+const char* const kMixtral = R"({"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000,
+  "max_position_embeddings": 32768, "num_local_experts": 8, "num_experts_per_tok": 2, "hidden_act": "silu",
+  "tie_word_embeddings": false, "rms_norm_eps": 1e-05})";
+
+// Qwen3-30B-A3B's: 30.5 B parameters, 3.3 B active (Qwen's model card).
+const char* const kQwen3Moe = R"({"model_type": "qwen3_moe", "num_hidden_layers": 48, "hidden_size": 2048,
+  "head_dim": 128, "num_attention_heads": 32, "num_key_value_heads": 4, "intermediate_size": 6144,
+  "moe_intermediate_size": 768, "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936,
+  "max_position_embeddings": 40960, "hidden_act": "silu", "tie_word_embeddings": false})";
+
+TEST(MoeCosts, PublishedModelsHaveTheirParameterAndActiveCounts) {
+  const TransformerModel mixtral = read_hf_config(kMixtral, "mixtral.json", 4096).model;
+  EXPECT_NEAR(model_parameters(mixtral) / 1e9, 46.7, 0.05);
+  EXPECT_NEAR(active_parameters(mixtral) / 1e9, 12.9, 0.05);
+  const TransformerModel qwen = read_hf_config(kQwen3Moe, "qwen.json", 4096).model;
+  EXPECT_NEAR(model_parameters(qwen) / 1e9, 30.5, 0.05);
+  EXPECT_NEAR(active_parameters(qwen) / 1e9, 3.3, 0.06);
+  // A dense model's active parameters are all of them.
+  TransformerModel dense = mixtral;
+  dense.moe = {};
+  EXPECT_EQ(active_parameters(dense), model_parameters(dense));
+}
+
+// A token's k experts of width f cost what a dense MLP of width k·f costs, plus the router's h x E GEMM
+// (2·h·E FLOPs per token in the forward, twice that in the backward), in the MoE layers only.
+TEST(MoeCosts, ModelFlopsCountTheExpertsATokenPassesThroughAndTheRouter) {
+  TransformerModel moe = read_hf_config(kMixtral, "mixtral.json", 4096).model;
+  moe.moe.dense_layers = 2;
+  TransformerModel wide = moe;
+  wide.moe = {};
+  wide.ffn_hidden = 2 * 14336;
+  TransformerModel narrow = wide;
+  narrow.ffn_hidden = 14336;
+  const double s = moe.seq_len, router = 3 * 2 * s * 4096 * 8;
+  const double per_wide_layer = (model_flops_per_sample(wide) - model_flops_per_sample(narrow)) / 32;
+  EXPECT_NEAR(model_flops_per_sample(moe), model_flops_per_sample(wide) - 2 * per_wide_layer + 30 * router,
+              1e-6 * model_flops_per_sample(moe));
+}
+
+TransformerSetup moe_setup(int data, int expert, int gpus_per_node = 8) {
+  const std::string yaml = fmt::format(
+      "model: {{layers: 4, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000, mlp: swiglu,\n"
+      "        moe: {{experts: 8, experts_per_token: 2, expert_ffn_hidden: 2048}}}}\n"
+      "hardware:\n"
+      "  profile: h100-sxm5-80gb\n"
+      "  link: {{bandwidth_gb_per_s: 100, latency_us: 10, source: test}}\n"
+      "  inter_node_link: {{bandwidth_gb_per_s: 25, latency_us: 20, source: test}}\n"
+      "parallel: {{data: {}, expert: {}, gpus_per_node: {}}}\n"
+      "pipeline: {{stages: 2, microbatches: 4}}\n",
+      data, expert, gpus_per_node);
+  return *test::scenario_from_yaml(yaml).transformer;
+}
+
+// One dispatch moves T·k·h·2 bytes from each rank (T = 2048 tokens, k = 2, h = 1024, bf16: 8 MiB), an e-th of
+// it to each rank. Inside a node of 8: 7/8 of it at 100 GB/s plus 10 us; the forward dispatches and combines
+// (two), the input gradient the same two back.
+TEST(MoeCosts, AnAllToAllsBytesAndTimeByHand) {
+  const TransformerSetup inside = moe_setup(8, 8);
+  const double bytes = 2048.0 * 2 * 1024 * 2;
+  EXPECT_DOUBLE_EQ(moe_dispatch_bytes(inside.model, 1, 1), bytes);
+  const double one = 10e-6 + bytes * 7 / 8 / 100e9;
+  EXPECT_NEAR(expert_all_to_all_seconds(inside, 1, 2).forward, 2 * one, 1e-12);
+  EXPECT_NEAR(expert_all_to_all_seconds(inside, 1, 2).backward_input, 2 * one, 1e-12);
+  // Nodes of 4: 3 of 8 peers over the link, 4 over the NIC (25 GB/s), at once: the NIC's side is slower.
+  const TransformerSetup across = moe_setup(8, 8, 4);
+  EXPECT_NEAR(expert_all_to_all_seconds(across, 1, 2).forward, 2 * (20e-6 + bytes * 4 / 8 / 25e9), 1e-12);
+  // The most loaded rank takes 1.5 times the mean: its all-to-alls take 1.5 times as long.
+  TransformerSetup skewed = inside;
+  skewed.model.moe.load_imbalance = 1.5;
+  EXPECT_NEAR(expert_all_to_all_seconds(skewed, 1, 2).forward, 1.5 * 2 * one, 1e-12);
+  // Dropping tokens above a capacity of 1.25 bounds it.
+  skewed.model.moe.capacity_factor = 1.25;
+  EXPECT_NEAR(expert_all_to_all_seconds(skewed, 1, 2).forward, 1.25 * 2 * one, 1e-12);
+  // No expert parallelism: no all-to-all.
+  EXPECT_EQ(expert_all_to_all_seconds(moe_setup(8, 1), 1, 2).forward, 0);
+  EXPECT_EQ(all_to_all_seconds(bytes, 1, 1, nullptr, nullptr), 0);
+}
+
+TEST(MoeCosts, ExpertParallelismDividesTheExpertsMemoryAndReducesTheirGradientsOverItsReplicas) {
+  const std::vector<StageCosts> one = transformer_stage_costs(moe_setup(8, 1), 1, 2);
+  const std::vector<StageCosts> two = transformer_stage_costs(moe_setup(8, 2), 1, 2);
+  const std::vector<StageCosts> eight = transformer_stage_costs(moe_setup(8, 8), 1, 2);
+  // Two layers a stage, 8 experts of 3 x 1024 x 2048 each.
+  const double experts = 2 * 8 * 3.0 * 1024 * 2048;
+  EXPECT_DOUBLE_EQ(one[0].expert_parameters, experts);
+  EXPECT_DOUBLE_EQ(two[0].expert_parameters, experts / 2);
+  EXPECT_DOUBLE_EQ(one[0].parameters - one[0].expert_parameters,
+                   two[0].parameters - two[0].expert_parameters);
+  EXPECT_DOUBLE_EQ(one[0].parameter_bytes - two[0].parameter_bytes, experts / 2 * 2);
+  // EP = d: every expert has one replica, so only the rest reduces; with EP 2 the experts reduce over 4.
+  TransformerSetup dense_part = moe_setup(8, 8);
+  const double rest_bytes = (eight[0].parameters - eight[0].expert_parameters) * 2;
+  EXPECT_NEAR(eight[0].gradient_reduce_s, data_parallel_reduce_seconds(dense_part, rest_bytes, 2), 1e-12);
+  EXPECT_GT(two[0].gradient_reduce_s, eight[0].gradient_reduce_s);
+  // The experts' FLOPs are the same however they are spread; the all-to-alls are what EP adds to F.
+  EXPECT_DOUBLE_EQ(one[0].model_flops, eight[0].model_flops);
+  EXPECT_GT(eight[0].forward_s, one[0].forward_s);
+}
+
+TEST(MoeCosts, TheRoutedLoadScalesTheSlowestRanksExpertWorkAndActivations) {
+  TransformerSetup balanced = moe_setup(8, 8);
+  TransformerSetup skewed = balanced;
+  skewed.model.moe.load_imbalance = 2;
+  const StageCosts a = transformer_stage_costs(balanced, 1, 2)[0];
+  const StageCosts b = transformer_stage_costs(skewed, 1, 2)[0];
+  EXPECT_GT(b.forward_s, a.forward_s);
+  EXPECT_GT(b.activation_bytes, a.activation_bytes);
+  EXPECT_DOUBLE_EQ(a.model_flops, b.model_flops);  // MFU counts the work needed, not the wait
+  EXPECT_DOUBLE_EQ(skewed.model.moe.routed_load(), 2);
+  skewed.model.moe.capacity_factor = 1.25;
+  EXPECT_DOUBLE_EQ(skewed.model.moe.routed_load(), 1.25);
+}
+
+// DeepSeek's first dense layers: a stage holding only those has no experts.
+TEST(MoeCosts, DenseFirstLayersHoldNoExperts) {
+  TransformerSetup setup = moe_setup(8, 8);
+  setup.model.moe.dense_layers = 2;
+  const std::vector<StageCosts> stages = transformer_stage_costs(setup, 1, 2);
+  EXPECT_EQ(stages[0].expert_parameters, 0);
+  EXPECT_GT(stages[1].expert_parameters, 0);
+  // The balanced split prices the same units.
+  setup.split = LayerSplit::kBalanced;
+  double experts = 0;
+  for (const StageCosts& c : transformer_stage_costs(setup, 1, 2)) experts += c.expert_parameters;
+  EXPECT_DOUBLE_EQ(experts, stages[1].expert_parameters);
+}
+
+TEST(MoeCosts, ExpertParallelismIsCheckedAgainstTheModelAndTheJob) {
+  const std::string job = "hardware: {profile: h100-sxm5-80gb}\npipeline: {stages: 2, microbatches: 4}\n";
+  const std::string moe =
+      "model: {layers: 4, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000, mlp: swiglu,\n"
+      "        moe: {experts: 8, experts_per_token: 2}}\n";
+  EXPECT_NE(test::input_error_of([&] {
+              test::scenario_from_yaml(moe + job + "parallel: {data: 6, expert: 3}\n");
+            }).find("a divisor of model.moe.experts (8"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              test::scenario_from_yaml(moe + job + "parallel: {data: 2, expert: 4}\n");
+            }).find("a divisor of parallel.data (2"),
+            std::string::npos);
+  const std::string dense = "model: {layers: 4, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000}\n";
+  EXPECT_NE(test::input_error_of([&] {
+              test::scenario_from_yaml(dense + job + "parallel: {data: 2, expert: 2}\n");
+            }).find("1 for a dense model"),
+            std::string::npos);
+  EXPECT_NE(test::input_error_of([&] {
+              test::scenario_from_yaml(
+                  "model: {layers: 4, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000,\n"
+                  "        moe: {experts: 8, experts_per_token: 2, load_imbalance: 9}}\n" +
+                  job);
+            }).find("at most 8"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipesim
