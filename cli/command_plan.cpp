@@ -31,7 +31,7 @@ struct PlanArgs {
   std::vector<std::string> overrides;
   PlanOptions options;
   std::string schedules;
-  std::string tensor, context, pipeline, microbatch_sizes, recompute, zero;
+  std::string tensor, context, expert, pipeline, microbatch_sizes, recompute, zero;
   bool no_sequence_parallel = false;
   std::string csv_path;
   std::vector<std::string> trace_costs;
@@ -76,6 +76,7 @@ void plan(PlanArgs& args) {
   if (!args.schedules.empty()) space.schedules = select_schedules(scenario, args.schedules);
   if (!args.tensor.empty()) space.tensor = expand_int_list(args.tensor, "--tensor", 1);
   if (!args.context.empty()) space.context = expand_int_list(args.context, "--context", 1);
+  if (!args.expert.empty()) space.expert = expand_int_list(args.expert, "--expert", 1);
   if (!args.pipeline.empty()) space.pipeline = expand_int_list(args.pipeline, "--pipeline", 1);
   if (!args.microbatch_sizes.empty())
     space.microbatch_sizes = expand_int_list(args.microbatch_sizes, "--microbatch-sizes", 1);
@@ -131,6 +132,10 @@ void add_plan_command(CLI::App& app, const Limits& limits) {
   cmd->add_option("--context", args->context,
                   "context-parallel degrees to try, e.g. 1,2,4 (default: 1; ring attention, each c with 2c "
                   "dividing the sequence)");
+  cmd->add_option(
+      "--expert", args->expert,
+      "expert-parallel degrees to try, of the data-parallel ranks, e.g. 1,8 (default: every power of "
+      "two dividing the routed experts and d; 1 for a dense model)");
   cmd->add_option("--pipeline", args->pipeline,
                   "pipeline degrees to try (default: every divisor of G/(t c) up to "
                   "the layers)");

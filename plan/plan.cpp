@@ -75,7 +75,7 @@ std::string shape_key(const PlanRow& r) {
   const PlanCandidate& c = r.candidate;
   // Without a pipeline every synchronous schedule is the same gradient accumulation: one row for them all.
   const std::string schedule = c.pipeline == 1 && r.synchronous ? "(no pipeline)" : r.label;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}", schedule, c.tensor, c.context, c.pipeline, c.data,
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", schedule, c.tensor, c.context, c.pipeline, c.data, c.expert,
                      c.microbatch_size, c.microbatches);
 }
 

@@ -20,16 +20,17 @@ std::string gib(double bytes) {
 
 // Context parallelism is a column only when some configuration shown uses it. `capacity_bytes`: the usable
 // memory per GPU, which the memory margin is measured under.
-std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column,
+std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_column, bool expert_column,
                                    double capacity_bytes) {
   const PlanCandidate& c = r.candidate;
   // One column for rank and schedule: the first column is always left-aligned, and a name such as
   // 1f1b-flush elsewhere would line up as a number.
   std::vector<std::string> row = {fmt::format("{}. {}", rank, r.label), std::to_string(c.tensor)};
   if (context_column) row.push_back(std::to_string(c.context));
-  const std::vector<std::string> rest = {std::to_string(c.pipeline),
-                                         std::to_string(c.data),
-                                         std::to_string(c.microbatch_size),
+  row.push_back(std::to_string(c.pipeline));
+  row.push_back(std::to_string(c.data));
+  if (expert_column) row.push_back(std::to_string(c.expert));
+  const std::vector<std::string> rest = {std::to_string(c.microbatch_size),
                                          std::to_string(c.microbatches),
                                          recompute_name(c.recompute),
                                          std::to_string(c.zero),
@@ -44,10 +45,11 @@ std::vector<std::string> table_row(size_t rank, const PlanRow& r, bool context_c
   return row;
 }
 
-std::vector<std::string> table_header(bool context_column) {
+std::vector<std::string> table_header(bool context_column, bool expert_column) {
   std::vector<std::string> header = {"# schedule",  "t",         "p",       "d",        "b",
                                      "m",           "recompute", "ZeRO",    "step s",   "tokens/s/GPU",
                                      "TFLOP/s/GPU", "MFU %",     "GiB/GPU", "GiB left", "idle %"};
+  if (expert_column) header.insert(header.begin() + 4, "e");
   if (context_column) header.insert(header.begin() + 2, "c");
   return header;
 }
@@ -55,11 +57,14 @@ std::vector<std::string> table_header(bool context_column) {
 std::string ranked_table(const PlanResult& result, const std::vector<size_t>& indices) {
   const bool context_column = std::any_of(indices.begin(), indices.end(),
                                           [&](size_t i) { return result.rows[i].candidate.context > 1; });
+  const bool expert_column = std::any_of(indices.begin(), indices.end(),
+                                         [&](size_t i) { return result.rows[i].candidate.expert > 1; });
   std::vector<std::vector<std::string>> rows;
   for (size_t k = 0; k < indices.size(); ++k) {
-    rows.push_back(table_row(k + 1, result.rows[indices[k]], context_column, result.capacity_bytes));
+    rows.push_back(
+        table_row(k + 1, result.rows[indices[k]], context_column, expert_column, result.capacity_bytes));
   }
-  return render_table(table_header(context_column), rows);
+  return render_table(table_header(context_column, expert_column), rows);
 }
 
 // "2 failed to simulate ..." on a line of its own when simulations stopped.
@@ -124,6 +129,7 @@ std::string runner_up_text(const PlanRow& best, const PlanRow& runner_up) {
   compare("c", a.context, b.context);
   compare("p", a.pipeline, b.pipeline);
   compare("d", a.data, b.data);
+  compare("e", a.expert, b.expert);
   compare("b", a.microbatch_size, b.microbatch_size);
   compare("m", a.microbatches, b.microbatches);
   compare("recompute", recompute_name(a.recompute), recompute_name(b.recompute));
@@ -146,11 +152,12 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
   // Prose wraps at the report's width (tables keep their rows whole).
   const auto paragraph = [](const std::string& text) { return wrap_lines(text, kReportColumns, 0) + "\n"; };
   std::string out = paragraph(fmt::format(
-      "plan: {} ({:.1f} B parameters, {} layers) on {} GPUs ({} per node), global batch {} samples of {} "
+      "plan: {} ({:.1f} B parameters{}, {} layers) on {} GPUs ({} per node), global batch {} samples of {} "
       "tokens; hardware profile {} ({}), {:.2f} GiB usable per GPU",
-      scenario.name, model_parameters(setup.model) / 1e9, setup.model.layers, result.gpus,
-      setup.parallel.gpus_per_node, result.global_batch, setup.model.seq_len, setup.profile.name,
-      setup.profile.kind_text(), result.capacity_bytes / kBytesPerGiB));
+      scenario.name, model_parameters(setup.model) / 1e9,
+      setup.model.moe.any() ? fmt::format(", {:.1f} B active", active_parameters(setup.model) / 1e9) : "",
+      setup.model.layers, result.gpus, setup.parallel.gpus_per_node, result.global_batch, setup.model.seq_len,
+      setup.profile.name, setup.profile.kind_text(), result.capacity_bytes / kBytesPerGiB));
   out +=
       unmodelled_banner(unmodelled_lines(unmodelled_in_force(setup.model.unmodelled, setup.model.seq_len)));
   if (const OpTimeScale& scale = setup.profile.op_time_scale; scale.scaled()) {
@@ -203,7 +210,11 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
                   [](const PlanRow& r) { return r.candidate.context > 1; })
           ? "; c: context-parallel GPUs (ring attention: each holds 1/c of every sequence; gradients reduce "
             "and ZeRO shards over d x c)"
-          : "",
+          : std::string(std::any_of(result.rows.begin(), result.rows.end(),
+                                    [](const PlanRow& r) { return r.candidate.expert > 1; })
+                            ? "; e: expert-parallel GPUs of the d replicas (each holds E/e of a MoE layer's "
+                              "routed experts; their gradients reduce and ZeRO shards over d/e)"
+                            : ""),
       setup.parallel.pipeline_before_data ? "pipeline, then data" : "data, then pipeline"));
   out += paragraph(fmt::format(
       "Model: {}. {}; tensor-parallel collectives block the compute stream.", model_text(setup.model),
@@ -216,13 +227,28 @@ std::string format_plan(const Scenario& scenario, const PlanOptions& options, co
 }
 
 std::string plan_csv(const PlanResult& result) {
-  std::string out = csv_line({"schedule",         "tensor",         "context",
-                              "pipeline",         "data",           "microbatch_size",
-                              "microbatches",     "recompute",      "zero",
-                              "synchronous",      "fate",           "reason",
-                              "busiest_work_s",   "min_peak_gib",   "step_s",
-                              "tokens_per_gpu_s", "tflops_per_gpu", "mfu",
-                              "peak_gib",         "margin_gib",     "idle_fraction"});
+  std::string out = csv_line({"schedule",
+                              "tensor",
+                              "context",
+                              "pipeline",
+                              "data",
+                              "expert",
+                              "microbatch_size",
+                              "microbatches",
+                              "recompute",
+                              "zero",
+                              "synchronous",
+                              "fate",
+                              "reason",
+                              "busiest_work_s",
+                              "min_peak_gib",
+                              "step_s",
+                              "tokens_per_gpu_s",
+                              "tflops_per_gpu",
+                              "mfu",
+                              "peak_gib",
+                              "margin_gib",
+                              "idle_fraction"});
   for (const PlanRow& r : result.rows) {
     const PlanCandidate& c = r.candidate;
     const bool figures = r.fate == CandidateFate::kSimulated || r.fate == CandidateFate::kReused ||
@@ -237,6 +263,7 @@ std::string plan_csv(const PlanResult& result) {
                              std::to_string(c.context),
                              std::to_string(c.pipeline),
                              std::to_string(c.data),
+                             std::to_string(c.expert),
                              std::to_string(c.microbatch_size),
                              std::to_string(c.microbatches),
                              recompute_name(c.recompute),

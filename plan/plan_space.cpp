@@ -72,6 +72,27 @@ int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options)
   return static_cast<int>(batch);
 }
 
+namespace {
+
+// The expert-parallel degrees for d replicas: those given that divide d and the routed experts, or every
+// power of two that does (1 for a dense model).
+std::vector<int> expert_degrees(const TransformerModel& model, const std::vector<int>& given, int d) {
+  std::vector<int> out;
+  const auto fits = [&](int e) {
+    return e >= 1 && d % e == 0 && (e == 1 || (model.moe.any() && model.moe.experts % e == 0));
+  };
+  if (!given.empty()) {
+    for (int e : given)
+      if (fits(e)) out.push_back(e);
+    return out;
+  }
+  for (int e = 1; e <= d; e *= 2)
+    if (fits(e)) out.push_back(e);
+  return out;
+}
+
+}  // namespace
+
 std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanSpaceOptions& options) {
   if (!scenario.transformer) {
     throw InputError(
@@ -97,6 +118,10 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
       throw InputError(fmt::format("--context {}: expected {}", c, needed));
     }
   }
+  for (int e : options.expert) {
+    if (e > 1 && !setup.model.moe.any())
+      throw InputError(fmt::format("--expert {}: expected 1 for a dense model (no model.moe)", e));
+  }
   std::vector<PlanCandidate> out;
   int shapes = 0;  // (t, c, p, d) that use every GPU
   for (int t : tensor)
@@ -112,27 +137,28 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
         ++shapes;
         if (batch % d != 0) continue;  // every replica takes the same share of the batch
         const int per_replica = batch / d;
-        for (int b : sizes) {
-          if (b < 1 || per_replica % b != 0) continue;
-          const int m = per_replica / b;
-          for (const ScheduleRequest& request : options.schedules) {
-            // A layer_split list fits one number of stages per model copy (p x chunks): elsewhere it would
-            // rule the candidate out unsaid, so its layers are split evenly there.
-            const bool even_split =
-                setup.split == LayerSplit::kExplicit &&
-                static_cast<int>(setup.stage_layers.size()) !=
-                    make_schedule(request.name, request.params)->layout(p).stages_per_pipeline();
-            for (const ScheduleRequest& schedule : expanded_for(request, m)) {
-              for (Recompute r : recompute) {
-                for (int z : zero) {
-                  if (z > 0 && d * cp == 1) continue;  // nothing to shard over
-                  PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule, even_split};
-                  out.push_back(std::move(candidate));
+        for (int e : expert_degrees(setup.model, options.expert, d))
+          for (int b : sizes) {
+            if (b < 1 || per_replica % b != 0) continue;
+            const int m = per_replica / b;
+            for (const ScheduleRequest& request : options.schedules) {
+              // A layer_split list fits one number of stages per model copy (p x chunks): elsewhere it would
+              // rule the candidate out unsaid, so its layers are split evenly there.
+              const bool even_split =
+                  setup.split == LayerSplit::kExplicit &&
+                  static_cast<int>(setup.stage_layers.size()) !=
+                      make_schedule(request.name, request.params)->layout(p).stages_per_pipeline();
+              for (const ScheduleRequest& schedule : expanded_for(request, m)) {
+                for (Recompute r : recompute) {
+                  for (int z : zero) {
+                    if (z > 0 && d * cp == 1) continue;  // nothing to shard over
+                    PlanCandidate candidate{t, p, d, cp, b, m, r, z, schedule, even_split, e};
+                    out.push_back(std::move(candidate));
+                  }
                 }
               }
             }
           }
-        }
       }
     }
   if (shapes == 0) {
@@ -163,6 +189,7 @@ Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bo
   t.parallel.tensor = c.tensor;
   t.parallel.data = c.data;
   t.parallel.context = c.context;
+  t.parallel.expert = c.expert;
   t.parallel.zero = c.zero;
   t.parallel.sequence_parallel = sequence_parallel && c.tensor > 1;
   t.model.recompute = c.recompute;
@@ -174,9 +201,10 @@ Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& c, bo
 }
 
 std::string candidate_shape_text(const PlanCandidate& c) {
-  return fmt::format("t={}{} p={} d={} b={} m={} recompute={} zero={}", c.tensor,
+  return fmt::format("t={}{} p={} d={}{} b={} m={} recompute={} zero={}", c.tensor,
                      c.context > 1 ? fmt::format(" c={}", c.context) : "", c.pipeline, c.data,
-                     c.microbatch_size, c.microbatches, recompute_name(c.recompute), c.zero);
+                     c.expert > 1 ? fmt::format(" e={}", c.expert) : "", c.microbatch_size, c.microbatches,
+                     recompute_name(c.recompute), c.zero);
 }
 
 }  // namespace pipesim

@@ -1,7 +1,8 @@
 #pragma once
 // The configurations `pipesim plan` searches for one model on G GPUs at one global batch: tensor parallel t
 // (dividing a node's GPUs, the heads and the key/value heads), context parallel c (given; 2c dividing the
-// sequence), pipeline stages p (at most the layers), data replicas d = G / (t c p) (dividing the batch),
+// sequence), pipeline stages p (at most the layers), data replicas d = G / (t c p) (dividing the batch), of
+// which e expert-parallel (a mixture of experts: e dividing d and the routed experts),
 // microbatch size b (m = B / (d b)), schedule and its parameters (PACI's accumulation a over the divisors of
 // m that are powers of two), recomputation and ZeRO.
 #include <string>
@@ -17,8 +18,11 @@ struct PlanSpaceOptions {
   int global_batch = 0;  // samples per optimizer step of the whole job; 0: the scenario's job's
   // Each list empty: the default (see default_plan_schedules and the .cpp).
   std::vector<ScheduleRequest> schedules;
-  std::vector<int> tensor;            // default: divisors of gpus_per_node that split heads and kv heads
-  std::vector<int> context;           // default: 1 (no context parallelism); each must split the sequence
+  std::vector<int> tensor;   // default: divisors of gpus_per_node that split heads and kv heads
+  std::vector<int> context;  // default: 1 (no context parallelism); each must split the sequence
+  // Expert-parallel degrees (a mixture of experts only); default: every power of two dividing both the
+  // routed experts and d (1 for a dense model). A degree that does not divide them is skipped there.
+  std::vector<int> expert;
   std::vector<int> pipeline;          // default: every divisor of G / t up to the layers
   std::vector<int> microbatch_sizes;  // default: 1, 2, 4, 8
   std::vector<Recompute> recompute;   // default: none, selective, full
@@ -37,6 +41,7 @@ struct PlanCandidate {
   // The scenario's layer_split list names another number of stages per model copy than this candidate has:
   // its layers are split evenly instead (the plan's report says for how many candidates and degrees).
   bool even_split = false;
+  int expert = 1;  // expert-parallel ranks, of the d data-parallel ones
 };
 
 // The search's schedules when none are given: the synchronous ones a Megatron or torchtitan user picks from
@@ -59,7 +64,8 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
 // The scenario one candidate runs: the base scenario with N, m, b, the job and the recomputation replaced.
 Scenario scenario_for_candidate(const Scenario& base, const PlanCandidate& candidate, bool sequence_parallel);
 
-// "t=8 p=4 d=32 b=1 m=16 recompute=none zero=1" (with "c=2" after t when context parallel)
+// "t=8 p=4 d=32 b=1 m=16 recompute=none zero=1" (with "c=2" after t when context parallel, "e=8" after d
+// when expert parallel)
 std::string candidate_shape_text(const PlanCandidate& candidate);
 
 }  // namespace pipesim

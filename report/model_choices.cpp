@@ -7,6 +7,26 @@
 
 namespace pipesim {
 
+namespace {
+
+// A mixture of experts as the header states it: its shape, the routed load assumed and what MFU counts.
+std::string moe_text(const TransformerModel& t) {
+  const MixtureOfExperts& m = t.moe;
+  if (!m.any()) return "";
+  std::string text =
+      fmt::format("; mixture of experts: {} routed experts of f = {}, {} per token", m.experts,
+                  m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : t.ffn(), m.experts_per_token);
+  if (m.shared_experts > 0) text += fmt::format(", {} shared", m.shared_experts);
+  if (m.dense_layers > 0) text += fmt::format(", the first {} layers dense", m.dense_layers);
+  text += fmt::format(
+      ", routed load {:.3g}x the mean on the slowest rank ({}{})", m.routed_load(),
+      m.load_imbalance == 1 ? "balanced: model.moe.load_imbalance" : "load_imbalance",
+      m.capacity_factor > 0 ? fmt::format(", capacity factor {:.3g}", m.capacity_factor) : ", dropless");
+  return text + "; MFU counts the active parameters (the experts a token passes through)";
+}
+
+}  // namespace
+
 std::string model_choices_text(const TransformerModel& t) {
   const std::string heads = t.key_value_heads() == t.heads
                                 ? "multi-head attention"
@@ -14,16 +34,17 @@ std::string model_choices_text(const TransformerModel& t) {
   const std::string head_size =
       t.head_dim > 0 && t.head_dim * t.heads != t.hidden ? fmt::format(", heads {} wide", t.head_dim) : "";
   return fmt::format(
-      "{}{} attention ({}{}), {} MLP (f = {}), {}{}recomputation: {}{}",
-      t.attention == AttentionKind::kFlash && t.causal ? "causal " : "", attention_name(t.attention), heads,
-      head_size, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(),
-      t.norm == NormKind::kRmsNorm ? "RMSNorm, " : "", t.dropout ? "dropout, " : "",
-      recompute_name(t.recompute) +
-          (t.recompute == Recompute::kOp
-               ? std::string(" (torchtitan's op-level policy: every other matmul of a block and its "
-                             "memory-bound ops rerun in the backward)")
-               : std::string()),
-      t.tied_embeddings ? ", tied embeddings" : "");
+             "{}{} attention ({}{}), {} MLP (f = {}), {}{}recomputation: {}{}",
+             t.attention == AttentionKind::kFlash && t.causal ? "causal " : "", attention_name(t.attention),
+             heads, head_size, t.mlp == MlpKind::kSwiglu ? "SwiGLU" : "GeLU", t.ffn(),
+             t.norm == NormKind::kRmsNorm ? "RMSNorm, " : "", t.dropout ? "dropout, " : "",
+             recompute_name(t.recompute) +
+                 (t.recompute == Recompute::kOp
+                      ? std::string(" (torchtitan's op-level policy: every other matmul of a block and its "
+                                    "memory-bound ops rerun in the backward)")
+                      : std::string()),
+             t.tied_embeddings ? ", tied embeddings" : "") +
+         moe_text(t);
 }
 
 std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devices, size_t pipeline_nodes) {
@@ -35,7 +56,7 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
   const ParallelConfig& p = t.parallel;
   if (p.any()) {
     text += fmt::format(
-        "; job: tensor parallel {}{}{}, data parallel {}{}, {} GPUs ({} per node, ranks {}); a device is a "
+        "; job: tensor parallel {}{}{}, data parallel {}{}{}, {} GPUs ({} per node, ranks {}); a device is a "
         "pipeline rank of {} GPU{}: samples/s and tokens/s are one pipeline replica's (the job's: x {}), "
         "memory per GPU, MFU per GPU",
         p.tensor,
@@ -43,6 +64,10 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
             (p.overlap_tensor_comm && p.tensor > 1 ? " (its collectives overlapped with the weight GEMMs)"
                                                    : ""),
         p.context > 1 ? fmt::format(", context parallel {} (ring attention)", p.context) : "", p.data,
+        p.expert > 1 ? fmt::format(" of which expert parallel {} (each MoE layer's routed experts split over "
+                                   "{} ranks, {} each, two all-to-alls per layer each way, not overlapped)",
+                                   p.expert, p.expert, t.model.moe.experts / p.expert)
+                     : "",
         (p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "") +
             (p.gradient_reduce_dtype.empty() || p.weight_replicas() <= 1
                  ? std::string()

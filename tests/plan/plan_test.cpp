@@ -70,6 +70,44 @@ TEST(PlanSpace, EveryCandidateUsesEveryGpuAndSplitsTheBatchEvenly) {
   EXPECT_EQ(paci_accumulation[1], (std::set<int>{1}));
 }
 
+// A mixture of experts: the search tries every power of two dividing the routed experts and d as expert
+// parallelism, a dense model only 1, and a run of the best candidate splits its experts as the row says.
+TEST(PlanSpace, AMixtureOfExpertsSearchesExpertParallelismOfItsReplicas) {
+  const std::string moe_model =
+      "model: {layers: 8, hidden: 2048, heads: 16, kv_heads: 4, seq_len: 2048, vocab: 32000, mlp: swiglu,\n"
+      "        moe: {experts: 4, experts_per_token: 2, expert_ffn_hidden: 1024}}\n";
+  const Scenario moe =
+      test::scenario_from_yaml("name: moe-job\n" + moe_model +
+                               "hardware: {profile: h100-sxm5-80gb}\nparallel: {gpus_per_node: 4}\n"
+                               "pipeline: {stages: 2, microbatches: 8, microbatch_size: 2}\n");
+  PlanSpaceOptions space;
+  space.gpus = 16;
+  space.global_batch = 32;
+  space.schedules = {{"1f1b-flush", ScheduleParams()}};
+  std::map<int, std::set<int>> experts_by_d;
+  for (const PlanCandidate& c : plan_candidates(moe, space)) experts_by_d[c.data].insert(c.expert);
+  EXPECT_EQ(experts_by_d[16], (std::set<int>{1, 2, 4}));  // 8 and 16 do not divide the 4 experts
+  EXPECT_EQ(experts_by_d[2], (std::set<int>{1, 2}));
+  EXPECT_EQ(experts_by_d[1], (std::set<int>{1}));
+  for (const PlanCandidate& c : plan_candidates(small_job(), space)) EXPECT_EQ(c.expert, 1);
+  space.expert = {2};
+  for (const PlanCandidate& c : plan_candidates(moe, space)) EXPECT_EQ(c.expert, 2);
+  EXPECT_NE(test::input_error_of([&] { plan_candidates(small_job(), space); }).find("1 for a dense model"),
+            std::string::npos);
+  // The candidate's scenario carries it, and its report names it.
+  PlanCandidate c;
+  c.data = 4;
+  c.expert = 4;
+  c.schedule = {"1f1b-flush", ScheduleParams()};
+  EXPECT_EQ(scenario_for_candidate(moe, c, true).transformer->parallel.expert, 4);
+  EXPECT_NE(candidate_shape_text(c).find("d=4 e=4"), std::string::npos) << candidate_shape_text(c);
+  PlanOptions options = small_plan(16, 2);
+  options.space.expert = {1, 4};
+  const PlanResult result = run_plan(moe, options);
+  const std::string report = format_plan(moe, options, result);
+  EXPECT_NE(report.find("B active"), std::string::npos) << report;
+}
+
 TEST(PlanSpace, TheScenariosJobBatchIsItsReplicaBatchTimesItsReplicas) {
   const Scenario s = small_job();  // 8 x 2 per replica, one replica
   EXPECT_EQ(plan_global_batch(s, {}), 16);
