@@ -433,6 +433,8 @@ void megatron_read_job(ArgumentReader& r, MegatronImport& result) {
     parallel.context = *c;
   }
   if (const auto e = r.positive_int("expert-model-parallel-size", "parallel.expert")) parallel.expert = *e;
+  if (const auto u = r.positive_int("expert-tensor-parallel-size", "parallel.expert_tensor"))
+    parallel.expert_tensor = *u;
   if (r.has("sequence-parallel")) {
     parallel.sequence_parallel = result.tensor_parallel > 1;
     out.read.push_back(result.tensor_parallel > 1

@@ -67,6 +67,7 @@ void megatron_keys_append_job(std::vector<ImportKey>& keys) {
       {"overlap-grad-reduce", KeyUse::kJob, "parallel.overlap_grad_reduce", true},
       {"tp-comm-overlap", KeyUse::kJob, "parallel.overlap_tensor_comm", true},
       {"expert-model-parallel-size", KeyUse::kJob, "parallel.expert"},
+      {"expert-tensor-parallel-size", KeyUse::kJob, "parallel.expert_tensor"},
   };
   keys.insert(keys.end(), group);
 }

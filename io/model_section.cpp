@@ -284,14 +284,15 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
 // `parallel:`: the job around the pipeline (spec/transformer_model.h, ParallelConfig).
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
   r.expect_map(node, "parallel",
-               {"tensor", "context", "data", "expert", "zero", "sequence_parallel", "distributed_optimizer",
-                "gpus_per_node", "rank_order", "overlap_weight_gather", "overlap_grad_reduce",
-                "overlap_tensor_comm", "gradient_reduce_dtype"});
+               {"tensor", "context", "data", "expert", "expert_tensor", "zero", "sequence_parallel",
+                "distributed_optimizer", "gpus_per_node", "rank_order", "overlap_weight_gather",
+                "overlap_grad_reduce", "overlap_tensor_comm", "gradient_reduce_dtype"});
   ParallelConfig p;
   if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
   if (node["context"]) p.context = r.get_int(node["context"], "parallel.context", 1);
   if (node["data"]) p.data = r.get_int(node["data"], "parallel.data", 1);
   if (node["expert"]) p.expert = r.get_int(node["expert"], "parallel.expert", 1);
+  if (node["expert_tensor"]) p.expert_tensor = r.get_int(node["expert_tensor"], "parallel.expert_tensor", 1);
   if (node["zero"]) {
     p.zero = r.get_int(node["zero"], "parallel.zero", 0);
     if (p.zero > 3) r.fail(node["zero"], "parallel.zero", "0, 1, 2 or 3");
@@ -335,7 +336,7 @@ ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const 
     r.fail(node["context"], "parallel.context", needed);
   }
   if (const std::string needed = expert_parallel_requirement(model, p); !needed.empty()) {
-    r.fail(node["expert"], "parallel.expert", needed);
+    r.fail(node["expert"] ? node["expert"] : node["expert_tensor"], "parallel.expert", needed);
   }
   if (p.sequence_parallel && p.tensor == 1)
     r.fail(node["sequence_parallel"], "parallel.sequence_parallel",

@@ -74,9 +74,10 @@ int plan_global_batch(const Scenario& scenario, const PlanSpaceOptions& options)
 
 namespace {
 
-// The expert-parallel degrees for d replicas: those given that divide d and the routed experts, or every
-// power of two that does (1 for a dense model).
-std::vector<int> expert_degrees(const TransformerModel& model, const std::vector<int>& given, int d) {
+// The expert-parallel degrees for a stage's `ranks` (t x c x d over the expert-tensor degree): those given
+// that divide them and the routed experts, or every power of two that does (1 for a dense model).
+std::vector<int> expert_degrees(const TransformerModel& model, const std::vector<int>& given, int ranks) {
+  const int d = ranks;
   std::vector<int> out;
   const auto fits = [&](int e) {
     return e >= 1 && d % e == 0 && (e == 1 || (model.moe.any() && model.moe.experts % e == 0));
@@ -137,7 +138,12 @@ std::vector<PlanCandidate> plan_candidates(const Scenario& scenario, const PlanS
         ++shapes;
         if (batch % d != 0) continue;  // every replica takes the same share of the batch
         const int per_replica = batch / d;
-        for (int e : expert_degrees(setup.model, options.expert, d))
+        // The experts regroup a stage's t x c x d ranks: e x u (the expert-tensor degree) of them.
+        const int expert_tensor = setup.parallel.expert_tensor > 0 ? setup.parallel.expert_tensor : t;
+        const int stage_ranks = t * cp * d;
+        for (int e : stage_ranks % expert_tensor == 0
+                         ? expert_degrees(setup.model, options.expert, stage_ranks / expert_tensor)
+                         : std::vector<int>{1})
           for (int b : sizes) {
             if (b < 1 || per_replica % b != 0) continue;
             const int m = per_replica / b;

@@ -64,10 +64,14 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
             (p.overlap_tensor_comm && p.tensor > 1 ? " (its collectives overlapped with the weight GEMMs)"
                                                    : ""),
         p.context > 1 ? fmt::format(", context parallel {} (ring attention)", p.context) : "", p.data,
-        p.expert > 1 ? fmt::format(" of which expert parallel {} (each MoE layer's routed experts split over "
-                                   "{} ranks, {} each, two all-to-alls per layer each way, not overlapped)",
-                                   p.expert, p.expert, t.model.moe.experts / p.expert)
-                     : "",
+        t.model.moe.any()
+            ? fmt::format("; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
+                          "experts {} per rank over {} ranks, each split over {}; {} expert replicas; two "
+                          "all-to-alls per layer each way{}, not overlapped)",
+                          p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
+                          p.expert_tensor_size(), p.expert_weight_replicas(),
+                          p.expert > 1 ? "" : " (none: one rank holds every expert)")
+            : "",
         (p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "") +
             (p.gradient_reduce_dtype.empty() || p.weight_replicas() <= 1
                  ? std::string()

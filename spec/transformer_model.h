@@ -131,20 +131,23 @@ struct OptimizerSpec {
 //     (context_parallel_layer_seconds). The c ranks hold the same weights: gradients are reduced, and ZeRO
 //     shards, over the d x c ranks (Megatron's data-parallel-with-context group, torchtitan's dp_shard_cp).
 //     Flash attention only (eager attention has no ring implementation in either framework).
-//   expert parallelism (e ranks, a mixture of experts only): each MoE layer's routed experts are split over
-//     e consecutive ranks of the data-parallel group (Megatron's tp-cp-ep-dp-pp order), E/e on each; every
-//     MoE layer dispatches each token's k copies to the ranks holding its experts and combines them back
-//     (two all-to-alls in the forward, two in the input gradient), each tensor rank its 1/t of the tokens as
-//     Megatron's sequence-parallel MoE does. Experts split over the tensor group like the dense MLP
-//     (Megatron's expert tensor parallelism at its default, the tensor size). The experts' weights are
-//     replicated over the d x c / e ranks of the expert-data-parallel group: their gradients reduce, and
-//     ZeRO shards them, over those; everything else over the d x c ranks as before.
+//   expert parallelism (e ranks, a mixture of experts only; Megatron's MoE parallel folding): each MoE
+//     layer's routed experts are split over e ranks, E/e on each, and each expert's width over u expert-
+//     tensor-parallel ranks (parallel.expert_tensor; default t, Megatron's default), the t x c x d ranks of a
+//     pipeline stage regrouped as u (innermost) x e x the d' = t c d / (e u) expert-data-parallel replicas
+//     (Megatron's tp-ep-dp-pp order for expert layers). Every MoE layer dispatches each token's k copies to
+//     the ranks holding its experts and combines them back (two all-to-alls in the forward, two in the input
+//     gradient), each tensor rank its 1/t of the tokens as Megatron's sequence-parallel MoE does; an
+//     expert-tensor group of u gathers its ranks' copies (u > 1: an all-gather and a reduce-scatter of them
+//     around the experts, one all-reduce's time). The experts' gradients reduce, and ZeRO shards them, over
+//     the d' replicas; everything else over the d x c ranks as before.
 struct ParallelConfig {
   int tensor = 1;
   int context = 1;
   int data = 1;
-  int expert = 1;  // expert parallelism, of the data-parallel ranks (see above)
-  int zero = 0;    // 0 to 3
+  int expert = 1;         // expert parallelism (see above)
+  int expert_tensor = 0;  // expert tensor parallelism; 0: tensor
+  int zero = 0;           // 0 to 3
   bool sequence_parallel = false;
   int gpus_per_node = 8;
   bool pipeline_before_data = false;  // rank order tp-cp-pp-dp instead of Megatron's tp-cp-dp-pp
@@ -169,7 +172,9 @@ struct ParallelConfig {
   // ZeRO's shards).
   int gpus_per_pipeline_rank() const { return tensor * context; }
   int weight_replicas() const { return data * context; }
-  int expert_weight_replicas() const { return data * context / expert; }  // the experts' replicas
+  int expert_tensor_size() const { return expert_tensor > 0 ? expert_tensor : tensor; }
+  // The experts' replicas (expert data parallelism).
+  int expert_weight_replicas() const { return tensor * context * data / (expert * expert_tensor_size()); }
 };
 
 // Everything the transformer cost model needs besides the pipeline shape.

@@ -35,6 +35,15 @@ double mlp_inner_bytes_per_token(const TransformerModel& t, double f) {
 
 }  // namespace
 
+double ExpertLayout::copies(const TransformerModel& t, double tokens) const {
+  return tokens * t.moe.experts_per_token * load * expert_tensor / tensor;
+}
+
+ExpertLayout expert_layout(const TransformerSetup& setup) {
+  const ParallelConfig& p = setup.parallel;
+  return {p.tensor, p.expert_tensor_size(), p.expert, setup.model.moe.routed_load()};
+}
+
 int expert_ffn(const TransformerModel& t) {
   return t.moe.expert_ffn_hidden > 0 ? t.moe.expert_ffn_hidden : t.ffn();
 }
@@ -55,8 +64,9 @@ double moe_active_mlp_parameters(const TransformerModel& t) {
   return router + (t.moe.experts_per_token + t.moe.shared_experts) * mlp_parameters(expert_model(t));
 }
 
-double moe_rank_expert_parameters(const TransformerModel& t, int tp, int ep) {
-  return static_cast<double>(t.moe.experts) / ep * mlp_parameters(expert_model(t)) / tp;
+double moe_rank_expert_parameters(const TransformerModel& t, const ExpertLayout& layout) {
+  return static_cast<double>(t.moe.experts) / layout.expert * mlp_parameters(expert_model(t)) /
+         layout.expert_tensor;
 }
 
 double moe_rank_other_parameters(const TransformerModel& t, int tp) {
@@ -64,49 +74,55 @@ double moe_rank_other_parameters(const TransformerModel& t, int tp) {
          t.moe.shared_experts * mlp_parameters(expert_model(t)) / tp;
 }
 
-LayerShapes moe_shapes(const TransformerModel& t, double b, int tp, int ep, double load) {
-  const double tokens = t.seq_len * b, h = t.hidden, experts = t.moe.experts, local_experts = experts / ep,
-               f = expert_ffn(t) / static_cast<double>(tp);
+LayerShapes moe_shapes(const TransformerModel& t, double b, const ExpertLayout& layout) {
+  const double tokens = t.seq_len * b, h = t.hidden, experts = t.moe.experts,
+               local_experts = experts / layout.expert,
+               f = expert_ffn(t) / static_cast<double>(layout.expert_tensor),
+               shared_f = t.moe.shared_experts * expert_ffn(t) / static_cast<double>(layout.tensor);
   LayerShapes shapes;
   shapes.forward = {{tokens, experts, h}};
   shapes.backward_input = {{tokens, h, experts}};
   shapes.backward_weight = {{h, experts, tokens}};
   if (t.recompute == Recompute::kFull) shapes.backward_input.push_back({tokens, experts, h});
-  // The rank's routed copies, T·k·L in all, spread over its E/e experts.
-  const double copies = tokens * t.moe.experts_per_token * load;
+  // The rank's routed copies spread over its E/e experts.
+  const double copies = layout.copies(t, tokens);
   append_mlp(shapes, t, copies / local_experts, f, local_experts);
-  append_mlp(shapes, t, tokens, t.moe.shared_experts * f, 1);
+  append_mlp(shapes, t, tokens, shared_f, 1);
   return shapes;
 }
 
-HalfBytes moe_bytes(const TransformerModel& t, double b, int tp, bool sp, double load) {
+HalfBytes moe_bytes(const TransformerModel& t, double b, const ExpertLayout& layout, bool sp) {
+  const int tp = layout.tensor;
   const double h = t.hidden, tokens = t.seq_len * b, scale = scale_16bit(t), replicated = sp ? 1.0 / tp : 1.0,
-               f = expert_ffn(t) / static_cast<double>(tp);
-  const double copies = tokens * t.moe.experts_per_token * load;
+               f = expert_ffn(t) / static_cast<double>(layout.expert_tensor),
+               shared_f = t.moe.shared_experts * expert_ffn(t) / static_cast<double>(tp);
+  const double copies = layout.copies(t, tokens);
   const double per_token = (4 * h + (t.dropout ? h : 0)) * replicated * scale + 4.0 * t.moe.experts +
-                           mlp_inner_bytes_per_token(t, t.moe.shared_experts * f) * scale;
+                           mlp_inner_bytes_per_token(t, shared_f) * scale;
   const double per_copy = (4 * h + mlp_inner_bytes_per_token(t, f)) * scale;
   const double full = tokens * per_token + copies * per_copy;
   if (t.recompute == Recompute::kFull) return {0, full};
   if (t.recompute == Recompute::kOp) {
     // As the dense MLP: w1's and w2's outputs of every expert kept, the router's probabilities too.
     const auto kept = [&](double width) { return t.mlp == MlpKind::kSwiglu ? 2 * width + 2 * h : 2 * width; };
-    return {
-        tokens * (4.0 * t.moe.experts + kept(t.moe.shared_experts * f) * scale) + copies * kept(f) * scale,
-        full};
+    return {tokens * (4.0 * t.moe.experts + kept(shared_f) * scale) + copies * kept(f) * scale, full};
   }
   return {full, full};
 }
 
-double moe_weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp, double load) {
-  const double h = t.hidden, tokens = t.seq_len * b, f = expert_ffn(t) / static_cast<double>(tp),
-               whole = sp ? h / tp : h, copies = tokens * t.moe.experts_per_token * load;
+double moe_weight_grad_activation_bytes(const TransformerModel& t, double b, const ExpertLayout& layout,
+                                        bool sp) {
+  const int tp = layout.tensor;
+  const double h = t.hidden, tokens = t.seq_len * b,
+               f = expert_ffn(t) / static_cast<double>(layout.expert_tensor), whole = sp ? h / tp : h,
+               copies = layout.copies(t, tokens),
+               shared_f = t.moe.shared_experts * expert_ffn(t) / static_cast<double>(tp);
   const auto mlp = [&](double rows_h, double width) {
     const ExpertWidths w = widths(t, width);
     return (rows_h + w.up) + (w.down + rows_h);
   };
   const double router = whole + t.moe.experts;
-  const double shared = t.moe.shared_experts > 0 ? mlp(whole, t.moe.shared_experts * f) : 0;
+  const double shared = t.moe.shared_experts > 0 ? mlp(whole, shared_f) : 0;
   return 2 * (tokens * (router + shared) + copies * mlp(h, f)) * scale_16bit(t);
 }
 

@@ -164,11 +164,12 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
   return {forward, backward};
 }
 
-int expert_group_ranks_per_node(const TransformerSetup& setup, int stages) {
+int expert_group_ranks_per_node(const TransformerSetup& setup, int /*stages*/) {
+  // Expert ranks are numbered expert-tensor innermost: an expert-parallel group's ranks are u apart.
   const ParallelConfig& p = setup.parallel;
-  ParallelDegrees degrees = job_degrees(p, stages);
-  degrees.data = p.expert;  // the first e of the data-parallel ranks: the same stride
-  return group_ranks_per_node(ParallelDimension::kData, degrees, job_rank_order(p), p.gpus_per_node);
+  const int stride = p.expert_tensor_size();
+  if (stride >= p.gpus_per_node) return 1;
+  return std::max(1, std::min(p.expert, p.gpus_per_node / stride));
 }
 
 TensorParallelSeconds expert_all_to_all_seconds(const TransformerSetup& setup, double b_rank, int stages) {
@@ -199,17 +200,23 @@ TensorParallelSeconds expert_all_to_all_seconds(const TransformerSetup& setup, d
 
 TensorParallelSeconds moe_tensor_collective_seconds(const TransformerSetup& setup, double b_rank) {
   const TransformerModel& t = setup.model;
-  if (setup.parallel.tensor <= 1) return {};
-  const double copies = t.seq_len * b_rank * t.moe.experts_per_token * t.moe.routed_load();
-  const double one = tensor_all_reduce_seconds(setup, copies * t.hidden * dtype_bytes(t.dtype));
+  const int u = setup.parallel.expert_tensor_size();
+  if (u <= 1) return {};
+  const double copies = expert_layout(setup).copies(t, t.seq_len * b_rank);
+  // The expert-tensor group is u consecutive ranks, inside the tensor group's node when u <= t.
+  const double one = all_reduce_seconds(copies * t.hidden * dtype_bytes(t.dtype), u,
+                                        group_link(setup, ParallelDimension::kTensor, 1));
   return {one, (t.recompute == Recompute::kFull ? 2 : 1) * one};
 }
 
 TransformerSetup expert_replica_setup(const TransformerSetup& setup) {
+  const ParallelConfig& p = setup.parallel;
   TransformerSetup experts = setup;
-  experts.parallel.tensor = setup.parallel.tensor * setup.parallel.expert;
-  experts.parallel.data = setup.parallel.data / std::max(1, setup.parallel.expert);
+  experts.parallel.tensor = p.expert_tensor_size() * p.expert;
+  experts.parallel.context = 1;
+  experts.parallel.data = p.expert_weight_replicas();
   experts.parallel.expert = 1;
+  experts.parallel.expert_tensor = 0;
   return experts;
 }
 
@@ -235,15 +242,19 @@ std::string context_parallel_requirement(const TransformerModel& model, int cont
 
 std::string expert_parallel_requirement(const TransformerModel& model, const ParallelConfig& p) {
   if (p.expert < 1) return "a positive degree";
-  if (p.expert == 1) return "";
+  if (p.expert_tensor < 0) return "a positive expert_tensor degree (or 0: the tensor degree)";
+  if (p.expert == 1 && p.expert_tensor_size() == p.tensor) return "";
   if (!model.moe.any())
     return "1 for a dense model (expert parallelism splits a mixture of experts' routed experts: model.moe)";
   if (model.moe.experts % p.expert != 0)
     return fmt::format("a divisor of model.moe.experts ({}: each rank holds the same number)",
                        model.moe.experts);
-  if (p.data % p.expert != 0)
+  const int ranks = p.tensor * p.context * p.data, folded = p.expert * p.expert_tensor_size();
+  if (ranks % folded != 0)
     return fmt::format(
-        "a divisor of parallel.data ({}: expert parallelism takes its ranks from data parallelism)", p.data);
+        "e x expert_tensor ({} x {}) dividing a stage's tensor x context x data ranks ({}): the experts' "
+        "groups are those ranks regrouped",
+        p.expert, p.expert_tensor_size(), ranks);
   return "";
 }
 

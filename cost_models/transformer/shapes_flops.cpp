@@ -168,9 +168,10 @@ double model_flops_per_sample(const TransformerModel& t) {
   const TransformerModel counted = without_recompute(t);
   const double tokens = t.seq_len, output = 2.0 * tokens * t.hidden * t.vocab;
   const int moe_layers = t.moe_layers();
-  const double moe_layer = moe_layers > 0 ? phases_flops(transformer::attention_shapes(counted, 1)) +
-                                                phases_flops(transformer::moe_shapes(counted, 1, 1, 1, 1))
-                                          : 0;
+  const double moe_layer =
+      moe_layers > 0 ? phases_flops(transformer::attention_shapes(counted, 1)) +
+                           phases_flops(transformer::moe_shapes(counted, 1, transformer::ExpertLayout{}))
+                     : 0;
   return (t.layers - moe_layers) * phases_flops(layer_shapes(counted, 1)) + moe_layers * moe_layer +
          3 * output;
 }

@@ -102,24 +102,26 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
   const ParallelConfig& p = setup.parallel;
   const int tp = p.tensor, ep = p.expert;
   const bool sp = p.sequence_parallel;
-  const double load = t.moe.routed_load();
+  const ExpertLayout layout = expert_layout(setup);
+  ExpertLayout counted_layout = layout;
+  counted_layout.load = 1;
   LayerShapes shapes = attention_shapes(t, b, tp);
   LayerShapes counted = attention_shapes(without_recompute(t), b, tp);  // one rank's share of the FLOPs
-  const LayerShapes mlp = moe ? moe_shapes(t, b, tp, ep, load) : mlp_shapes(t, b, tp);
+  const LayerShapes mlp = moe ? moe_shapes(t, b, layout) : mlp_shapes(t, b, tp);
   const LayerShapes counted_mlp =
-      moe ? moe_shapes(without_recompute(t), b, tp, ep, 1) : mlp_shapes(without_recompute(t), b, tp);
+      moe ? moe_shapes(without_recompute(t), b, counted_layout) : mlp_shapes(without_recompute(t), b, tp);
   for (auto [to, from] : {std::pair{&shapes, &mlp}, std::pair{&counted, &counted_mlp}}) {
     append(to->forward, from->forward);
     append(to->backward_input, from->backward_input);
     append(to->backward_weight, from->backward_weight);
   }
   const HalfBytes attention_b = attention_bytes(t, b, tp, sp);
-  const HalfBytes mlp_b = moe ? moe_bytes(t, b, tp, sp, load) : mlp_bytes(t, b, tp, sp);
+  const HalfBytes mlp_b = moe ? moe_bytes(t, b, layout, sp) : mlp_bytes(t, b, tp, sp);
   LayerCosts c;
   c.activation_bytes = attention_b.stored + mlp_b.stored;
   c.full_activation_bytes = attention_b.full + mlp_b.full;
   c.weight_grad_activation_bytes = attention_weight_grad_activation_bytes(t, b, tp, sp) +
-                                   (moe ? moe_weight_grad_activation_bytes(t, b, tp, sp, load)
+                                   (moe ? moe_weight_grad_activation_bytes(t, b, layout, sp)
                                         : mlp_weight_grad_activation_bytes(t, b, tp, sp));
   // The tensor-parallel collectives: the attention half's, and the dense MLP's or the routed copies'.
   const TensorParallelSeconds dense_tp = tensor_collective_seconds(setup, b);
@@ -150,7 +152,7 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
   c.model_flops = flops(counted.forward) + flops(counted.backward_input) + flops(counted.backward_weight);
   c.matrix_params =
       attention_parameters(t) / tp + (moe ? moe_rank_other_parameters(t, tp) : mlp_parameters(t) / tp);
-  c.expert_params = moe ? moe_rank_expert_parameters(t, tp, ep) : 0;
+  c.expert_params = moe ? moe_rank_expert_parameters(t, layout) : 0;
   MatrixShapes matrices = attention_matrices(t);
   const MatrixShapes mlp_matrices_of = moe ? moe_matrices(t, ep) : mlp_matrices(t);
   matrices.insert(matrices.end(), mlp_matrices_of.begin(), mlp_matrices_of.end());

@@ -73,17 +73,19 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   const TensorParallelSeconds collectives = tensor_collective_seconds(setup, b);
   const TensorParallelSeconds ring = ring_attention_seconds(setup, d, b, 1);
   const ParallelConfig& p = setup.parallel;
-  const double load = t.moe.routed_load();
+  const ExpertLayout layout = expert_layout(setup);
+  ExpertLayout counted_layout = layout;
+  counted_layout.load = 1;
   auto half = [&](UnitKind kind, bool moe) {
     const bool attention = kind == UnitKind::kAttention;
     const LayerShapes shapes = attention ? attention_shapes(t, b, tp)
-                               : moe     ? moe_shapes(t, b, tp, p.expert, load)
+                               : moe     ? moe_shapes(t, b, layout)
                                          : mlp_shapes(t, b, tp);
     const LayerShapes counted_shapes = attention ? attention_shapes(counted, b, tp)
-                                       : moe     ? moe_shapes(counted, b, tp, p.expert, 1)
+                                       : moe     ? moe_shapes(counted, b, counted_layout)
                                                  : mlp_shapes(counted, b, tp);
     const HalfBytes bytes = attention ? attention_bytes(t, b, tp, sp)
-                            : moe     ? moe_bytes(t, b, tp, sp, load)
+                            : moe     ? moe_bytes(t, b, layout, sp)
                                       : mlp_bytes(t, b, tp, sp);
     const Kernels kernels = attention ? attention_kernels(t) : moe ? moe_kernels(t) : mlp_kernels(t);
     const ElementwiseSeconds elementwise = elementwise_seconds(t, d, bytes.full);
@@ -113,9 +115,9 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.matrix_params = attention ? attention_parameters(t) / tp
                       : moe     ? moe_rank_other_parameters(t, tp)
                                 : mlp_parameters(t) / tp;
-    u.expert_params = moe ? moe_rank_expert_parameters(t, tp, p.expert) : 0;
+    u.expert_params = moe ? moe_rank_expert_parameters(t, layout) : 0;
     u.weight_grad_activation_bytes = attention ? attention_weight_grad_activation_bytes(t, b, tp, sp)
-                                     : moe     ? moe_weight_grad_activation_bytes(t, b, tp, sp, load)
+                                     : moe     ? moe_weight_grad_activation_bytes(t, b, layout, sp)
                                                : mlp_weight_grad_activation_bytes(t, b, tp, sp);
     const MatrixOptimizerWork work = matrix_optimizer_work(setup.optimizer, d.gemm,
                                                            attention ? attention_matrices(t)

@@ -60,7 +60,8 @@ TEST(MoeCosts, ModelFlopsCountTheExpertsATokenPassesThroughAndTheRouter) {
               1e-6 * model_flops_per_sample(moe));
 }
 
-TransformerSetup moe_setup(int data, int expert, int gpus_per_node = 8) {
+TransformerSetup moe_setup(int data, int expert, int gpus_per_node = 8,
+                           const std::string& more_parallel = "") {
   const std::string yaml = fmt::format(
       "model: {{layers: 4, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000, mlp: swiglu,\n"
       "        moe: {{experts: 8, experts_per_token: 2, expert_ffn_hidden: 2048}}}}\n"
@@ -68,9 +69,9 @@ TransformerSetup moe_setup(int data, int expert, int gpus_per_node = 8) {
       "  profile: h100-sxm5-80gb\n"
       "  link: {{bandwidth_gb_per_s: 100, latency_us: 10, source: test}}\n"
       "  inter_node_link: {{bandwidth_gb_per_s: 25, latency_us: 20, source: test}}\n"
-      "parallel: {{data: {}, expert: {}, gpus_per_node: {}}}\n"
+      "parallel: {{data: {}, expert: {}, gpus_per_node: {}{}}}\n"
       "pipeline: {{stages: 2, microbatches: 4}}\n",
-      data, expert, gpus_per_node);
+      data, expert, gpus_per_node, more_parallel);
   return *test::scenario_from_yaml(yaml).transformer;
 }
 
@@ -120,6 +121,34 @@ TEST(MoeCosts, ExpertParallelismDividesTheExpertsMemoryAndReducesTheirGradientsO
   EXPECT_GT(eight[0].forward_s, one[0].forward_s);
 }
 
+// Megatron's MoE parallel folding: with t = 2 and each expert whole on a rank (u = 1), the experts regroup a
+// stage's t x d = 8 ranks as e = 8 (more than d = 4), each rank computing its T/t tokens' copies at the full
+// expert width; with u = t = 2 they take T·k copies at half the width over e = 4. Same work either way.
+TEST(MoeCosts, ExpertTensorParallelismRegroupsTheStagesRanks) {
+  const TransformerSetup folded =
+      moe_setup(4, 8, 8, ", tensor: 2, sequence_parallel: true, expert_tensor: 1");
+  ASSERT_EQ(expert_parallel_requirement(folded.model, folded.parallel), "");
+  EXPECT_EQ(folded.parallel.expert_weight_replicas(), 1);
+  const transformer::ExpertLayout layout = transformer::expert_layout(folded);
+  EXPECT_DOUBLE_EQ(layout.copies(folded.model, 2048), 2048.0 * 2 / 2);
+  const double expert = 3.0 * 1024 * 2048;
+  EXPECT_DOUBLE_EQ(transformer::moe_rank_expert_parameters(folded.model, layout), expert);  // 8 / 8 whole
+  TransformerSetup split = folded;
+  split.parallel.expert = 4;
+  split.parallel.expert_tensor = 0;  // the tensor degree
+  const transformer::ExpertLayout split_layout = transformer::expert_layout(split);
+  EXPECT_DOUBLE_EQ(split_layout.copies(split.model, 2048), 2048.0 * 2);
+  EXPECT_DOUBLE_EQ(transformer::moe_rank_expert_parameters(split.model, split_layout), 2 * expert / 2);
+  EXPECT_DOUBLE_EQ(flops(transformer::moe_shapes(folded.model, 1, layout).forward),
+                   flops(transformer::moe_shapes(split.model, 1, split_layout).forward));
+  // u = 1 needs no gather of the copies; u = 2 does.
+  EXPECT_EQ(transformer::moe_tensor_collective_seconds(folded, 1).forward, 0);
+  EXPECT_GT(transformer::moe_tensor_collective_seconds(split, 1).forward, 0);
+  // Its ranks per node: e ranks u apart.
+  EXPECT_EQ(transformer::expert_group_ranks_per_node(folded, 2), 8);
+  EXPECT_EQ(transformer::expert_group_ranks_per_node(split, 2), 4);
+}
+
 TEST(MoeCosts, TheRoutedLoadScalesTheSlowestRanksExpertWorkAndActivations) {
   TransformerSetup balanced = moe_setup(8, 8);
   TransformerSetup skewed = balanced;
@@ -159,7 +188,7 @@ TEST(MoeCosts, ExpertParallelismIsCheckedAgainstTheModelAndTheJob) {
             std::string::npos);
   EXPECT_NE(test::input_error_of([&] {
               test::scenario_from_yaml(moe + job + "parallel: {data: 2, expert: 4}\n");
-            }).find("a divisor of parallel.data (2"),
+            }).find("e x expert_tensor (4 x 1) dividing a stage's tensor x context x data ranks (2)"),
             std::string::npos);
   const std::string dense = "model: {layers: 4, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000}\n";
   EXPECT_NE(test::input_error_of([&] {
