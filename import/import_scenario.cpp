@@ -166,6 +166,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
     if (p.context > 1) parallel += fmt::format(", context: {}", p.context);
     if (p.expert > 1) parallel += fmt::format(", expert: {}", p.expert);
     if (p.expert_tensor > 0) parallel += fmt::format(", expert_tensor: {}", p.expert_tensor);
+    if (p.deepep_dispatch) parallel += ", expert_dispatch: deepep";
     if (p.zero > 0 && p.weight_replicas() > 1) parallel += fmt::format(", zero: {}", p.zero);
     if (p.sequence_parallel) parallel += ", sequence_parallel: true";
     if (!p.overlap_grad_reduce && p.weight_replicas() > 1) parallel += ", overlap_grad_reduce: false";

@@ -435,6 +435,13 @@ void megatron_read_job(ArgumentReader& r, MegatronImport& result) {
   if (const auto e = r.positive_int("expert-model-parallel-size", "parallel.expert")) parallel.expert = *e;
   if (const auto u = r.positive_int("expert-tensor-parallel-size", "parallel.expert_tensor"))
     parallel.expert_tensor = *u;
+  // DeepEP runs behind the flex dispatcher; alone, the flag changes nothing.
+  const std::string dispatcher = r.text("moe-token-dispatcher-type");
+  if (r.has("moe-enable-deepep") && dispatcher == "flex") {
+    parallel.deepep_dispatch = true;
+    out.read.push_back(
+        "--moe-token-dispatcher-type flex --moe-enable-deepep -> parallel.expert_dispatch: deepep");
+  }
   if (r.has("sequence-parallel")) {
     parallel.sequence_parallel = result.tensor_parallel > 1;
     out.read.push_back(result.tensor_parallel > 1

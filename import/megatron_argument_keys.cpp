@@ -68,6 +68,9 @@ void megatron_keys_append_job(std::vector<ImportKey>& keys) {
       {"tp-comm-overlap", KeyUse::kJob, "parallel.overlap_tensor_comm", true},
       {"expert-model-parallel-size", KeyUse::kJob, "parallel.expert"},
       {"expert-tensor-parallel-size", KeyUse::kJob, "parallel.expert_tensor"},
+      {"moe-enable-deepep", KeyUse::kJob, "parallel.expert_dispatch: deepep (with the flex dispatcher)",
+       true},
+      {"moe-token-dispatcher-type", KeyUse::kJob, "alltoall or flex (with --moe-enable-deepep: DeepEP)"},
   };
   keys.insert(keys.end(), group);
 }

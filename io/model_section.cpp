@@ -283,16 +283,23 @@ LayerSplit read_layer_split(const YamlReader& r, const YAML::Node& node, const s
 
 // `parallel:`: the job around the pipeline (spec/transformer_model.h, ParallelConfig).
 ParallelConfig read_parallel(const YamlReader& r, const YAML::Node& node, const TransformerModel& model) {
-  r.expect_map(node, "parallel",
-               {"tensor", "context", "data", "expert", "expert_tensor", "zero", "sequence_parallel",
-                "distributed_optimizer", "gpus_per_node", "rank_order", "overlap_weight_gather",
-                "overlap_grad_reduce", "overlap_tensor_comm", "gradient_reduce_dtype"});
+  r.expect_map(
+      node, "parallel",
+      {"tensor", "context", "data", "expert", "expert_tensor", "expert_dispatch", "zero", "sequence_parallel",
+       "distributed_optimizer", "gpus_per_node", "rank_order", "overlap_weight_gather", "overlap_grad_reduce",
+       "overlap_tensor_comm", "gradient_reduce_dtype"});
   ParallelConfig p;
   if (node["tensor"]) p.tensor = r.get_int(node["tensor"], "parallel.tensor", 1);
   if (node["context"]) p.context = r.get_int(node["context"], "parallel.context", 1);
   if (node["data"]) p.data = r.get_int(node["data"], "parallel.data", 1);
   if (node["expert"]) p.expert = r.get_int(node["expert"], "parallel.expert", 1);
   if (node["expert_tensor"]) p.expert_tensor = r.get_int(node["expert_tensor"], "parallel.expert_tensor", 1);
+  if (node["expert_dispatch"]) {
+    p.deepep_dispatch =
+        r.get_choice(node["expert_dispatch"], "parallel.expert_dispatch", {"all-to-all", "deepep"},
+                     "all-to-all (every routed copy: Megatron's alltoall dispatcher) or deepep (a "
+                     "token once per node: DeepEP)") == "deepep";
+  }
   if (node["zero"]) {
     p.zero = r.get_int(node["zero"], "parallel.zero", 0);
     if (p.zero > 3) r.fail(node["zero"], "parallel.zero", "0, 1, 2 or 3");

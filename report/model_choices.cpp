@@ -67,10 +67,14 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
         t.model.moe.any()
             ? fmt::format("; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
                           "experts {} per rank over {} ranks, each split over {}; {} expert replicas; two "
-                          "all-to-alls per layer each way{}, not overlapped)",
+                          "all-to-alls per layer each way{}{}, not overlapped)",
                           p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
                           p.expert_tensor_size(), p.expert_weight_replicas(),
-                          p.expert > 1 ? "" : " (none: one rank holds every expert)")
+                          p.expert > 1 ? "" : " (none: one rank holds every expert)",
+                          p.deepep_dispatch
+                              ? " by DeepEP (a token once to each other node holding one of its "
+                                "experts, forwarded there over NVLink; routing taken as uniform)"
+                              : "")
             : "",
         (p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "") +
             (p.gradient_reduce_dtype.empty() || p.weight_replicas() <= 1

@@ -147,7 +147,11 @@ struct ParallelConfig {
   int data = 1;
   int expert = 1;         // expert parallelism (see above)
   int expert_tensor = 0;  // expert tensor parallelism; 0: tensor
-  int zero = 0;           // 0 to 3
+  // How a MoE layer's tokens reach their experts: an all-to-all of every routed copy (Megatron's alltoall
+  // dispatcher), or DeepEP's kernels (Megatron's flex dispatcher with --moe-enable-deepep), which send a
+  // token once to each other node holding one of its experts and forward it there over NVLink.
+  bool deepep_dispatch = false;
+  int zero = 0;  // 0 to 3
   bool sequence_parallel = false;
   int gpus_per_node = 8;
   bool pipeline_before_data = false;  // rank order tp-cp-pp-dp instead of Megatron's tp-cp-dp-pp

@@ -55,18 +55,23 @@ double all_gather_seconds(double bytes, int ranks, const LinkSpec& link) {
   return reduce_scatter_seconds(bytes, ranks, link);
 }
 
+double two_level_exchange_seconds(double intra_bytes, double inter_bytes, const LinkSpec* intra,
+                                  const LinkSpec* inter) {
+  const auto side_s = [](double bytes, const LinkSpec* link) {
+    if (!(bytes > 0)) return 0.0;
+    if (!link || !(link->bandwidth_gb_per_s > 0))
+      throw std::invalid_argument("an all-to-all's link needs a bandwidth above 0");
+    return link->latency_us * 1e-6 + bytes / (link->bandwidth_gb_per_s * 1e9);
+  };
+  return std::max(side_s(intra_bytes, intra), side_s(inter_bytes, inter));
+}
+
 double all_to_all_seconds(double bytes, int ranks, int ranks_per_node, const LinkSpec* intra,
                           const LinkSpec* inter) {
   check(bytes, ranks);
   if (ranks == 1 || bytes == 0) return 0;
   const int q = std::clamp(ranks_per_node, 1, ranks);
-  const auto side_s = [&](int peers, const LinkSpec* link) {
-    if (peers == 0) return 0.0;
-    if (!link || !(link->bandwidth_gb_per_s > 0))
-      throw std::invalid_argument("an all-to-all's link needs a bandwidth above 0");
-    return link->latency_us * 1e-6 + bytes * peers / ranks / (link->bandwidth_gb_per_s * 1e9);
-  };
-  return std::max(side_s(q - 1, intra), side_s(ranks - q, inter));
+  return two_level_exchange_seconds(bytes * (q - 1) / ranks, bytes * (ranks - q) / ranks, intra, inter);
 }
 
 }  // namespace pipesim

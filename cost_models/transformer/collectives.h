@@ -31,5 +31,9 @@ double all_gather_seconds(double bytes, int ranks, const LinkSpec& link);
 // reach needs its link (std::invalid_argument otherwise).
 double all_to_all_seconds(double bytes, int ranks, int ranks_per_node, const LinkSpec* intra,
                           const LinkSpec* inter);
+// The same exchange with the bytes each side moves given: `intra_bytes` over `intra`, `inter_bytes` over the
+// rank's NIC, at once (0 bytes: that side takes no time).
+double two_level_exchange_seconds(double intra_bytes, double inter_bytes, const LinkSpec* intra,
+                                  const LinkSpec* inter);
 
 }  // namespace pipesim

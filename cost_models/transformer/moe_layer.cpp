@@ -1,5 +1,7 @@
 #include "cost_models/transformer/moe_layer.h"
 
+#include <algorithm>
+
 namespace pipesim::transformer {
 namespace {
 
@@ -144,6 +146,15 @@ MatrixShapes moe_matrices(const TransformerModel& t, int ep) {
   const int count = t.moe.experts / ep + t.moe.shared_experts;
   for (int i = 0; i < count; ++i) out.insert(out.end(), expert.begin(), expert.end());
   return out;
+}
+
+double deepep_remote_nodes_per_token(int experts, int experts_per_token, int nodes) {
+  if (nodes <= 1) return 0;
+  // C(E - E/n, k) / C(E, k) as a product: the chance that none of the k picks lands on a given node.
+  const double per_node = static_cast<double>(experts) / nodes;
+  double none = 1;
+  for (int i = 0; i < experts_per_token; ++i) none *= std::max(0.0, (experts - per_node - i) / (experts - i));
+  return (nodes - 1) * (1 - none);
 }
 
 double moe_dispatch_bytes(const TransformerModel& t, double b, int tp) {

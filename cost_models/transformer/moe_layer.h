@@ -54,6 +54,10 @@ double moe_weight_grad_activation_bytes(const TransformerModel& t, double b, con
 Kernels moe_kernels(const TransformerModel& t);
 // Muon's and SOAP's matrices of one rank: its E/e experts, the shared experts and the router.
 MatrixShapes moe_matrices(const TransformerModel& t, int ep);
+// DeepEP's dispatch: of a token's k experts, spread evenly over the n nodes of an expert-parallel group, the
+// other nodes that hold at least one (each receives the token once): (n - 1)(1 - C(E - E/n, k) / C(E, k)),
+// the routing taken as uniform.
+double deepep_remote_nodes_per_token(int experts, int experts_per_token, int nodes);
 // The bytes one rank dispatches in one all-to-all at load 1: its 1/t of the T tokens, k copies of h each
 // (sequence parallelism's share, which Megatron requires of a MoE with tensor parallelism).
 double moe_dispatch_bytes(const TransformerModel& t, double b, int tp);

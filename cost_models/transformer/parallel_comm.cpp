@@ -193,8 +193,20 @@ TensorParallelSeconds expert_all_to_all_seconds(const TransformerSetup& setup, d
   const LinkSpec* intra = setup.profile.link ? &*setup.profile.link : nullptr;
   const LinkSpec* inter = setup.profile.inter_node_link ? &*setup.profile.inter_node_link : nullptr;
   // The most loaded rank receives L times the mean: it sets the all-to-all's pace.
-  const double one = t.moe.routed_load() *
-                     all_to_all_seconds(moe_dispatch_bytes(t, b_rank, p.tensor), p.expert, q, intra, inter);
+  const double bytes = moe_dispatch_bytes(t, b_rank, p.tensor);
+  double exchange = all_to_all_seconds(bytes, p.expert, q, intra, inter);
+  if (p.deepep_dispatch && q < p.expert) {
+    // DeepEP: each token once to every other node holding one of its experts, over the NIC; there it and
+    // the copies for this node's other ranks move over NVLink.
+    const int nodes = p.expert / q;
+    const double token_bytes = bytes / t.moe.experts_per_token;
+    const double inter_bytes =
+        token_bytes * deepep_remote_nodes_per_token(t.moe.experts, t.moe.experts_per_token, nodes);
+    const double intra_bytes =
+        bytes * (q - 1.0) / p.expert + bytes * (p.expert - q) / p.expert * (q - 1.0) / q;
+    exchange = two_level_exchange_seconds(intra_bytes, inter_bytes, intra, inter);
+  }
+  const double one = t.moe.routed_load() * exchange;
   return {2 * one, (t.recompute == Recompute::kFull ? 4 : 2) * one};
 }
 

@@ -4,6 +4,8 @@
 // load's effect, and the checks on parallel.expert.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cost_models/transformer/collectives.h"
 #include "cost_models/transformer/moe_layer.h"
 #include "cost_models/transformer/parallel_comm.h"
@@ -98,6 +100,31 @@ TEST(MoeCosts, AnAllToAllsBytesAndTimeByHand) {
   // No expert parallelism: no all-to-all.
   EXPECT_EQ(expert_all_to_all_seconds(moe_setup(8, 1), 1, 2).forward, 0);
   EXPECT_EQ(all_to_all_seconds(bytes, 1, 1, nullptr, nullptr), 0);
+}
+
+// DeepEP sends a token once to each other node holding one of its experts. Top-8 of 128 experts on 4 nodes
+// of 32: a node gets none with chance (96·95·…·89)/(128·127·…·121) = 0.0927, so 3 x 0.9073 = 2.722 other
+// nodes; top-1 reaches one other node with chance (n - 1)/n; top-E every node.
+TEST(MoeCosts, DeepEpSendsATokenOnceToEachNodeItsExpertsAreOn) {
+  EXPECT_NEAR(transformer::deepep_remote_nodes_per_token(128, 8, 4), 2.7218, 1e-4);
+  EXPECT_NEAR(transformer::deepep_remote_nodes_per_token(8, 1, 4), 0.75, 1e-12);
+  EXPECT_NEAR(transformer::deepep_remote_nodes_per_token(8, 8, 4), 3, 1e-12);
+  EXPECT_EQ(transformer::deepep_remote_nodes_per_token(128, 8, 1), 0);
+  // EP 8 on nodes of 4 (2 nodes), top-2 of 8: the plain all-to-all sends 4/8 of the k copies over the NIC,
+  // DeepEP each token once to the other node when one of its two experts is there (1 - 12/56 of the time).
+  TransformerSetup plain = moe_setup(8, 8, 4);
+  TransformerSetup deepep = plain;
+  deepep.parallel.deepep_dispatch = true;
+  const double bytes = 2048.0 * 2 * 1024 * 2, token = bytes / 2;
+  const double nic_s = 20e-6 + token * (1 - 12.0 / 56) / 25e9;
+  const double nvlink_s = 10e-6 + bytes * 3 / 8 / 100e9 + bytes * 4 / 8 * 3 / 4 / 100e9;
+  EXPECT_NEAR(expert_all_to_all_seconds(deepep, 1, 2).forward, 2 * std::max(nic_s, nvlink_s), 1e-12);
+  EXPECT_LT(expert_all_to_all_seconds(deepep, 1, 2).forward, expert_all_to_all_seconds(plain, 1, 2).forward);
+  // Inside one node it is the all-to-all.
+  TransformerSetup one_node = moe_setup(8, 8);
+  const double inside = expert_all_to_all_seconds(one_node, 1, 2).forward;
+  one_node.parallel.deepep_dispatch = true;
+  EXPECT_EQ(expert_all_to_all_seconds(one_node, 1, 2).forward, inside);
 }
 
 TEST(MoeCosts, ExpertParallelismDividesTheExpertsMemoryAndReducesTheirGradientsOverItsReplicas) {
