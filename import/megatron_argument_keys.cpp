@@ -105,6 +105,9 @@ void megatron_keys_append_unsupported(std::vector<ImportKey>& keys) {
 void megatron_keys_append_ignored_flags(std::vector<ImportKey>& keys) {
   const std::initializer_list<ImportKey> group = {
       {"moe-grouped-gemm", KeyUse::kIgnored, "how the experts' GEMMs are batched", true},
+      {"moe-router-load-balancing-type", KeyUse::kIgnored,
+       "the router's balancing loss: how balanced routing is, is model.moe.load_imbalance"},
+      {"moe-aux-loss-coeff", KeyUse::kIgnored, "the router's balancing loss's weight"},
       {"use-mcore-models", KeyUse::kIgnored, "", true},
       {"overlap-param-gather", KeyUse::kIgnored, "", true},
       {"disable-bias-linear", KeyUse::kIgnored, "", true},

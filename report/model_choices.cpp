@@ -64,6 +64,10 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
             (p.overlap_tensor_comm && p.tensor > 1 ? " (its collectives overlapped with the weight GEMMs)"
                                                    : ""),
         p.context > 1 ? fmt::format(", context parallel {} (ring attention)", p.context) : "", p.data,
+        (p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "") +
+            (p.gradient_reduce_dtype.empty() || p.weight_replicas() <= 1
+                 ? std::string()
+                 : fmt::format(" (gradients reduced in {})", p.gradient_reduce_dtype)),
         t.model.moe.any()
             ? fmt::format("; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
                           "experts {} per rank over {} ranks, each split over {}; {} expert replicas; two "
@@ -76,10 +80,6 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
                                 "experts, forwarded there over NVLink; routing taken as uniform)"
                               : "")
             : "",
-        (p.zero > 0 ? fmt::format(" with ZeRO-{} over {} ranks", p.zero, p.weight_replicas()) : "") +
-            (p.gradient_reduce_dtype.empty() || p.weight_replicas() <= 1
-                 ? std::string()
-                 : fmt::format(" (gradients reduced in {})", p.gradient_reduce_dtype)),
         p.gpus_per_pipeline_rank() * p.data * pipeline_devices, p.gpus_per_node,
         p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.gpus_per_pipeline_rank(),
         p.gpus_per_pipeline_rank() > 1 ? "s" : "", p.data);

@@ -174,7 +174,14 @@ TEST(UnmodelledFeatures, MegatronExpertsFp8AndKvChannels) {
                                                       "--kv-channels",
                                                       "96",
                                                       "--mtp-num-layers",
-                                                      "1"});
+                                                      "1",
+                                                      "--expert-model-parallel-size",
+                                                      "2",
+                                                      "--expert-tensor-parallel-size",
+                                                      "1",
+                                                      "--moe-token-dispatcher-type",
+                                                      "flex",
+                                                      "--moe-enable-deepep"});
   const TransformerModel& m = imported.imported.model;
   EXPECT_EQ(m.moe.experts, 8);
   EXPECT_EQ(m.moe.experts_per_token, 2);
@@ -183,6 +190,12 @@ TEST(UnmodelledFeatures, MegatronExpertsFp8AndKvChannels) {
   EXPECT_EQ(m.unmodelled.mtp_layers, 1);
   EXPECT_EQ(m.head_dim, 96);
   EXPECT_FALSE(test::any_line_contains(imported.imported.unknown, "fp8"));
+  // The experts' parallelism is the job's.
+  const ParallelConfig& p = imported.imported.parallel;
+  EXPECT_EQ(p.expert, 2);
+  EXPECT_EQ(p.expert_tensor, 1);
+  EXPECT_TRUE(p.deepep_dispatch);
+  EXPECT_TRUE(test::any_line_contains(imported.imported.read, "parallel.expert_dispatch: deepep"));
 }
 
 TEST(UnmodelledFeatures, TorchtitanFloat8ConverterIsFp8) {
