@@ -150,11 +150,27 @@ void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& 
       m.moe.shared_experts = std::max(1, (shared_width + width / 2) / width);
     }
     m.moe.dense_layers = number({"first_k_dense_replace"});
+    m.moe.layer_step = std::max(1, number({"decoder_sparse_step", "interleave_moe_layer_step"}));
+    if (const auto freq = config.find("moe_layer_freq"); freq != config.end()) {
+      r.mark_used("moe_layer_freq");
+      if (!(freq->is_number_integer() && freq->get<int>() == 1))
+        out.unsupported.push_back(
+            fmt::format("moe_layer_freq: {} (DeepSeek's every-n-th MoE layer: every layer after the dense "
+                        "ones priced as a MoE)",
+                        short_text(*freq)));
+    }
+    if (const auto dense = config.find("mlp_only_layers"); dense != config.end()) {
+      r.mark_used("mlp_only_layers");
+      if (dense->is_array() && !dense->empty())
+        out.unsupported.push_back(fmt::format(
+            "mlp_only_layers: {} (dense layers at these indices: priced as MoE layers)", short_text(*dense)));
+    }
     out.read.push_back(
-        fmt::format("experts: {} routed, {} per token{}{}{} -> model.moe", experts, m.moe.experts_per_token,
+        fmt::format("experts: {} routed, {} per token{}{}{}{} -> model.moe", experts, m.moe.experts_per_token,
                     m.moe.shared_experts > 0 ? fmt::format(", {} shared", m.moe.shared_experts) : "",
                     m.moe.expert_ffn_hidden > 0 ? fmt::format(", width {}", m.moe.expert_ffn_hidden) : "",
-                    m.moe.dense_layers > 0 ? fmt::format(", first {} dense", m.moe.dense_layers) : ""));
+                    m.moe.dense_layers > 0 ? fmt::format(", first {} dense", m.moe.dense_layers) : "",
+                    m.moe.layer_step > 1 ? fmt::format(", every {} layers", m.moe.layer_step) : ""));
   }
   if (const int rank = number({"kv_lora_rank"}); rank > 0) {
     f.mla.kv_lora_rank = rank;

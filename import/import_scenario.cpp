@@ -39,6 +39,7 @@ std::string moe_yaml(const MixtureOfExperts& e) {
   if (e.shared_experts > 0) text += fmt::format(", shared_experts: {}", e.shared_experts);
   if (e.expert_ffn_hidden > 0) text += fmt::format(", expert_ffn_hidden: {}", e.expert_ffn_hidden);
   if (e.dense_layers > 0) text += fmt::format(", dense_layers: {}", e.dense_layers);
+  if (e.layer_step > 1) text += fmt::format(", layer_step: {}", e.layer_step);
   return text + "}\n";
 }
 

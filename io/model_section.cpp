@@ -32,7 +32,7 @@ MixtureOfExperts read_moe(const YamlReader& r, const YAML::Node& moe) {
   const std::string key = "model.moe";
   r.expect_map(moe, key,
                {"experts", "experts_per_token", "shared_experts", "expert_ffn_hidden", "dense_layers",
-                "load_imbalance", "capacity_factor"});
+                "layer_step", "load_imbalance", "capacity_factor"});
   if (!moe["experts"] || !moe["experts_per_token"])
     r.fail(moe, key,
            "{experts: E, experts_per_token: K} (and shared_experts, expert_ffn_hidden, dense_layers, "
@@ -47,6 +47,7 @@ MixtureOfExperts read_moe(const YamlReader& r, const YAML::Node& moe) {
   if (moe["expert_ffn_hidden"])
     m.expert_ffn_hidden = r.get_int(moe["expert_ffn_hidden"], key + ".expert_ffn_hidden", 1);
   if (moe["dense_layers"]) m.dense_layers = r.get_int(moe["dense_layers"], key + ".dense_layers", 0);
+  if (moe["layer_step"]) m.layer_step = r.get_int(moe["layer_step"], key + ".layer_step", 1);
   if (moe["load_imbalance"]) {
     m.load_imbalance = r.get_double(moe["load_imbalance"], key + ".load_imbalance", 1);
     // The most loaded rank can take at most every routed copy of the group: e times the mean at most, which

@@ -18,6 +18,7 @@ std::string moe_text(const TransformerModel& t) {
                   m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : t.ffn(), m.experts_per_token);
   if (m.shared_experts > 0) text += fmt::format(", {} shared", m.shared_experts);
   if (m.dense_layers > 0) text += fmt::format(", the first {} layers dense", m.dense_layers);
+  if (m.layer_step > 1) text += fmt::format(", a MoE every {} layers", m.layer_step);
   text += fmt::format(
       ", routed load {:.3g}x the mean on the slowest rank ({}{})", m.routed_load(),
       m.load_imbalance == 1 ? "balanced: model.moe.load_imbalance" : "load_imbalance",

@@ -63,8 +63,8 @@ struct TransformerModel {
   double query_width() const { return heads * head_size(); }                  // a·d: Q and the context
   double key_value_width() const { return key_value_heads() * head_size(); }  // k·d: K and V each
   int ffn() const;
-  bool moe_layer(int layer) const { return moe.any() && layer >= moe.dense_layers; }  // 0-based
-  int moe_layers() const { return moe.any() ? std::max(0, layers - moe.dense_layers) : 0; }
+  bool moe_layer(int layer) const { return moe.moe_layer(layer); }  // 0-based
+  int moe_layers() const { return moe.any() ? std::max(0, layers - moe.dense_layers) / moe.layer_step : 0; }
   int norm_parameters() const;  // one norm's weights: 2h (scale, bias) or h (scale)
   // Bytes the element-wise kernels move per byte of activation they store (M_B). Defaults: Megatron-LM's GPT
   // layer without flash attention, fitted with the A100 profile to the Zero Bubble paper's profiled times

@@ -14,6 +14,7 @@
 #include "import/hf_config.h"
 #include "tests/error_text.h"
 #include "tests/scenario_text.h"
+#include "tests/test_util.h"
 
 namespace pipesim {
 namespace {
@@ -202,6 +203,29 @@ TEST(MoeCosts, DenseFirstLayersHoldNoExperts) {
   double experts = 0;
   for (const StageCosts& c : transformer_stage_costs(setup, 1, 2)) experts += c.expert_parameters;
   EXPECT_DOUBLE_EQ(experts, stages[1].expert_parameters);
+}
+
+// Every other layer a MoE (Llama 4's interleave_moe_layer_step 2, Qwen2-MoE's decoder_sparse_step): layers 1
+// and 3 of 4, so each of two stages holds one; the parameter count has half the MoE layers.
+TEST(MoeCosts, ALayerStepInterleavesDenseAndMoeLayers) {
+  TransformerSetup setup = moe_setup(8, 8);
+  setup.model.moe.layer_step = 2;
+  EXPECT_FALSE(setup.model.moe_layer(0));
+  EXPECT_TRUE(setup.model.moe_layer(1));
+  EXPECT_EQ(setup.model.moe_layers(), 2);
+  const std::vector<StageCosts> stages = transformer_stage_costs(setup, 1, 2);
+  EXPECT_DOUBLE_EQ(stages[0].expert_parameters, stages[1].expert_parameters);
+  EXPECT_DOUBLE_EQ(stages[0].expert_parameters, 8 / 8 * 3.0 * 1024 * 2048);
+  TransformerSetup every = moe_setup(8, 8);
+  EXPECT_NEAR(model_parameters(every.model) - model_parameters(setup.model),
+              2 * (transformer::moe_mlp_parameters(every.model) - mlp_parameters(every.model)), 1);
+  const ModelImport imported = read_hf_config(
+      R"({"model_type": "qwen2_moe", "num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4,
+          "vocab_size": 1000, "max_position_embeddings": 512, "num_experts": 8, "num_experts_per_tok": 2,
+          "decoder_sparse_step": 2, "mlp_only_layers": [0]})",
+      "qwen2-moe.json");
+  EXPECT_EQ(imported.model.moe.layer_step, 2);
+  EXPECT_TRUE(test::any_line_contains(imported.unsupported, "mlp_only_layers: [0]"));
 }
 
 TEST(MoeCosts, ExpertParallelismIsCheckedAgainstTheModelAndTheJob) {

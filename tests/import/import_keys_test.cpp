@@ -53,7 +53,8 @@ TEST(ImportKeys, EveryHfKeyTheTableReadsIsLookedUp) {
           "num_local_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 128,
           "n_shared_experts": 1, "first_k_dense_replace": 1, "kv_lora_rank": 64, "q_lora_rank": 32,
           "use_sliding_window": true, "sliding_window": 1024, "attention_chunk_size": 512,
-          "num_nextn_predict_layers": 1, "attention_dropout": 0.0, "quantization_config": {}})",
+          "num_nextn_predict_layers": 1, "attention_dropout": 0.0, "quantization_config": {},
+          "moe_layer_freq": 1, "mlp_only_layers": [], "decoder_sparse_step": 1})",
                      "a.json"),
       // GPT-2's names and a Qwen-MoE shared expert.
       read_hf_config(R"({"n_layer": 2, "n_embd": 64, "n_head": 4, "vocab_size": 100, "n_inner": 256,
