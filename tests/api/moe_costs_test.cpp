@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
 
 #include "cost_models/transformer/collectives.h"
 #include "cost_models/transformer/moe_layer.h"
@@ -226,6 +228,50 @@ TEST(MoeCosts, ALayerStepInterleavesDenseAndMoeLayers) {
       "qwen2-moe.json");
   EXPECT_EQ(imported.model.moe.layer_step, 2);
   EXPECT_TRUE(test::any_line_contains(imported.unsupported, "mlp_only_layers: [0]"));
+}
+
+// Over random mixtures and layouts (experts, top-k, dense first layers, a layer step, EP and expert tensor
+// parallelism folded into t x d, even and balanced splits, 1 to 4 stages): every expert is held exactly once
+// per replica (the stages' expert parameters times e x u are the MoE layers' experts), every time is finite
+// and non-negative, and a heavier routed load never makes a stage faster.
+TEST(MoeCosts, RandomLayoutsHoldEveryExpertOnceAndLoadNeverHelps) {
+  std::mt19937 rng(20261207);
+  const auto pick = [&](std::vector<int> from) { return from[rng() % from.size()]; };
+  for (int trial = 0; trial < 60; ++trial) {
+    const int experts = pick({4, 8, 16}), k = 1 + static_cast<int>(rng() % std::min(4, experts));
+    const int tensor = pick({1, 2}), expert = pick({1, 2, 4}), expert_tensor = pick({1, tensor});
+    const int data = expert * expert_tensor * pick({1, 2});
+    const int layers = 4 + static_cast<int>(rng() % 5), stages = 1 + static_cast<int>(rng() % 4);
+    const std::string yaml = fmt::format(
+        "model: {{layers: {}, hidden: 256, heads: 4, seq_len: 128, vocab: 1000, mlp: swiglu,\n"
+        "        moe: {{experts: {}, experts_per_token: {}, expert_ffn_hidden: 128, dense_layers: {},\n"
+        "               layer_step: {}, shared_experts: {}}}}}\n"
+        "hardware:\n  profile: h100-sxm5-80gb\n"
+        "parallel: {{tensor: {}, data: {}, expert: {}, expert_tensor: {}, sequence_parallel: {}, zero: {}}}\n"
+        "pipeline: {{stages: {}, microbatches: 4, layer_split: {}}}\n",
+        layers, experts, k, rng() % 3, 1 + rng() % 2, rng() % 2, tensor, data, expert, expert_tensor,
+        tensor > 1 ? "true" : "false", data > 1 ? pick({0, 1, 3}) : 0, stages,
+        pick({0, 1}) ? "even" : "balanced");
+    SCOPED_TRACE(yaml);
+    const Scenario scenario = test::scenario_from_yaml(yaml);
+    TransformerSetup setup = *scenario.transformer;
+    const std::vector<StageCosts> costs = transformer_stage_costs(setup, 1, stages);
+    double held = 0;
+    for (const StageCosts& c : costs) {
+      held += c.expert_parameters * expert * setup.parallel.expert_tensor_size();
+      for (double v :
+           {c.forward_s, c.backward_input_s, c.backward_weight_s, c.optimizer_s, c.activation_bytes}) {
+        EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
+      }
+    }
+    const double per_layer = experts * mlp_parameters(transformer::expert_model(setup.model));
+    EXPECT_NEAR(held, setup.model.moe_layers() * per_layer, 1e-6 * per_layer);
+    setup.model.moe.load_imbalance = 1.5;
+    const std::vector<StageCosts> heavier = transformer_stage_costs(setup, 1, stages);
+    if (setup.split != LayerSplit::kBalanced) {  // a balanced split may move its boundaries
+      for (int i = 0; i < stages; ++i) EXPECT_GE(heavier[i].forward_s, costs[i].forward_s - 1e-15);
+    }
+  }
 }
 
 TEST(MoeCosts, ExpertParallelismIsCheckedAgainstTheModelAndTheJob) {
