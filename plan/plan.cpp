@@ -294,10 +294,14 @@ void PlanSearch::check_work_ceiling(const std::vector<size_t>& order) const {
   for (size_t i : order) {
     if (counted.insert(fingerprints_[i]).second) ops += estimated_ops_of_[i];
   }
-  check_total_ops(ops, static_cast<double>(counted.size()),
-                  "plan (at most: the candidates under their memory bound, before pruning)",
-                  "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)",
-                  options_.limits);
+  check_total_ops(
+      ops, static_cast<double>(counted.size()),
+      "plan (at most: the candidates under their memory bound, before pruning)",
+      scenario_.transformer && scenario_.transformer->model.moe.any()
+          ? "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes, "
+            "--expert)"
+          : "lower --global-batch or narrow the search (--schedules, --pipeline, --microbatch-sizes)",
+      options_.limits);
 }
 
 // The K-th best throughput of each kind so far, one per shape (0 until K are kept).

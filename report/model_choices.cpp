@@ -71,7 +71,7 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
                  : fmt::format(" (gradients reduced in {})", p.gradient_reduce_dtype)),
         t.model.moe.any()
             ? fmt::format("; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
-                          "experts {} per rank over {} ranks, each split over {}; {} expert replicas; two "
+                          "experts {} per rank over {} ranks, each split over {}; replicated on {}; two "
                           "all-to-alls per layer each way{}{}, not overlapped)",
                           p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
                           p.expert_tensor_size(), p.expert_weight_replicas(),
