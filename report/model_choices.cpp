@@ -70,16 +70,18 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
                  ? std::string()
                  : fmt::format(" (gradients reduced in {})", p.gradient_reduce_dtype)),
         t.model.moe.any()
-            ? fmt::format("; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
-                          "experts {} per rank over {} ranks, each split over {}; replicated on {}; two "
-                          "all-to-alls per layer each way{}{}, not overlapped)",
-                          p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
-                          p.expert_tensor_size(), p.expert_weight_replicas(),
-                          p.expert > 1 ? "" : " (none: one rank holds every expert)",
-                          p.deepep_dispatch
-                              ? " by DeepEP (a token once to each other node holding one of its "
-                                "experts, forwarded there over NVLink; routing taken as uniform)"
-                              : "")
+            ? fmt::format(
+                  "; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
+                  "experts {} per rank over {} ranks, each split over {}; replicated on {}; two "
+                  "all-to-alls per layer each way{}{}, not overlapped)",
+                  p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
+                  p.expert_tensor_size(), p.expert_weight_replicas(),
+                  p.expert > 1
+                      ? ""
+                      : " (none: one rank holds every expert, so the routed load changes no rank's work)",
+                  p.deepep_dispatch ? " by DeepEP (a token once to each other node holding one of its "
+                                      "experts, forwarded there over NVLink; routing taken as uniform)"
+                                    : "")
             : "",
         p.gpus_per_pipeline_rank() * p.data * pipeline_devices, p.gpus_per_node,
         p.pipeline_before_data ? "tp-pp-dp" : "tp-dp-pp", p.gpus_per_pipeline_rank(),

@@ -43,7 +43,9 @@ double ExpertLayout::copies(const TransformerModel& t, double tokens) const {
 
 ExpertLayout expert_layout(const TransformerSetup& setup) {
   const ParallelConfig& p = setup.parallel;
-  return {p.tensor, p.expert_tensor_size(), p.expert, setup.model.moe.routed_load()};
+  // Without expert parallelism every rank holds every expert and computes exactly its own tokens' k copies:
+  // how unevenly they spread over the experts changes no rank's work.
+  return {p.tensor, p.expert_tensor_size(), p.expert, p.expert > 1 ? setup.model.moe.routed_load() : 1.0};
 }
 
 int expert_ffn(const TransformerModel& t) {

@@ -191,6 +191,11 @@ TEST(MoeCosts, TheRoutedLoadScalesTheSlowestRanksExpertWorkAndActivations) {
   EXPECT_DOUBLE_EQ(skewed.model.moe.routed_load(), 2);
   skewed.model.moe.capacity_factor = 1.25;
   EXPECT_DOUBLE_EQ(skewed.model.moe.routed_load(), 1.25);
+  // Without expert parallelism a rank computes its own tokens' copies, however they spread over experts.
+  TransformerSetup alone = moe_setup(8, 1);
+  const double even = transformer_stage_costs(alone, 1, 2)[0].forward_s;
+  alone.model.moe.load_imbalance = 2;
+  EXPECT_DOUBLE_EQ(transformer_stage_costs(alone, 1, 2)[0].forward_s, even);
 }
 
 // DeepSeek's first dense layers: a stage holding only those has no experts.
