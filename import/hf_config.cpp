@@ -123,7 +123,8 @@ class ConfigReader {
   std::set<std::string> used_;
 };
 
-// A mixture of experts into model.moe; the features the costs do not represent yet into model.mla, ...
+// A mixture of experts into model.moe, latent attention into model.mla; the features the costs do not
+// represent yet into model.mtp_layers, ...
 // (spec/unmodelled_features.h): the scenario carries them, so that `run` refuses it instead of pricing a
 // dense stand-in. A sliding window is kept only where the file says it is used.
 void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& out) {
@@ -173,11 +174,26 @@ void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& 
                     m.moe.layer_step > 1 ? fmt::format(", every {} layers", m.moe.layer_step) : ""));
   }
   if (const int rank = number({"kv_lora_rank"}); rank > 0) {
-    f.mla.kv_lora_rank = rank;
-    f.mla.q_lora_rank = number({"q_lora_rank"});
-    out.read.push_back(fmt::format("kv_lora_rank {} -> model.mla (not modelled yet)", rank));
+    LatentAttention& mla = m.mla;
+    mla.kv_lora_rank = rank;
+    mla.q_lora_rank = number({"q_lora_rank"});
+    // Absent head widths keep Megatron's defaults (DeepSeek-V2/V3's 128, 64, 128), said below.
+    const auto width = [&](const char* key, int& value) {
+      if (const int given = number({key}); given > 0) {
+        value = given;
+      } else {
+        out.assumed.push_back(fmt::format("no {}: {} (DeepSeek-V3's)", key, value));
+      }
+    };
+    width("qk_nope_head_dim", mla.qk_nope_head_dim);
+    width("qk_rope_head_dim", mla.qk_rope_head_dim);
+    width("v_head_dim", mla.v_head_dim);
+    out.read.push_back(
+        fmt::format("kv_lora_rank {}, q_lora_rank {}, head widths {} + {} (rotary), values {} -> model.mla",
+                    rank, mla.q_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim));
   } else {
-    r.mark_used("q_lora_rank");
+    for (const char* key : {"q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+      r.mark_used(key);
   }
   std::string key;
   const json* use = r.find({"use_sliding_window"}, key);

@@ -55,8 +55,11 @@ void hf_keys_append_unmodelled(std::vector<ImportKey>& keys) {
       {"n_shared_experts", KeyUse::kModel, "model.moe.shared_experts"},
       {"shared_expert_intermediate_size", KeyUse::kModel, "model.moe.shared_experts"},
       {"first_k_dense_replace", KeyUse::kModel, "model.moe.dense_layers"},
-      {"kv_lora_rank", KeyUse::kUnmodelled, "model.mla.kv_lora_rank"},
-      {"q_lora_rank", KeyUse::kUnmodelled, "model.mla.q_lora_rank"},
+      {"kv_lora_rank", KeyUse::kModel, "model.mla.kv_lora_rank"},
+      {"q_lora_rank", KeyUse::kModel, "model.mla.q_lora_rank"},
+      {"qk_nope_head_dim", KeyUse::kModel, "model.mla.qk_nope_head_dim"},
+      {"qk_rope_head_dim", KeyUse::kModel, "model.mla.qk_rope_head_dim"},
+      {"v_head_dim", KeyUse::kModel, "model.mla.v_head_dim"},
       {"sliding_window", KeyUse::kUnmodelled,
        "model.sliding_window (where shorter than seq_len and use_sliding_window is not false)"},
       {"sliding_window_size", KeyUse::kUnmodelled,
@@ -82,9 +85,9 @@ void hf_keys_append_towers_and_quantization(std::vector<ImportKey>& keys) {
       });
 }
 
-// Ignored: what tunes a refused feature (its router, its latent heads, the layers that have it).
+// Ignored: what tunes a feature without changing its cost (its router, the layers that have it).
 void hf_keys_append_feature_tuning(std::vector<ImportKey>& keys) {
-  const char* const kTunes = "tunes a feature read into model.moe, model.mla or model.sliding_window";
+  const char* const kTunes = "tunes a feature read into model.moe or model.sliding_window";
   const std::initializer_list<ImportKey> group = {
       {"norm_topk_prob", KeyUse::kIgnored, kTunes},
       {"router_aux_loss_coef", KeyUse::kIgnored, kTunes},
@@ -98,9 +101,6 @@ void hf_keys_append_feature_tuning(std::vector<ImportKey>& keys) {
       {"aux_loss_alpha", KeyUse::kIgnored, kTunes},
       {"seq_aux", KeyUse::kIgnored, kTunes},
       {"ep_size", KeyUse::kIgnored, kTunes},
-      {"qk_nope_head_dim", KeyUse::kIgnored, kTunes},
-      {"qk_rope_head_dim", KeyUse::kIgnored, kTunes},
-      {"v_head_dim", KeyUse::kIgnored, kTunes},
       {"moe_layer_freq", KeyUse::kModel,
        "1 (every layer after the dense ones a MoE); other values not supported"},
       {"decoder_sparse_step", KeyUse::kModel, "model.moe.layer_step"},

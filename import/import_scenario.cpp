@@ -43,14 +43,19 @@ std::string moe_yaml(const MixtureOfExperts& e) {
   return text + "}\n";
 }
 
+// Latent attention as the model section's key (DeepSeek's names).
+std::string mla_yaml(const LatentAttention& a) {
+  if (!a.any()) return "";
+  return fmt::format(
+      "  mla: {{kv_lora_rank: {}, q_lora_rank: {}, qk_nope_head_dim: {}, qk_rope_head_dim: {}, v_head_dim: "
+      "{}}}\n",
+      a.kv_lora_rank, a.q_lora_rank, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim);
+}
+
 // The features the costs do not represent yet, as the model section's keys: `pipesim run` refuses the
 // scenario until they are modelled (or, with --allow-unmodelled, banners every figure).
 std::string unmodelled_yaml(const UnmodelledFeatures& f) {
   std::string text;
-  if (f.mla.kv_lora_rank > 0) {
-    text += fmt::format("  mla: {{kv_lora_rank: {}{}}}\n", f.mla.kv_lora_rank,
-                        f.mla.q_lora_rank > 0 ? fmt::format(", q_lora_rank: {}", f.mla.q_lora_rank) : "");
-  }
   if (f.sliding_window > 0) text += fmt::format("  sliding_window: {}\n", f.sliding_window);
   if (f.attention_chunk > 0) text += fmt::format("  attention_chunk: {}\n", f.attention_chunk);
   if (f.mtp_layers > 0) text += fmt::format("  mtp_layers: {}\n", f.mtp_layers);
@@ -155,6 +160,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
                       name_in(recompute_names(), m.recompute));
   if (m.head_dim > 0) text += fmt::format("  head_dim: {}\n", m.head_dim);
   text += moe_yaml(m.moe);
+  text += mla_yaml(m.mla);
   text += unmodelled_yaml(m.unmodelled);
   text += hardware_yaml(settings);
   const int global_batch = settings.global_batch > 0 ? settings.global_batch : settings.microbatches;

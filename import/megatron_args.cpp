@@ -152,8 +152,8 @@ class ArgumentReader {
   std::set<std::string> used_;
 };
 
-// A mixture of experts into model.moe; the features the costs do not represent yet
-// (spec/unmodelled_features.h) into model.mla, model.mtp_layers and model.fp8, so that the scenario is
+// A mixture of experts into model.moe, latent attention into model.mla; the features the costs do not
+// represent yet (spec/unmodelled_features.h) into model.mtp_layers and model.fp8, so that the scenario is
 // refused rather than priced dense.
 void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
   UnmodelledFeatures& f = out.model.unmodelled;
@@ -178,9 +178,17 @@ void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
     }
   }
   if (r.has("multi-latent-attention")) {
-    f.mla.kv_lora_rank = r.positive_int("kv-lora-rank", "model.mla.kv_lora_rank").value_or(512);
-    f.mla.q_lora_rank = r.positive_int("q-lora-rank", "model.mla.q_lora_rank").value_or(0);
-    out.read.push_back("--multi-latent-attention -> model.mla (not modelled yet)");
+    LatentAttention& mla = out.model.mla;
+    // Absent sizes keep MLATransformerConfig's defaults (DeepSeek-V3's 512, 128, 64, 128; no query latent).
+    mla.kv_lora_rank = r.positive_int("kv-lora-rank", "model.mla.kv_lora_rank").value_or(512);
+    mla.q_lora_rank = r.positive_int("q-lora-rank", "model.mla.q_lora_rank").value_or(0);
+    mla.qk_nope_head_dim = r.positive_int("qk-head-dim", "model.mla.qk_nope_head_dim").value_or(128);
+    mla.qk_rope_head_dim = r.positive_int("qk-pos-emb-head-dim", "model.mla.qk_rope_head_dim").value_or(64);
+    mla.v_head_dim = r.positive_int("v-head-dim", "model.mla.v_head_dim").value_or(128);
+    out.read.push_back(fmt::format(
+        "--multi-latent-attention -> model.mla (kv_lora_rank {}, q_lora_rank {}, head widths {} + {}, values "
+        "{})",
+        mla.kv_lora_rank, mla.q_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim));
   }
   if (const auto mtp = r.positive_int("mtp-num-layers", "model.mtp_layers (not modelled yet)"))
     f.mtp_layers = *mtp;

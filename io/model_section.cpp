@@ -65,6 +65,28 @@ MixtureOfExperts read_moe(const YamlReader& r, const YAML::Node& moe) {
   return m;
 }
 
+// `model.mla`: multi-head latent attention (spec/latent_attention.h).
+LatentAttention read_mla(const YamlReader& r, const YAML::Node& mla) {
+  const std::string key = "model.mla";
+  r.expect_map(mla, key,
+               {"kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  if (!mla["kv_lora_rank"])
+    r.fail(mla, key,
+           "{kv_lora_rank: R} (and q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim: DeepSeek's "
+           "config names)");
+  LatentAttention m;
+  m.kv_lora_rank = r.get_int(mla["kv_lora_rank"], key + ".kv_lora_rank", 1);
+  if (mla["q_lora_rank"]) m.q_lora_rank = r.get_int(mla["q_lora_rank"], key + ".q_lora_rank", 0);
+  if (mla["qk_nope_head_dim"])
+    m.qk_nope_head_dim = r.get_int(mla["qk_nope_head_dim"], key + ".qk_nope_head_dim", 0);
+  if (mla["qk_rope_head_dim"])
+    m.qk_rope_head_dim = r.get_int(mla["qk_rope_head_dim"], key + ".qk_rope_head_dim", 0);
+  if (m.query_head_width() < 1)
+    r.fail(mla, key, "qk_nope_head_dim + qk_rope_head_dim of at least 1 (each head's query/key width)");
+  if (mla["v_head_dim"]) m.v_head_dim = r.get_int(mla["v_head_dim"], key + ".v_head_dim", 1);
+  return m;
+}
+
 // What the costs do not represent yet (spec/unmodelled_features.h): read whole, so that a run can
 // refuse it by its key and line, never dropped.
 UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) {
@@ -74,13 +96,6 @@ UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) 
     f.where[name] = r.where(node[key], name);
     return name;
   };
-  if (const YAML::Node mla = node["mla"]) {
-    const std::string key = located("mla");
-    r.expect_map(mla, key, {"kv_lora_rank", "q_lora_rank"});
-    if (!mla["kv_lora_rank"]) r.fail(mla, key, "{kv_lora_rank: R} (and q_lora_rank)");
-    f.mla.kv_lora_rank = r.get_int(mla["kv_lora_rank"], key + ".kv_lora_rank", 1);
-    if (mla["q_lora_rank"]) f.mla.q_lora_rank = r.get_int(mla["q_lora_rank"], key + ".q_lora_rank", 0);
-  }
   if (node["sliding_window"])
     f.sliding_window = r.get_int(node["sliding_window"], located("sliding_window"), 1);
   if (node["attention_chunk"])
@@ -172,6 +187,15 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
         r.get_double(node["backward_elementwise_passes"], "model.backward_elementwise_passes", 0);
   }
   if (const YAML::Node moe = node["moe"]) t.moe = read_moe(r, moe);
+  if (const YAML::Node mla = node["mla"]) {
+    t.mla = read_mla(r, mla);
+    // Latent attention rebuilds a key and a value for every query head: there are no shared heads.
+    if (t.kv_heads > 0 && t.kv_heads != t.heads)
+      r.fail(node["kv_heads"], "model.kv_heads",
+             fmt::format("{} (model.heads) or no key: multi-head latent attention has a key and a value per "
+                         "query head",
+                         t.heads));
+  }
   t.unmodelled = read_unmodelled(r, node);
   return t;
 }

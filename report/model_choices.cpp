@@ -29,11 +29,21 @@ std::string moe_text(const TransformerModel& t) {
 }  // namespace
 
 std::string model_choices_text(const TransformerModel& t) {
-  const std::string heads = t.key_value_heads() == t.heads
-                                ? "multi-head attention"
-                                : fmt::format("{} key/value heads of {}", t.key_value_heads(), t.heads);
-  const std::string head_size =
-      t.head_dim > 0 && t.head_dim * t.heads != t.hidden ? fmt::format(", heads {} wide", t.head_dim) : "";
+  const LatentAttention& mla = t.mla;
+  const std::string heads =
+      mla.any() ? fmt::format(
+                      "multi-head latent attention: key/value latent {}, {}, heads {} + {} rotary wide, "
+                      "values {}; naive form, the latents expanded per head",
+                      mla.kv_lora_rank,
+                      mla.q_lora_rank > 0 ? fmt::format("query latent {}", mla.q_lora_rank)
+                                          : std::string("queries from the hidden state"),
+                      mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim)
+      : t.key_value_heads() == t.heads
+          ? "multi-head attention"
+          : fmt::format("{} key/value heads of {}", t.key_value_heads(), t.heads);
+  const std::string head_size = !mla.any() && t.head_dim > 0 && t.head_dim * t.heads != t.hidden
+                                    ? fmt::format(", heads {} wide", t.head_dim)
+                                    : "";
   return fmt::format(
              "{}{} attention ({}{}), {} MLP (f = {}), {}{}recomputation: {}{}",
              t.attention == AttentionKind::kFlash && t.causal ? "causal " : "", attention_name(t.attention),

@@ -10,6 +10,7 @@
 
 #include "base/name_table.h"
 #include "spec/hardware_profile.h"
+#include "spec/latent_attention.h"
 #include "spec/mixture_of_experts.h"
 #include "spec/optimizer_kind.h"
 #include "spec/unmodelled_features.h"
@@ -54,6 +55,7 @@ struct TransformerModel {
   Recompute recompute = Recompute::kNone;
   std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
   MixtureOfExperts moe;        // moe.any(): the MLP of every layer after moe.dense_layers is a MoE
+  LatentAttention mla;         // mla.any(): every layer's attention is multi-head latent attention
 
   // What the costs do not represent yet; a run refuses it unless told to show the dense figures.
   UnmodelledFeatures unmodelled;

@@ -9,12 +9,6 @@ std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& f, 
     const auto at = f.where.find(key);
     out.push_back({key, std::move(what), std::move(stand_in), at == f.where.end() ? "" : at->second});
   };
-  if (f.mla.kv_lora_rank > 0) {
-    add("model.mla",
-        fmt::format("multi-head latent attention (kv_lora_rank {}{})", f.mla.kv_lora_rank,
-                    f.mla.q_lora_rank > 0 ? fmt::format(", q_lora_rank {}", f.mla.q_lora_rank) : ""),
-        "(grouped) multi-head attention");
-  }
   if (f.sliding_window > 0 && f.sliding_window < seq_len) {
     add("model.sliding_window",
         fmt::format("sliding-window attention ({} of the {} tokens)", f.sliding_window, seq_len),

@@ -1,22 +1,16 @@
 #pragma once
-// Parts of today's models that the transformer cost equations do not represent yet: multi-head latent
-// attention, sliding-window or chunked attention in force, multi-token prediction and FP8
-// GEMMs. A scenario keeps them as data (`model.mla`, ...) so that a run refuses to price the
-// dense model in their place, or says on every figure that it did (`--allow-unmodelled`): a figure for a
-// model pipesim does not describe is never shown as if it were that model's.
+// Parts of today's models that the transformer cost equations do not represent yet: sliding-window or
+// chunked attention in force, multi-token prediction and FP8 GEMMs. A scenario keeps them as data
+// (`model.fp8`, ...) so that a run refuses to price the dense model in their place, or says on every figure
+// that it did (`--allow-unmodelled`): a figure for a model pipesim does not describe is never shown as if it
+// were that model's.
 #include <map>
 #include <string>
 #include <vector>
 
 namespace pipesim {
 
-struct LatentAttention {
-  int kv_lora_rank = 0;  // the compressed key/value width; 0: no latent attention
-  int q_lora_rank = 0;   // the compressed query width; 0: queries uncompressed
-};
-
 struct UnmodelledFeatures {
-  LatentAttention mla;
   int sliding_window = 0;   // tokens a query attends to; in force only when shorter than the sequence
   int attention_chunk = 0;  // chunked attention's chunk (Llama 4); in force only when shorter than it
   int mtp_layers = 0;       // multi-token prediction modules after the last layer
@@ -26,18 +20,17 @@ struct UnmodelledFeatures {
 };
 
 struct UnmodelledFeature {
-  std::string key;       // the scenario key, e.g. "model.mla"
-  std::string what;      // "multi-head latent attention (kv_lora_rank 512)"
-  std::string stand_in;  // what the figures price instead: "(grouped) multi-head attention"
+  std::string key;       // the scenario key, e.g. "model.fp8"
+  std::string what;      // "FP8 GEMMs (hybrid)"
+  std::string stand_in;  // what the figures price instead: "the GEMMs in the model's dtype"
   std::string where;     // "file:12: key 'model.moe'", or "" when not read from a file
 };
 
-// The features in force for a sequence of `seq_len` tokens, in a fixed order (mla, sliding_window,
+// The features in force for a sequence of `seq_len` tokens, in a fixed order (sliding_window,
 // attention_chunk, mtp_layers, fp8).
 std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& features, int seq_len);
 
-// One line per feature: "model.mla: multi-head latent attention (...), priced as (grouped) multi-head
-// attention".
+// One line per feature: "model.fp8: FP8 GEMMs (...), priced as the GEMMs in the model's dtype".
 std::vector<std::string> unmodelled_lines(const std::vector<UnmodelledFeature>& features);
 
 }  // namespace pipesim

@@ -1,5 +1,7 @@
 #include "cost_models/transformer/memory_bytes.h"
 
+#include "cost_models/transformer/latent_attention.h"
+
 namespace pipesim {
 namespace transformer {
 
@@ -11,6 +13,7 @@ double scale_16bit(const TransformerModel& t) {
 // scores, the MLP's inner activations) / tp; the rest (norm inputs, the QKV and up inputs, dropout masks)
 // whole on every rank, or / tp too with sequence parallelism (sp).
 HalfBytes attention_bytes(const TransformerModel& t, double b, int tp, bool sp) {
+  if (t.mla.any()) return latent_attention_bytes(t, b, tp, sp);
   const double s = t.seq_len, h = t.hidden, a = t.heads, tokens = s * b, scale = scale_16bit(t);
   const double ad = t.query_width(), kd = t.key_value_width(), replicated = sp ? 1.0 / tp : 1.0;
   const double base = tokens * ((4 * h + (t.dropout ? h : 0)) * replicated + (4 * ad + 4 * kd) / tp) * scale;
@@ -51,6 +54,7 @@ HalfBytes mlp_bytes(const TransformerModel& t, double b, int tp, bool sp) {
 // One tensor-parallel rank's share of each weight GEMM's input and output gradient (as attention_bytes
 // divides them).
 double attention_weight_grad_activation_bytes(const TransformerModel& t, double b, int tp, bool sp) {
+  if (t.mla.any()) return latent_attention_weight_grad_activation_bytes(t, b, tp, sp);
   const double h = t.hidden, ad = t.query_width(), kd = t.key_value_width(), tokens = t.seq_len * b;
   const double whole = sp ? h / tp : h;
   return 2 * tokens * ((whole + (ad + 2 * kd) / tp) + (ad / tp + whole)) * scale_16bit(t);  // QKV, projection

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cost_models/transformer/device.h"
+#include "cost_models/transformer/latent_attention.h"
 
 namespace pipesim::transformer {
 namespace {
@@ -36,6 +37,7 @@ OptimizerBytes optimizer_bytes(OptimizerKind kind, bool matrix_param) {
 }
 
 MatrixShapes attention_matrices(const TransformerModel& t) {
+  if (t.mla.any()) return latent_attention_matrices(t);
   const double h = t.hidden;
   const double qkv = t.query_width() + 2.0 * t.key_value_width(), ad = t.query_width();
   return {{std::min(h, qkv), std::max(h, qkv)}, {std::min(h, ad), std::max(h, ad)}};

@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "cost_models/transformer/collectives.h"
 #include "cost_models/transformer/job_topology.h"
+#include "cost_models/transformer/latent_attention.h"
 #include "cost_models/transformer/moe_layer.h"
 #include "cost_models/transformer/shapes_flops.h"
 
@@ -144,12 +145,14 @@ TensorParallelSeconds ring_attention_seconds(const TransformerSetup& setup, cons
   }
   // Point to point, not a collective: each rank's block crosses one NIC (no rings to split it over).
   const LinkSpec link = group_link(setup, ParallelDimension::kContext, stages, 1);
-  const double kv_bytes = 2 * t.seq_len * b_rank * (t.key_value_width() / p.tensor) * d.bytes;
+  // K and V of every key/value head (latent attention: the up projections' full heads, not the latents).
+  const double kv_width = t.mla.any() ? latent_key_value_width(t) : 2 * t.key_value_width();
+  const double kv_bytes = t.seq_len * b_rank * (kv_width / p.tensor) * d.bytes;
   const auto step_s = [&](double bytes) {
     return bytes / (link.bandwidth_gb_per_s * 1e9) + link.latency_us * 1e-6;
   };
   // Each ring step's transfer hides under one of the c blocks of the core attention.
-  const LayerShapes shapes = attention_shapes(t, b_rank, p.tensor);
+  const LayerShapes shapes = attention_shapes(t, b_rank, p.tensor, p.sequence_parallel);
   const auto core_s = [&](const std::vector<Gemm>& gemms) {
     double seconds = 0;
     for (const Gemm& g : gemms) {

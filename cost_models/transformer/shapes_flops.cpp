@@ -2,11 +2,11 @@
 
 #include <cmath>
 
+#include "cost_models/transformer/latent_attention.h"
 #include "cost_models/transformer/moe_layer.h"
 
 namespace pipesim {
 namespace transformer {
-namespace {
 
 // The share of the s x s score tiles a flash kernel computes: all of them, or with a causal mask the n(n+1)/2
 // tiles on and below the diagonal of n = ceil(s / 128) (FlashAttention's 128-row blocks).
@@ -16,14 +16,13 @@ double flash_work_share(const TransformerModel& t) {
   return (n + 1) / (2 * n);
 }
 
-}  // namespace
-
 // Kernels one layer launches, as in Megatron-LM's GPT layer (no fusion beyond bias-GeLU and
 // bias-dropout-add): the attention half (layer norm, QKV, scores, softmax, dropout, context, projection,
 // bias-dropout-add and their backwards) 11 forward, 13 input-backward, 5 weight-backward kernels; flash
 // attention fuses scores, softmax, dropout and context into one (3 fewer each way); the MLP half launches
 // 6, 7 and 5. Full recomputation launches the forward again inside I.
 Kernels attention_kernels(const TransformerModel& t) {
+  if (t.mla.any()) return latent_attention_kernels(t);
   const double fused = t.attention == AttentionKind::kFlash ? 3 : 0;
   Kernels k{11 - fused, 13 - fused, 5};
   if (t.recompute == Recompute::kFull) k.backward_input += k.forward;
@@ -47,7 +46,8 @@ void append(std::vector<Gemm>& to, const std::vector<Gemm>& from) {
 // batched GEMM); recomputation reruns in I what it dropped.
 // With tensor parallelism over `tp` ranks, one rank's share: QKV column-parallel (output / tp), the
 // projection row-parallel (input / tp), heads / tp.
-LayerShapes attention_shapes(const TransformerModel& t, double b, int tp) {
+LayerShapes attention_shapes(const TransformerModel& t, double b, int tp, bool sp) {
+  if (t.mla.any()) return latent_attention_shapes(t, b, tp, sp);
   const double s = t.seq_len, h = t.hidden, tokens = s * b, d = t.head_size(), batch = b * t.heads / tp,
                qkv = (t.query_width() + 2.0 * t.key_value_width()) / tp, q_split = t.query_width() / tp;
   LayerShapes shapes;
@@ -93,8 +93,8 @@ LayerShapes mlp_shapes(const TransformerModel& t, double b, int tp) {
 }
 
 // The GEMMs of one layer: both halves.
-LayerShapes layer_shapes(const TransformerModel& t, double b, int tp) {
-  LayerShapes shapes = attention_shapes(t, b, tp);
+LayerShapes layer_shapes(const TransformerModel& t, double b, int tp, bool sp) {
+  LayerShapes shapes = attention_shapes(t, b, tp, sp);
   const LayerShapes mlp = mlp_shapes(t, b, tp);
   append(shapes.forward, mlp.forward);
   append(shapes.backward_input, mlp.backward_input);
@@ -128,8 +128,14 @@ double layer_backward_weight_flops(const TransformerModel& t, double b) {
 }
 
 double attention_parameters(const TransformerModel& t) {
+  if (t.mla.any()) return transformer::latent_attention_parameters(t);
   const double h = t.hidden;
   return 2 * h * t.query_width() + 2 * h * t.key_value_width();
+}
+
+double attention_rank_parameters(const TransformerModel& t, int tp) {
+  if (t.mla.any()) return transformer::latent_attention_rank_parameters(t, tp);
+  return attention_parameters(t) / tp;
 }
 
 double mlp_parameters(const TransformerModel& t) {

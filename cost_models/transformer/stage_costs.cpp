@@ -105,8 +105,8 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
   const ExpertLayout layout = expert_layout(setup);
   ExpertLayout counted_layout = layout;
   counted_layout.load = 1;
-  LayerShapes shapes = attention_shapes(t, b, tp);
-  LayerShapes counted = attention_shapes(without_recompute(t), b, tp);  // one rank's share of the FLOPs
+  LayerShapes shapes = attention_shapes(t, b, tp, sp);
+  LayerShapes counted = attention_shapes(without_recompute(t), b, tp, true);  // one rank's share of the FLOPs
   const LayerShapes mlp = moe ? moe_shapes(t, b, layout) : mlp_shapes(t, b, tp);
   const LayerShapes counted_mlp =
       moe ? moe_shapes(without_recompute(t), b, counted_layout) : mlp_shapes(without_recompute(t), b, tp);
@@ -151,7 +151,7 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
                         (attention.backward_weight + mlp_k.backward_weight) * d.launch;
   c.model_flops = flops(counted.forward) + flops(counted.backward_input) + flops(counted.backward_weight);
   c.matrix_params =
-      attention_parameters(t) / tp + (moe ? moe_rank_other_parameters(t, tp) : mlp_parameters(t) / tp);
+      attention_rank_parameters(t, tp) + (moe ? moe_rank_other_parameters(t, tp) : mlp_parameters(t) / tp);
   c.expert_params = moe ? moe_rank_expert_parameters(t, layout) : 0;
   MatrixShapes matrices = attention_matrices(t);
   const MatrixShapes mlp_matrices_of = moe ? moe_matrices(t, ep) : mlp_matrices(t);

@@ -78,10 +78,10 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   counted_layout.load = 1;
   auto half = [&](UnitKind kind, bool moe) {
     const bool attention = kind == UnitKind::kAttention;
-    const LayerShapes shapes = attention ? attention_shapes(t, b, tp)
+    const LayerShapes shapes = attention ? attention_shapes(t, b, tp, sp)
                                : moe     ? moe_shapes(t, b, layout)
                                          : mlp_shapes(t, b, tp);
-    const LayerShapes counted_shapes = attention ? attention_shapes(counted, b, tp)
+    const LayerShapes counted_shapes = attention ? attention_shapes(counted, b, tp, true)
                                        : moe     ? moe_shapes(counted, b, counted_layout)
                                                  : mlp_shapes(counted, b, tp);
     const HalfBytes bytes = attention ? attention_bytes(t, b, tp, sp)
@@ -112,7 +112,7 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +
                     flops(counted_shapes.backward_weight);
-    u.matrix_params = attention ? attention_parameters(t) / tp
+    u.matrix_params = attention ? attention_rank_parameters(t, tp)
                       : moe     ? moe_rank_other_parameters(t, tp)
                                 : mlp_parameters(t) / tp;
     u.expert_params = moe ? moe_rank_expert_parameters(t, layout) : 0;
