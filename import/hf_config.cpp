@@ -124,7 +124,7 @@ class ConfigReader {
 };
 
 // A mixture of experts into model.moe, latent attention into model.mla; the features the costs do not
-// represent yet into model.mtp_layers, ...
+// represent yet into model.sliding_window, ...
 // (spec/unmodelled_features.h): the scenario carries them, so that `run` refuses it instead of pricing a
 // dense stand-in. A sliding window is kept only where the file says it is used.
 void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& out) {
@@ -214,9 +214,8 @@ void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& 
     out.read.push_back(fmt::format("attention_chunk_size {} -> model.attention_chunk", chunk));
   }
   if (const int mtp = number({"num_nextn_predict_layers"}); mtp > 0) {
-    f.mtp_layers = mtp;
-    out.read.push_back(
-        fmt::format("num_nextn_predict_layers {} -> model.mtp_layers (not modelled yet)", mtp));
+    m.mtp_layers = mtp;
+    out.read.push_back(fmt::format("num_nextn_predict_layers {} -> model.mtp_layers", mtp));
   }
   if (const auto q = config.find("quantization_config"); q != config.end()) {
     r.mark_used("quantization_config");

@@ -67,7 +67,7 @@ void hf_keys_append_unmodelled(std::vector<ImportKey>& keys) {
       {"use_sliding_window", KeyUse::kUnmodelled,
        "model.sliding_window (where shorter than seq_len and use_sliding_window is not false)"},
       {"attention_chunk_size", KeyUse::kUnmodelled, "model.attention_chunk"},
-      {"num_nextn_predict_layers", KeyUse::kUnmodelled, "model.mtp_layers"},
+      {"num_nextn_predict_layers", KeyUse::kModel, "model.mtp_layers"},
   };
   keys.insert(keys.end(), group);
 }

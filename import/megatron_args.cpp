@@ -153,7 +153,7 @@ class ArgumentReader {
 };
 
 // A mixture of experts into model.moe, latent attention into model.mla; the features the costs do not
-// represent yet (spec/unmodelled_features.h) into model.mtp_layers and model.fp8, so that the scenario is
+// represent yet (spec/unmodelled_features.h) into model.fp8, so that the scenario is
 // refused rather than priced dense.
 void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
   UnmodelledFeatures& f = out.model.unmodelled;
@@ -190,8 +190,7 @@ void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
         "{})",
         mla.kv_lora_rank, mla.q_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim));
   }
-  if (const auto mtp = r.positive_int("mtp-num-layers", "model.mtp_layers (not modelled yet)"))
-    f.mtp_layers = *mtp;
+  if (const auto mtp = r.positive_int("mtp-num-layers", "model.mtp_layers")) out.model.mtp_layers = *mtp;
   if (const std::string format = r.text("fp8-format"); !format.empty()) {
     const std::string recipe = r.text("fp8-recipe");
     f.fp8 = recipe.empty() ? format : format + ", " + recipe + " scaling";

@@ -88,7 +88,7 @@ void megatron_keys_append_unmodelled(std::vector<ImportKey>& keys) {
       {"qk-head-dim", KeyUse::kModel, "model.mla.qk_nope_head_dim"},
       {"qk-pos-emb-head-dim", KeyUse::kModel, "model.mla.qk_rope_head_dim"},
       {"v-head-dim", KeyUse::kModel, "model.mla.v_head_dim"},
-      {"mtp-num-layers", KeyUse::kUnmodelled, "model.mtp_layers"},
+      {"mtp-num-layers", KeyUse::kModel, "model.mtp_layers"},
       {"fp8-format", KeyUse::kUnmodelled, "model.fp8"},
       {"fp8-recipe", KeyUse::kUnmodelled, "model.fp8"},
   };

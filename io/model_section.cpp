@@ -100,7 +100,6 @@ UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) 
     f.sliding_window = r.get_int(node["sliding_window"], located("sliding_window"), 1);
   if (node["attention_chunk"])
     f.attention_chunk = r.get_int(node["attention_chunk"], located("attention_chunk"), 1);
-  if (node["mtp_layers"]) f.mtp_layers = r.get_int(node["mtp_layers"], located("mtp_layers"), 0);
   if (node["fp8"]) {
     f.fp8 = r.get_string(node["fp8"], located("fp8"));
     if (f.fp8.empty())
@@ -196,6 +195,7 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
                          "query head",
                          t.heads));
   }
+  if (node["mtp_layers"]) t.mtp_layers = r.get_int(node["mtp_layers"], "model.mtp_layers", 0);
   t.unmodelled = read_unmodelled(r, node);
   return t;
 }

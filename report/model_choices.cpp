@@ -55,7 +55,12 @@ std::string model_choices_text(const TransformerModel& t) {
                                     "memory-bound ops rerun in the backward)")
                       : std::string()),
              t.tied_embeddings ? ", tied embeddings" : "") +
-         moe_text(t);
+         moe_text(t) +
+         (t.mtp_layers > 0
+              ? fmt::format("; {} multi-token prediction module{} on the last stage (a layer, a 2h -> h "
+                            "projection and the output layer each; MFU counts them)",
+                            t.mtp_layers, t.mtp_layers == 1 ? "" : "s")
+              : "");
 }
 
 std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devices, size_t pipeline_nodes) {

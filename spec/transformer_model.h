@@ -56,6 +56,9 @@ struct TransformerModel {
   std::string dtype = "bf16";  // of weights, activations and GEMMs: bf16, fp16 or fp32
   MixtureOfExperts moe;        // moe.any(): the MLP of every layer after moe.dense_layers is a MoE
   LatentAttention mla;         // mla.any(): every layer's attention is multi-head latent attention
+  // Multi-token prediction (DeepSeek-V3): modules after the last layer, each predicting one token further
+  // (cost_models/transformer/mtp_modules.h); Megatron places them on the last pipeline stage.
+  int mtp_layers = 0;
 
   // What the costs do not represent yet; a run refuses it unless told to show the dense figures.
   UnmodelledFeatures unmodelled;

@@ -19,11 +19,6 @@ std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& f, 
         fmt::format("chunked attention (chunks of {} of the {} tokens)", f.attention_chunk, seq_len),
         "attention over the whole sequence");
   }
-  if (f.mtp_layers > 0) {
-    add("model.mtp_layers",
-        fmt::format("multi-token prediction ({} module{})", f.mtp_layers, f.mtp_layers == 1 ? "" : "s"),
-        "the model without its modules and their losses");
-  }
   if (!f.fp8.empty()) {
     add("model.fp8", fmt::format("FP8 GEMMs ({})", f.fp8), "the GEMMs in the model's dtype");
   }

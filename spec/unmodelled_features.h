@@ -1,6 +1,6 @@
 #pragma once
 // Parts of today's models that the transformer cost equations do not represent yet: sliding-window or
-// chunked attention in force, multi-token prediction and FP8 GEMMs. A scenario keeps them as data
+// chunked attention in force and FP8 GEMMs. A scenario keeps them as data
 // (`model.fp8`, ...) so that a run refuses to price the dense model in their place, or says on every figure
 // that it did (`--allow-unmodelled`): a figure for a model pipesim does not describe is never shown as if it
 // were that model's.
@@ -13,7 +13,6 @@ namespace pipesim {
 struct UnmodelledFeatures {
   int sliding_window = 0;   // tokens a query attends to; in force only when shorter than the sequence
   int attention_chunk = 0;  // chunked attention's chunk (Llama 4); in force only when shorter than it
-  int mtp_layers = 0;       // multi-token prediction modules after the last layer
   std::string fp8;          // the FP8 recipe of the GEMMs ("hybrid", "float8 converter"); "": none
   // The scenario key of each feature given -> where it was read ("file:line"), for the refusal's message.
   std::map<std::string, std::string> where;
@@ -27,7 +26,7 @@ struct UnmodelledFeature {
 };
 
 // The features in force for a sequence of `seq_len` tokens, in a fixed order (sliding_window,
-// attention_chunk, mtp_layers, fp8).
+// attention_chunk, fp8).
 std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& features, int seq_len);
 
 // One line per feature: "model.fp8: FP8 GEMMs (...), priced as the GEMMs in the model's dtype".

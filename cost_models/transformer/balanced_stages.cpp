@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "cost_models/balanced_split.h"
 #include "cost_models/transformer/memory_bytes.h"
+#include "cost_models/transformer/mtp_modules.h"
 
 namespace pipesim::transformer {
 namespace {
@@ -129,8 +130,12 @@ std::vector<StageCosts> balanced_stage_costs(const TransformerSetup& setup, doub
         }
       }
     }
-    if (c.embedding && c.output && setup.model.tied_embeddings) {
-      other_params -= static_cast<double>(setup.model.vocab) * setup.model.hidden;  // one shared matrix
+    if (c.embedding && c.output) {
+      // One rank's vocab / t rows: one shared matrix where the ends are tied, and no copy for the
+      // multi-token prediction modules.
+      const double rows = static_cast<double>(setup.model.vocab) * setup.model.hidden / setup.parallel.tensor;
+      if (setup.model.tied_embeddings) other_params -= rows;
+      other_params -= mtp_embedding_copy_parameters(setup);
     }
     c.units = unit_range_label(units, starts[i], starts[i + 1]);
     set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, matrix_work,

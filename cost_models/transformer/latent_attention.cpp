@@ -106,7 +106,8 @@ HalfBytes latent_attention_bytes(const TransformerModel& t, double b, int tp, bo
     // its statistics (or, eager, its scores).
     const std::vector<Projection> list = projections(t, tp);
     double kept = 0;
-    for (size_t k = 0; k < list.size(); k += 2) kept += 2 * list[k].out * (list[k].duplicated ? replicated : 1);
+    for (size_t k = 0; k < list.size(); k += 2)
+      kept += 2 * list[k].out * (list[k].duplicated ? replicated : 1);
     bytes.stored = tokens * (2 * h * replicated + kept + 2 * a * dv / tp) * scale +
                    (t.attention == AttentionKind::kEager ? eager_scores : flash_statistics);
   }
@@ -143,7 +144,8 @@ Kernels latent_attention_kernels(const TransformerModel& t) {
 
 MatrixShapes latent_attention_matrices(const TransformerModel& t) {
   MatrixShapes matrices;
-  for (const Projection& p : projections(t, 1)) matrices.push_back({std::min(p.in, p.out), std::max(p.in, p.out)});
+  for (const Projection& p : projections(t, 1))
+    matrices.push_back({std::min(p.in, p.out), std::max(p.in, p.out)});
   return matrices;
 }
 

@@ -4,6 +4,7 @@
 
 #include "cost_models/transformer/latent_attention.h"
 #include "cost_models/transformer/moe_layer.h"
+#include "cost_models/transformer/mtp_modules.h"
 
 namespace pipesim {
 namespace transformer {
@@ -163,11 +164,13 @@ double phases_flops(const transformer::LayerShapes& shapes) {
 }  // namespace
 
 double model_parameters(const TransformerModel& t) {
-  return parameters_with(t, t.moe.any() ? transformer::moe_mlp_parameters(t) : 0);
+  return parameters_with(t, t.moe.any() ? transformer::moe_mlp_parameters(t) : 0) +
+         transformer::mtp_parameters(t, false);
 }
 
 double active_parameters(const TransformerModel& t) {
-  return parameters_with(t, t.moe.any() ? transformer::moe_active_mlp_parameters(t) : 0);
+  return parameters_with(t, t.moe.any() ? transformer::moe_active_mlp_parameters(t) : 0) +
+         transformer::mtp_parameters(t, true);
 }
 
 double model_flops_per_sample(const TransformerModel& t) {
@@ -179,7 +182,7 @@ double model_flops_per_sample(const TransformerModel& t) {
                            phases_flops(transformer::moe_shapes(counted, 1, transformer::ExpertLayout{}))
                      : 0;
   return (t.layers - moe_layers) * phases_flops(layer_shapes(counted, 1)) + moe_layers * moe_layer +
-         3 * output;
+         3 * output + transformer::mtp_model_flops_per_sample(t);
 }
 
 }  // namespace pipesim

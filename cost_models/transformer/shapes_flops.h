@@ -29,7 +29,7 @@ double attention_parameters(const TransformerModel& model);  // 2h² + 2h·k·d
 double attention_rank_parameters(const TransformerModel& model, int tp);
 double mlp_parameters(const TransformerModel& model);  // 2hf or 3hf
 // The whole model's parameters: layers (a MoE layer's every expert and its router), embedding, output layer
-// (once when tied), final norm.
+// (once when tied), final norm, multi-token prediction modules (mtp_modules.h).
 double model_parameters(const TransformerModel& model);
 // Those one token passes through: a MoE layer's top-k routed and its shared experts (equal to
 // model_parameters for a dense model).

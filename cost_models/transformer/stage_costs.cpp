@@ -7,6 +7,7 @@
 #include "cost_models/transformer/layer_split.h"
 #include "cost_models/transformer/memory_bytes.h"
 #include "cost_models/transformer/moe_layer.h"
+#include "cost_models/transformer/mtp_modules.h"
 #include "cost_models/transformer/parallel_comm.h"
 #include "cost_models/transformer/shapes_flops.h"
 
@@ -206,16 +207,28 @@ std::vector<StageCosts> predicted_stage_costs(const TransformerSetup& setup, dou
       add_unit_costs(c, u);  // its I, bytes and FLOPs are 0
       other_params += u.other_params;
     }
+    MatrixOptimizerWork work{
+        dense_layers * dense.matrix_work.seconds + moe_layers * moe.matrix_work.seconds,
+        dense_layers * dense.matrix_work.state_bytes + moe_layers * moe.matrix_work.state_bytes};
+    double stage_matrix_params = matrix_params, stage_expert_params = expert_params;
     if (c.output) {
       const UnitCosts u = output_unit(setup, d, b);
       add_unit_costs(c, u);
       // Tied: one matrix serves both ends when they share a stage.
       if (!(c.embedding && t.tied_embeddings)) other_params += u.other_params;
+      if (t.mtp_layers > 0) {
+        const UnitCosts mtp = mtp_unit(setup, d, b);
+        add_unit_costs(c, mtp);
+        stage_matrix_params += mtp.matrix_params;
+        stage_expert_params += mtp.expert_params;
+        // The embedding's copy only where the stage does not hold the embedding itself.
+        other_params += mtp.other_params - (c.embedding ? mtp_embedding_copy_parameters(setup) : 0);
+        work.seconds += mtp.matrix_optimizer_s;
+        work.state_bytes += mtp.matrix_optimizer_bytes;
+      }
     }
-    const MatrixOptimizerWork work{
-        dense_layers * dense.matrix_work.seconds + moe_layers * moe.matrix_work.seconds,
-        dense_layers * dense.matrix_work.state_bytes + moe_layers * moe.matrix_work.state_bytes};
-    set_parameters_and_optimizer(c, setup, d, b, stages, matrix_params, other_params, work, expert_params);
+    set_parameters_and_optimizer(c, setup, d, b, stages, stage_matrix_params, other_params, work,
+                                 stage_expert_params);
   }
   return result;
 }

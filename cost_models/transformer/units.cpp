@@ -2,6 +2,7 @@
 
 #include "cost_models/transformer/memory_bytes.h"
 #include "cost_models/transformer/moe_layer.h"
+#include "cost_models/transformer/mtp_modules.h"
 #include "cost_models/transformer/optimizer_work.h"
 #include "cost_models/transformer/parallel_comm.h"
 #include "cost_models/transformer/shapes_flops.h"
@@ -23,6 +24,21 @@ ElementwiseSeconds elementwise_seconds(const TransformerModel& t, const Device& 
   // Full and op-level recomputation rerun every memory-bound op of the forward.
   const bool rerun = t.recompute == Recompute::kFull || t.recompute == Recompute::kOp;
   return {forward, backward + (rerun ? forward : 0)};
+}
+
+void add_to_unit(UnitCosts& to, const UnitCosts& from) {
+  to.forward_s += from.forward_s;
+  to.backward_input_s += from.backward_input_s;
+  to.backward_weight_s += from.backward_weight_s;
+  to.activation_bytes += from.activation_bytes;
+  to.weight_grad_activation_bytes += from.weight_grad_activation_bytes;
+  to.full_activation_bytes += from.full_activation_bytes;
+  to.model_flops += from.model_flops;
+  to.matrix_params += from.matrix_params;
+  to.expert_params += from.expert_params;
+  to.other_params += from.other_params;
+  to.matrix_optimizer_s += from.matrix_optimizer_s;
+  to.matrix_optimizer_bytes += from.matrix_optimizer_bytes;
 }
 
 // Gather the token rows and write the embeddings; the backward scatters their gradients (a W op). Vocabulary-
@@ -151,6 +167,8 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
   norm.other_params = setup.model.norm_parameters();
   units.push_back(norm);
   units.push_back(output_unit(setup, d, b));
+  // The multi-token prediction modules run with the output layer, on its stage.
+  if (t.mtp_layers > 0) add_to_unit(units.back(), mtp_unit(setup, d, b));
   return units;
 }
 

@@ -41,6 +41,8 @@ struct ElementwiseSeconds {
 };
 ElementwiseSeconds elementwise_seconds(const TransformerModel& t, const Device& d, double full_bytes);
 
+// Adds every cost and parameter of `from` to `to` (its kind and layer stay).
+void add_to_unit(UnitCosts& to, const UnitCosts& from);
 // The embedding and the output layer with the loss, for one rank's share b.
 UnitCosts embedding_unit(const TransformerSetup& setup, const Device& d, double b);
 UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b);

@@ -104,8 +104,9 @@ TEST(LatentAttentionCosts, OneLayersGemmsAndFlopsByHand) {
   EXPECT_DOUBLE_EQ(flops(shapes.forward), 2 * (T * projection_macs + scores + context));
   // The backward: each projection's input gradient, the core's four products and flash's rerun scores;
   // the weight gradients are the projections again.
-  EXPECT_DOUBLE_EQ(flops(shapes.backward_input),
-                   2 * (T * projection_macs + (32.0 * 32 * 6 + 32.0 * 6 * 32 + 2 * 32.0 * 12 * 32) * 4 + scores));
+  EXPECT_DOUBLE_EQ(
+      flops(shapes.backward_input),
+      2 * (T * projection_macs + (32.0 * 32 * 6 + 32.0 * 6 * 32 + 2 * 32.0 * 12 * 32) * 4 + scores));
   EXPECT_DOUBLE_EQ(flops(shapes.backward_weight), 2 * T * projection_macs);
   EXPECT_DOUBLE_EQ(transformer::latent_key_value_width(t), 4 * (12 + 6));
 }
@@ -132,7 +133,8 @@ TEST(LatentAttentionCosts, ActivationBytesByHand) {
   EXPECT_DOUBLE_EQ(transformer::attention_bytes(t, 1).stored, 32 * per_token);
   // Sequence parallelism splits the hidden state and the latents over the ranks, tensor parallelism the
   // heads' tensors.
-  const double split = (4 * 64 + 4 * 16 + 4 * 12 + 2 * 4) / 2.0 + (4 * 4 * 12 + 4 * 4 * 6) / 2.0 + 4 * 4 / 2.0;
+  const double split =
+      (4 * 64 + 4 * 16 + 4 * 12 + 2 * 4) / 2.0 + (4 * 4 * 12 + 4 * 4 * 6) / 2.0 + 4 * 4 / 2.0;
   EXPECT_DOUBLE_EQ(transformer::attention_bytes(t, 1, 2, true).stored, 32 * split);
   // Full recomputation keeps the layer's input alone.
   t.recompute = Recompute::kFull;
@@ -155,22 +157,38 @@ TEST(LatentAttentionCosts, AScenarioPricesItAndChecksItsKeys) {
   EXPECT_LT(a[0].parameters, b[0].parameters);
   EXPECT_GT(a[0].forward_s, 0);
   // Shared key/value heads have no meaning here; an unknown key is named with what is expected.
-  const std::string shared = test::input_error_of([&] {
-    test::scenario_from_yaml(base + ", kv_heads: 2, mla: {kv_lora_rank: 256}}\n" + tail);
-  });
+  const std::string shared = test::input_error_of(
+      [&] { test::scenario_from_yaml(base + ", kv_heads: 2, mla: {kv_lora_rank: 256}}\n" + tail); });
   EXPECT_NE(shared.find("model.kv_heads"), std::string::npos) << shared;
-  const std::string unknown = test::input_error_of([&] {
-    test::scenario_from_yaml(base + ", mla: {kv_lora_rank: 256, rope_dim: 64}}\n" + tail);
-  });
+  const std::string unknown = test::input_error_of(
+      [&] { test::scenario_from_yaml(base + ", mla: {kv_lora_rank: 256, rope_dim: 64}}\n" + tail); });
   EXPECT_NE(unknown.find("rope_dim"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("qk_rope_head_dim"), std::string::npos) << unknown;
 }
 
 TEST(LatentAttentionCosts, MegatronReadsItsSizes) {
-  const MegatronImport imported = read_megatron_args(
-      {"--num-layers", "4", "--hidden-size", "1024", "--num-attention-heads", "8", "--seq-length", "2048",
-       "--vocab-size", "32000", "--swiglu", "--multi-latent-attention", "--kv-lora-rank", "256",
-       "--q-lora-rank", "384", "--qk-head-dim", "96", "--qk-pos-emb-head-dim", "32", "--v-head-dim", "64"});
+  const MegatronImport imported = read_megatron_args({"--num-layers",
+                                                      "4",
+                                                      "--hidden-size",
+                                                      "1024",
+                                                      "--num-attention-heads",
+                                                      "8",
+                                                      "--seq-length",
+                                                      "2048",
+                                                      "--vocab-size",
+                                                      "32000",
+                                                      "--swiglu",
+                                                      "--multi-latent-attention",
+                                                      "--kv-lora-rank",
+                                                      "256",
+                                                      "--q-lora-rank",
+                                                      "384",
+                                                      "--qk-head-dim",
+                                                      "96",
+                                                      "--qk-pos-emb-head-dim",
+                                                      "32",
+                                                      "--v-head-dim",
+                                                      "64"});
   const LatentAttention& mla = imported.imported.model.mla;
   EXPECT_EQ(mla.kv_lora_rank, 256);
   EXPECT_EQ(mla.q_lora_rank, 384);

@@ -1,8 +1,8 @@
 // Nothing priced as a dense stand-in without a word (api/unmodelled_check.h): a model with a sliding window
-// in force, multi-token prediction or FP8 GEMMs is read whole from every importer, refused by the run naming
+// in force or FP8 GEMMs is read whole from every importer, refused by the run naming
 // its key and line, and with --allow-unmodelled run with every header and JSON record listing what the
-// figures leave out. Experts (model.moe), latent attention (model.mla) and a head size of the model's own
-// are modelled, not flagged.
+// figures leave out. Experts (model.moe), latent attention (model.mla), multi-token prediction
+// (model.mtp_layers) and a head size of the model's own are modelled, not flagged.
 #include <gtest/gtest.h>
 
 #include "api/unmodelled_check.h"
@@ -116,7 +116,7 @@ TEST(UnmodelledFeatures, AllowedRunsCarryTheListInTheHeaderAndTheJson) {
   EXPECT_FALSE(result_record(dense, {}).contains("unmodelled"));
 }
 
-TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtp) {
+TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtpAndRuns) {
   const ModelImport imported = read_hf_config(kDeepSeekV3, "config.json", 4096);
   const UnmodelledFeatures& f = imported.model.unmodelled;
   EXPECT_EQ(imported.model.moe.experts, 256);
@@ -128,17 +128,16 @@ TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtp) {
   EXPECT_EQ(mla.qk_nope_head_dim, 128);
   EXPECT_EQ(mla.qk_rope_head_dim, 64);
   EXPECT_EQ(mla.v_head_dim, 128);
-  EXPECT_EQ(f.mtp_layers, 1);
+  EXPECT_EQ(imported.model.mtp_layers, 1);
   // The checkpoint's FP8 storage is said, not taken for FP8 training.
   EXPECT_TRUE(f.fp8.empty());
   EXPECT_TRUE(test::any_line_contains(imported.assumed, "quantization_config"));
   const Scenario s = imported_scenario(imported);
-  const std::vector<UnmodelledFeature> in_force = unmodelled_features(s);
-  ASSERT_EQ(in_force.size(), 1u);  // the experts and the latent attention are modelled
-  EXPECT_EQ(in_force[0].key, "model.mtp_layers");
-  EXPECT_EQ(s.transformer->model.mla.q_lora_rank, 1536);  // the scenario keeps it
-  const std::string error = test::input_error_of([&] { require_modelled(s); });
-  EXPECT_NE(error.find("key 'model.mtp_layers'"), std::string::npos) << error;
+  // The experts, the latent attention and the MTP module are modelled: nothing is refused.
+  EXPECT_TRUE(unmodelled_features(s).empty());
+  EXPECT_EQ(s.transformer->model.mla.q_lora_rank, 1536);  // the scenario keeps them
+  EXPECT_EQ(s.transformer->model.mtp_layers, 1);
+  EXPECT_NO_THROW(require_modelled(s));
 }
 
 // A window is in force only where it is shorter than the sequence, and not at all where the file turns it
@@ -191,7 +190,7 @@ TEST(UnmodelledFeatures, MegatronExpertsFp8AndKvChannels) {
   EXPECT_EQ(m.moe.experts_per_token, 2);
   EXPECT_EQ(m.moe.expert_ffn_hidden, 14336);
   EXPECT_EQ(m.unmodelled.fp8, "hybrid");
-  EXPECT_EQ(m.unmodelled.mtp_layers, 1);
+  EXPECT_EQ(m.mtp_layers, 1);
   EXPECT_EQ(m.head_dim, 96);
   EXPECT_FALSE(test::any_line_contains(imported.imported.unknown, "fp8"));
   // The experts' parallelism is the job's.
@@ -215,12 +214,12 @@ TEST(UnmodelledFeatures, ScenarioKeysAreCheckedAndLocated) {
   const std::string model =
       "model: {layers: 4, hidden: 256, heads: 4, seq_len: 512, vocab: 1000, mlp: swiglu, ";
   const std::string rest = "}\nhardware: {profile: h100-sxm5-80gb}\npipeline: {stages: 2, microbatches: 4}\n";
-  const Scenario s = test::scenario_from_yaml(model + "fp8: e4m3, mtp_layers: 2" + rest);
+  const Scenario s = test::scenario_from_yaml(model + "attention_chunk: 256, sliding_window: 128" + rest);
   const std::vector<UnmodelledFeature> f = unmodelled_features(s);
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0].key, "model.mtp_layers");
-  EXPECT_EQ(f[0].where, "test.yaml:1: key 'model.mtp_layers'");
-  EXPECT_EQ(f[1].key, "model.fp8");
+  EXPECT_EQ(f[0].key, "model.sliding_window");
+  EXPECT_EQ(f[0].where, "test.yaml:1: key 'model.sliding_window'");
+  EXPECT_EQ(f[1].key, "model.attention_chunk");
   EXPECT_NE(test::input_error_of([&] {
               test::scenario_from_yaml(model + "moe: {experts: 8}" + rest);
             }).find("model.moe"),
