@@ -221,7 +221,9 @@ void read_unmodelled_features(const json& config, ConfigReader& r, ModelImport& 
     r.mark_used("quantization_config");
     out.assumed.push_back(fmt::format(
         "quantization_config {}: how the checkpoint's weights are stored, not how training multiplies; the "
-        "GEMMs are priced in dtype (add model.fp8: RECIPE to state FP8 training, refused until modelled)",
+        "GEMMs are priced in dtype (add model.fp8: RECIPE, e.g. blockwise as DeepSeek-V3 trained, to state "
+        "FP8 "
+        "training)",
         short_text(*q)));
   }
 }

@@ -58,7 +58,6 @@ std::string unmodelled_yaml(const UnmodelledFeatures& f) {
   std::string text;
   if (f.sliding_window > 0) text += fmt::format("  sliding_window: {}\n", f.sliding_window);
   if (f.attention_chunk > 0) text += fmt::format("  attention_chunk: {}\n", f.attention_chunk);
-  if (!f.fp8.empty()) text += fmt::format("  fp8: \"{}\"\n", f.fp8);
   if (text.empty()) return "";
   return "  # Not modelled yet: `pipesim run` and `plan` refuse these (--allow-unmodelled prices the dense\n"
          "  # stand-in, every figure saying so).\n" +
@@ -161,6 +160,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
   text += moe_yaml(m.moe);
   text += mla_yaml(m.mla);
   if (m.mtp_layers > 0) text += fmt::format("  mtp_layers: {}\n", m.mtp_layers);
+  if (m.fp8 != Fp8Recipe::kNone) text += fmt::format("  fp8: {}\n", fp8_recipe_name(m.fp8));
   text += unmodelled_yaml(m.unmodelled);
   text += hardware_yaml(settings);
   const int global_batch = settings.global_batch > 0 ? settings.global_batch : settings.microbatches;

@@ -156,7 +156,6 @@ class ArgumentReader {
 // represent yet (spec/unmodelled_features.h) into model.fp8, so that the scenario is
 // refused rather than priced dense.
 void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
-  UnmodelledFeatures& f = out.model.unmodelled;
   if (const auto experts = r.positive_int("num-experts", "model.moe.experts")) {
     out.model.moe.experts = *experts;
     out.model.moe.experts_per_token =
@@ -191,10 +190,22 @@ void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
         mla.kv_lora_rank, mla.q_lora_rank, mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim));
   }
   if (const auto mtp = r.positive_int("mtp-num-layers", "model.mtp_layers")) out.model.mtp_layers = *mtp;
+  // --fp8-format (hybrid: E4M3 forward, E5M2 gradients; e4m3 both) changes no cost; --fp8-recipe does.
   if (const std::string format = r.text("fp8-format"); !format.empty()) {
     const std::string recipe = r.text("fp8-recipe");
-    f.fp8 = recipe.empty() ? format : format + ", " + recipe + " scaling";
-    out.read.push_back(fmt::format("--fp8-format {} -> model.fp8 (not modelled yet)", format));
+    const std::string name = recipe.empty() ? "delayed" : recipe;
+    const auto known = std::find_if(fp8_recipe_names().begin(), fp8_recipe_names().end(),
+                                    [&](const auto& entry) { return entry.first == name; });
+    if (known == fp8_recipe_names().end()) {
+      out.model.fp8 = Fp8Recipe::kDelayed;
+      out.unsupported.push_back(fmt::format("--fp8-recipe {} (priced as delayed scaling)", recipe));
+    } else {
+      out.model.fp8 = known->second;
+    }
+    out.read.push_back(
+        fmt::format("--fp8-format {}{} -> model.fp8: {}", format,
+                    recipe.empty() ? " (no --fp8-recipe: Megatron's delayed)" : " --fp8-recipe " + recipe,
+                    fp8_recipe_name(out.model.fp8)));
   }
 }
 

@@ -89,8 +89,8 @@ void megatron_keys_append_unmodelled(std::vector<ImportKey>& keys) {
       {"qk-pos-emb-head-dim", KeyUse::kModel, "model.mla.qk_rope_head_dim"},
       {"v-head-dim", KeyUse::kModel, "model.mla.v_head_dim"},
       {"mtp-num-layers", KeyUse::kModel, "model.mtp_layers"},
-      {"fp8-format", KeyUse::kUnmodelled, "model.fp8"},
-      {"fp8-recipe", KeyUse::kUnmodelled, "model.fp8"},
+      {"fp8-format", KeyUse::kModel, "model.fp8 (hybrid and e4m3 cost the same)"},
+      {"fp8-recipe", KeyUse::kModel, "model.fp8: delayed (the default), tensorwise, blockwise or mxfp8"},
   };
   keys.insert(keys.end(), group);
 }

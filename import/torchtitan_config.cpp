@@ -231,8 +231,8 @@ void torchtitan_read_model(TomlReader& r, const std::optional<ModelImport>& mode
   }
 }
 
-// Model converters swap the Linear layers: float8 (and mx) GEMMs are not modelled yet, so the scenario says
-// so in model.fp8 and is refused until they are.
+// Model converters swap the Linear layers: float8 for FP8 GEMMs (its [float8] recipe_name: tensorwise by
+// default, rowwise), mx for Blackwell's MXFP8, both into model.fp8.
 void torchtitan_read_converters(TomlReader& r, ModelImport& out) {
   const toml::node* converters = r.node("model", "converters");
   if (!converters) return;
@@ -242,9 +242,17 @@ void torchtitan_read_converters(TomlReader& r, ModelImport& out) {
   for (const toml::node& entry : *list) {
     const auto converter = entry.value<std::string>();
     if (!converter) throw InputError(fmt::format("{}: expected names", r.where(&entry, "model.converters")));
-    if (*converter == "float8" || converter->rfind("mx", 0) == 0) {
-      out.model.unmodelled.fp8 = *converter + " converter (torchtitan)";
-      out.read.push_back(fmt::format("model.converters {} -> model.fp8 (not modelled yet)", *converter));
+    if (*converter == "float8") {
+      const std::string recipe = r.text("float8", "recipe_name").value_or("tensorwise");
+      // rowwise_with_gw_hp keeps the weight gradient's GEMM in bf16: priced as rowwise (all three in FP8).
+      out.model.fp8 = recipe.rfind("rowwise", 0) == 0 ? Fp8Recipe::kRowwise : Fp8Recipe::kTensorwise;
+      if (recipe != "tensorwise" && recipe != "rowwise" && recipe != "rowwise_with_gw_hp")
+        out.unsupported.push_back(fmt::format("float8.recipe_name {} (priced as tensorwise)", recipe));
+      out.read.push_back(fmt::format("model.converters float8, recipe {} -> model.fp8: {}", recipe,
+                                     fp8_recipe_name(out.model.fp8)));
+    } else if (converter->rfind("mx", 0) == 0) {
+      out.model.fp8 = Fp8Recipe::kMxfp8;
+      out.read.push_back(fmt::format("model.converters {} -> model.fp8: mxfp8", *converter));
     } else {
       out.unsupported.push_back(
           fmt::format("model.converters {} (a converter pipesim does not know)", *converter));

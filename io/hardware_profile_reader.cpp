@@ -215,6 +215,7 @@ const std::vector<std::string>& profile_allowed_keys() {
                                              "gemm",
                                              "gemm_nt",
                                              "gemm_tn",
+                                             "fp8_gemm",
                                              "fit"};
   return keys;
 }
@@ -317,6 +318,30 @@ std::shared_ptr<const CollectiveCurve> read_collective_curve(const YamlReader& r
   return curve;
 }
 
+// `fp8_gemm: {speedup_over_bf16: x, source: "..."}`: each bf16 grid (plain and transposed) times x becomes
+// the "fp8" grid. At most 2: FP8's dense peak is twice bf16's on Hopper and Blackwell.
+void profile_read_fp8_gemm(const YamlReader& r, const YAML::Node& node, HardwareProfile& p) {
+  const std::string key = "fp8_gemm";
+  r.expect_map(node, key, {"speedup_over_bf16", "source"});
+  if (!node["speedup_over_bf16"] || !node["source"])
+    r.fail(node, key, "{speedup_over_bf16: x, source: \"the microbenchmark it came from\"}");
+  p.fp8_gemm.speedup_over_bf16 = r.get_double(node["speedup_over_bf16"], key + ".speedup_over_bf16", 1);
+  if (p.fp8_gemm.speedup_over_bf16 > 2)
+    r.fail(node["speedup_over_bf16"], key + ".speedup_over_bf16",
+           "at most 2 (FP8's dense peak is twice bf16's): an achieved rate cannot pass it");
+  p.fp8_gemm.source = r.get_string(node["source"], key + ".source");
+  for (std::vector<GemmTable>* tables : {&p.gemm, &p.gemm_nt, &p.gemm_tn}) {
+    for (size_t k = 0; k < tables->size(); ++k) {
+      if ((*tables)[k].dtype() != "bf16") continue;
+      const GemmTable fp8 = (*tables)[k].scaled(p.fp8_gemm.speedup_over_bf16);
+      tables->emplace_back("fp8", fp8.m_sizes(), fp8.n_sizes(), fp8.k_sizes(), fp8.rates());
+      break;
+    }
+  }
+  if (p.gemm.empty() || p.gemm.back().dtype() != "fp8")
+    r.fail(node, key, "a profile with a bf16 GEMM grid to scale (gemm.bf16)");
+}
+
 // The links and the GEMM tables (gemm required; each rate at most its dtype's peak, read before).
 void profile_read_links_and_gemms(const YamlReader& r, const YAML::Node& root, HardwareProfile& p) {
   for (const auto& [key, target] :
@@ -333,6 +358,7 @@ void profile_read_links_and_gemms(const YamlReader& r, const YAML::Node& root, H
   p.gemm = read_gemm_tables(r, gemm, "gemm", p.peak_tflops);
   if (const YAML::Node nt = root["gemm_nt"]) p.gemm_nt = read_gemm_tables(r, nt, "gemm_nt", p.peak_tflops);
   if (const YAML::Node tn = root["gemm_tn"]) p.gemm_tn = read_gemm_tables(r, tn, "gemm_tn", p.peak_tflops);
+  if (const YAML::Node fp8 = root["fp8_gemm"]) profile_read_fp8_gemm(r, fp8, p);
 }
 
 }  // namespace

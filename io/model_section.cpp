@@ -100,11 +100,6 @@ UnmodelledFeatures read_unmodelled(const YamlReader& r, const YAML::Node& node) 
     f.sliding_window = r.get_int(node["sliding_window"], located("sliding_window"), 1);
   if (node["attention_chunk"])
     f.attention_chunk = r.get_int(node["attention_chunk"], located("attention_chunk"), 1);
-  if (node["fp8"]) {
-    f.fp8 = r.get_string(node["fp8"], located("fp8"));
-    if (f.fp8.empty())
-      r.fail(node["fp8"], "model.fp8", "the FP8 recipe's name (e.g. hybrid, e4m3, tensorwise)");
-  }
   return f;
 }
 
@@ -196,6 +191,14 @@ TransformerModel read_model(const YamlReader& r, const YAML::Node& node) {
                          t.heads));
   }
   if (node["mtp_layers"]) t.mtp_layers = r.get_int(node["mtp_layers"], "model.mtp_layers", 0);
+  read_choice(
+      r, node["fp8"], "model.fp8", fp8_recipe_names(),
+      "an FP8 recipe: delayed (Transformer Engine's default), tensorwise or rowwise (current scaling: "
+      "torchtitan's float8), blockwise (DeepSeek-V3's tiles) or mxfp8 (Blackwell)",
+      t.fp8);
+  if (t.fp8 != Fp8Recipe::kNone && t.attention != AttentionKind::kFlash)
+    r.fail(node["fp8"], "model.fp8",
+           "flash attention with it (model.attention: flash): FP8 training runs fused attention kernels");
   t.unmodelled = read_unmodelled(r, node);
   return t;
 }

@@ -65,6 +65,16 @@ std::string model_choices_text(const TransformerModel& t) {
 
 std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devices, size_t pipeline_nodes) {
   std::string text = model_choices_text(t.model);
+  if (t.model.fp8 != Fp8Recipe::kNone) {
+    text += fmt::format(
+        "; FP8 GEMMs ({} scaling): the layers' weight GEMMs at the profile's FP8 rate ({:.3g}x bf16: {}), "
+        "their "
+        "casts priced, the FP8 weight copies held; attention, the output layer and the router in {}; "
+        "activations stored as in {} (less in practice); MFU against the {} peak",
+        fp8_recipe_name(t.model.fp8), t.profile.fp8_gemm.speedup_over_bf16,
+        t.profile.fp8_gemm.source.empty() ? "no source" : "fp8_gemm in the profile", t.model.dtype,
+        t.model.dtype, t.model.dtype);
+  }
   if (const OpTimeScale& scale = t.profile.op_time_scale; scale.scaled()) {
     text += fmt::format("; op times scaled F x{:.3g}, I x{:.3g}, W x{:.3g} ({})", scale.forward,
                         scale.backward_input, scale.backward_weight, scale.source);

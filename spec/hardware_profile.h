@@ -34,6 +34,7 @@ class GemmTable {
   const std::vector<double>& m_sizes() const { return m_; }
   const std::vector<double>& n_sizes() const { return n_; }
   const std::vector<double>& k_sizes() const { return k_; }
+  const std::vector<double>& rates() const { return tflops_; }  // TFLOP/s, indexed as the constructor's
 
  private:
   double at(size_t im, size_t in, size_t ik) const { return tflops_[(im * n_.size() + in) * k_.size() + ik]; }
@@ -73,6 +74,13 @@ struct LinkSpec {
   // (HardwareProfile::intra_node_collectives); ring collectives then run at its bus bandwidth, not at the
   // α-β model's.
   std::shared_ptr<const CollectiveCurve> collectives;
+};
+
+// The FP8 GEMMs' rate as a multiple of bf16's at the same shape (a profile's `fp8_gemm:`), from a
+// microbenchmark of both on the device; the reader adds "fp8" tables (each bf16 grid times it). 0: unknown.
+struct Fp8GemmRate {
+  double speedup_over_bf16 = 0;
+  std::string source;
 };
 
 // Terms fitted to measured op or step times (`pipesim calibrate --fit`; a profile's `fit:` section), applied
@@ -149,6 +157,7 @@ struct HardwareProfile {
   std::vector<GemmTable> gemm_nt;  // C = A * B^T; optional, per dtype
   std::vector<GemmTable> gemm_tn;  // C = A^T * B; optional, per dtype
   ProfileFit fit;                  // applied already (with_fit); kept to say so beside a figure
+  Fp8GemmRate fp8_gemm;            // what the "fp8" tables were made from
   OpTimeScale op_time_scale;       // applied by the transformer model to each op it predicts
 
   double memory_capacity_bytes() const { return memory_capacity_gb * kBytesPerGiB; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/name_table.h"
+#include "spec/fp8_recipe.h"
 #include "spec/hardware_profile.h"
 #include "spec/latent_attention.h"
 #include "spec/mixture_of_experts.h"
@@ -59,6 +60,8 @@ struct TransformerModel {
   // Multi-token prediction (DeepSeek-V3): modules after the last layer, each predicting one token further
   // (cost_models/transformer/mtp_modules.h); Megatron places them on the last pipeline stage.
   int mtp_layers = 0;
+  // FP8 weight GEMMs (spec/fp8_recipe.h): kNone keeps every GEMM in dtype.
+  Fp8Recipe fp8 = Fp8Recipe::kNone;
 
   // What the costs do not represent yet; a run refuses it unless told to show the dense figures.
   UnmodelledFeatures unmodelled;

@@ -19,9 +19,6 @@ std::vector<UnmodelledFeature> unmodelled_in_force(const UnmodelledFeatures& f, 
         fmt::format("chunked attention (chunks of {} of the {} tokens)", f.attention_chunk, seq_len),
         "attention over the whole sequence");
   }
-  if (!f.fp8.empty()) {
-    add("model.fp8", fmt::format("FP8 GEMMs ({})", f.fp8), "the GEMMs in the model's dtype");
-  }
   return out;
 }
 

@@ -57,6 +57,7 @@ class Spec:
     link: Link
     inter_node_link: Link = None
     launch_us: float = LAUNCH_US
+    fp8_speedup: float = 0  # the data sheet's dense FP8 over dense bf16 (2 on Hopper and Blackwell); 0: no FP8
 
     @property
     def tiles_half(self):
@@ -94,6 +95,10 @@ def profile_lines(spec):
     ]
     if spec.inter_node_link:
         lines.append(link_line("inter_node_link", spec.inter_node_link))
+    if spec.fp8_speedup:
+        lines.append(f'fp8_gemm: {{speedup_over_bf16: {spec.fp8_speedup:g}, source: "the data sheet: dense FP8 '
+                     f'tensor throughput {spec.fp8_speedup:g} times dense bf16 (an upper bound, as every figure '
+                     f'here)"}}')
     lines.append("gemm:  # per dtype: [m, n, k, achieved TFLOP/s]")
     lines += gemm_grid_lines(peak, E_MAX, spec.tiles_half, K_HALF)
     return lines
@@ -139,7 +144,7 @@ def rtx_pro_6000_maxq():
                 date="2026-12-01", device="NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
                 bf16_tflops=bf16, fp32_tflops=fp32, sms=sms, memory_gb_per_s=1792.0,  # 512-bit x 28 Gbps
                 memory_capacity_gb=96,  # datasheet (nvidia-smi shows 97887 MiB; the rest is headroom)
-                notes=notes, link=link)
+                notes=notes, link=link, fp8_speedup=2)
 
 
 # --- NVIDIA H100 SXM5 80GB and H200 SXM 141GB (Hopper GH100, 132 SMs, 700 W) ------------------------------------
@@ -192,7 +197,7 @@ def hopper(name, device, model, memory, datasheet_gb_per_s, reported_mib):
                 bf16_tflops=HOPPER_BF16_TFLOPS, fp32_tflops=HOPPER_FP32_TFLOPS, sms=HOPPER_SMS,
                 memory_gb_per_s=round(datasheet_gb_per_s * ACHIEVED_FRACTION, 1), memory_capacity_gb=capacity_gb,
                 notes=hopper_notes(model, memory, datasheet_gb_per_s, reported_mib, capacity_gb),
-                link=NVLINK4, inter_node_link=NDR_IB)
+                link=NVLINK4, inter_node_link=NDR_IB, fp8_speedup=2)
 
 
 SPECS = {spec.name: spec for spec in (

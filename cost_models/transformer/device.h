@@ -39,15 +39,25 @@ double flops(const std::vector<Gemm>& gemms);
 // Seconds the weight GEMMs among them (not the attention core's) take on `table`.
 double weight_gemm_seconds(const GemmTable& table, const std::vector<Gemm>& gemms);
 
+// The grid the layers' weight GEMMs run on in `layout`: the model dtype's, or with model.fp8 the profile's
+// "fp8" grid (an InputError naming the profile and the key that adds one when it has none).
+const GemmTable& layer_gemm_table(const TransformerSetup& setup, GemmLayout layout);
+
 // What every part of the model needs from the setup.
 // `bandwidth` is what memory-bound kernels achieve: the profile's element-wise kernel's when it measured one,
 // else its copy bandwidth; `optimizer_bandwidth` likewise for the optimizer step. The GEMM grid per phase,
 // with the frameworks' weights stored [out, in]: the forward X·Wᵀ (nt), the input gradient dY·W (nn), the
 // weight gradient dYᵀ·X (tn); a profile without the transposed grids uses its plain one for all three.
+// With FP8 training (model.fp8) the three grids of the layers' weight GEMMs are the profile's "fp8" ones; the
+// output layer, the optimizer's GEMMs and the attention core's rate keep the model dtype's (the `dtype_`
+// grids).
 struct Device {
-  const GemmTable& gemm;          // nn: the input gradient, and the optimizer's Newton-Schulz iterations
-  const GemmTable& forward;       // nt
-  const GemmTable& weight;        // tn
+  const GemmTable& gemm;        // nn: the input gradient
+  const GemmTable& forward;     // nt
+  const GemmTable& weight;      // tn
+  const GemmTable& dtype_gemm;  // in the model's dtype: the output layer, Newton-Schulz iterations
+  const GemmTable& dtype_forward;
+  const GemmTable& dtype_weight;
   double bandwidth;               // bytes/s
   double optimizer_bandwidth;     // bytes/s
   double launch;                  // s
@@ -55,14 +65,17 @@ struct Device {
   double attention_flops_per_s;   // flash attention's fused kernel, over the work it does
   double elementwise_efficiency;  // the profile's fit: the layers' element-wise passes divided by this
   explicit Device(const TransformerSetup& setup)
-      : gemm(setup.profile.gemm_table(setup.model.dtype)),
-        forward(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kNT)),
-        weight(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kTN)),
+      : gemm(layer_gemm_table(setup, GemmLayout::kNN)),
+        forward(layer_gemm_table(setup, GemmLayout::kNT)),
+        weight(layer_gemm_table(setup, GemmLayout::kTN)),
+        dtype_gemm(setup.profile.gemm_table(setup.model.dtype)),
+        dtype_forward(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kNT)),
+        dtype_weight(setup.profile.gemm_table(setup.model.dtype, GemmLayout::kTN)),
         bandwidth(setup.profile.elementwise_bandwidth_gb_per_s() * 1e9),
         optimizer_bandwidth(setup.profile.optimizer_bandwidth_gb_per_s() * 1e9),
         launch(setup.profile.launch_overhead_us * 1e-6),
         bytes(dtype_bytes(setup.model.dtype)),
-        attention_flops_per_s(flash_attention_efficiency(setup.profile) * forward.best_tflops() * 1e12),
+        attention_flops_per_s(flash_attention_efficiency(setup.profile) * dtype_forward.best_tflops() * 1e12),
         elementwise_efficiency(setup.profile.fit.elementwise_efficiency) {}
 };
 

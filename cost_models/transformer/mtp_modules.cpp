@@ -38,8 +38,8 @@ UnitCosts mtp_unit(const TransformerSetup& setup, const Device& d, double b) {
   const UnitCosts& norm = units[3];
   const int tp = setup.parallel.tensor;
   const double h = t.hidden, tokens = t.seq_len * b;
-  // What a module runs without holding weights of its own: the output layer and the embedding are the model's,
-  // and the three norms (the two inputs' and the module's last) are counted as h each below.
+  // What a module runs without holding weights of its own: the output layer and the embedding are the
+  // model's, and the three norms (the two inputs' and the module's last) are counted as h each below.
   const auto without_weights = [](UnitCosts u) {
     u.matrix_params = u.expert_params = u.other_params = 0;
     u.matrix_optimizer_s = u.matrix_optimizer_bytes = 0;

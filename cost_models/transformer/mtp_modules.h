@@ -1,10 +1,10 @@
 #pragma once
 // Multi-token prediction (DeepSeek-V3; Megatron's --mtp-num-layers): D modules after the last layer, module k
-// predicting the token k + 1 further on. Each normalises the previous depth's hidden state and the embedding of
-// the shifted tokens (two RMSNorms), projects their concatenation 2h -> h (column-parallel, h/t per rank), runs
-// one transformer layer (a MoE layer where the model's last layer is one) and the shared output layer with its
-// loss. Megatron places every module on the last pipeline stage, beside the output layer, and builds the
-// embedding there too (a copy, its gradients reduced with the first stage's, as tied embeddings are); the
+// predicting the token k + 1 further on. Each normalises the previous depth's hidden state and the embedding
+// of the shifted tokens (two RMSNorms), projects their concatenation 2h -> h (column-parallel, h/t per rank),
+// runs one transformer layer (a MoE layer where the model's last layer is one) and the shared output layer
+// with its loss. Megatron places every module on the last pipeline stage, beside the output layer, and builds
+// the embedding there too (a copy, its gradients reduced with the first stage's, as tied embeddings are); the
 // output layer is shared.
 //   params    per module: the layer's and 2h²; the embedding's copy once on a last stage that is not also
 //             the first (not in the model's count: the same weights)

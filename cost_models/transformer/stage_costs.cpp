@@ -4,6 +4,7 @@
 
 #include "cost_models/transformer/balanced_stages.h"
 #include "cost_models/transformer/collectives.h"
+#include "cost_models/transformer/fp8_gemms.h"
 #include "cost_models/transformer/layer_split.h"
 #include "cost_models/transformer/memory_bytes.h"
 #include "cost_models/transformer/moe_layer.h"
@@ -51,6 +52,11 @@ void set_parameters_and_optimizer(StageCosts& c, const TransformerSetup& setup, 
   c.optimizer_s = sharded(traffic_s, 1) + d.launch;
   c.gradient_bytes = sharded(c.parameters * d.bytes, 2);
   c.parameter_bytes = sharded(c.parameters * d.bytes, 3);
+  if (setup.model.fp8 != Fp8Recipe::kNone) {
+    // The layers' weights also held as FP8 copies, cast once a step (fp8_gemms.h).
+    c.parameter_bytes += sharded(dense_matrix * kFp8WeightCopyBytes, 3);
+    c.optimizer_s += dense_matrix * kFp8WeightCastBytes / d.optimizer_bandwidth;
+  }
   c.optimizer_s += matrix_work.seconds;
   c.gradient_reduce_s =
       data_parallel_reduce_seconds(setup, (c.parameters - expert_params) * d.bytes, stages) +
@@ -150,6 +156,8 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
                        ring.backward_input + all_to_all.backward_input;
   c.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) +
                         (attention.backward_weight + mlp_k.backward_weight) * d.launch;
+  c.forward_s += fp8_cast_seconds(t, d, shapes.forward);
+  c.backward_input_s += fp8_cast_seconds(t, d, shapes.backward_input);
   c.model_flops = flops(counted.forward) + flops(counted.backward_input) + flops(counted.backward_weight);
   c.matrix_params =
       attention_rank_parameters(t, tp) + (moe ? moe_rank_other_parameters(t, tp) : mlp_parameters(t) / tp);
@@ -157,7 +165,7 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
   MatrixShapes matrices = attention_matrices(t);
   const MatrixShapes mlp_matrices_of = moe ? moe_matrices(t, ep) : mlp_matrices(t);
   matrices.insert(matrices.end(), mlp_matrices_of.begin(), mlp_matrices_of.end());
-  c.matrix_work = matrix_optimizer_work(setup.optimizer, d.gemm, matrices);
+  c.matrix_work = matrix_optimizer_work(setup.optimizer, d.dtype_gemm, matrices);
   return c;
 }
 

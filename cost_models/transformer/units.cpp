@@ -1,5 +1,6 @@
 #include "cost_models/transformer/units.h"
 
+#include "cost_models/transformer/fp8_gemms.h"
 #include "cost_models/transformer/memory_bytes.h"
 #include "cost_models/transformer/moe_layer.h"
 #include "cost_models/transformer/mtp_modules.h"
@@ -62,13 +63,13 @@ UnitCosts output_unit(const TransformerSetup& setup, const Device& d, double b) 
                vocab = static_cast<double>(setup.model.vocab) / tp;
   UnitCosts u;
   u.kind = UnitKind::kOutput;
-  u.forward_s = d.forward.seconds(tokens, vocab, h) +
+  u.forward_s = d.dtype_forward.seconds(tokens, vocab, h) +
                 kLossForwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch +
                 tensor_all_reduce_seconds(setup, 2 * 4 * tokens);
-  u.backward_input_s = d.gemm.seconds(tokens, h, vocab) +
+  u.backward_input_s = d.dtype_gemm.seconds(tokens, h, vocab) +
                        kLossBackwardBytesPerLogit * tokens * vocab / d.bandwidth + 4 * d.launch +
                        tensor_all_reduce_seconds(setup, tokens * h * d.bytes);
-  u.backward_weight_s = d.weight.seconds(h, vocab, tokens) + 2 * d.launch;
+  u.backward_weight_s = d.dtype_weight.seconds(h, vocab, tokens) + 2 * d.launch;
   // The output layer's input (for its weight gradient) and the fp32 softmax of the logits.
   u.activation_bytes = tokens * h * d.bytes + 4 * tokens * vocab;
   u.weight_grad_activation_bytes = tokens * h * d.bytes;
@@ -112,6 +113,8 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.backward_input_s = gemm_seconds(d.gemm, shapes.backward_input, d.attention_flops_per_s) +
                          elementwise.backward_input + kernels.backward_input * d.launch;
     u.backward_weight_s = gemm_seconds(d.weight, shapes.backward_weight) + kernels.backward_weight * d.launch;
+    u.forward_s += fp8_cast_seconds(t, d, shapes.forward);
+    u.backward_input_s += fp8_cast_seconds(t, d, shapes.backward_input);
     TensorParallelSeconds half_tp = {collectives.forward / 2, collectives.backward_input / 2};
     TensorParallelSeconds all_to_all;
     if (moe) {
@@ -135,7 +138,7 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.weight_grad_activation_bytes = attention ? attention_weight_grad_activation_bytes(t, b, tp, sp)
                                      : moe     ? moe_weight_grad_activation_bytes(t, b, layout, sp)
                                                : mlp_weight_grad_activation_bytes(t, b, tp, sp);
-    const MatrixOptimizerWork work = matrix_optimizer_work(setup.optimizer, d.gemm,
+    const MatrixOptimizerWork work = matrix_optimizer_work(setup.optimizer, d.dtype_gemm,
                                                            attention ? attention_matrices(t)
                                                            : moe     ? moe_matrices(t, p.expert)
                                                                      : mlp_matrices(t));

@@ -64,7 +64,7 @@ TEST(MtpCosts, TheModulesRunOnTheLastStageWithTheEmbeddingsCopy) {
 
 // A balanced split keeps the modules with the output layer and counts what the even split counts.
 TEST(MtpCosts, ABalancedSplitKeepsThemWithTheOutputLayer) {
-  const auto total = [](const std::vector<StageCosts>& stages, double StageCosts::* field) {
+  const auto total = [](const std::vector<StageCosts>& stages, double StageCosts::*field) {
     double sum = 0;
     for (const StageCosts& c : stages) sum += c.*field;
     return sum;
@@ -78,7 +78,7 @@ TEST(MtpCosts, ABalancedSplitKeepsThemWithTheOutputLayer) {
   ASSERT_EQ(split.size(), 2u);
   EXPECT_TRUE(split[1].output);
   // The modules add the same to either split.
-  for (double StageCosts::* field : {&StageCosts::parameters, &StageCosts::model_flops}) {
+  for (double StageCosts::*field : {&StageCosts::parameters, &StageCosts::model_flops}) {
     EXPECT_NEAR(total(split, field) - total(costs(0, LayerSplit::kBalanced), field),
                 total(costs(1, LayerSplit::kEven), field) - total(costs(0, LayerSplit::kEven), field),
                 1e-6 * total(split, field));

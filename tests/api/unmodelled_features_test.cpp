@@ -118,7 +118,6 @@ TEST(UnmodelledFeatures, AllowedRunsCarryTheListInTheHeaderAndTheJson) {
 
 TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtpAndRuns) {
   const ModelImport imported = read_hf_config(kDeepSeekV3, "config.json", 4096);
-  const UnmodelledFeatures& f = imported.model.unmodelled;
   EXPECT_EQ(imported.model.moe.experts, 256);
   EXPECT_EQ(imported.model.moe.shared_experts, 1);
   EXPECT_EQ(imported.model.moe.dense_layers, 3);
@@ -130,7 +129,7 @@ TEST(UnmodelledFeatures, DeepSeekV3HasExpertsLatentAttentionAndMtpAndRuns) {
   EXPECT_EQ(mla.v_head_dim, 128);
   EXPECT_EQ(imported.model.mtp_layers, 1);
   // The checkpoint's FP8 storage is said, not taken for FP8 training.
-  EXPECT_TRUE(f.fp8.empty());
+  EXPECT_EQ(imported.model.fp8, Fp8Recipe::kNone);
   EXPECT_TRUE(test::any_line_contains(imported.assumed, "quantization_config"));
   const Scenario s = imported_scenario(imported);
   // The experts, the latent attention and the MTP module are modelled: nothing is refused.
@@ -189,7 +188,7 @@ TEST(UnmodelledFeatures, MegatronExpertsFp8AndKvChannels) {
   EXPECT_EQ(m.moe.experts, 8);
   EXPECT_EQ(m.moe.experts_per_token, 2);
   EXPECT_EQ(m.moe.expert_ffn_hidden, 14336);
-  EXPECT_EQ(m.unmodelled.fp8, "hybrid");
+  EXPECT_EQ(m.fp8, Fp8Recipe::kDelayed);  // Megatron's default recipe under --fp8-format hybrid
   EXPECT_EQ(m.mtp_layers, 1);
   EXPECT_EQ(m.head_dim, 96);
   EXPECT_FALSE(test::any_line_contains(imported.imported.unknown, "fp8"));
@@ -205,7 +204,7 @@ TEST(UnmodelledFeatures, TorchtitanFloat8ConverterIsFp8) {
   const TorchtitanImport imported = read_torchtitan_config(
       "[model]\nname = \"llama3\"\nflavor = \"8B\"\nconverters = [\"float8\"]\n[training]\nseq_len = 4096\n",
       "job.toml");
-  EXPECT_EQ(imported.imported.model.unmodelled.fp8, "float8 converter (torchtitan)");
+  EXPECT_EQ(imported.imported.model.fp8, Fp8Recipe::kTensorwise);  // torchtitan's default recipe
   EXPECT_FALSE(test::any_line_contains(imported.imported.unknown, "converters"));
 }
 

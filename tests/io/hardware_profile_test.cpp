@@ -47,6 +47,23 @@ std::string profile_error_of(const std::string& yaml) {
   return test::input_error_of([&] { parse_hardware_profile(yaml, "p.yaml"); });
 }
 
+// fp8_gemm: each bf16 grid times the stated multiple becomes the "fp8" grid, exact at the grid points; a
+// multiple above FP8's peak over bf16's (2) or without a bf16 grid to scale is refused, naming the key.
+TEST(HardwareProfile, AnFp8RateScalesTheBf16Grid) {
+  const std::string with =
+      replaced(kValid, "gemm:\n", "fp8_gemm: {speedup_over_bf16: 1.5, source: \"test\"}\ngemm:\n");
+  const HardwareProfile p = parse_hardware_profile(with, "p.yaml");
+  EXPECT_DOUBLE_EQ(p.fp8_gemm.speedup_over_bf16, 1.5);
+  EXPECT_EQ(p.fp8_gemm.source, "test");
+  EXPECT_DOUBLE_EQ(p.gemm_table("fp8").tflops_at(256, 4096, 256), 1.5 * 15);
+  EXPECT_DOUBLE_EQ(p.gemm_table("fp8").tflops_at(4096, 4096, 4096), 1.5 * 27.5);
+  EXPECT_NE(
+      profile_error_of(replaced(with, "speedup_over_bf16: 1.5", "speedup_over_bf16: 2.5")).find("at most 2"),
+      std::string::npos);
+  EXPECT_NE(profile_error_of(replaced(with, "  bf16:", "  fp16:")).find("fp8_gemm"), std::string::npos);
+  EXPECT_NE(profile_error_of(replaced(with, ", source: \"test\"", "")).find("source"), std::string::npos);
+}
+
 TEST(HardwareProfile, ReadsEveryField) {
   const HardwareProfile p = parse_hardware_profile(kValid, "dir/test-gpu.yaml");
   EXPECT_EQ(p.name, "test-gpu");
@@ -147,7 +164,7 @@ TEST(HardwareProfile, MalformedProfilesGiveClearErrors) {
             "memory_bandwidth_gb_per_s, memory_capacity_gb, launch_overhead_us, host_overhead_us, "
             "elementwise_gb_per_s, optimizer_gb_per_s, elementwise_ns_per_element, update_ns_per_parameter, "
             "link, inter_node_link, intra_node_collectives, host_to_device, device_to_host, "
-            "gemm, gemm_nt, gemm_tn, fit");
+            "gemm, gemm_nt, gemm_tn, fp8_gemm, fit");
   EXPECT_EQ(profile_error_of(replaced(kValid, "    - [4096, 4096, 256, 25]\n", "")),
             "p.yaml:10: key 'gemm.bf16': expected a full grid over m x n x k (2 x 2 x 2 rows); missing "
             "[4096, 4096, 256, ...]");
