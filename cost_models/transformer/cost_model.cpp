@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -75,6 +76,32 @@ TimeNs TransformerCostModel::duration(const Action& action) const {
       return ns(c.optimizer_s);
   }
   return 0;
+}
+
+TimeNs TransformerCostModel::overlapped_duration(const Action& forward, const Action& backward) const {
+  const StageCosts& f = stages_.at(forward.stage);
+  const StageCosts& b = stages_.at(backward.stage);
+  double backward_s = 0, backward_comm_s = 0;
+  switch (backward.kind) {
+    case OpKind::B:
+      backward_s = b.backward_input_s + b.backward_weight_s;
+      backward_comm_s = b.backward_input_comm_s;
+      break;
+    case OpKind::I:
+      backward_s = b.backward_input_s;
+      backward_comm_s = b.backward_input_comm_s;
+      break;
+    case OpKind::W:
+      backward_s = b.backward_weight_s;
+      break;
+    default:
+      return duration(forward) + duration(backward);
+  }
+  const double comm_s = f.forward_comm_s + backward_comm_s;
+  if (comm_s <= 0) return duration(forward) + duration(backward);  // nothing to hide: exactly the sum
+  const double compute_s = f.forward_s + backward_s - comm_s;
+  const double slot_s = std::max(compute_s, comm_s) + 2 * host_overhead_s_;
+  return static_cast<TimeNs>(std::llround(slot_s * 1e9));
 }
 
 TimeNs TransformerCostModel::before_barrier_ns(const Action& step) const {

@@ -20,6 +20,11 @@ class TransformerCostModel final : public CostModel {
 
   TimeNs duration(const Action& action) const override;
   bool durations_by_kind_and_stage() const override { return true; }
+  // A forward and another microbatch's backward in one slot (DualPipe's overlapped chunks, Megatron's
+  // combined 1F1B): the compute stream runs both ops' compute, the communication stream both ops' expert
+  // all-to-alls, each hiding under the other: max(compute F + compute B, comm F + comm B) (the chunks'
+  // interleaving taken as perfect; a model without all-to-alls gets the sum).
+  TimeNs overlapped_duration(const Action& forward, const Action& backward) const override;
   // With parallel.overlap_grad_reduce: the stage's gradient reduction, which runs before the step's barrier.
   TimeNs before_barrier_ns(const Action& step) const override;
   Bytes activation_bytes(int stage) const override;

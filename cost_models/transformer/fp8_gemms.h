@@ -4,7 +4,8 @@
 //             gradient dY), reading 2 bytes per element and writing the row-wise and the column-wise FP8
 //             copies (1 + 1: Hopper's FP8 GEMMs take only the TN form, so the weight gradient needs the
 //             transposed copies): 4 bytes per element; a current-scaling recipe (tensorwise, rowwise) first
-//             reads the tensor once more for its amax (+2); delayed, blockwise and mxfp8 scale inside the cast
+//             reads the tensor once more for its amax (+2); delayed, blockwise and mxfp8 scale inside the
+//             cast
 //   weights   cast once per step (Transformer Engine and torchtitan keep them across a step's microbatches):
 //             4 bytes per weight, at the optimizer's bandwidth, and held as the two FP8 copies: 2 bytes per
 //             weight beside the model-dtype copy

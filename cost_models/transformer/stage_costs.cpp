@@ -17,6 +17,8 @@ namespace transformer {
 
 void add_unit_costs(StageCosts& c, const UnitCosts& u) {
   c.forward_s += u.forward_s;
+  c.forward_comm_s += u.forward_comm_s;
+  c.backward_input_comm_s += u.backward_input_comm_s;
   c.backward_input_s += u.backward_input_s;
   c.backward_weight_s += u.backward_weight_s;
   c.activation_bytes += u.activation_bytes;
@@ -98,6 +100,7 @@ namespace {
 // One whole layer's costs on one rank: a dense layer, or one whose MLP is a mixture of experts.
 struct LayerCosts {
   double forward_s = 0, backward_input_s = 0, backward_weight_s = 0;
+  double forward_comm_s = 0, backward_input_comm_s = 0;  // of which the expert all-to-alls
   double activation_bytes = 0, full_activation_bytes = 0, weight_grad_activation_bytes = 0;
   double model_flops = 0;
   double matrix_params = 0, expert_params = 0;
@@ -158,6 +161,8 @@ LayerCosts layer_costs(const TransformerSetup& setup, const Device& d, double b,
                         (attention.backward_weight + mlp_k.backward_weight) * d.launch;
   c.forward_s += fp8_cast_seconds(t, d, shapes.forward);
   c.backward_input_s += fp8_cast_seconds(t, d, shapes.backward_input);
+  c.forward_comm_s = all_to_all.forward;
+  c.backward_input_comm_s = all_to_all.backward_input;
   c.model_flops = flops(counted.forward) + flops(counted.backward_input) + flops(counted.backward_weight);
   c.matrix_params =
       attention_rank_parameters(t, tp) + (moe ? moe_rank_other_parameters(t, tp) : mlp_parameters(t) / tp);
@@ -174,6 +179,8 @@ void add_layers(StageCosts& c, const LayerCosts& layer, int count, Recompute rec
   c.forward_s += count * layer.forward_s;
   c.backward_input_s += count * layer.backward_input_s;
   c.backward_weight_s += count * layer.backward_weight_s;
+  c.forward_comm_s += count * layer.forward_comm_s;
+  c.backward_input_comm_s += count * layer.backward_input_comm_s;
   c.activation_bytes += count * layer.activation_bytes;
   c.weight_grad_activation_bytes += count * layer.weight_grad_activation_bytes;
   c.model_flops += count * layer.model_flops;

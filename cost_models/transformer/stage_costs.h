@@ -21,6 +21,10 @@ struct StageCosts {
   double forward_s = 0;
   double backward_input_s = 0;
   double backward_weight_s = 0;
+  // Of forward_s and backward_input_s, the expert all-to-alls: communication another microbatch's compute
+  // can hide when a schedule runs a forward and a backward in one slot (CostModel::overlapped_duration).
+  double forward_comm_s = 0;
+  double backward_input_comm_s = 0;
   double optimizer_s = 0;        // one step, its gradient reduction over the weights' replicas included
   double gradient_reduce_s = 0;  // of which the reduction
   // Of the reduction, what outlasts the stage's last gradient op when each unit's (layer's) gradients reduce

@@ -31,6 +31,8 @@ void add_to_unit(UnitCosts& to, const UnitCosts& from) {
   to.forward_s += from.forward_s;
   to.backward_input_s += from.backward_input_s;
   to.backward_weight_s += from.backward_weight_s;
+  to.forward_comm_s += from.forward_comm_s;
+  to.backward_input_comm_s += from.backward_input_comm_s;
   to.activation_bytes += from.activation_bytes;
   to.weight_grad_activation_bytes += from.weight_grad_activation_bytes;
   to.full_activation_bytes += from.full_activation_bytes;
@@ -127,6 +129,8 @@ std::vector<UnitCosts> rank_units(const TransformerSetup& setup, double b) {
     u.backward_input_s += exposed_tensor_comm_seconds(p, half_tp.backward_input,
                                                       weight_gemm_seconds(d.gemm, shapes.backward_input)) +
                           (attention ? ring.backward_input : 0) + all_to_all.backward_input;
+    u.forward_comm_s = all_to_all.forward;
+    u.backward_input_comm_s = all_to_all.backward_input;
     u.activation_bytes = bytes.stored;
     u.full_activation_bytes = bytes.full;
     u.model_flops = flops(counted_shapes.forward) + flops(counted_shapes.backward_input) +

@@ -20,6 +20,7 @@ struct UnitCosts {
   UnitKind kind = UnitKind::kEmbedding;
   int layer = -1;  // 0-based layer of an attention or MLP half
   double forward_s = 0, backward_input_s = 0, backward_weight_s = 0;
+  double forward_comm_s = 0, backward_input_comm_s = 0;  // of which the expert all-to-alls
   double activation_bytes = 0, weight_grad_activation_bytes = 0;
   double full_activation_bytes = 0;  // without recomputation (the working set a full recompute rebuilds)
   double model_flops = 0;            // F + I + W without recomputation
@@ -54,7 +55,9 @@ template <typename Costs>
 std::vector<Costs> scaled_op_times(std::vector<Costs> items, const OpTimeScale& scale) {
   for (Costs& c : items) {
     c.forward_s *= scale.forward;
+    c.forward_comm_s *= scale.forward;
     c.backward_input_s *= scale.backward_input;
+    c.backward_input_comm_s *= scale.backward_input;
     c.backward_weight_s *= scale.backward_weight;
   }
   return items;

@@ -1,6 +1,6 @@
 // FP8 training (cost_models/transformer/fp8_gemms.h): the layers' weight GEMMs at the profile's FP8 grid, the
-// output layer and the attention core in bf16, each cast's bytes by hand, the FP8 weight copies and the step's
-// cast, and the scenario's and importers' keys.
+// output layer and the attention core in bf16, each cast's bytes by hand, the FP8 weight copies and the
+// step's cast, and the scenario's and importers' keys.
 #include <gtest/gtest.h>
 
 #include "cost_models/transformer/device.h"
@@ -59,7 +59,8 @@ TEST(Fp8Costs, OnlyTheLayersWeightGemmsRunInFp8) {
   EXPECT_DOUBLE_EQ(out8.forward_s, out16.forward_s);
   EXPECT_DOUBLE_EQ(out8.backward_weight_s, out16.backward_weight_s);
   // A stage's ops are faster, its FLOPs the same.
-  const std::vector<StageCosts> a = transformer_stage_costs(fp8, 1, 2), b = transformer_stage_costs(bf16, 1, 2);
+  const std::vector<StageCosts> a = transformer_stage_costs(fp8, 1, 2),
+                                b = transformer_stage_costs(bf16, 1, 2);
   EXPECT_LT(a[0].forward_s, b[0].forward_s);
   EXPECT_LT(a[0].backward_weight_s, b[0].backward_weight_s);
   EXPECT_DOUBLE_EQ(a[0].model_flops, b[0].model_flops);
@@ -71,7 +72,8 @@ TEST(Fp8Costs, OnlyTheLayersWeightGemmsRunInFp8) {
 // optimizer's bandwidth); the embedding and the output layer keep theirs in bf16 alone.
 TEST(Fp8Costs, TheWeightsFp8CopiesAndTheirCast) {
   const TransformerSetup fp8 = setup_with("delayed"), bf16 = setup_with("");
-  const std::vector<StageCosts> a = transformer_stage_costs(fp8, 1, 2), b = transformer_stage_costs(bf16, 1, 2);
+  const std::vector<StageCosts> a = transformer_stage_costs(fp8, 1, 2),
+                                b = transformer_stage_costs(bf16, 1, 2);
   const double layer = layer_parameters(bf16.model), matrices = 2 * layer;  // two layers a stage
   EXPECT_DOUBLE_EQ(a[0].parameter_bytes - b[0].parameter_bytes, 2 * matrices);
   EXPECT_DOUBLE_EQ(a[1].parameter_bytes - b[1].parameter_bytes, 2 * matrices);
@@ -87,9 +89,9 @@ TEST(Fp8Costs, TheKeyIsCheckedAndTheImportersReadTheRecipe) {
   const std::string a100 = test::input_error_of([] {
     TransformerSetup s = setup_with("delayed");
     s.profile = test::scenario_from_yaml(
-                     "model: {layers: 2, hidden: 256, heads: 4, seq_len: 128, vocab: 100}\n"
-                     "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n")
-                     .transformer->profile;
+                    "model: {layers: 2, hidden: 256, heads: 4, seq_len: 128, vocab: 100}\n"
+                    "hardware: {profile: a100-sxm4-80gb}\npipeline: {stages: 2, microbatches: 2}\n")
+                    .transformer->profile;
     transformer_stage_costs(s, 1, 2);
   });
   EXPECT_NE(a100.find("has no FP8 GEMM rate"), std::string::npos) << a100;

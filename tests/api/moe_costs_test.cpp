@@ -9,6 +9,7 @@
 #include <random>
 
 #include "cost_models/transformer/collectives.h"
+#include "cost_models/transformer/cost_model.h"
 #include "cost_models/transformer/moe_layer.h"
 #include "cost_models/transformer/parallel_comm.h"
 #include "cost_models/transformer/shapes_flops.h"
@@ -128,6 +129,49 @@ TEST(MoeCosts, DeepEpSendsATokenOnceToEachNodeItsExpertsAreOn) {
   const double inside = expert_all_to_all_seconds(one_node, 1, 2).forward;
   one_node.parallel.deepep_dispatch = true;
   EXPECT_EQ(expert_all_to_all_seconds(one_node, 1, 2).forward, inside);
+}
+
+// One slot of a forward and another microbatch's backward (DualPipe, Combined 1F1B): the compute stream runs
+// both ops' compute, the communication stream both ops' all-to-alls, so the slot takes the longer of the two
+// sums; a job without all-to-alls gets exactly the two ops' sum.
+TEST(MoeCosts, AForwardAndABackwardInOneSlotHideEachOthersAllToAlls) {
+  const TransformerSetup across = moe_setup(8, 8, 4);
+  const PipelineLayout layout = PipelineLayout::linear(2);
+  const TransformerCostModel costs(across, 1, layout);
+  const StageCosts& c = costs.stages()[0];
+  ASSERT_GT(c.forward_comm_s, 0);
+  EXPECT_NEAR(c.forward_comm_s, 2 * expert_all_to_all_seconds(across, 1, 2).forward, 1e-12);  // two layers
+  const double comm = c.forward_comm_s + c.backward_input_comm_s;
+  const double compute = c.forward_s + c.backward_input_s + c.backward_weight_s - comm;
+  const TimeNs slot = costs.overlapped_duration(forward(0, 1), backward(0, 0));
+  EXPECT_EQ(slot, static_cast<TimeNs>(std::llround(std::max(compute, comm) * 1e9)));
+  EXPECT_LT(slot, costs.duration(forward(0, 1)) + costs.duration(backward(0, 0)));
+  const TransformerCostModel dense(moe_setup(8, 1), 1, layout);
+  EXPECT_EQ(dense.overlapped_duration(forward(0, 1), backward(0, 0)),
+            dense.duration(forward(0, 1)) + dense.duration(backward(0, 0)));
+}
+
+// What the overlap buys shows in a run: DualPipe hides its all-to-alls and 1F1B cannot, so DualPipe's lead over
+// 1F1B on a job whose all-to-alls cross nodes is well above its lead on the same job without them (expert
+// parallelism 1: the bubble's difference alone), which is all it would be with the two ops' sum as the slot.
+TEST(MoeCosts, DualPipesLeadOver1f1bComesFromHidingTheAllToAlls) {
+  const auto lead = [](int expert) {
+    const std::string yaml = fmt::format(
+        "model: {{layers: 8, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000, mlp: swiglu,\n"
+        "        moe: {{experts: 16, experts_per_token: 4, expert_ffn_hidden: 1024}}}}\n"
+        "hardware:\n"
+        "  profile: h100-sxm5-80gb\n"
+        "  link: {{bandwidth_gb_per_s: 100, latency_us: 10, source: test}}\n"
+        "  inter_node_link: {{bandwidth_gb_per_s: 25, latency_us: 20, source: test}}\n"
+        "parallel: {{data: 8, expert: {}, gpus_per_node: 4}}\n"
+        "pipeline: {{stages: 4, microbatches: 16}}\n",
+        expert);
+    const Scenario s = test::scenario_from_yaml(yaml);
+    return test::run_schedule(s, "dualpipe").metrics.throughput_samples_per_s /
+           test::run_schedule(s, "1f1b-flush").metrics.throughput_samples_per_s;
+  };
+  const double without = lead(1), with = lead(8);
+  EXPECT_GT(with, without * 1.2) << without << " " << with;
 }
 
 TEST(MoeCosts, ExpertParallelismDividesTheExpertsMemoryAndReducesTheirGradientsOverItsReplicas) {
