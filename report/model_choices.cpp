@@ -98,7 +98,8 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
             ? fmt::format(
                   "; experts: expert parallel {}, expert tensor parallel {} (each MoE layer's routed "
                   "experts {} per rank over {} ranks, each split over {}; replicated on {}; two "
-                  "all-to-alls per layer each way{}{}, hidden only under the other op of a fused forward-and-backward "
+                  "all-to-alls per layer each way{}{}, hidden only under the other op of a fused "
+                  "forward-and-backward "
                   "slot (dualpipe, dualpipe-v), blocking elsewhere)",
                   p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
                   p.expert_tensor_size(), p.expert_weight_replicas(),

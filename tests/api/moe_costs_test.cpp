@@ -151,9 +151,10 @@ TEST(MoeCosts, AForwardAndABackwardInOneSlotHideEachOthersAllToAlls) {
             dense.duration(forward(0, 1)) + dense.duration(backward(0, 0)));
 }
 
-// What the overlap buys shows in a run: DualPipe hides its all-to-alls and 1F1B cannot, so DualPipe's lead over
-// 1F1B on a job whose all-to-alls cross nodes is well above its lead on the same job without them (expert
-// parallelism 1: the bubble's difference alone), which is all it would be with the two ops' sum as the slot.
+// What the overlap buys shows in a run: DualPipe hides its all-to-alls and 1F1B cannot, so DualPipe's lead
+// over 1F1B on a job whose all-to-alls cross nodes is well above its lead on the same job without them
+// (expert parallelism 1: the bubble's difference alone), which is all it would be with the two ops' sum as
+// the slot.
 TEST(MoeCosts, DualPipesLeadOver1f1bComesFromHidingTheAllToAlls) {
   const auto lead = [](int expert) {
     const std::string yaml = fmt::format(
