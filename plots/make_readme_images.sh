@@ -63,6 +63,12 @@ made+=(bubble_vs_memory.png)
 plots/gantt.py "$work/v.json" -o "$out/v_schedules.png" --max-ms 60
 made+=(v_schedules.png)
 
+# DualPipeV's fused slots hiding the expert all-to-alls, against 1F1B and ZB-H1 on the same MoE job.
+"$pipesim" run scenarios/moe/deepseek-v3-like-overlap.yaml --set pipeline.batches=1 --trace "$work/moe.json" >/dev/null
+plots/gantt.py "$work/moe.json" -o "$out/moe_overlap.png" --max-ms 6200 \
+  --title "DeepSeek-V3-like layers, 4 stages, EP 64 over 8 nodes (H800): the first batch"
+made+=(moe_overlap.png)
+
 # The quickstart model on H100s: the fastest schedule that fits, per N and m.
 "$pipesim" sweep scenarios/quickstart/llama2-7b-h100.yaml -N 2,4,8,16 -m 4,8,16,32,64 \
   --set pipeline.global_batch=64 --schedules 1f1b-flush,interleaved-1f1b,zb-h1,zb-h2,zb-v,v-half,v-min -q \
