@@ -14,6 +14,7 @@ namespace pipesim {
 // Each schedule file defines one factory.
 std::unique_ptr<Schedule> make_gpipe(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_one_f_one_b_flush(const ScheduleParams& params);
+std::unique_ptr<Schedule> make_one_f_one_b_overlap(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_interleaved_one_f_one_b(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_looped_bfs(const ScheduleParams& params);
 std::unique_ptr<Schedule> make_interleaved_zero_bubble(const ScheduleParams& params);
@@ -40,6 +41,11 @@ const std::vector<ScheduleInfo>& registered_schedules() {
        &make_gpipe},
       {"1f1b-flush", "PipeDream-Flush / Megatron: N-i warm-up forwards, then one F and one B in turn, flush",
        &make_one_f_one_b_flush},
+      {"1f1b-overlap",
+       "Megatron's combined 1F1B: 1F1B with one more warm-up forward, each steady F fused with a B in one "
+       "slot "
+       "(expert all-to-alls hidden under the other op's compute)",
+       &make_one_f_one_b_overlap},
       {"interleaved-1f1b",
        "Megatron virtual pipeline: 'chunks' stages per device; m in equal rounds (a multiple of N, or < 2N)",
        &make_interleaved_one_f_one_b},
