@@ -168,7 +168,7 @@ std::string scenario_from_import(const ModelImport& imported, const ImportSettin
                       settings.microbatches, global_batch,
                       settings.layer_split.empty() ? "" : ", layer_split: " + settings.layer_split);
   const ParallelConfig& p = imported.parallel;
-  if (p.any()) {
+  if (p.any() || p.expert > 1) {  // the experts' parallelism is the job's even on one data rank
     std::string parallel = fmt::format("parallel: {{tensor: {}, data: {}", p.tensor, p.data);
     if (p.context > 1) parallel += fmt::format(", context: {}", p.context);
     if (p.expert > 1) parallel += fmt::format(", expert: {}", p.expert);

@@ -31,6 +31,56 @@ const std::map<std::string, Flavor>& llama3_flavors() {
   return flavors;
 }
 
+// torchtitan's deepseek_v3 flavors (torchtitan/models/deepseek_v3/__init__.py): MLA with latents of 512 (and
+// q_lora_rank) and heads of 128 + 64 rotary, values 128; the first n_dense layers dense, the rest MoE with
+// shared experts of the experts' width.
+struct DeepSeekFlavor {
+  int dim, layers, heads, q_lora_rank, dense_hidden, moe_hidden, experts, shared_experts, top_k, dense_layers,
+      vocab;
+};
+const std::map<std::string, DeepSeekFlavor>& deepseek_v3_flavors() {
+  static const std::map<std::string, DeepSeekFlavor> flavors{
+      {"16B", {2048, 27, 16, 0, 10944, 1408, 64, 2, 6, 1, 102400}},
+      {"236B", {5120, 60, 128, 1536, 12288, 1536, 160, 2, 6, 1, 102400}},
+      {"671B", {7168, 61, 128, 1536, 18432, 2048, 256, 1, 8, 3, 129280}}};
+  return flavors;
+}
+
+void read_deepseek_v3_flavor(const std::string& flavor, const std::string& source, ModelImport& out) {
+  const auto it = deepseek_v3_flavors().find(flavor);
+  if (it == deepseek_v3_flavors().end())
+    throw InputError(fmt::format("{}: [model] flavor '{}': expected 16B, 236B or 671B (or give --hf-config)",
+                                 source, flavor));
+  const DeepSeekFlavor& f = it->second;
+  TransformerModel& m = out.model;
+  m.layers = f.layers;
+  m.hidden = f.dim;
+  m.heads = f.heads;
+  m.kv_heads = 0;
+  m.mlp = MlpKind::kSwiglu;
+  m.norm = NormKind::kRmsNorm;
+  m.ffn_hidden = f.dense_hidden;
+  m.vocab = f.vocab;
+  m.tied_embeddings = false;
+  m.mla.kv_lora_rank = 512;
+  m.mla.q_lora_rank = f.q_lora_rank;
+  m.moe.experts = f.experts;
+  m.moe.experts_per_token = f.top_k;
+  m.moe.shared_experts = f.shared_experts;
+  m.moe.expert_ffn_hidden = f.moe_hidden;
+  m.moe.dense_layers = f.dense_layers;
+  out.model_type = "deepseek_v3";
+  out.architecture = "torchtitan deepseek_v3 " + flavor;
+  out.read.push_back(fmt::format(
+      "[model] deepseek_v3 {} -> {} layers (the first {} dense, SwiGLU of {}), hidden {}, MLA with {} heads "
+      "(latents 512{}, heads 128 + 64, values 128), {} experts of {} ({} shared), {} per token, vocabulary "
+      "{}, "
+      "untied",
+      flavor, m.layers, f.dense_layers, f.dense_hidden, m.hidden, m.heads,
+      f.q_lora_rank > 0 ? fmt::format(" and {}", f.q_lora_rank) : "", f.experts, f.moe_hidden,
+      f.shared_experts, f.top_k, m.vocab));
+}
+
 // torchtitan's FeedForward width: 4h, then 2/3 of it, times the multiplier, rounded up to multiple_of.
 int llama_ffn(int dim, double multiplier, int multiple_of) {
   int hidden = 4 * dim;
@@ -185,10 +235,11 @@ toml::table torchtitan_parse(const std::string& toml_text, const std::string& so
 // [model] name and flavor: the dimensions of one of torchtitan's Llama 3 flavors.
 void torchtitan_read_flavor(const std::string& name, const std::string& flavor, const std::string& source,
                             ModelImport& out) {
+  if (name == "deepseek_v3") return read_deepseek_v3_flavor(flavor, source, out);
   if (name != "llama3") {
     throw InputError(
-        fmt::format("{}: [model] name '{}': pipesim knows torchtitan's llama3 flavors; for another "
-                    "model give its Hugging Face config.json (--hf-config)",
+        fmt::format("{}: [model] name '{}': pipesim knows torchtitan's llama3 and deepseek_v3 flavors; for "
+                    "another model give its Hugging Face config.json (--hf-config)",
                     source, name));
   }
   const auto it = llama3_flavors().find(flavor);
@@ -400,14 +451,29 @@ void torchtitan_read_job(TomlReader& r, ModelImport& out) {
         fmt::format("parallelism.data_parallel_shard_degree = {} -> FSDP over {} ranks: "
                     "parallel.zero: 3",
                     shards, shards));
-  } else if (shard && *shard == -1) {
-    out.assumed.push_back(
-        "parallelism.data_parallel_shard_degree = -1 (the rest of the launch's GPUs): the file does not say "
-        "how many; parallel.data is 1 here: set it (and zero: 3) for the launch");
   }
   parallel.data = shards * replicate;
   parallel.context =
       r.positive("parallelism", "context_parallel_degree", "parallel.context (ring attention)").value_or(1);
+  // Expert parallelism borrows the data-shard and context ranks (and, with an expert tensor degree of 1, the
+  // tensor ranks): Megatron's folding, which parallel.expert and parallel.expert_tensor describe.
+  parallel.expert = r.positive("parallelism", "expert_parallel_degree", "parallel.expert").value_or(1);
+  if (const auto etp = r.positive("parallelism", "expert_tensor_parallel_degree", "parallel.expert_tensor"))
+    parallel.expert_tensor = *etp;
+  if (shard && *shard == -1) {
+    // The rest of the launch's GPUs: as few as the experts' groups need (every rank when there are none).
+    const int needed = parallel.expert * parallel.expert_tensor_size();
+    const int per_replica = parallel.tensor * parallel.context * replicate;
+    shards = std::max(1, (needed + per_replica - 1) / per_replica);
+    parallel.data = shards * replicate;
+    if (shards > 1) parallel.zero = 3;
+    out.assumed.push_back(fmt::format(
+        "parallelism.data_parallel_shard_degree = -1 (the rest of the launch's GPUs): the file does not say "
+        "how "
+        "many; parallel.data is {} here{}: set it{} for the launch",
+        parallel.data, shards > 1 ? ", the fewest ranks expert_parallel_degree needs, FSDP over them" : "",
+        shards > 1 ? "" : " (and zero: 3)"));
+  }
   // torchtitan shards with FSDP over the data-shard and context ranks together (its dp_shard_cp mesh).
   if (shards > 1 || parallel.context > 1) parallel.zero = 3;
   if (shards <= 1 && parallel.context > 1) {

@@ -8,8 +8,10 @@ const ImportKeyTable& torchtitan_keys() {
   static const ImportKeyTable table(
       "torchtitan job file", "",
       {
-          {"model.name", KeyUse::kModel, "the model: torchtitan's llama3 8B, 70B or 405B (or --hf-config)"},
-          {"model.flavor", KeyUse::kModel, "the model: torchtitan's llama3 8B, 70B or 405B (or --hf-config)"},
+          {"model.name", KeyUse::kModel,
+           "the model: torchtitan's llama3 8B, 70B or 405B, deepseek_v3 16B, 236B or 671B (or --hf-config)"},
+          {"model.flavor", KeyUse::kModel,
+           "the model: torchtitan's llama3 8B, 70B or 405B, deepseek_v3 16B, 236B or 671B (or --hf-config)"},
           {"training.seq_len", KeyUse::kModel, "seq_len (default 2048)"},
           {"training.mixed_precision_param", KeyUse::kModel, "dtype"},
           {"activation_checkpoint.mode", KeyUse::kModel, "recompute: none, selective or full"},
@@ -35,9 +37,8 @@ const ImportKeyTable& torchtitan_keys() {
           {"parallelism.data_parallel_replicate_degree", KeyUse::kJob, "parallel.data (replicas)"},
           {"parallelism.context_parallel_degree", KeyUse::kJob,
            "parallel.context (ring attention), with parallel.zero: 3"},
-          {"parallelism.expert_parallel_degree", KeyUse::kUnsupported,
-           "torchtitan's MoE flavors are not read yet (import the model with import hf, set "
-           "parallel.expert)"},
+          {"parallelism.expert_parallel_degree", KeyUse::kJob, "parallel.expert"},
+          {"parallelism.expert_tensor_parallel_degree", KeyUse::kJob, "parallel.expert_tensor"},
           {"parallelism.enable_async_tensor_parallel", KeyUse::kUnsupported,
            "the tensor-parallel all-reduces are modelled blocking the compute stream, not overlapped"},
           {"float8.enable_fsdp_float8_all_gather", KeyUse::kUnsupported,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cost_models/transformer/shapes_flops.h"
 #include "import/hf_config.h"
 #include "import/import_scenario.h"
 #include "import/torchtitan_config.h"
@@ -125,6 +126,39 @@ TEST(ImportTorchtitan, FlavorsAndTheZeroBubbleSplit) {
   const TorchtitanImport t405 = read_torchtitan_config(fmt::format(fmt::runtime(job), "405B"), "405b.toml");
   EXPECT_EQ(t405.imported.model.ffn_hidden, 53248);
   EXPECT_EQ(t405.imported.model.layers, 126);
+}
+
+// torchtitan's deepseek_v3 flavors (MLA, experts, dense first layers) and its expert parallelism: the 16B is
+// DeepSeek-V2-Lite's shape (15.7 B parameters); with data_parallel_shard_degree = -1 the importer takes the
+// fewest ranks the experts' groups need, FSDP over them, and says so.
+TEST(ImportTorchtitan, DeepSeekV3FlavorsAndExpertParallelism) {
+  const TorchtitanImport t16 = read_torchtitan_config(
+      "[model]\nname = \"deepseek_v3\"\nflavor = \"16B\"\n[training]\nlocal_batch_size = 4\nseq_len = 4096\n"
+      "[parallelism]\ndata_parallel_shard_degree = -1\nexpert_parallel_degree = 8\n"
+      "expert_tensor_parallel_degree = 1\n",
+      "16b.toml");
+  const TransformerModel& m = t16.imported.model;
+  EXPECT_EQ(m.layers, 27);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_EQ(m.moe.experts, 64);
+  EXPECT_EQ(m.moe.experts_per_token, 6);
+  EXPECT_EQ(m.moe.shared_experts, 2);
+  EXPECT_EQ(m.moe.dense_layers, 1);
+  EXPECT_NEAR(model_parameters(m) / 1e9, 15.7, 0.05);
+  const ParallelConfig& p = t16.imported.parallel;
+  EXPECT_EQ(p.expert, 8);
+  EXPECT_EQ(p.expert_tensor, 1);
+  EXPECT_EQ(p.data, 8);
+  EXPECT_EQ(p.zero, 3);
+  EXPECT_TRUE(test::any_line_contains(t16.imported.assumed, "the fewest ranks expert_parallel_degree needs"));
+  EXPECT_TRUE(t16.imported.unknown.empty()) << t16.imported.unknown.front();
+  const TorchtitanImport t671 =
+      read_torchtitan_config("[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n", "671b.toml");
+  EXPECT_NEAR(model_parameters(t671.imported.model) / 1e9, 671, 0.5);
+  const std::string bad = test::input_error_of(
+      [] { read_torchtitan_config("[model]\nname = \"deepseek_v3\"\nflavor = \"7B\"\n", "7b.toml"); });
+  EXPECT_NE(bad.find("expected 16B, 236B or 671B"), std::string::npos) << bad;
 }
 
 // torchtitan's split against its own refusals: weights larger than a stage's share, more stages than layers.

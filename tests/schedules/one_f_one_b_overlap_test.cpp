@@ -35,9 +35,9 @@ TEST(OneFOneBOverlap, GoldenTimelineN2M4) {
   const RunTrace trace = test::run_schedule_plan("1f1b-overlap", 2, 4, /*batches=*/1,
                                                  test::UniformStageCosts::ms(1, 2).overlap_fb_ms(1.5));
   EXPECT_EQ(timeline(trace, 0, 0, 4), (std::vector<std::string>{"F0@0", "F1@1", "F2@3.5", "B0@4", "F3@5.5",
-                                                                 "B1@6", "B2@7.5", "B3@9.5", "U@11.5"}));
+                                                                "B1@6", "B2@7.5", "B3@9.5", "U@11.5"}));
   EXPECT_EQ(timeline(trace, 1, 0, 4), (std::vector<std::string>{"F0@1", "F1@2", "B0@2.5", "F2@4", "B1@4.5",
-                                                                 "F3@6", "B2@6.5", "B3@7.5", "U@11.5"}));
+                                                                "F3@6", "B2@6.5", "B3@7.5", "U@11.5"}));
 }
 
 // Every m runs to the end (no deadlock), every op once, and with the slot as F + B it holds one more
