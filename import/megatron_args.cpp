@@ -152,6 +152,86 @@ class ArgumentReader {
   std::set<std::string> used_;
 };
 
+// --moe-layer-freq: 1 (every layer a MoE), or a Python list expression as Megatron evaluates it,
+// "[0]*3+[1]*58" or "[0,0,1,1]": leading dense layers then MoE layers become model.moe.dense_layers. Another
+// integer n puts experts on layers 0, n, 2n, ... (pipesim's layer_step n: on n-1, 2n-1, ...: the same count
+// of MoE layers over whole periods, a stage's share may differ by one); any other pattern is not supported.
+void read_moe_layer_freq(const std::string& text, ModelImport& out) {
+  MixtureOfExperts& moe = out.model.moe;
+  std::vector<int> pattern;
+  bool parsed = true;
+  if (text.find('[') == std::string::npos) {
+    int n = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (error != std::errc() || end != text.data() + text.size() || n < 1) {
+      parsed = false;
+    } else {
+      moe.layer_step = n;
+      out.read.push_back(fmt::format("--moe-layer-freq {} -> model.moe.layer_step: {}", n, n));
+      if (n > 1)
+        out.assumed.push_back(fmt::format(
+            "--moe-layer-freq {}: Megatron's experts on layers 0, {}, ...; pipesim's on {}, {}, ...", n, n,
+            n - 1, 2 * n - 1));
+      return;
+    }
+  } else {
+    // Terms joined by '+': "[a,b,...]" or "[a]*k".
+    std::string s;
+    for (char c : text)
+      if (c != ' ') s += c;
+    size_t at = 0;
+    while (parsed && at < s.size()) {
+      if (s[at] != '[') {
+        parsed = false;
+        break;
+      }
+      const size_t close = s.find(']', at);
+      if (close == std::string::npos) {
+        parsed = false;
+        break;
+      }
+      std::vector<int> items;
+      std::string item;
+      for (size_t k = at + 1; k <= close; ++k) {
+        if (s[k] == ',' || s[k] == ']') {
+          if (item == "0" || item == "1")
+            items.push_back(item == "1");
+          else if (!item.empty())
+            parsed = false;
+          item.clear();
+        } else {
+          item += s[k];
+        }
+      }
+      at = close + 1;
+      int times = 1;
+      if (at < s.size() && s[at] == '*') {
+        const size_t end = s.find('+', at);
+        const std::string count =
+            s.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+        const auto [ptr, error] = std::from_chars(count.data(), count.data() + count.size(), times);
+        if (error != std::errc() || ptr != count.data() + count.size() || times < 0) parsed = false;
+        at = end == std::string::npos ? s.size() : end;
+      }
+      for (int k = 0; k < times; ++k) pattern.insert(pattern.end(), items.begin(), items.end());
+      if (at < s.size() && s[at] == '+') ++at;
+    }
+  }
+  const auto first_moe = std::find(pattern.begin(), pattern.end(), 1);
+  const bool dense_then_moe = parsed && static_cast<int>(pattern.size()) == out.model.layers &&
+                              std::find(first_moe, pattern.end(), 0) == pattern.end();
+  if (!dense_then_moe) {
+    out.unsupported.push_back(fmt::format(
+        "--moe-layer-freq {} (expected 1 or dense layers then MoE layers over all {} layers: priced as every "
+        "layer a MoE)",
+        text, out.model.layers));
+    return;
+  }
+  moe.dense_layers = static_cast<int>(first_moe - pattern.begin());
+  out.read.push_back(
+      fmt::format("--moe-layer-freq {} -> model.moe.dense_layers: {}", text, moe.dense_layers));
+}
+
 // A mixture of experts into model.moe, latent attention into model.mla; the features the costs do not
 // represent yet (spec/unmodelled_features.h) into model.fp8, so that the scenario is
 // refused rather than priced dense.
@@ -176,6 +256,8 @@ void read_unmodelled_arguments(ArgumentReader& r, ModelImport& out) {
                       out.model.moe.shared_experts));
     }
   }
+  if (const std::string freq = r.text("moe-layer-freq"); !freq.empty() && out.model.moe.any())
+    read_moe_layer_freq(freq, out);
   if (r.has("multi-latent-attention")) {
     LatentAttention& mla = out.model.mla;
     // Absent sizes keep MLATransformerConfig's defaults (DeepSeek-V3's 512, 128, 64, 128; no query latent).
@@ -455,10 +537,14 @@ void megatron_read_job(ArgumentReader& r, MegatronImport& result) {
     parallel.expert_tensor = *u;
   // DeepEP runs behind the flex dispatcher; alone, the flag changes nothing.
   const std::string dispatcher = r.text("moe-token-dispatcher-type");
-  if (r.has("moe-enable-deepep") && dispatcher == "flex") {
+  const std::string backend = r.text("moe-flex-dispatcher-backend");
+  const bool deepep_flag = r.has("moe-enable-deepep");
+  if (dispatcher == "flex" && (deepep_flag || backend == "deepep" || backend == "hybridep")) {
+    // HybridEP is NVIDIA's DeepEP-style dispatch: a token once to each node, forwarded over NVLink there.
     parallel.deepep_dispatch = true;
     out.read.push_back(
-        "--moe-token-dispatcher-type flex --moe-enable-deepep -> parallel.expert_dispatch: deepep");
+        fmt::format("--moe-token-dispatcher-type flex {} -> parallel.expert_dispatch: deepep",
+                    backend.empty() ? "--moe-enable-deepep" : "--moe-flex-dispatcher-backend " + backend));
   }
   if (r.has("sequence-parallel")) {
     parallel.sequence_parallel = result.tensor_parallel > 1;

@@ -71,6 +71,9 @@ void megatron_keys_append_job(std::vector<ImportKey>& keys) {
       {"moe-enable-deepep", KeyUse::kJob, "parallel.expert_dispatch: deepep (with the flex dispatcher)",
        true},
       {"moe-token-dispatcher-type", KeyUse::kJob, "alltoall or flex (with --moe-enable-deepep: DeepEP)"},
+      {"moe-flex-dispatcher-backend", KeyUse::kJob,
+       "deepep or hybridep (with the flex dispatcher): parallel.expert_dispatch: deepep"},
+      {"moe-layer-freq", KeyUse::kModel, "1, or dense layers then MoE layers: model.moe.dense_layers"},
   };
   keys.insert(keys.end(), group);
 }
@@ -99,6 +102,9 @@ void megatron_keys_append_unmodelled(std::vector<ImportKey>& keys) {
 void megatron_keys_append_unsupported(std::vector<ImportKey>& keys) {
   const std::initializer_list<ImportKey> group = {
       {"recompute-method", KeyUse::kUnsupported, "pipesim recomputes every layer alike (uniform)"},
+      {"recompute-modules", KeyUse::kUnsupported,
+       "the modules named recomputed: pipesim recomputes as model.recompute says (selective: the attention "
+       "core)"},
       {"squared-relu", KeyUse::kUnsupported, "a squared-ReLU MLP, priced as GELU's", true},
   };
   keys.insert(keys.end(), group);
@@ -108,6 +114,25 @@ void megatron_keys_append_unsupported(std::vector<ImportKey>& keys) {
 void megatron_keys_append_ignored_flags(std::vector<ImportKey>& keys) {
   const std::initializer_list<ImportKey> group = {
       {"moe-grouped-gemm", KeyUse::kIgnored, "how the experts' GEMMs are batched", true},
+      {"rotary-scaling-factor", KeyUse::kIgnored, "RoPE's scaling (YaRN): no figure depends on it"},
+      {"mscale", KeyUse::kIgnored, "RoPE's scaling (YaRN): no figure depends on it"},
+      {"mscale-all-dim", KeyUse::kIgnored, "RoPE's scaling (YaRN): no figure depends on it"},
+      {"manual-gc", KeyUse::kIgnored, "Python's garbage collection", true},
+      {"manual-gc-interval", KeyUse::kIgnored, "Python's garbage collection"},
+      {"moe-router-pre-softmax", KeyUse::kIgnored, "how the router scores (not what it costs)", true},
+      {"moe-router-group-topk", KeyUse::kIgnored,
+       "the router's node-limited routing (not modelled: uniform)"},
+      {"moe-router-num-groups", KeyUse::kIgnored,
+       "the router's node-limited routing (not modelled: uniform)"},
+      {"moe-router-topk-scaling-factor", KeyUse::kIgnored, "how the router scores (not what it costs)"},
+      {"moe-router-score-function", KeyUse::kIgnored, "how the router scores (not what it costs)"},
+      {"moe-router-enable-expert-bias", KeyUse::kIgnored, "how the router balances", true},
+      {"moe-router-bias-update-rate", KeyUse::kIgnored, "how the router balances"},
+      {"moe-router-dtype", KeyUse::kIgnored, "the router's logits' dtype (its GEMM is h x E: small)"},
+      {"moe-permute-fusion", KeyUse::kIgnored, "a fusion of the token permutation", true},
+      {"moe-router-force-load-balancing", KeyUse::kIgnored,
+       "benchmarks' forced balance: what model.moe.load_imbalance 1 (the default) assumes", true},
+      {"mtp-loss-scaling-factor", KeyUse::kIgnored, "the MTP loss's weight (not what it costs)"},
       {"moe-router-load-balancing-type", KeyUse::kIgnored,
        "the router's balancing loss: how balanced routing is, is model.moe.load_imbalance"},
       {"moe-aux-loss-coeff", KeyUse::kIgnored, "the router's balancing loss's weight"},

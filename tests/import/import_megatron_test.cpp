@@ -289,5 +289,26 @@ TEST(ImportMegatron, ArgumentsAreReadAsArgparseReadsThem) {
             std::string::npos);
 }
 
+// --moe-layer-freq as Megatron evaluates it: leading dense layers then MoE layers (DeepSeek-V3's
+// "[0]*3+[1]*58"), an explicit list, an integer period; another pattern is listed as not supported.
+TEST(ImportMegatron, MoeLayerFreqGivesTheDenseFirstLayers) {
+  const auto with = [](const std::string& freq) {
+    return read_megatron_args({"--num-layers", "6", "--hidden-size", "1024", "--num-attention-heads", "8",
+                               "--seq-length", "2048", "--vocab-size", "32000", "--swiglu", "--num-experts",
+                               "8", "--moe-router-topk", "2", "--moe-layer-freq", freq})
+        .imported;
+  };
+  EXPECT_EQ(with("[0]*2+[1]*4").model.moe.dense_layers, 2);
+  EXPECT_EQ(with("[0, 1, 1, 1, 1, 1]").model.moe.dense_layers, 1);
+  EXPECT_EQ(with("1").model.moe.dense_layers, 0);
+  EXPECT_EQ(with("2").model.moe.layer_step, 2);
+  EXPECT_TRUE(test::any_line_contains(with("2").assumed, "--moe-layer-freq 2"));
+  for (const char* bad : {"[1,0]*3", "[0]*2+[1]*3", "[0]*x", "two"}) {
+    const ModelImport m = with(bad);
+    EXPECT_EQ(m.model.moe.dense_layers, 0) << bad;
+    EXPECT_TRUE(test::any_line_contains(m.unsupported, "--moe-layer-freq")) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace pipesim
