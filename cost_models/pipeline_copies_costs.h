@@ -16,6 +16,9 @@ class PipelineCopiesCostModel final : public CostModel {
   TimeNs duration(const Action& action) const override;
   bool durations_by_kind_and_stage() const override { return base_->durations_by_kind_and_stage(); }
   TimeNs overlapped_duration(const Action& forward, const Action& backward) const override;
+  TimeNs hideable_ns(const Action& action) const override {
+    return base_->hideable_ns(in_first_copy(action));
+  }
   TimeNs before_barrier_ns(const Action& step) const override {
     return base_->before_barrier_ns(in_first_copy(step));
   }

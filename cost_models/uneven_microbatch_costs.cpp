@@ -23,6 +23,10 @@ TimeNs UnevenMicrobatchCostModel::duration(const Action& action) const {
   return (is_larger(action) ? larger_ : smaller_)->duration(action);
 }
 
+TimeNs UnevenMicrobatchCostModel::hideable_ns(const Action& action) const {
+  return (is_larger(action) ? larger_ : smaller_)->hideable_ns(action);
+}
+
 TimeNs UnevenMicrobatchCostModel::overlapped_duration(const Action& forward, const Action& backward) const {
   if (is_larger(forward) == is_larger(backward)) {
     return (is_larger(forward) ? larger_ : smaller_)->overlapped_duration(forward, backward);

@@ -18,6 +18,7 @@ class UnevenMicrobatchCostModel final : public CostModel {
 
   TimeNs duration(const Action& action) const override;
   TimeNs overlapped_duration(const Action& forward, const Action& backward) const override;
+  TimeNs hideable_ns(const Action& action) const override;
   TimeNs before_barrier_ns(const Action& step) const override { return larger_->before_barrier_ns(step); }
   Bytes activation_bytes(int stage) const override { return larger_->activation_bytes(stage); }
   Bytes weight_grad_activation_bytes(int stage) const override {

@@ -28,6 +28,11 @@ CandidateBounds candidate_bounds(const ResolvedRun& run) {
   const int steps_per_batch =
       bounds.synchronous ? 1 : m / std::max(1, run.schedule->microbatches_per_step(run.spec));
   const bool split = run.schedule->splits_backward();
+  // A fused slot may hide an op's communication under the other's compute: count only what it cannot hide.
+  const bool fuses = run.schedule->fuses_forward_backward();
+  const auto work = [&](const Action& a) {
+    return static_cast<double>(costs.duration(a)) - (fuses ? static_cast<double>(costs.hideable_ns(a)) : 0.0);
+  };
   // The steps as the run asks for them (a barrier's may hide part of the gradient reduction).
   const bool barrier = run.spec.sync == OptimizerSync::kBarrier;
   std::vector<double> work_ns(layout.devices, 0);
@@ -37,12 +42,10 @@ CandidateBounds candidate_bounds(const ResolvedRun& run) {
     const int device = layout.device(stage);
     // A splitting schedule may still run some backwards whole (DualPipe does): I + W and B differ by the
     // rounding of each to whole ns, and the smaller keeps the bound a lower bound.
-    const double whole = static_cast<double>(costs.duration(pipesim::backward(stage, 0)));
+    const double whole = work(pipesim::backward(stage, 0));
     const double backward =
-        split ? std::min(whole, static_cast<double>(costs.duration(backward_input(stage, 0))) +
-                                    static_cast<double>(costs.duration(backward_weight(stage, 0))))
-              : whole;
-    const double per_microbatch = static_cast<double>(costs.duration(forward(stage, 0))) + backward;
+        split ? std::min(whole, work(backward_input(stage, 0)) + work(backward_weight(stage, 0))) : whole;
+    const double per_microbatch = work(forward(stage, 0)) + backward;
     work_ns[device] +=
         per_microbatch * visiting_microbatches(layout, stage, m) +
         static_cast<double>(costs.duration(optimizer_step(stage, 0, barrier))) * steps_per_batch;

@@ -5,7 +5,10 @@
 //     batch: for each stage it holds, F and its backward (B, or I and W when the schedule splits it) of every
 //     microbatch that visits the stage, and its optimizer steps (one per batch under a synchronous schedule,
 //     m / microbatches_per_step for an asynchronous one). Tensor-parallel collectives are inside F and the
-//     backward, the data-parallel reduction inside U: the unavoidable communication is counted.
+//     backward, the data-parallel reduction inside U: the unavoidable communication is counted. A schedule
+//     that fuses a forward with another microbatch's backward (DualPipe, 1f1b-overlap) may hide each op's
+//     hideable part (CostModel::hideable_ns: the expert all-to-alls) under the other's compute, so for it the
+//     ops count without that part.
 //   memory: a device holds its stages' weights, gradients and optimizer state (and any buffer the model
 //     states) throughout, and at some moment at least one microbatch's activations of a stage it holds.
 // A configuration whose throughput bound cannot beat the results kept, or whose memory bound exceeds the

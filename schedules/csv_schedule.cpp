@@ -22,6 +22,14 @@ class CsvSchedule final : public StaticSchedule {
     }
     return false;
   }
+  bool fuses_forward_backward() const override {
+    for (const ActionList& row : csv_.actions) {
+      for (const Action& a : row) {
+        if (a.fused_with_next) return true;
+      }
+    }
+    return false;
+  }
 
   void check(const PipelineSpec& spec) const override {
     if (spec.devices != csv_.ranks) {

@@ -59,6 +59,7 @@ class DualPipe final : public StaticSchedule {
   std::string label() const override { return "dualpipe"; }
   PipelineLayout layout(int devices) const override { return PipelineLayout::bidirectional(devices); }
   bool splits_backward() const override { return true; }
+  bool fuses_forward_backward() const override { return true; }
   void check(const PipelineSpec& spec) const override {
     if (spec.devices < 2 || spec.devices % 2 != 0) {
       throw InputError(

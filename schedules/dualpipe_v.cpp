@@ -46,6 +46,7 @@ class DualPipeV final : public StaticSchedule {
   std::string label() const override { return "dualpipe-v"; }
   PipelineLayout layout(int devices) const override { return PipelineLayout::v_shape(devices); }
   bool splits_backward() const override { return true; }
+  bool fuses_forward_backward() const override { return true; }
   void check(const PipelineSpec& spec) const override {
     if (spec.microbatches < 2 * spec.devices) {
       throw InputError(fmt::format("{}: needs at least 2N = {} microbatches (one per stage of the V), got {}",

@@ -31,6 +31,7 @@ std::vector<List> one_f_one_b_overlap_lists(int n, int m) {
 class OneFOneBOverlap final : public ListBuilderSchedule<OneFOneBOverlap> {
  public:
   std::string label() const override { return "1f1b-overlap"; }
+  bool fuses_forward_backward() const override { return true; }
   template <typename List>
   std::vector<List> build_lists(const PipelineSpec& spec) const {
     return one_f_one_b_overlap_lists<List>(spec.devices, spec.microbatches);

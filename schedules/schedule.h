@@ -60,6 +60,9 @@ class Schedule {
   virtual PipelineLayout layout(int devices) const { return PipelineLayout::linear(devices); }
   // True when the schedule runs I and W instead of B (and so needs the costs of both).
   virtual bool splits_backward() const { return false; }
+  // Whether its plans run a forward and another microbatch's backward in one slot (Action::fused_with_next),
+  // where the cost model may hide one op's communication under the other's compute.
+  virtual bool fuses_forward_backward() const { return false; }
   // True when the schedule orders its ops under an activation-memory limit, which counts the M_W that each
   // W frees (zb-1p, zb-2p): explicit costs must then state M_W.
   virtual bool plans_under_memory_limit() const { return false; }

@@ -21,6 +21,11 @@ class CostModel {
   virtual TimeNs overlapped_duration(const Action& forward, const Action& backward) const {
     return duration(forward) + duration(backward);
   }
+  // Of duration(action), the most a fused slot can hide under the other op's compute (communication on its
+  // own stream): a fused pair takes at least the two ops' durations less their hideable parts, which is what
+  // a lower bound of a device's work counts for a schedule that fuses (plan/plan_bounds.h). 0 by default:
+  // right for a model whose slot is never shorter than the sum of its ops' compute.
+  virtual TimeNs hideable_ns(const Action& /*action*/) const { return 0; }
   // Of a synchronized optimizer step's duration, the part that runs before the step's barrier: work that
   // starts as soon as the device's last op of the step ends, while other devices still compute (a stage's
   // gradient reduction over its data-parallel replicas, overlapped with the other stages' remaining work).

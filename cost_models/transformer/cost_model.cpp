@@ -104,6 +104,15 @@ TimeNs TransformerCostModel::overlapped_duration(const Action& forward, const Ac
   return static_cast<TimeNs>(std::llround(slot_s * 1e9));
 }
 
+TimeNs TransformerCostModel::hideable_ns(const Action& action) const {
+  const StageCosts& c = stages_.at(action.stage);
+  const double seconds = action.kind == OpKind::F                               ? c.forward_comm_s
+                         : action.kind == OpKind::B || action.kind == OpKind::I ? c.backward_input_comm_s
+                                                                                : 0.0;
+  // Rounded down, so that duration - hideable never falls below the op's compute rounded.
+  return static_cast<TimeNs>(std::floor(seconds * 1e9));
+}
+
 TimeNs TransformerCostModel::before_barrier_ns(const Action& step) const {
   if (!overlap_grad_reduce_ || step.kind != OpKind::U || !step.synchronized) return 0;
   return static_cast<TimeNs>(std::llround(stages_.at(step.stage).gradient_reduce_exposed_s * 1e9));

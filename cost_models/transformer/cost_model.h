@@ -25,6 +25,8 @@ class TransformerCostModel final : public CostModel {
   // all-to-alls, each hiding under the other: max(compute F + compute B, comm F + comm B) (the chunks'
   // interleaving taken as perfect; a model without all-to-alls gets the sum).
   TimeNs overlapped_duration(const Action& forward, const Action& backward) const override;
+  // The op's expert all-to-alls (forward_comm_s, backward_input_comm_s): what a fused slot can hide.
+  TimeNs hideable_ns(const Action& action) const override;
   // With parallel.overlap_grad_reduce: the stage's gradient reduction, which runs before the step's barrier.
   TimeNs before_barrier_ns(const Action& step) const override;
   Bytes activation_bytes(int stage) const override;

@@ -108,6 +108,42 @@ TEST(PlanSpace, AMixtureOfExpertsSearchesExpertParallelismOfItsReplicas) {
   EXPECT_NE(report.find("B active"), std::string::npos) << report;
 }
 
+// A schedule that fuses a forward with another microbatch's backward hides the expert all-to-alls, so its
+// step can run below the sum of its ops' durations: its throughput bound counts them without the all-to-alls
+// (CostModel::hideable_ns), or the plan would call its own result an internal error. Here DualPipeV's step is
+// below 1F1B's bound on the same costs, and within its own.
+TEST(PlanBounds, FusedSlotsBoundWithoutWhatTheyHide) {
+  const Scenario moe = test::scenario_from_yaml(
+      "name: moe-across-nodes\n"
+      "model: {layers: 8, hidden: 1024, heads: 8, seq_len: 2048, vocab: 32000, mlp: swiglu,\n"
+      "        moe: {experts: 16, experts_per_token: 4, expert_ffn_hidden: 1024}}\n"
+      "hardware:\n"
+      "  profile: h100-sxm5-80gb\n"
+      "  inter_node_link: {bandwidth_gb_per_s: 10, latency_us: 20, source: test}\n"
+      "parallel: {gpus_per_node: 4}\n"
+      "pipeline: {stages: 4, microbatches: 16}\n");
+  PlanOptions options = small_plan(32, 3);
+  options.space.global_batch = 128;
+  options.space.schedules = {{"1f1b-flush", ScheduleParams()}, {"dualpipe-v", ScheduleParams()}};
+  options.space.tensor = {1};
+  options.space.pipeline = {4};
+  options.space.expert = {8};
+  options.space.microbatch_sizes = {1};
+  options.space.recompute = {Recompute::kFull};
+  options.space.zero = {1};
+  const PlanResult result = run_plan(moe, options);
+  const PlanRow* fused = nullptr;
+  const PlanRow* plain = nullptr;
+  for (const PlanRow& r : result.rows) {
+    if (r.fate != CandidateFate::kSimulated && r.fate != CandidateFate::kReused) continue;
+    (r.label == "dualpipe-v" ? fused : plain) = &r;
+  }
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(plain, nullptr);
+  EXPECT_LT(fused->step_s, plain->busiest_work_s);
+  EXPECT_GE(fused->step_s, fused->busiest_work_s);
+}
+
 TEST(PlanSpace, TheScenariosJobBatchIsItsReplicaBatchTimesItsReplicas) {
   const Scenario s = small_job();  // 8 x 2 per replica, one replica
   EXPECT_EQ(plan_global_batch(s, {}), 16);
