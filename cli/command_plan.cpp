@@ -19,6 +19,7 @@
 #include "import/trace_calibration.h"
 #include "io/scenario.h"
 #include "plan/plan.h"
+#include "plan/plan_json.h"
 #include "plan/plan_report.h"
 #include "report/progress_bar.h"
 #include "sweeps/sweep.h"
@@ -34,6 +35,7 @@ struct PlanArgs {
   std::string tensor, context, expert, pipeline, microbatch_sizes, recompute, zero;
   bool no_sequence_parallel = false;
   std::string csv_path;
+  std::string json_path;
   std::vector<std::string> trace_costs;
   bool quiet = false;
   bool mpi = false;
@@ -94,10 +96,18 @@ void plan(PlanArgs& args) {
   const bool leader = !mpi || MpiSession::rank() == 0;
   args.options.progress = leader && !args.quiet && ProgressBar::stderr_is_terminal();
   if (leader && !args.csv_path.empty()) check_output_path(args.csv_path);
+  if (leader && !args.json_path.empty() && args.json_path != "-") check_output_path(args.json_path);
   const PlanResult result = run_plan(scenario, args.options);
   mpi.reset();  // every rank is done with MPI
   if (!leader) return;
-  std::cout << format_plan(scenario, args.options, result);
+  // --json -: standard output carries the JSON document alone (the report goes nowhere).
+  if (args.json_path != "-") std::cout << format_plan(scenario, args.options, result);
+  if (!args.json_path.empty()) {
+    const std::string json = plan_json(scenario.name, result).dump(1) + "\n";
+    write_file(args.json_path, json);
+    if (args.json_path != "-")
+      std::cerr << fmt::format("{} candidates written to {} (JSON)\n", result.rows.size(), args.json_path);
+  }
   if (!args.csv_path.empty()) {
     write_file(args.csv_path, plan_csv(result));
     std::cerr << fmt::format("{} candidates written to {}\n", result.rows.size(), args.csv_path);
@@ -159,6 +169,9 @@ void add_plan_command(CLI::App& app, const Limits& limits) {
   cmd->add_option("--set", args->overrides, "override a scenario key, e.g. hardware.profile=a100-sxm4-80gb")
       ->allow_extra_args(false);
   cmd->add_option("--csv", args->csv_path, "also write every candidate, its fate and figures, to this CSV");
+  cmd->add_option("--json", args->json_path,
+                  "also write the search as JSON (schema/pipesim-plan.v1.schema.json: every candidate's "
+                  "configuration, fate, bounds and figures) to this file; - for stdout alone");
   cmd->add_option("-j,--jobs", args->options.jobs,
                   "threads (default: every core); the result is the same for any")
       ->check(CLI::Range(1, 4096));
