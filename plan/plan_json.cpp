@@ -3,13 +3,14 @@
 namespace pipesim {
 namespace {
 
-constexpr CandidateFate kFates[] = {CandidateFate::kNotRunnable,     CandidateFate::kOverMemoryBound,
-                                    CandidateFate::kPrunedByBound,   CandidateFate::kSimulated,
-                                    CandidateFate::kReused,          CandidateFate::kOverMemory,
+constexpr CandidateFate kFates[] = {CandidateFate::kNotRunnable,   CandidateFate::kOverMemoryBound,
+                                    CandidateFate::kPrunedByBound, CandidateFate::kSimulated,
+                                    CandidateFate::kReused,        CandidateFate::kOverMemory,
                                     CandidateFate::kFailed};
 
 bool has_figures(CandidateFate fate) {
-  return fate == CandidateFate::kSimulated || fate == CandidateFate::kReused || fate == CandidateFate::kOverMemory;
+  return fate == CandidateFate::kSimulated || fate == CandidateFate::kReused ||
+         fate == CandidateFate::kOverMemory;
 }
 
 nlohmann::ordered_json candidate_json(const PlanRow& r, double capacity_bytes) {
