@@ -100,7 +100,7 @@ std::string run_model_choices_text(const TransformerSetup& t, int pipeline_devic
                   "experts {} per rank over {} ranks, each split over {}; replicated on {}; two "
                   "all-to-alls per layer each way{}{}, hidden only under the other op of a fused "
                   "forward-and-backward "
-                  "slot (dualpipe, dualpipe-v), blocking elsewhere)",
+                  "slot (dualpipe, dualpipe-v, 1f1b-overlap), blocking elsewhere)",
                   p.expert, p.expert_tensor_size(), t.model.moe.experts / p.expert, p.expert,
                   p.expert_tensor_size(), p.expert_weight_replicas(),
                   p.expert > 1
