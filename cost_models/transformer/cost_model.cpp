@@ -109,8 +109,10 @@ TimeNs TransformerCostModel::hideable_ns(const Action& action) const {
   const double seconds = action.kind == OpKind::F                               ? c.forward_comm_s
                          : action.kind == OpKind::B || action.kind == OpKind::I ? c.backward_input_comm_s
                                                                                 : 0.0;
-  // Rounded down, so that duration - hideable never falls below the op's compute rounded.
-  return static_cast<TimeNs>(std::floor(seconds * 1e9));
+  if (seconds <= 0) return 0;
+  // Rounded up and 1 ns more: duration (rounded to the nearest ns) less this stays below the op's compute,
+  // so the ops' rounding never lifts plan's bound above the slot they share.
+  return std::min(duration(action), static_cast<TimeNs>(std::ceil(seconds * 1e9)) + 1);
 }
 
 TimeNs TransformerCostModel::before_barrier_ns(const Action& step) const {
